@@ -1,0 +1,58 @@
+//! The agent-guard audit log: append-only JSONL with a closed metadata projection.
+//!
+//! In the pipeline this is the *record* stage: after the policy decided and recovery
+//! compensated, the engine appends one record per decision to `<trash>/audit.jsonl`.
+//!
+//! ```text
+//! … → policy → Verdict → recovery → audit (this crate) → hook renders
+//! ```
+//!
+//! What it must not do: it writes only the audit file inside an existing quarantine (it never
+//! creates the directory, never moves or deletes anything), reads no environment, and never
+//! stores free text. Every record is passed through [`project()`], a closed projection:
+//!
+//! * only known keys survive; enumerated labels (`event`, `decision`, `action`, `code`, `tool`,
+//!   `phase`, `outcome`, `dialect`, `dialect_outcome`, `strategy`, `status`, `mode`, `error`)
+//!   must be in their allowed set, or are dropped;
+//! * `command` is always `<redacted>`; `reasons` survives only as `[]`;
+//! * counts are non-negative integers; `guard_latency_ms` a non-negative number; `ts` the
+//!   UTC shape `YYYY-MM-DDTHH:MM:SSZ`; `sha` null or 40/64 hex; `version` a semver string;
+//!   `harness` `[a-z-]{1,32}`;
+//! * ids (`txid`, `check_id`, `plan_id`, and the lists `txids`, `backup_txids`, `purged`,
+//!   `missing`) keep the generated shape verbatim, anything else becomes `sha256:<hex>`;
+//! * `session` is always `sha256:<hex>` ([`session_hash`]);
+//! * `compensations` items and `plan_reasons` are projected recursively.
+//!
+//! Projection is idempotent, so [`AuditLog::tail`] re-projects old lines on read without
+//! rewriting the file.
+//!
+//! ```
+//! use serde_json::{Map, Value, json};
+//!
+//! let record: Map<String, Value> = serde_json::from_value(json!({
+//!     "event": "check",
+//!     "decision": "BLOCK",
+//!     "code": "BLOCK_WILDCARD",
+//!     "command": "rm -rf *",
+//!     "target": "/home/me/secret",
+//! }))
+//! .unwrap();
+//! let projected = agent_guard_audit::project(&record);
+//! assert_eq!(projected["command"], "<redacted>");
+//! assert!(!projected.contains_key("target"));
+//! ```
+
+#![warn(missing_docs)]
+
+mod error;
+mod hash;
+mod log;
+mod project;
+
+pub use error::AuditError;
+pub use hash::{default_session, session_hash, sha256_hex};
+pub use log::{AUDIT_FILE_NAME, AuditLog, Clock, SCHEMA_VERSION, format_timestamp};
+pub use project::{REDACTED, project, project_id};
+
+#[cfg(test)]
+mod tests;

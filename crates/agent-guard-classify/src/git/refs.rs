@@ -1,0 +1,120 @@
+//! Ref-dropping commands: `git stash drop|clear`, `git branch -D` and forced branch
+//! overwrites. The commits they drop can be kept under private refs first.
+
+use agent_guard_types::{OpKind, OpSpec};
+
+use super::git_op;
+use crate::args::Arg;
+
+/// `git stash drop [-q] [<stash>]` and `git stash clear`.
+pub(super) fn stash(args: &[Arg]) -> Option<OpSpec> {
+    let sub = args.first()?.known()?;
+    let mut op = git_op(OpKind::GitStashDrop);
+    match sub {
+        "drop" => {
+            for arg in &args[1..] {
+                match arg.known() {
+                    Some("-q" | "--quiet") => {}
+                    Some(flag) if flag.starts_with('-') => {
+                        op.mark_undeterminable(format!("unknown git stash drop option {flag}"));
+                    }
+                    _ => op.targets.push(arg.target()),
+                }
+            }
+            if op.targets.iter().any(|t| t.opaque.is_some()) || op.targets.len() > 1 {
+                op.mark_undeterminable("git stash drop target is not one literal entry");
+            }
+            if op.targets.is_empty() {
+                op.targets
+                    .push(agent_guard_types::Target::literal("stash@{0}"));
+            }
+        }
+        "clear" => op.note("drops every stash entry"),
+        _ => return None,
+    }
+    Some(op)
+}
+
+/// `git branch -D <name>…`, `--delete --force`, and forced overwrites (`-f`, `-M`, `-C`).
+pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
+    let mut delete = false;
+    let mut force = false;
+    let mut overwrite = false;
+    let mut names = Vec::new();
+    let mut options_done = false;
+    for arg in args {
+        match arg.known() {
+            Some("--") if !options_done => options_done = true,
+            Some("--delete") if !options_done => delete = true,
+            Some("--force") if !options_done => force = true,
+            Some(text) if !options_done && text.starts_with("--") => {}
+            Some(text) if !options_done && text.starts_with('-') && text.len() > 1 => {
+                for letter in text[1..].chars() {
+                    match letter {
+                        'D' => {
+                            delete = true;
+                            force = true;
+                        }
+                        'd' => delete = true,
+                        'f' => force = true,
+                        'M' | 'C' => overwrite = true,
+                        _ => {}
+                    }
+                }
+            }
+            _ => names.push(arg),
+        }
+    }
+    let mut op = git_op(OpKind::GitBranchDelete);
+    if delete && force {
+        op.targets = names.iter().map(|a| a.target()).collect();
+    } else if (overwrite || force) && !delete {
+        // `git branch -f name start` / `-M old new`: the branch that gets overwritten.
+        let overwritten = if overwrite {
+            names.get(1).or(names.first())
+        } else {
+            names.first()
+        };
+        op.targets = overwritten.map(|a| vec![a.target()]).unwrap_or_default();
+        op.note("overwrites an existing branch");
+        if op.targets.is_empty() {
+            return None;
+        }
+    } else {
+        return None;
+    }
+    if op.targets.iter().any(|t| t.opaque.is_some()) {
+        op.mark_undeterminable("branch name is not literal");
+    }
+    Some(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::git;
+    use agent_guard_types::OpKind;
+
+    #[test]
+    fn stash_and_branch_forms() {
+        let o = git("stash drop").unwrap();
+        assert_eq!(o.kind, OpKind::GitStashDrop);
+        assert_eq!(o.targets[0].text, "stash@{0}");
+        assert_eq!(
+            git("stash drop stash@{2}").unwrap().targets[0].text,
+            "stash@{2}"
+        );
+        assert!(git("stash clear").unwrap().targets.is_empty());
+        assert!(git("stash").is_none());
+        assert!(git("stash pop").is_none());
+        assert_eq!(git("branch -D old").unwrap().targets[0].text, "old");
+        assert!(git("branch --delete --force old").is_some());
+        assert!(git("branch -df old").is_some());
+        assert!(git("branch -d old").is_none());
+        assert!(git("branch new").is_none());
+        assert_eq!(
+            git("branch -f main HEAD~1").unwrap().targets[0].text,
+            "main"
+        );
+        assert_eq!(git("branch -M old new").unwrap().targets[0].text, "new");
+    }
+}

@@ -1,0 +1,68 @@
+//! `git reset --hard`.
+
+use agent_guard_types::{OpKind, OpSpec};
+
+use super::git_op;
+use crate::args::Arg;
+
+/// Parses the arguments after `git reset`. Only `--hard` destroys work; other modes are
+/// ignored. Only `--hard [-q] [<commit>]` is supported: anything else is undeterminable.
+pub(super) fn parse(args: &[Arg], wrapped: bool) -> Option<OpSpec> {
+    if !args.iter().any(|a| a.known() == Some("--hard")) {
+        return None;
+    }
+    let mut op = git_op(OpKind::GitResetHard);
+    for arg in args {
+        match arg.known() {
+            Some("--hard" | "-q" | "--quiet") => {}
+            Some(text) if text.starts_with('-') => {
+                op.mark_undeterminable(format!("unsupported git reset option {text}"));
+            }
+            _ => {
+                let target = arg.target();
+                if target.opaque.is_some() || target.text.contains(['*', '?', '[', '$']) {
+                    op.mark_undeterminable("git reset target is not a literal revision");
+                }
+                op.targets.push(target);
+            }
+        }
+    }
+    if op.targets.len() > 1 {
+        op.mark_undeterminable("git reset --hard with more than one target");
+    }
+    if wrapped {
+        op.mark_undeterminable(
+            "wrappers or assignments may change the git context of a hard reset",
+        );
+    }
+    Some(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::git;
+
+    #[test]
+    fn supported_and_unsupported_forms() {
+        for ok in [
+            "reset --hard",
+            "reset --hard HEAD~1",
+            "reset -q --hard HEAD~1",
+            "reset HEAD~1 --hard --quiet",
+        ] {
+            assert!(!git(ok).unwrap().undeterminable, "{ok}");
+        }
+        for bad in [
+            "reset --hard --recurse-submodules",
+            "reset --hard --no-recurse-submodules",
+            "reset --hard --pathspec-from-file=paths.txt",
+            "reset --hard HEAD other",
+            "reset --hard -- file",
+            "reset --hard -",
+        ] {
+            assert!(git(bad).unwrap().undeterminable, "{bad}");
+        }
+        assert!(git("reset HEAD~1").is_none());
+        assert!(git("reset --soft HEAD~1").is_none());
+    }
+}

@@ -1,0 +1,38 @@
+//! `agent-guard check` (also the `check` binary).
+
+use std::path::PathBuf;
+
+/// Judge a shell command before it runs
+///
+/// Prints the decision (ALLOW, RELOCATE, SNAPSHOT, ASK or BLOCK) and a stable reason code.
+/// Without `--enforce` nothing is moved and the exit code is 0 whatever the decision: read
+/// `decision` from the output.
+///
+/// Pass the command as one quoted argument after `--`: `agent-guard check -- 'rm -rf build'`.
+/// Several arguments are joined with single spaces.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CheckArgs {
+    /// The directory the command will run in [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// The shell dialect of the command: `posix` (sh, bash, zsh), `cmd` or `powershell` (pwsh)
+    ///
+    /// An unknown or malformed selector is a BLOCK verdict (`BLOCK_DIALECT_UNKNOWN`,
+    /// `BLOCK_DIALECT_INVALID`), never a silent fallback. Precedence: this flag, then a
+    /// harness payload field, then `AGENT_GUARD_DIALECT`, then `.agent-guard.toml`, then posix.
+    #[arg(long, value_name = "DIALECT")]
+    pub dialect: Option<String>,
+
+    /// Print the verdict as one JSON object on stdout
+    #[arg(long)]
+    pub json: bool,
+
+    /// The command to judge (after `--`)
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
+}

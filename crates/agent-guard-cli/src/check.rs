@@ -1,0 +1,64 @@
+//! `agent-guard check`: build the request, call the engine, print the report.
+
+use std::path::PathBuf;
+
+use agent_guard_config::EnvSnapshot;
+use agent_guard_engine::{CheckReport, CheckRequest, check};
+
+use crate::args::CheckArgs;
+use crate::exit_code::ExitCode;
+use crate::printer;
+
+/// Runs `check` with the process environment.
+pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    let cwd = absolute_cwd(args.cwd.as_deref())?;
+    let request = CheckRequest {
+        command: join_command(&args.command),
+        cwd,
+        dialect_flag: args.dialect.clone(),
+        dialect_payload: None,
+        enforce: false,
+        env: EnvSnapshot::capture(),
+    };
+    let report = check(&request);
+    print_report(&report, args.json);
+    Ok(ExitCode::from_engine(report.exit))
+}
+
+/// Joins COMMAND arguments with single spaces, dropping `--` separators.
+pub fn join_command(parts: &[String]) -> String {
+    parts
+        .iter()
+        .filter(|p| p.as_str() != "--")
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Returns `cwd` made absolute against the process directory (default: the process dir).
+pub fn absolute_cwd(cwd: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
+    let here = std::env::current_dir()?;
+    Ok(match cwd {
+        Some(dir) => here.join(dir),
+        None => here,
+    })
+}
+
+/// Prints a report as JSON or as `DECISION [CODE]` plus the explanation.
+pub fn print_report(report: &CheckReport, json: bool) {
+    if json {
+        printer::json(report);
+        return;
+    }
+    printer::out(&report.headline());
+    printer::out(&format!("  {}", report.explanation));
+    for reason in report.reasons.iter().take(4) {
+        printer::out(&format!("  - {}", printer::sanitize(reason)));
+    }
+    if let Some(message) = &report.message {
+        printer::out(&printer::sanitize(message));
+    }
+    for warning in &report.warnings {
+        printer::err(&format!("warning: {}", printer::sanitize(warning)));
+    }
+}

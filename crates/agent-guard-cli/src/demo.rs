@@ -1,0 +1,159 @@
+//! `agent-guard demo`: the guard's verdicts on a dozen commands, on a throw-away workspace.
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::Context as _;
+use serde::Serialize;
+
+use agent_guard_config::EnvSnapshot;
+use agent_guard_engine::{CheckRequest, check};
+
+use crate::args::DemoArgs;
+use crate::exit_code::ExitCode;
+use crate::printer;
+
+/// The commands the demo judges, with what each shows.
+const COMMANDS: &[(&str, &str)] = &[
+    ("ls -la && git status", "no destructive vocabulary"),
+    ("grep -r \"rm -rf\" .", "quoted text is data, not a command"),
+    ("rm -rf build", "a tree is quarantined first"),
+    ("rm ./build -rf", "GNU options after operands count"),
+    (
+        "if true; then rm -rf build; fi",
+        "deletes inside control flow are seen",
+    ),
+    ("rm -rf {build,dist}", "brace lists are expanded"),
+    ("rm notes.txt", "a single file is quarantined"),
+    (
+        "rm -rf node_modules",
+        "ignored build artifacts are regenerable",
+    ),
+    (
+        "git clean -fdx",
+        "untracked files are enumerated and quarantined",
+    ),
+    ("git reset --hard", "tracked changes are snapshotted"),
+    (
+        "cd src && rm -rf build",
+        "a cd first makes targets ambiguous",
+    ),
+    ("rm *.log", "wildcards are opaque"),
+    ("rm -rf \"$BUILD_DIR\"", "variables are opaque"),
+    ("rm -rf ../other-project", "outside the workspace"),
+    ("rm -rf .git", "git metadata is protected"),
+    (
+        "rm -rf build; rm -rf ~",
+        "the home directory is never deleted",
+    ),
+    (
+        "git push --force origin main",
+        "remote history is never destroyed",
+    ),
+];
+
+#[derive(Debug, Serialize)]
+struct Row {
+    command: &'static str,
+    decision: String,
+    code: String,
+    shows: &'static str,
+}
+
+/// Runs the demo.
+pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
+    let dir = tempfile::Builder::new()
+        .prefix("agent-guard-demo-")
+        .tempdir()?;
+    let workspace = dir.path().join("project");
+    prepare(&workspace).context("failed to prepare the demo workspace")?;
+    let env = EnvSnapshot {
+        home: Some(dir.path().join("home").into()),
+        ..EnvSnapshot::capture()
+    };
+    let env = EnvSnapshot {
+        workspace: None,
+        trash: None,
+        dialect: None,
+        session: None,
+        ..env
+    };
+    let rows: Vec<Row> = COMMANDS
+        .iter()
+        .map(|(command, shows)| {
+            let report = check(&CheckRequest {
+                command: (*command).to_owned(),
+                cwd: workspace.clone(),
+                env: env.clone(),
+                ..CheckRequest::default()
+            });
+            Row {
+                command,
+                decision: report.decision.to_string(),
+                code: report.code.to_string(),
+                shows,
+            }
+        })
+        .collect();
+    if args.json {
+        printer::json(&rows);
+    } else {
+        printer::out(&format!(
+            "agent-guard demo — workspace {}",
+            workspace.display()
+        ));
+        printer::out("(advisory mode: verdicts only, nothing is moved)\n");
+        let width = COMMANDS.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
+        for row in &rows {
+            printer::out(&format!(
+                "{:<width$}  {:<8} {:<28} {}",
+                row.command, row.decision, row.code, row.shows
+            ));
+        }
+    }
+    if args.keep {
+        let kept = dir.keep();
+        printer::err(&format!("kept {}", kept.display()));
+    }
+    Ok(ExitCode::Success)
+}
+
+/// Creates a git workspace: committed sources, a build tree, ignored `node_modules`.
+fn prepare(workspace: &Path) -> anyhow::Result<()> {
+    let files: &[(&str, &str)] = &[
+        (".gitignore", "node_modules/\n*.log\n"),
+        ("src/main.rs", "fn main() { println!(\"hello\"); }\n"),
+        ("build/out/app.o", "object code\n"),
+        ("build/report.txt", "build report\n"),
+        ("dist/bundle.js", "bundle\n"),
+        ("node_modules/left-pad/index.js", "module.exports = 1;\n"),
+        ("notes.txt", "my notes\n"),
+        ("debug.log", "log line\n"),
+        ("scratch/untracked.txt", "not yet committed\n"),
+    ];
+    for (path, content) in files {
+        let path = workspace.join(path);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::write(&path, content)?;
+    }
+    fs::create_dir_all(
+        workspace
+            .parent()
+            .map_or(workspace.to_owned(), |p| p.join("home")),
+    )?;
+    let repo = git2::Repository::init(workspace)?;
+    let mut index = repo.index()?;
+    index.add_path(Path::new(".gitignore"))?;
+    index.add_path(Path::new("src/main.rs"))?;
+    index.write()?;
+    let tree = repo.find_tree(index.write_tree()?)?;
+    let signature = git2::Signature::now("agent-guard demo", "demo@agent-guard.invalid")?;
+    repo.commit(Some("HEAD"), &signature, &signature, "initial", &tree, &[])?;
+    fs::write(
+        workspace.join("src/main.rs"),
+        "fn main() { println!(\"changed\"); }\n",
+    )?;
+    Ok(())
+}

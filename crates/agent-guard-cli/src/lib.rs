@@ -1,0 +1,36 @@
+//! The agent-guard command line: argument parsing, printing and exit codes over the engine.
+//!
+//! Every binary (`agent-guard`, `check`, …) is a thin `main` that parses its clap struct and
+//! calls one function here. Data goes to stdout, messages to stderr.
+
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod check;
+pub mod demo;
+pub mod exit_code;
+pub mod printer;
+
+use args::{Cli, Command};
+use exit_code::ExitCode;
+
+/// Runs a parsed `agent-guard` command line.
+pub fn run(cli: &Cli) -> ExitCode {
+    let result = match &cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Demo(args) => demo::run(args),
+    };
+    result.unwrap_or_else(|error| report_error(&error))
+}
+
+/// Prints an error with its causes (uv style) and returns the internal-error exit code.
+pub fn report_error(error: &anyhow::Error) -> ExitCode {
+    printer::err(&format!("error: {}", printer::sanitize(&error.to_string())));
+    for cause in error.chain().skip(1) {
+        printer::err(&format!(
+            "  caused by: {}",
+            printer::sanitize(&cause.to_string())
+        ));
+    }
+    ExitCode::InternalError
+}

@@ -1,0 +1,37 @@
+//! Environment variable names read by agent-guard.
+//!
+//! Every variable the tool reads is declared here, once. Only
+//! [`EnvSnapshot::capture`](crate::EnvSnapshot::capture) reads them.
+
+/// Overrides workspace discovery.
+pub const WORKSPACE: &str = "AGENT_GUARD_WORKSPACE";
+
+/// The quarantine location; a relative value is taken against the workspace.
+pub const TRASH: &str = "AGENT_GUARD_TRASH";
+
+/// The default shell dialect selector.
+pub const DIALECT: &str = "AGENT_GUARD_DIALECT";
+
+/// The session identity: selects the authorisation state file; hashed in the audit log.
+pub const SESSION: &str = "AGENT_GUARD_SESSION";
+
+/// Extra artifact patterns, joined with the OS path-list separator (`:` on Unix).
+pub const ARTIFACTS: &str = "AGENT_GUARD_ARTIFACTS";
+
+/// `0`, `false`, `no` or `off` disables the direct deletion of regenerable artifacts.
+pub const ALLOW_REGENERABLE: &str = "AGENT_GUARD_ALLOW_REGENERABLE";
+
+/// Makes adapters print the raw verdict to stderr.
+pub const DEBUG: &str = "AGENT_GUARD_DEBUG";
+
+/// The internal deadline of one hook invocation, in milliseconds.
+pub const DEADLINE_MS: &str = "AGENT_GUARD_DEADLINE_MS";
+
+/// Test-only clock override (UTC timestamp). Unstable: not part of the public contract.
+pub const NOW: &str = "AGENT_GUARD_NOW";
+
+/// Test-only seed for generated ids. Unstable: not part of the public contract.
+pub const ID_SEED: &str = "AGENT_GUARD_ID_SEED";
+
+/// The home directory of the current user.
+pub const HOME: &str = "HOME";

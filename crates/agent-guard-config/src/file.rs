@@ -1,0 +1,258 @@
+//! The project file `.agent-guard.toml`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::ConfigError;
+
+/// The name of the project file at the workspace root.
+pub const CONFIG_FILE_NAME: &str = ".agent-guard.toml";
+
+/// The largest project file read, in bytes (64 KiB). A larger file is an error.
+pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
+
+/// The parsed `.agent-guard.toml`.
+///
+/// Every table rejects unknown keys, so a typo is an error instead of a silently ignored
+/// setting. Every key is optional.
+///
+/// ```toml
+/// dialect = "posix"
+/// trash = ".agent-trash"
+///
+/// [regenerable]
+/// enabled = true
+/// artifacts = ["generated"]
+///
+/// [retention]
+/// days = 30
+/// max_bytes = 5368709120
+/// grace_minutes = 60
+///
+/// [hook]
+/// deadline_ms = 5000
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConfigFile {
+    /// The default dialect selector (validated by the policy, not here).
+    pub dialect: Option<String>,
+    /// The quarantine location; relative to the workspace unless absolute.
+    pub trash: Option<PathBuf>,
+    /// Regenerable-artifact settings.
+    pub regenerable: RegenerableConfig,
+    /// Quarantine retention settings.
+    pub retention: RetentionConfig,
+    /// Hook settings.
+    pub hook: HookConfig,
+}
+
+/// The `[regenerable]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RegenerableConfig {
+    /// `false` disables the direct deletion of regenerable artifacts.
+    pub enabled: Option<bool>,
+    /// Extra artifact patterns, added to the defaults.
+    pub artifacts: Vec<String>,
+}
+
+/// The `[retention]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetentionConfig {
+    /// Transactions older than this many days may be purged.
+    pub days: Option<u32>,
+    /// The quarantine size above which the oldest transactions may be purged.
+    pub max_bytes: Option<u64>,
+    /// Transactions newer than this many minutes are never purged.
+    pub grace_minutes: Option<u32>,
+}
+
+/// The `[hook]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HookConfig {
+    /// The internal deadline of one hook invocation, in milliseconds.
+    pub deadline_ms: Option<u64>,
+}
+
+impl ConfigFile {
+    /// Parses the text of a project file; `path` is only used in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, ConfigError> {
+        toml::from_str(text).map_err(|source| ConfigError::Parse {
+            path: path.to_path_buf(),
+            source: Box::new(source),
+        })
+    }
+}
+
+/// Reads `<workspace>/.agent-guard.toml` if it exists.
+///
+/// Returns `Ok(None)` when there is no such file. A file that exists but cannot be read, is
+/// larger than [`MAX_CONFIG_BYTES`], is not UTF-8 or does not parse is an error that names the
+/// file; it never degrades to the defaults.
+pub fn load_config(workspace: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    let path = workspace.join(CONFIG_FILE_NAME);
+    let read_error = |source| ConfigError::Read {
+        path: path.clone(),
+        source,
+    };
+    let file = match fs_err::File::open(&path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(read_error(error)),
+    };
+    let mut bytes = Vec::new();
+    // Read one byte past the limit so that an oversized file is detected without reading it
+    // all (the file could be a FIFO or a huge file planted by mistake).
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(ConfigError::TooLarge {
+            path,
+            limit: MAX_CONFIG_BYTES,
+        });
+    }
+    let text = String::from_utf8(bytes).map_err(|source| ConfigError::NotUtf8 {
+        path: path.clone(),
+        source,
+    })?;
+    ConfigFile::parse(&text, &path).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    fn write(dir: &Path, text: &str) {
+        fs_err::write(dir.join(CONFIG_FILE_NAME), text).unwrap();
+    }
+
+    #[test]
+    fn missing_file_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load_config(dir.path()).unwrap(), None);
+    }
+
+    #[test]
+    fn full_file_parses() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            r#"
+dialect = "pwsh"
+trash = "q"
+[regenerable]
+enabled = false
+artifacts = ["gen", "*.o"]
+[retention]
+days = 7
+max_bytes = 1024
+grace_minutes = 5
+[hook]
+deadline_ms = 250
+"#,
+        );
+        let file = load_config(dir.path()).unwrap().unwrap();
+        assert_eq!(file.dialect.as_deref(), Some("pwsh"));
+        assert_eq!(file.trash, Some(PathBuf::from("q")));
+        assert_eq!(file.regenerable.enabled, Some(false));
+        assert_eq!(file.regenerable.artifacts, ["gen", "*.o"]);
+        assert_eq!(file.retention.days, Some(7));
+        assert_eq!(file.retention.max_bytes, Some(1024));
+        assert_eq!(file.retention.grace_minutes, Some(5));
+        assert_eq!(file.hook.deadline_ms, Some(250));
+    }
+
+    #[test]
+    fn empty_file_is_all_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "");
+        assert_eq!(
+            load_config(dir.path()).unwrap(),
+            Some(ConfigFile::default())
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_in_every_table() {
+        for text in [
+            "trsh = \"x\"",
+            "[regenerable]\nenable = true",
+            "[retention]\nday = 1",
+            "[hook]\ndeadline = 1",
+            "[unknown]\nx = 1",
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            write(dir.path(), text);
+            let error = load_config(dir.path()).unwrap_err();
+            assert!(
+                matches!(error, ConfigError::Parse { .. }),
+                "{text}: {error:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_file_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "dialect = \n[[[");
+        let error = load_config(dir.path()).unwrap_err();
+        let path = dir.path().join(CONFIG_FILE_NAME);
+        assert!(
+            error.to_string().contains(&path.display().to_string()),
+            "{error}"
+        );
+        assert!(error.source().is_some());
+    }
+
+    #[test]
+    fn wrong_types_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "[retention]\ndays = -1");
+        assert!(matches!(
+            load_config(dir.path()),
+            Err(ConfigError::Parse { .. })
+        ));
+        write(dir.path(), "[regenerable]\nenabled = \"no\"");
+        assert!(matches!(
+            load_config(dir.path()),
+            Err(ConfigError::Parse { .. })
+        ));
+    }
+
+    #[test]
+    fn oversized_and_non_utf8_files_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = format!(
+            "# {}\n",
+            "x".repeat(usize::try_from(MAX_CONFIG_BYTES).unwrap())
+        );
+        write(dir.path(), &big);
+        assert!(matches!(
+            load_config(dir.path()),
+            Err(ConfigError::TooLarge { .. })
+        ));
+        fs_err::write(dir.path().join(CONFIG_FILE_NAME), b"dialect = \"\xff\"").unwrap();
+        assert!(matches!(
+            load_config(dir.path()),
+            Err(ConfigError::NotUtf8 { .. })
+        ));
+    }
+
+    #[test]
+    fn unreadable_path_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::create_dir(dir.path().join(CONFIG_FILE_NAME)).unwrap();
+        assert!(matches!(
+            load_config(dir.path()),
+            Err(ConfigError::Read { .. })
+        ));
+    }
+}

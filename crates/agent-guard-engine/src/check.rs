@@ -1,0 +1,294 @@
+//! `check`: judge a command line before it runs.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::{Map, Value, json};
+
+use agent_guard_audit::{AuditLog, Clock, REDACTED};
+use agent_guard_classify::{classify, smells};
+use agent_guard_config::EnvSnapshot;
+use agent_guard_policy::{PolicyContext, decide, dialect_verdict};
+use agent_guard_recovery::{ensure_layout, read_mode};
+use agent_guard_types::{Dialect, DialectResolution, OpSpec, ReasonCode, SessionMode, Verdict};
+
+use crate::error::EngineError;
+use crate::report::{CheckReport, OpReport};
+use crate::runtime::Runtime;
+use crate::workspace::Workspace;
+
+/// What to check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckRequest {
+    /// The command line.
+    pub command: String,
+    /// The declared working directory.
+    pub cwd: PathBuf,
+    /// `--dialect`, if given.
+    pub dialect_flag: Option<String>,
+    /// A dialect field of the harness payload, if any.
+    pub dialect_payload: Option<String>,
+    /// Perform compensations (`--enforce`).
+    pub enforce: bool,
+    /// The environment.
+    pub env: EnvSnapshot,
+}
+
+/// The state of one check, before it is turned into a report.
+pub(crate) struct Judged {
+    pub report: CheckReport,
+    pub ops: Vec<OpSpec>,
+    pub workspace: Option<Workspace>,
+    pub runtime: Runtime,
+}
+
+/// Judges `request.command` without changing anything but the audit log.
+///
+/// Never fails: every problem becomes a refusal verdict with its own reason code.
+pub fn check(request: &CheckRequest) -> CheckReport {
+    let judged = judge(request);
+    let mut report = judged.report;
+    if let Some(workspace) = judged
+        .workspace
+        .as_ref()
+        .filter(|_| should_audit(&report, &judged.ops))
+    {
+        audit_check(&mut report, workspace, &judged.runtime, request);
+    }
+    report
+}
+
+/// Resolves the dialect, classifies and decides. Opens the workspace only when the line
+/// needs it: a line with no destructive vocabulary touches nothing but, at most, one small
+/// config file.
+pub(crate) fn judge(request: &CheckRequest) -> Judged {
+    let started = Instant::now();
+    let mut warnings = Vec::new();
+    let runtime = Runtime::from_env(&request.env).unwrap_or_else(|error| {
+        warnings.push(error.to_string());
+        Runtime::system()
+    });
+    let check_id = runtime.new_id();
+    let mut workspace: Option<Result<Workspace, Unopened>> = None;
+    let mut open = |request: &CheckRequest| -> Result<Workspace, Unopened> {
+        workspace
+            .get_or_insert_with(|| {
+                Workspace::open(&request.cwd, &request.env).map_err(|e| Unopened::of(&e))
+            })
+            .clone()
+    };
+
+    let selector = [&request.dialect_flag, &request.dialect_payload]
+        .into_iter()
+        .find_map(Option::clone)
+        .or_else(|| request.env.dialect.clone().filter(|d| !d.trim().is_empty()));
+    let selector = match selector {
+        Some(selector) => Some(selector),
+        None => match open(request) {
+            Ok(ws) => ws.settings.dialect_from_config.clone(),
+            Err(_) => None,
+        },
+    };
+    let resolution = DialectResolution::resolve(selector.as_deref());
+    let mut report = base_report(check_id, &resolution, request.enforce, warnings);
+
+    let ops = if let Some(verdict) = dialect_verdict(&resolution) {
+        report.verdicts = vec![verdict.clone()];
+        report.set_verdict(verdict.decision, verdict.code);
+        Vec::new()
+    } else {
+        let dialect = resolution.dialect().unwrap_or_default();
+        let classification = classify(&request.command, dialect);
+        report.ops = classification.ops.iter().map(OpReport::of).collect();
+        classification.ops
+    };
+
+    let mut opened = None;
+    if !ops.is_empty() {
+        match open(request) {
+            Ok(ws) => {
+                let mode = read_mode(ws.trash(), ws.settings.session.as_deref()).mode;
+                report.mode = mode;
+                let ctx = PolicyContext {
+                    cwd: request.cwd.clone(),
+                    mode,
+                    allow_regenerable: ws.settings.allow_regenerable,
+                    artifacts: ws.settings.artifacts.clone(),
+                };
+                let decided = decide(&ops, &ctx, &ws.world());
+                report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
+                report.verdicts = decided.verdicts;
+                opened = Some(ws);
+            }
+            Err(why) => refuse_unopened(&mut report, &request.command, why),
+        }
+    } else if let Some(Err(why)) = workspace.clone() {
+        // The config could not be read to pick a dialect: refuse only destructive-looking lines.
+        if selector_missing(request) && smells(&request.command) {
+            refuse_unopened(&mut report, &request.command, why);
+        }
+    }
+    report.guard_latency_ms = latency_ms(started);
+    Judged {
+        report,
+        ops,
+        workspace: opened.or_else(|| workspace.and_then(Result::ok)),
+        runtime,
+    }
+}
+
+fn selector_missing(request: &CheckRequest) -> bool {
+    request.dialect_flag.is_none()
+        && request.dialect_payload.is_none()
+        && request
+            .env
+            .dialect
+            .as_deref()
+            .is_none_or(|d| d.trim().is_empty())
+}
+
+/// Why the workspace could not be opened, as a refusal.
+#[derive(Debug, Clone)]
+pub(crate) struct Unopened {
+    code: ReasonCode,
+    reason: &'static str,
+    detail: String,
+}
+
+impl Unopened {
+    fn of(error: &EngineError) -> Unopened {
+        let (code, reason) = match error {
+            EngineError::Config(_) => (
+                ReasonCode::BlockConfigInvalid,
+                "configuration could not be read",
+            ),
+            _ => (
+                ReasonCode::BlockUndeterminableEffect,
+                "workspace could not be resolved",
+            ),
+        };
+        Unopened {
+            code,
+            reason,
+            detail: error_chain(error),
+        }
+    }
+}
+
+fn refuse_unopened(report: &mut CheckReport, _command: &str, why: Unopened) {
+    report.set_verdict(why.code.decision(), why.code);
+    report.reasons = vec![why.reason.to_owned()];
+    report.warnings.push(why.detail);
+    report.verdicts = vec![Verdict::of(why.code)];
+}
+
+fn base_report(
+    check_id: String,
+    resolution: &DialectResolution,
+    enforce: bool,
+    warnings: Vec<String>,
+) -> CheckReport {
+    let (dialect, requested, outcome, error) = match resolution {
+        DialectResolution::Ok { dialect, requested } => (*dialect, requested.clone(), "ok", None),
+        DialectResolution::Unknown => (
+            Dialect::Posix,
+            Some(REDACTED.to_owned()),
+            "unusable",
+            Some("unknown dialect selector"),
+        ),
+        DialectResolution::Invalid => (
+            Dialect::Posix,
+            Some(REDACTED.to_owned()),
+            "unusable",
+            Some("invalid dialect selector"),
+        ),
+    };
+    let code = ReasonCode::AllowNoop;
+    CheckReport {
+        command: REDACTED,
+        check_id,
+        mode: SessionMode::Normal,
+        dialect,
+        dialect_requested: requested,
+        dialect_outcome: outcome,
+        dialect_error: error,
+        decision: code.decision(),
+        code,
+        explanation: code.explanation(),
+        reasons: Vec::new(),
+        guard_latency_ms: 0.0,
+        ops: Vec::new(),
+        enforced: enforce,
+        compensations: None,
+        warnings,
+        message: None,
+        exit: 0,
+        verdicts: Vec::new(),
+    }
+}
+
+fn latency_ms(started: Instant) -> f64 {
+    (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0
+}
+
+/// A check is audited when it found something destructive or refused.
+fn should_audit(report: &CheckReport, ops: &[OpSpec]) -> bool {
+    !ops.is_empty() || report.code != ReasonCode::AllowNoop
+}
+
+/// The common fields of this check's audit records.
+pub(crate) fn audit_fields(report: &CheckReport, event: &str) -> Map<String, Value> {
+    let value = json!({
+        "event": event,
+        "check_id": report.check_id,
+        "decision": report.decision,
+        "code": report.code,
+        "command": REDACTED,
+        "dialect": report.dialect,
+        "dialect_requested": report.dialect_requested,
+        "dialect_outcome": report.dialect_outcome,
+        "guard_latency_ms": report.guard_latency_ms,
+        "mode": report.mode,
+        "tool": "check",
+    });
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// Opens the audit log of `workspace`, creating the layout first (ignore rule, then dir).
+pub(crate) fn audit_log(workspace: &Workspace, runtime: &Runtime) -> Result<AuditLog, String> {
+    ensure_layout(&workspace.root, workspace.trash()).map_err(|e| error_chain(&e))?;
+    let clock = runtime.fixed_clock().map_or(Clock::System, Clock::Fixed);
+    Ok(AuditLog::new(workspace.trash(), workspace.settings.session.as_deref()).with_clock(clock))
+}
+
+fn audit_check(
+    report: &mut CheckReport,
+    workspace: &Workspace,
+    runtime: &Runtime,
+    _request: &CheckRequest,
+) {
+    let stored = audit_log(workspace, runtime).and_then(|log| {
+        log.append(&audit_fields(report, "check"))
+            .map_err(|e| error_chain(&e))
+    });
+    if stored.is_err() {
+        report
+            .warnings
+            .push("audit unavailable: record could not be stored".to_owned());
+    }
+}
+
+/// Renders an error and its sources on one line.
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

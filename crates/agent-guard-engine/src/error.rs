@@ -1,0 +1,38 @@
+//! Engine errors.
+
+use std::path::PathBuf;
+
+/// An error of an engine command.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// The workspace could not be located from the working directory.
+    #[error("cannot resolve the workspace from `{cwd}`")]
+    Workspace {
+        /// The working directory.
+        cwd: PathBuf,
+        /// Why.
+        #[source]
+        source: agent_guard_world::WorldError,
+    },
+    /// The configuration could not be loaded.
+    #[error("the configuration is invalid")]
+    Config(#[source] agent_guard_config::ConfigError),
+    /// A test-only override has an unusable value.
+    #[error("invalid value `{value}` for {name}")]
+    InvalidOverride {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A quarantine operation failed.
+    #[error(transparent)]
+    Recovery(#[from] agent_guard_recovery::RecoveryError),
+    /// An audit write failed.
+    #[error(transparent)]
+    Audit(#[from] agent_guard_audit::AuditError),
+}
+
+/// The engine's result type.
+pub type Result<T> = std::result::Result<T, EngineError>;

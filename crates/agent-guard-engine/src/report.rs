@@ -1,0 +1,136 @@
+//! The `check` report: the JSON contract of reference §1.3.
+
+use serde::Serialize;
+
+use agent_guard_types::{Decision, Dialect, OpSpec, ReasonCode, SessionMode, Verdict};
+
+/// Op names that may be echoed; anything else is reported as `<opaque>`.
+const SAFE_OP_NAMES: &[&str] = &[
+    "rm",
+    "rmdir",
+    "unlink",
+    "shred",
+    "find",
+    "git",
+    "del",
+    "erase",
+    "rd",
+    "ri",
+    "remove-item",
+];
+
+/// One op, as `check --json` reports it (never raw targets).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpReport {
+    /// The program, from a fixed safe set, else `<opaque>`.
+    pub op: String,
+    /// The op kind (`fs-delete`, `git-clean`, …).
+    pub kind: &'static str,
+    /// The dialect that classified it.
+    pub dialect: Dialect,
+    /// Whether its effect is undeterminable.
+    pub undeterminable: bool,
+}
+
+impl OpReport {
+    /// Projects an op onto the reportable fields.
+    pub fn of(op: &OpSpec) -> OpReport {
+        let name = op.op.to_ascii_lowercase();
+        OpReport {
+            op: if SAFE_OP_NAMES.contains(&name.as_str()) {
+                name
+            } else {
+                "<opaque>".to_owned()
+            },
+            kind: op.kind.as_str(),
+            dialect: op.dialect,
+            undeterminable: op.undeterminable,
+        }
+    }
+}
+
+/// One compensation performed under `--enforce`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Compensation {
+    /// `relocate`, `clean-enumerate`, `snapshot` or `preserve-refs`.
+    pub strategy: &'static str,
+    /// The transaction id.
+    pub txid: String,
+    /// `started`, `complete`, `partial`, `storage-failed`, `failed` or `incomplete`.
+    pub status: &'static str,
+    /// Items moved (or refs kept).
+    pub moved: usize,
+    /// Items skipped.
+    pub skipped: usize,
+    /// Items enumerated (clean-enumerate only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enumerated: Option<usize>,
+    /// The snapshot commit (snapshot only; `null` for a clean tree).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha: Option<Option<String>>,
+    /// Workspace-relative paths that were moved (for the agent; not audited).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+}
+
+/// The result of `check`, serialised as the `--json` output.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// Always `<redacted>`: the raw command is never echoed.
+    pub command: &'static str,
+    /// A fresh id correlating the audit record and any transactions.
+    pub check_id: String,
+    /// The session mode.
+    pub mode: SessionMode,
+    /// The effective dialect (`posix` when the selector is unusable).
+    pub dialect: Dialect,
+    /// The requested selector: `null`, its trimmed lower-cased form, or `<redacted>`.
+    pub dialect_requested: Option<String>,
+    /// `ok` or `unusable`.
+    pub dialect_outcome: &'static str,
+    /// Why the selector is unusable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialect_error: Option<&'static str>,
+    /// The decision class (rewritten to `ALLOW` after a successful enforced compensation).
+    pub decision: Decision,
+    /// The reason code of the aggregate verdict.
+    pub code: ReasonCode,
+    /// A static human explanation of `code`.
+    pub explanation: &'static str,
+    /// Static reasons on refusal arms; otherwise empty (policy notes may hold raw text).
+    pub reasons: Vec<String>,
+    /// Wall time of resolve, classify and decide, in milliseconds (0.1 ms resolution).
+    pub guard_latency_ms: f64,
+    /// The classified ops.
+    pub ops: Vec<OpReport>,
+    /// Whether this was an enforced run.
+    pub enforced: bool,
+    /// Compensations performed (enforced runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compensations: Option<Vec<Compensation>>,
+    /// Non-fatal problems, e.g. an audit record that could not be stored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// What to tell the agent after a compensated line (txids, restore command).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The exit code.
+    pub exit: i32,
+    /// The internal verdicts (not serialised).
+    #[serde(skip)]
+    pub verdicts: Vec<Verdict>,
+}
+
+impl CheckReport {
+    /// Sets the decision and code, re-deriving the explanation from the code.
+    pub fn set_verdict(&mut self, decision: Decision, code: ReasonCode) {
+        self.decision = decision;
+        self.code = code;
+        self.explanation = code.explanation();
+    }
+
+    /// The single-line text form: `DECISION [CODE]`.
+    pub fn headline(&self) -> String {
+        format!("{} [{}]", self.decision, self.code)
+    }
+}

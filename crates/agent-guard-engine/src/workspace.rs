@@ -1,0 +1,61 @@
+//! Locating the workspace and resolving its settings.
+
+use std::path::{Path, PathBuf};
+
+use agent_guard_config::{EnvSnapshot, Settings, load_config};
+use agent_guard_world::{RealWorld, discover_workspace};
+
+use crate::error::{EngineError, Result};
+
+/// A located workspace with its resolved settings.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The physical workspace root.
+    pub root: PathBuf,
+    /// Settings resolved from the environment and `.agent-guard.toml`.
+    pub settings: Settings,
+    /// The home directory, from `HOME`.
+    pub home: Option<PathBuf>,
+}
+
+impl Workspace {
+    /// Locates the workspace from `cwd` (or `AGENT_GUARD_WORKSPACE`) and loads its settings.
+    pub fn open(cwd: &Path, env: &EnvSnapshot) -> Result<Workspace> {
+        let override_ = env
+            .workspace
+            .as_deref()
+            .filter(|v| !v.is_empty())
+            .map(Path::new);
+        let root = discover_workspace(cwd, override_).map_err(|source| EngineError::Workspace {
+            cwd: cwd.to_owned(),
+            source,
+        })?;
+        let file = load_config(&root).map_err(EngineError::Config)?;
+        let settings =
+            Settings::resolve(root.clone(), env, file.as_ref()).map_err(EngineError::Config)?;
+        let home = env
+            .home
+            .as_deref()
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        Ok(Workspace {
+            root,
+            settings,
+            home,
+        })
+    }
+
+    /// The read-only world over this workspace.
+    pub fn world(&self) -> RealWorld {
+        RealWorld::new(
+            self.root.clone(),
+            self.settings.trash.clone(),
+            self.home.clone(),
+        )
+    }
+
+    /// The quarantine root.
+    pub fn trash(&self) -> &Path {
+        &self.settings.trash
+    }
+}

@@ -1,0 +1,231 @@
+//! Property tests of the POSIX lexer: no panics, sane spans, bounded work on pathological
+//! input, and agreement with the `shell-words` crate on plain words.
+
+use agent_guard_lex::posix::lex;
+use agent_guard_lex::{Brace, Script, Word, WordPart};
+use proptest::prelude::*;
+
+/// Characters that drive the lexer's state machine, plus some ordinary text.
+const META: &[&str] = &[
+    "'", "\"", "$", "(", ")", "{", "}", "`", "\\", ";", "&", "|", "<", ">", "#", "\n", "~", "*",
+    "a", "b", "x", " ", " ", "\t", ",", "..", "=", "!", "[[", "]]", "<<", "EOF", "$(", "${", "$((",
+    "))", "<(", "if ", "then ", "fi", "do ", "done", "case ", " in ", "esac", "for ", ";;", "@(",
+    "1", "2>", "é", "😀", "\r", "\\\n", "-",
+];
+
+fn meta_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(META), 0..120).prop_map(|v| v.concat())
+}
+
+fn check_span(text: &str, start: usize, end: usize, what: &str) {
+    assert!(
+        start <= end,
+        "{what}: start {start} > end {end} in {text:?}"
+    );
+    assert!(
+        end <= text.len(),
+        "{what}: end {end} out of bounds in {text:?}"
+    );
+    assert!(
+        text.is_char_boundary(start),
+        "{what}: start {start} not a char boundary"
+    );
+    assert!(
+        text.is_char_boundary(end),
+        "{what}: end {end} not a char boundary"
+    );
+}
+
+fn check_word(text: &str, w: &Word, depth: usize) {
+    check_span(text, w.span.start, w.span.end, "word");
+    assert!(depth < 200, "brace nesting unbounded");
+    for part in &w.parts {
+        if let WordPart::Brace(Brace::List(alternatives)) = part {
+            for alt in alternatives {
+                check_word(text, alt, depth + 1);
+            }
+        }
+    }
+}
+
+/// Every span is in bounds and on char boundaries; top-level commands are ordered and
+/// do not overlap.
+fn check_spans(text: &str, script: &Script) {
+    if let Some(e) = &script.error {
+        check_span(text, e.span.start, e.span.end, "error");
+    }
+    for c in &script.commands {
+        check_span(text, c.span.start, c.span.end, "command");
+        for w in c.assignments.iter().chain(&c.words) {
+            check_word(text, w, 0);
+        }
+        for r in &c.redirects {
+            check_span(text, r.span.start, r.span.end, "redirect");
+            if let Some(t) = &r.target {
+                check_word(text, t, 0);
+            }
+        }
+    }
+    let mut last_end = 0;
+    for c in script.commands.iter().filter(|c| c.context.depth == 0) {
+        assert!(
+            c.span.start >= last_end,
+            "top-level commands overlap in {text:?}: {script:#?}"
+        );
+        last_end = c.span.end;
+    }
+    let starts: Vec<usize> = script.commands.iter().map(|c| c.span.start).collect();
+    assert!(
+        starts.windows(2).all(|w| w[0] <= w[1]),
+        "commands not in textual order"
+    );
+}
+
+/// Reserved words that would change the meaning of a plain first word.
+const RESERVED: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "do", "done", "case", "esac", "while", "until", "for",
+    "select", "function",
+];
+
+/// Word characters for the round trip: `shell_words::join` quotes everything special here.
+/// (`{`, `,`, `}`, `!` and `\r` are left out: `join` does not quote them, but bash would
+/// brace-expand, negate or treat `\r` as a blank.)
+fn argv_word() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(
+            &[
+                "a", "B", "z", "0", "9", " ", ".", "_", "/", "'", "\"", "-", "|", "&", ";", "<",
+                ">", "(", ")", "$", "`", "\\", "*", "?", "[", "#", "~", "=", "%", "\n", "\t", "é",
+                "😀",
+            ][..],
+        ),
+        0..12,
+    )
+    .prop_map(|v| v.concat())
+}
+
+/// Plain word text for the differential test against `shell_words::split`: no operators,
+/// expansions, globs, braces, tildes or comments, and letters that spell no reserved word.
+fn plain_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(
+            &[
+                "a", "b", "c", "x", "y", "z", "0", "7", " ", "\t", "'", "\"", "\\", ".", "_", "/",
+                "-",
+            ][..],
+        ),
+        0..40,
+    )
+    .prop_map(|v| v.concat())
+}
+
+proptest! {
+    #[test]
+    fn never_panics_on_arbitrary_text(text in any::<String>()) {
+        let script = lex(&text);
+        check_spans(&text, &script);
+    }
+
+    #[test]
+    fn never_panics_on_shell_metacharacters(text in meta_text()) {
+        let script = lex(&text);
+        check_spans(&text, &script);
+    }
+
+    #[test]
+    fn repeated_fragments_finish(fragment in meta_text(), n in 0usize..2_000) {
+        let text = fragment.repeat(n.min(20_000 / fragment.len().max(1)));
+        let script = lex(&text);
+        check_spans(&text, &script);
+    }
+
+    #[test]
+    fn join_then_lex_round_trips(argv in prop::collection::vec(argv_word(), 1..6)) {
+        prop_assume!(!RESERVED.contains(&argv[0].as_str()));
+        let line = shell_words::join(&argv);
+        let script = lex(&line);
+        prop_assert_eq!(&script.error, &None, "{}", line);
+        prop_assert_eq!(script.commands.len(), 1, "{}", line);
+        let cmd = &script.commands[0];
+        prop_assert!(cmd.redirects.is_empty() && cmd.assignments.is_empty());
+        let words: Vec<Option<String>> = cmd.words.iter().map(Word::literal_text).collect();
+        let expected: Vec<Option<String>> = argv.iter().cloned().map(Some).collect();
+        prop_assert_eq!(words, expected, "{}", line);
+    }
+
+    #[test]
+    fn agrees_with_shell_words_split(text in plain_text()) {
+        let script = lex(&text);
+        check_spans(&text, &script);
+        match shell_words::split(&text) {
+            Ok(expected) => {
+                prop_assert_eq!(&script.error, &None, "{:?}", text);
+                let words: Vec<String> = script
+                    .commands
+                    .iter()
+                    .flat_map(|c| c.words.iter().map(|w| w.literal_text().unwrap_or_default()))
+                    .collect();
+                prop_assert!(script.commands.len() <= 1);
+                prop_assert_eq!(words, expected, "{:?}", text);
+            }
+            Err(_) => prop_assert!(script.error.is_some(), "{:?}", text),
+        }
+    }
+}
+
+/// Pathological input must finish (no hang, no stack overflow): deep nesting, unbalanced
+/// quotes and long runs, up to 100 000 repetitions. No timing assertion: finishing is the test.
+#[test]
+fn pathological_input_finishes() {
+    let patterns: &[&str] = &[
+        "$(",
+        "(",
+        "{ ",
+        "\"",
+        "'",
+        "`",
+        "\\`",
+        "${",
+        "$((",
+        "((",
+        "<(",
+        "$'",
+        "{a,",
+        "}",
+        "if ",
+        "! ",
+        "@(",
+        "f() ",
+        "a=(",
+        "[[ ",
+        "case x in a) ",
+        "cat <<EOF\n",
+        "((a) ; ",
+        "$((a) ",
+        "(( # ((\n a ) ) ; ",
+        "x ",
+        "\"$(",
+        "`$((",
+        ")",
+        ";",
+        "&&",
+        "|",
+    ];
+    let expected = patterns.len() * 4;
+    let handle = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || {
+            let mut finished = 0;
+            for pattern in patterns {
+                for n in [1, 10, 1_000, 100_000] {
+                    let text = pattern.repeat(n);
+                    let script = lex(&text);
+                    check_spans(&text, &script);
+                    finished += 1;
+                }
+            }
+            finished
+        })
+        .expect("spawn");
+    assert_eq!(handle.join().expect("no panic or overflow"), expected);
+}

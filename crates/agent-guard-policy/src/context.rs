@@ -1,0 +1,35 @@
+//! What the policy knows besides the ops: the declared cwd, the session mode, configuration.
+
+use std::path::PathBuf;
+
+use agent_guard_types::SessionMode;
+
+/// Inputs of a decision other than the ops and the world.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyContext {
+    /// The declared working directory targets are resolved against.
+    pub cwd: PathBuf,
+    /// The session's authorisation mode.
+    pub mode: SessionMode,
+    /// Whether provably regenerable artifacts may be deleted directly.
+    pub allow_regenerable: bool,
+    /// Artifact patterns (`fnmatch` syntax) for regenerability.
+    pub artifacts: Vec<String>,
+}
+
+impl PolicyContext {
+    /// A NORMAL-mode context with regenerable deletes enabled and no artifact patterns.
+    pub fn new(cwd: impl Into<PathBuf>) -> PolicyContext {
+        PolicyContext {
+            cwd: cwd.into(),
+            mode: SessionMode::Normal,
+            allow_regenerable: true,
+            artifacts: Vec::new(),
+        }
+    }
+
+    /// Returns `true` in RESTRICTED mode.
+    pub fn restricted(&self) -> bool {
+        self.mode == SessionMode::Restricted
+    }
+}

@@ -1,0 +1,230 @@
+//! The per-op state machine (reference §3.2 step 2) and line aggregation.
+
+use agent_guard_types::{Decision, OpKind, OpSpec, ReasonCode, Verdict, World};
+
+use crate::PolicyContext;
+use crate::batch::{DeleteMode, decide_paths};
+use crate::reasons::{
+    allow_noop, block_force_push, block_git_reset_collision, block_restricted_mode,
+    block_undeterminable_effect, block_wildcard, compound_create_delete, compound_cwd_delete,
+    relocate_via_clean_enumerate, snapshot_git_refs, snapshot_git_stash,
+};
+
+/// The verdicts on a line: one per op that has one, and the aggregate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decided {
+    /// Per-op verdicts, in line order.
+    pub verdicts: Vec<Verdict>,
+    /// The highest-ranked verdict (ties: the first); `ALLOW_NOOP` when there is none.
+    pub aggregate: Verdict,
+}
+
+/// Decides a classified line.
+pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided {
+    let mut verdicts: Vec<Verdict> = ops
+        .iter()
+        .enumerate()
+        .filter_map(|(index, op)| decide_op(op, ctx, world).map(|v| v.for_op(index)))
+        .collect();
+    // The hard-reset preflight reads git state; run it only when nothing already blocks,
+    // and for every reset before any compensation of the line.
+    if Verdict::worst(&verdicts).is_none_or(|w| w.decision != Decision::Block) {
+        for verdict in &mut verdicts {
+            let Some(index) = verdict.op_index else {
+                continue;
+            };
+            if ops[index].kind == OpKind::GitResetHard
+                && verdict.code == ReasonCode::SnapshotGitStash
+            {
+                *verdict =
+                    block_git_reset_collision::preflight(&ops[index], ctx, world).for_op(index);
+            }
+        }
+    }
+    let aggregate = Verdict::worst(&verdicts)
+        .cloned()
+        .unwrap_or_else(|| Verdict::of(ReasonCode::AllowNoop));
+    Decided {
+        verdicts,
+        aggregate,
+    }
+}
+
+/// Decides one op; `None` for an op that has no verdict (kind `other`).
+pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
+    if op.kind == OpKind::Other {
+        return None;
+    }
+    if op.kind == OpKind::Unknown {
+        return Some(undeterminable(op));
+    }
+    if block_restricted_mode::op_applies(op, ctx) {
+        return Some(Verdict::of(ReasonCode::BlockRestrictedMode));
+    }
+    if block_force_push::applies(op) {
+        return Some(Verdict::of(ReasonCode::BlockForcePush));
+    }
+    if block_undeterminable_effect::op_applies(op) {
+        return Some(undeterminable(op));
+    }
+    if block_wildcard::op_applies(op) {
+        return Some(Verdict::of(ReasonCode::BlockWildcard));
+    }
+    let shape_code = if compound_create_delete::applies(op) {
+        Some(ReasonCode::CompoundCreateDelete)
+    } else if compound_cwd_delete::applies(op) {
+        Some(ReasonCode::CompoundCwdDelete)
+    } else {
+        None
+    };
+    if let Some(code) = shape_code {
+        // Hard boundaries still win: judge the targets against the declared cwd first.
+        if op.kind == OpKind::FsDelete && !op.targets.is_empty() {
+            let verdict = paths(op, ctx, world);
+            if verdict.decision == Decision::Block {
+                return Some(verdict);
+            }
+        }
+        return Some(Verdict::of(code));
+    }
+    Some(match op.kind {
+        OpKind::FsDelete if allow_noop::op_applies(op) => Verdict::of(ReasonCode::AllowNoop),
+        OpKind::FsDelete => paths(op, ctx, world),
+        OpKind::GitClean if op.dry_run => Verdict::of(ReasonCode::AllowNoop),
+        OpKind::GitClean => relocate_via_clean_enumerate::verdict(op, ctx),
+        // Preflighted by `decide` once the whole line is known not to block.
+        OpKind::GitResetHard => Verdict::of(ReasonCode::SnapshotGitStash),
+        OpKind::GitDiscard => snapshot_git_stash::discard(op, ctx),
+        OpKind::GitStashDrop | OpKind::GitBranchDelete => snapshot_git_refs::verdict(op, ctx),
+        _ => undeterminable(op),
+    })
+}
+
+fn undeterminable(op: &OpSpec) -> Verdict {
+    let mut verdict = Verdict::of(ReasonCode::BlockUndeterminableEffect);
+    verdict.reasons.clone_from(&op.notes);
+    verdict
+}
+
+/// Resolves an fs-delete op's targets and decides the batch.
+fn paths(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
+    let specs = op.targets.iter().map(|t| world.path(t, &ctx.cwd)).collect();
+    decide_paths(specs, delete_mode(op), ctx, world)
+}
+
+/// How `op`'s program treats directory targets.
+pub fn delete_mode(op: &OpSpec) -> DeleteMode {
+    // POSIX `rm`, `unlink` and `shred` without `-r` refuse directories; `rmdir`, `rm -d`,
+    // Windows verbs and Remove-Item may remove them.
+    let files_only = op.dialect == agent_guard_types::Dialect::Posix
+        && matches!(op.op.as_str(), "rm" | "unlink" | "shred")
+        && !op.recursive
+        && !op.dir_only;
+    DeleteMode {
+        recursive: op.recursive,
+        files_only,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{FakeWorld, dir, file, protected, rm};
+    use agent_guard_types::{Dialect, Protected, ResetPreflight, SessionMode, Shape, Target};
+
+    fn code(ops: &[OpSpec], world: &FakeWorld) -> ReasonCode {
+        decide(ops, &PolicyContext::new("/ws"), world)
+            .aggregate
+            .code
+    }
+
+    #[test]
+    fn empty_line_is_noop() {
+        assert_eq!(code(&[], &FakeWorld::default()), ReasonCode::AllowNoop);
+    }
+
+    #[test]
+    fn worst_verdict_wins() {
+        let world = FakeWorld::with([
+            dir("build"),
+            protected(dir("/home/u"), Protected::AncestorRoot),
+        ]);
+        let ops = [rm(&["build"], true), rm(&["/home/u"], true)];
+        assert_eq!(code(&ops, &world), ReasonCode::BlockProtectedAncestor);
+    }
+
+    #[test]
+    fn shapes_ask_unless_a_boundary_blocks() {
+        let world = FakeWorld::with([dir("build"), protected(dir("."), Protected::WorkspaceRoot)]);
+        let mut op = rm(&["build"], true);
+        op.shape = Some(Shape::F1);
+        assert_eq!(code(&[op.clone()], &world), ReasonCode::CompoundCwdDelete);
+        op.targets = vec![Target::literal(".")];
+        assert_eq!(code(&[op.clone()], &world), ReasonCode::BlockProtectedPath);
+        op.shape = Some(Shape::F2);
+        op.targets = vec![Target::literal("a.tmp")];
+        assert_eq!(code(&[op], &world), ReasonCode::CompoundCreateDelete);
+    }
+
+    #[test]
+    fn force_push_wins_over_shapes_and_restricted_wins_over_push() {
+        let mut push = OpSpec::new("git", OpKind::GitPushForce, Dialect::Posix);
+        push.shape = Some(Shape::F1);
+        assert_eq!(
+            code(&[push.clone()], &FakeWorld::default()),
+            ReasonCode::BlockForcePush
+        );
+        let mut ctx = PolicyContext::new("/ws");
+        ctx.mode = SessionMode::Restricted;
+        let decided = decide(&[push], &ctx, &FakeWorld::default());
+        assert_eq!(decided.aggregate.code, ReasonCode::BlockRestrictedMode);
+    }
+
+    #[test]
+    fn reset_preflight_runs_only_when_nothing_blocks() {
+        let mut world = FakeWorld::with([protected(dir("."), Protected::WorkspaceRoot)]);
+        world.preflight = Some(ResetPreflight::Collision(vec!["x".into()]));
+        let reset = OpSpec::new("git", OpKind::GitResetHard, Dialect::Posix);
+        assert_eq!(
+            code(std::slice::from_ref(&reset), &world),
+            ReasonCode::BlockGitResetCollision
+        );
+        let decided = decide(
+            &[reset, rm(&["."], true)],
+            &PolicyContext::new("/ws"),
+            &world,
+        );
+        assert_eq!(decided.aggregate.code, ReasonCode::BlockProtectedPath);
+        assert_eq!(decided.verdicts[0].code, ReasonCode::SnapshotGitStash);
+    }
+
+    #[test]
+    fn git_kinds() {
+        let world = FakeWorld::default();
+        let mut clean = OpSpec::new("git", OpKind::GitClean, Dialect::Posix);
+        clean.force = true;
+        assert_eq!(
+            code(&[clean.clone()], &world),
+            ReasonCode::RelocateViaCleanEnumerate
+        );
+        clean.dry_run = true;
+        assert_eq!(code(&[clean], &world), ReasonCode::AllowNoop);
+        let discard = OpSpec::new("git", OpKind::GitDiscard, Dialect::Posix);
+        assert_eq!(code(&[discard], &world), ReasonCode::SnapshotGitStash);
+        let drop = OpSpec::new("git", OpKind::GitStashDrop, Dialect::Posix);
+        assert_eq!(code(&[drop], &world), ReasonCode::SnapshotGitRefs);
+    }
+
+    #[test]
+    fn rm_without_r_leaves_directories() {
+        let world = FakeWorld::with([dir("build"), file("a")]);
+        assert_eq!(
+            code(&[rm(&["build"], false)], &world),
+            ReasonCode::AllowNoop
+        );
+        assert_eq!(
+            code(&[rm(&["build", "a"], false)], &world),
+            ReasonCode::RelocatePaths
+        );
+    }
+}

@@ -1,0 +1,45 @@
+//! `RELOCATE_VIA_CLEAN_ENUMERATE`.
+
+use agent_guard_types::{OpSpec, Plan, ReasonCode, Verdict};
+
+use crate::PolicyContext;
+
+super::reason!(
+    RelocateViaCleanEnumerate, RelocateViaCleanEnumerate, "RELOCATE_VIA_CLEAN_ENUMERATE",
+    catches: "A supported `git clean -f[d][x|X] [-- pathspec…]`.",
+    why: "Untracked files are exactly what git cannot give back. The guard enumerates what the clean would remove (skipping nested repositories as git does), quarantines every match, and lets the command run only on full coverage.",
+    example: "git clean -fdx",
+    verdict: "RELOCATE (advisory); ALLOW after compensation under `--enforce`. An enumeration failure is `BLOCK_UNDETERMINABLE_EFFECT`.",
+    recovery: "`agent-guard restore <txid>`.",
+);
+
+/// The verdict and plan for a `git clean` that deletes.
+pub(crate) fn verdict(op: &OpSpec, ctx: &PolicyContext) -> Verdict {
+    Verdict::of(ReasonCode::RelocateViaCleanEnumerate).with_plan(Plan::CleanEnumerate {
+        cwd: ctx.cwd.clone(),
+        flags: op.extra_flags.clone(),
+        pathspecs: op.targets.iter().map(|t| t.text.clone()).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_guard_types::{Dialect, OpKind, Target};
+
+    #[test]
+    fn plan_carries_flags_and_pathspecs() {
+        let mut op = OpSpec::new("git", OpKind::GitClean, Dialect::Posix);
+        op.extra_flags = vec!["-d".into(), "-x".into()];
+        op.targets.push(Target::literal("tmp"));
+        let v = verdict(&op, &PolicyContext::new("/ws"));
+        let Plan::CleanEnumerate {
+            flags, pathspecs, ..
+        } = v.plan
+        else {
+            panic!()
+        };
+        assert_eq!(flags, ["-d", "-x"]);
+        assert_eq!(pathspecs, ["tmp"]);
+    }
+}

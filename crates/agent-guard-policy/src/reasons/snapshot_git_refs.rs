@@ -1,0 +1,39 @@
+//! `SNAPSHOT_GIT_REFS`.
+
+use agent_guard_types::{OpSpec, Plan, ReasonCode, Verdict};
+
+use crate::PolicyContext;
+
+super::reason!(
+    SnapshotGitRefs, SnapshotGitRefs, "SNAPSHOT_GIT_REFS",
+    catches: "Commands that drop commits from every ref: `git stash drop [n]`, `git stash clear`, `git branch -D <name>` (and `--delete --force`), and forced branch overwrites (`git branch -f`, `-M`, `-C`).",
+    why: "Dropped stash entries and deleted branch tips become unreachable and are eventually pruned. Keeping them under private refs (`refs/agent-guard/…`) first makes the command recoverable.",
+    example: "git branch -D experiment",
+    verdict: "SNAPSHOT (advisory); ALLOW after the refs are kept under `--enforce`.",
+    recovery: "`agent-guard restore <txid>` puts the stash entries back into the stash list, or recreates the branch.",
+);
+
+/// The verdict and plan for a ref-dropping op.
+pub(crate) fn verdict(op: &OpSpec, ctx: &PolicyContext) -> Verdict {
+    Verdict::of(ReasonCode::SnapshotGitRefs).with_plan(Plan::PreserveRefs {
+        cwd: ctx.cwd.clone(),
+        refs: op.targets.iter().map(|t| t.text.clone()).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_guard_types::{Dialect, OpKind, Target};
+
+    #[test]
+    fn plan_lists_refs() {
+        let mut op = OpSpec::new("git", OpKind::GitBranchDelete, Dialect::Posix);
+        op.targets.push(Target::literal("old"));
+        let v = verdict(&op, &PolicyContext::new("/ws"));
+        let Plan::PreserveRefs { refs, .. } = v.plan else {
+            panic!()
+        };
+        assert_eq!(refs, ["old"]);
+    }
+}

@@ -1,0 +1,151 @@
+//! Real temporary workspaces built from a declarative fixture.
+//!
+//! A fixture is a temp root holding `ws/` (the workspace), `outside/` (a sibling directory
+//! outside it) and `home/` (a fake home directory). Paths and symlink targets may use the
+//! placeholders `{ws}`, `{outside}`, `{home}` and `{root}`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// A declarative workspace.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureSpec {
+    /// Initialise a git repository in the workspace.
+    #[serde(default)]
+    pub git: bool,
+    /// Files (workspace-relative path → content).
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// Empty directories.
+    #[serde(default)]
+    pub dirs: Vec<String>,
+    /// Symlinks (workspace-relative link path → target text, placeholders expanded).
+    #[serde(default)]
+    pub symlinks: BTreeMap<String, String>,
+    /// Files committed to git (they must also be in `files`); `.gitignore` is always committed
+    /// when present.
+    #[serde(default)]
+    pub commit: Vec<String>,
+    /// Committed files then removed from the index only (`git rm --cached`), so they are
+    /// untracked in the work tree but present in `HEAD`.
+    #[serde(default)]
+    pub untrack: Vec<String>,
+    /// Files modified after the commit (path → new content).
+    #[serde(default)]
+    pub modify: BTreeMap<String, String>,
+    /// Files outside the workspace (`outside/`-relative path → content).
+    #[serde(default)]
+    pub outside: BTreeMap<String, String>,
+    /// Files in the fake home (`home/`-relative path → content).
+    #[serde(default)]
+    pub home: BTreeMap<String, String>,
+}
+
+/// A built fixture; the temp root is removed on drop.
+#[derive(Debug)]
+pub struct Fixture {
+    root: tempfile::TempDir,
+    /// The physical workspace root.
+    pub ws: PathBuf,
+    /// A directory outside the workspace.
+    pub outside: PathBuf,
+    /// The fake home directory.
+    pub home: PathBuf,
+}
+
+impl Fixture {
+    /// Builds `spec` in a new temp directory.
+    pub fn build(spec: &FixtureSpec) -> std::io::Result<Fixture> {
+        let root = tempfile::Builder::new()
+            .prefix("agent-guard-fixture-")
+            .tempdir()?;
+        let base = fs::canonicalize(root.path())?;
+        let fixture = Fixture {
+            ws: base.join("ws"),
+            outside: base.join("outside"),
+            home: base.join("home"),
+            root,
+        };
+        for dir in [&fixture.ws, &fixture.outside, &fixture.home] {
+            fs::create_dir_all(dir)?;
+        }
+        for (path, content) in &spec.files {
+            write(&fixture.ws.join(fixture.expand(path)), content)?;
+        }
+        for dir in &spec.dirs {
+            fs::create_dir_all(fixture.ws.join(fixture.expand(dir)))?;
+        }
+        for (path, content) in &spec.outside {
+            write(&fixture.outside.join(path), content)?;
+        }
+        for (path, content) in &spec.home {
+            write(&fixture.home.join(path), content)?;
+        }
+        for (link, target) in &spec.symlinks {
+            let link = fixture.ws.join(fixture.expand(link));
+            if let Some(parent) = link.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            std::os::unix::fs::symlink(fixture.expand(target), link)?;
+        }
+        if spec.git {
+            fixture.init_git(spec).map_err(std::io::Error::other)?;
+        }
+        for (path, content) in &spec.modify {
+            write(&fixture.ws.join(path), content)?;
+        }
+        Ok(fixture)
+    }
+
+    /// Replaces `{ws}`, `{outside}`, `{home}` and `{root}` in `text`.
+    pub fn expand(&self, text: &str) -> String {
+        let root = self.ws.parent().unwrap_or(&self.ws);
+        text.replace("{ws}", &self.ws.to_string_lossy())
+            .replace("{outside}", &self.outside.to_string_lossy())
+            .replace("{home}", &self.home.to_string_lossy())
+            .replace("{root}", &root.to_string_lossy())
+    }
+
+    /// The temp root (parent of `ws`, `outside`, `home`).
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    fn init_git(&self, spec: &FixtureSpec) -> Result<(), git2::Error> {
+        let repo = git2::Repository::init(&self.ws)?;
+        let mut config = repo.config()?;
+        config.set_bool("commit.gpgsign", false)?;
+        let mut index = repo.index()?;
+        let mut paths: Vec<&str> = spec.commit.iter().map(String::as_str).collect();
+        if spec.files.contains_key(".gitignore") {
+            paths.push(".gitignore");
+        }
+        for path in paths {
+            index.add_path(Path::new(path))?;
+        }
+        index.write()?;
+        let tree = repo.find_tree(index.write_tree()?)?;
+        let signature = git2::Signature::new(
+            "Fixture",
+            "fixture@agent-guard.invalid",
+            &git2::Time::new(1_700_000_000, 0),
+        )?;
+        repo.commit(Some("HEAD"), &signature, &signature, "fixture", &tree, &[])?;
+        for path in &spec.untrack {
+            index.remove_path(Path::new(path))?;
+        }
+        index.write()?;
+        Ok(())
+    }
+}
+
+fn write(path: &Path, content: &str) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    fs::write(path, content)
+}

@@ -1,0 +1,42 @@
+//! The vocabulary of agent-guard.
+//!
+//! Every stage of the pipeline speaks these types:
+//!
+//! ```text
+//! lex → classify → [OpSpec] → world → [PathSpec] → policy → Verdict → recovery → audit
+//! ```
+//!
+//! This crate holds data and the [`World`] facts trait only. It does no I/O, reads no clock and
+//! no environment. Its stable strings — [`Decision`] classes, [`ReasonCode`]s, [`OpKind`] names
+//! — are a public contract shared with the reference tool.
+//!
+//! ```
+//! use agent_guard_types::{Decision, ReasonCode, Verdict};
+//!
+//! let verdicts = [Verdict::of(ReasonCode::RelocateTree), Verdict::of(ReasonCode::BlockWildcard)];
+//! let worst = Verdict::worst(&verdicts).unwrap();
+//! assert_eq!(worst.decision, Decision::Block);
+//! assert_eq!(worst.code.as_str(), "BLOCK_WILDCARD");
+//! ```
+
+#![warn(missing_docs)]
+
+mod decision;
+mod dialect;
+mod mode;
+mod op;
+mod path;
+mod reason;
+mod txid;
+mod verdict;
+mod world;
+
+pub use decision::Decision;
+pub use dialect::{Dialect, DialectResolution, DialectSource};
+pub use mode::SessionMode;
+pub use op::{OpKind, OpSpec, Shape, Span, Target};
+pub use path::{EntryKind, PathSpec, Protected};
+pub use reason::ReasonCode;
+pub use txid::{InvalidTxId, TxId, is_generated_id};
+pub use verdict::{Plan, Verdict};
+pub use world::{ResetPreflight, World};

@@ -1,0 +1,225 @@
+//! Operation specs: the facts the classifier extracts from a command line.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Dialect;
+
+/// A byte range in the original command text, for error display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Span {
+    /// Start offset in bytes (inclusive).
+    pub start: usize,
+    /// End offset in bytes (exclusive).
+    pub end: usize,
+}
+
+impl Span {
+    /// Creates a span; `end` is clamped so that it is never before `start`.
+    pub const fn new(start: usize, end: usize) -> Span {
+        Span {
+            start,
+            end: if end < start { start } else { end },
+        }
+    }
+
+    /// Returns the smallest span covering both.
+    #[must_use]
+    pub const fn join(self, other: Span) -> Span {
+        let start = if self.start < other.start {
+            self.start
+        } else {
+            other.start
+        };
+        let end = if self.end > other.end {
+            self.end
+        } else {
+            other.end
+        };
+        Span { start, end }
+    }
+}
+
+/// What kind of destructive effect an operation has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum OpKind {
+    /// Not destructive (dropped from classifier output).
+    Other,
+    /// Deletes filesystem paths (`rm`, `rmdir`, `unlink`, `shred -u`, `del`, `Remove-Item`).
+    FsDelete,
+    /// `git clean`.
+    GitClean,
+    /// `git reset --hard`.
+    GitResetHard,
+    /// Discards work-tree changes (`git checkout -- p`, `git restore p`, …).
+    GitDiscard,
+    /// Destroys remote history (`git push --force`, ref deletion).
+    GitPushForce,
+    /// Drops stash entries (`git stash drop`, `git stash clear`).
+    GitStashDrop,
+    /// Deletes a branch regardless of merge state (`git branch -D`).
+    GitBranchDelete,
+    /// Destructive, but what it destroys cannot be known.
+    Unknown,
+}
+
+impl OpKind {
+    /// Returns the stable kebab-case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OpKind::Other => "other",
+            OpKind::FsDelete => "fs-delete",
+            OpKind::GitClean => "git-clean",
+            OpKind::GitResetHard => "git-reset-hard",
+            OpKind::GitDiscard => "git-discard",
+            OpKind::GitPushForce => "git-push-force",
+            OpKind::GitStashDrop => "git-stash-drop",
+            OpKind::GitBranchDelete => "git-branch-delete",
+            OpKind::Unknown => "unknown",
+        }
+    }
+
+    /// Returns `true` for the git kinds.
+    pub const fn is_git(self) -> bool {
+        matches!(
+            self,
+            OpKind::GitClean
+                | OpKind::GitResetHard
+                | OpKind::GitDiscard
+                | OpKind::GitPushForce
+                | OpKind::GitStashDrop
+                | OpKind::GitBranchDelete
+        )
+    }
+}
+
+/// A compound-line shape that makes pre-execution compensation unsafe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Shape {
+    /// A directory change precedes the destructive op in the same line.
+    F1,
+    /// A creating command precedes a target-dependent destructive op in the same line.
+    F2,
+}
+
+/// One target word of an operation, after quote removal.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Target {
+    /// The text as the command will see it, quotes removed. When [`Target::tilde`] is set it
+    /// starts with `~`, which stands for the home directory.
+    pub text: String,
+    /// The leading `~` expands to the home directory.
+    pub tilde: bool,
+    /// The text contains active wildcard characters whose matches are unknown.
+    pub glob: bool,
+    /// Why the value cannot be known statically (a variable, a substitution, …).
+    pub opaque: Option<String>,
+    /// Where the word is in the command text, when known.
+    pub span: Option<Span>,
+}
+
+impl Target {
+    /// Creates a plain literal target.
+    pub fn literal(text: impl Into<String>) -> Target {
+        Target {
+            text: text.into(),
+            ..Target::default()
+        }
+    }
+
+    /// Returns `true` if the target is neither opaque nor a glob.
+    pub fn is_concrete(&self) -> bool {
+        self.opaque.is_none() && !self.glob
+    }
+}
+
+/// The facts about one destructive operation of a command line.
+///
+/// An `OpSpec` never carries a decision: the policy turns it into a verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts, not a state machine"
+)]
+pub struct OpSpec {
+    /// The program, normalised: `rm`, `git`, `del`, `remove-item`, … or `<opaque>` /
+    /// `<unparseable>` for whole-line findings.
+    pub op: String,
+    /// The kind of effect.
+    pub kind: OpKind,
+    /// The git subcommand, for git kinds.
+    pub sub: Option<String>,
+    /// The raw targets (paths, pathspecs, a revision for `reset --hard`, a branch name, …).
+    pub targets: Vec<Target>,
+    /// Deletes directories recursively.
+    pub recursive: bool,
+    /// Forced (`-f`, `/q`, `-Force`).
+    pub force: bool,
+    /// Only reports what it would do (`-n`, `-WhatIf`).
+    pub dry_run: bool,
+    /// Only removes empty directories (`rmdir`, `rm -d`).
+    pub dir_only: bool,
+    /// Scope flags that matter for replay (`git clean -d -x -X`).
+    pub extra_flags: Vec<String>,
+    /// Index of the simple command in the line, in textual order.
+    pub segment_index: usize,
+    /// The dialect that classified it.
+    pub dialect: Dialect,
+    /// The effect cannot be determined statically.
+    pub undeterminable: bool,
+    /// The op was reached through a wrapper or leading assignments.
+    pub wrapped: bool,
+    /// The compound-line shape, if any.
+    pub shape: Option<Shape>,
+    /// Free-text notes for humans and tests; never part of a contract.
+    pub notes: Vec<String>,
+    /// The simple command in the original text.
+    pub span: Span,
+}
+
+impl OpSpec {
+    /// Creates an op of the given kind with no targets or flags.
+    pub fn new(op: impl Into<String>, kind: OpKind, dialect: Dialect) -> OpSpec {
+        OpSpec {
+            op: op.into(),
+            kind,
+            sub: None,
+            targets: Vec::new(),
+            recursive: false,
+            force: false,
+            dry_run: false,
+            dir_only: false,
+            extra_flags: Vec::new(),
+            segment_index: 0,
+            dialect,
+            undeterminable: false,
+            wrapped: false,
+            shape: None,
+            notes: Vec::new(),
+            span: Span::default(),
+        }
+    }
+
+    /// Creates an `unknown` op with a note saying why.
+    pub fn unknown(op: impl Into<String>, dialect: Dialect, note: impl Into<String>) -> OpSpec {
+        let mut spec = OpSpec::new(op, OpKind::Unknown, dialect);
+        spec.undeterminable = true;
+        spec.notes.push(note.into());
+        spec
+    }
+
+    /// Marks the op undeterminable and records why (notes are de-duplicated).
+    pub fn mark_undeterminable(&mut self, note: impl Into<String>) {
+        self.undeterminable = true;
+        self.note(note);
+    }
+
+    /// Adds a de-duplicated note.
+    pub fn note(&mut self, note: impl Into<String>) {
+        let note = note.into();
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
+}

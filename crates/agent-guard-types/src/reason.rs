@@ -1,0 +1,193 @@
+//! Reason codes: the stable machine strings that say why a verdict was reached.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Decision;
+
+macro_rules! reason_codes {
+    ($( $(#[$meta:meta])* $variant:ident => $text:literal, $decision:ident, $explanation:literal; )*) => {
+        /// Why a verdict was reached. The string form is a stable public contract.
+        ///
+        /// Codes are never renamed or reused. New codes follow the `DECISION_WHAT` pattern.
+        /// The policy crate holds one documented rule file per code; a test there checks that
+        /// its registry and this enum agree.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum ReasonCode {
+            $( $(#[$meta])* $variant, )*
+        }
+
+        impl ReasonCode {
+            /// Every reason code, in registry order.
+            pub const ALL: &'static [ReasonCode] = &[ $( ReasonCode::$variant, )* ];
+
+            /// Returns the stable string, e.g. `RELOCATE_TREE`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $( ReasonCode::$variant => $text, )* }
+            }
+
+            /// Returns the decision class this code belongs to.
+            pub const fn decision(self) -> Decision {
+                match self { $( ReasonCode::$variant => Decision::$decision, )* }
+            }
+
+            /// Returns the one-sentence human explanation. Wording is not part of the contract.
+            pub const fn explanation(self) -> &'static str {
+                match self { $( ReasonCode::$variant => $explanation, )* }
+            }
+        }
+    };
+}
+
+reason_codes! {
+    /// Nothing would be deleted.
+    AllowNoop => "ALLOW_NOOP", Allow,
+        "Nothing would be deleted by this command.";
+    /// Every target is an ignored build artifact that can be regenerated.
+    AllowRegenerable => "ALLOW_REGENERABLE", Allow,
+        "Every target is a git-ignored build artifact that can be regenerated, so it is deleted directly.";
+    /// Housekeeping of already-quarantined payload.
+    AllowTrashGc => "ALLOW_TRASH_GC", Allow,
+        "Every target is quarantined payload; removing it is quarantine housekeeping.";
+    /// Named files are moved to the quarantine.
+    RelocatePaths => "RELOCATE_PATHS", Relocate,
+        "The named paths are moved into the quarantine first, so the delete can be undone.";
+    /// A directory tree is moved to the quarantine.
+    RelocateTree => "RELOCATE_TREE", Relocate,
+        "The directory tree is moved into the quarantine first, so the delete can be undone.";
+    /// Restricted session: single files may still be deleted, recoverably.
+    RelocateNarrow => "RELOCATE_NARROW", Relocate,
+        "The session is restricted; single files may still be deleted, and they are quarantined first.";
+    /// Everything `git clean` would remove is enumerated and quarantined.
+    RelocateViaCleanEnumerate => "RELOCATE_VIA_CLEAN_ENUMERATE", Relocate,
+        "Everything git clean would remove is enumerated and quarantined first.";
+    /// Tracked git changes are snapshotted first.
+    SnapshotGitStash => "SNAPSHOT_GIT_STASH", Snapshot,
+        "Uncommitted tracked changes are snapshotted in git first, so they can be restored.";
+    /// A `cd` earlier in the line makes the targets' base directory unknown.
+    CompoundCwdDelete => "COMPOUND_CWD_DELETE", Ask,
+        "A directory change earlier in the line makes the targets unresolvable before it runs; run the delete as its own command from the right directory.";
+    /// Files created earlier in the line do not exist yet.
+    CompoundCreateDelete => "COMPOUND_CREATE_DELETE", Ask,
+        "The line creates files and then deletes them; what it deletes does not exist yet and cannot be quarantined first.";
+    /// The target set cannot be known statically.
+    BlockUndeterminableEffect => "BLOCK_UNDETERMINABLE_EFFECT", Block,
+        "What this command would delete cannot be determined before it runs; restate it with literal, workspace-relative paths.";
+    /// A target is outside the workspace.
+    BlockOutOfWorkspace => "BLOCK_OUT_OF_WORKSPACE", Block,
+        "A target lies outside the workspace; the guard never deletes outside it.";
+    /// A target is protected (workspace root, git metadata, quarantine).
+    BlockProtectedPath => "BLOCK_PROTECTED_PATH", Block,
+        "A target is protected: the workspace root, git metadata or the quarantine itself.";
+    /// A target is a filesystem root or the home directory.
+    BlockProtectedAncestor => "BLOCK_PROTECTED_ANCESTOR", Block,
+        "A target is a filesystem root or the home directory, which is never deleted.";
+    /// A target is a glob.
+    BlockWildcard => "BLOCK_WILDCARD", Block,
+        "A target is a wildcard whose matches are unknown; list the paths, or use safe-delete, which expands globs itself.";
+    /// The session was restricted by a human.
+    BlockRestrictedMode => "BLOCK_RESTRICTED_MODE", Block,
+        "The session is restricted; only single files may be deleted until a human restores normal mode.";
+    /// Remote history destruction.
+    BlockForcePush => "BLOCK_FORCE_PUSH", Block,
+        "Force pushes and remote ref deletions destroy remote history and are never automated.";
+    /// A hard reset would overwrite untracked or ignored content.
+    BlockGitResetCollision => "BLOCK_GIT_RESET_COLLISION", Block,
+        "The hard reset would overwrite untracked or ignored files that a snapshot cannot preserve.";
+    /// The dialect selector is not known.
+    BlockDialectUnknown => "BLOCK_DIALECT_UNKNOWN", Block,
+        "The shell dialect selector is not recognised; the command was not classified.";
+    /// The dialect selector is malformed.
+    BlockDialectInvalid => "BLOCK_DIALECT_INVALID", Block,
+        "The shell dialect selector is malformed; the command was not classified.";
+    /// Commits a ref-dropping git command would lose are kept under private refs.
+    SnapshotGitRefs => "SNAPSHOT_GIT_REFS", Snapshot,
+        "The commits this command drops (stash entries, branch tips) are kept under private refs first, so they can be restored.";
+    /// The project configuration could not be read.
+    BlockConfigInvalid => "BLOCK_CONFIG_INVALID", Block,
+        "The project configuration (.agent-guard.toml) could not be read; destructive commands are refused until it is fixed.";
+    /// The quarantine ran out of space.
+    RelocateFailedStorage => "RELOCATE_FAILED_STORAGE", Block,
+        "The quarantine has no room for the targets; nothing more was moved and the command must not run.";
+    /// A compensation was attempted and failed.
+    CompensationFailed => "COMPENSATION_FAILED", Block,
+        "The guard could not make this delete recoverable, so the command must not run; anything already moved stays restorable.";
+}
+
+impl ReasonCode {
+    /// Parses a stable string; returns `None` for unknown codes.
+    pub fn parse(text: &str) -> Option<ReasonCode> {
+        ReasonCode::ALL.iter().copied().find(|c| c.as_str() == text)
+    }
+}
+
+impl std::fmt::Display for ReasonCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ReasonCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ReasonCode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        ReasonCode::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown reason code `{text}`")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn strings_are_unique_and_follow_the_pattern() {
+        let mut seen = HashSet::new();
+        for code in ReasonCode::ALL {
+            assert!(seen.insert(code.as_str()), "duplicate {code}");
+            assert!(
+                code.as_str()
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c == '_'),
+                "{code}"
+            );
+            assert!(!code.explanation().is_empty());
+            assert_eq!(ReasonCode::parse(code.as_str()), Some(*code));
+        }
+    }
+
+    #[test]
+    fn decision_prefixes_match_for_prefixed_codes() {
+        for code in ReasonCode::ALL {
+            let text = code.as_str();
+            for d in Decision::ALL {
+                if text.starts_with(&format!("{}_", d.as_str()))
+                    && !text.starts_with("RELOCATE_FAILED")
+                {
+                    assert_eq!(code.decision(), d, "{code}");
+                }
+            }
+        }
+        assert_eq!(
+            ReasonCode::RelocateFailedStorage.decision(),
+            Decision::Block
+        );
+        assert_eq!(ReasonCode::CompoundCwdDelete.decision(), Decision::Ask);
+    }
+
+    #[test]
+    fn serde_uses_the_stable_string() {
+        let json = serde_json::to_string(&ReasonCode::RelocateTree).unwrap();
+        assert_eq!(json, "\"RELOCATE_TREE\"");
+        let back: ReasonCode = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, ReasonCode::RelocateTree);
+        assert!(serde_json::from_str::<ReasonCode>("\"NOPE\"").is_err());
+    }
+}

@@ -1,0 +1,129 @@
+//! Verdicts: a decision, its reason code and the compensation plan.
+
+use std::path::PathBuf;
+
+use crate::{Decision, PathSpec, ReasonCode};
+
+/// What the recovery engine must do before the command may run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Plan {
+    /// Nothing to compensate.
+    #[default]
+    Nothing,
+    /// Move these existing paths into the quarantine.
+    Relocate(Vec<PathSpec>),
+    /// The command deletes these paths directly (regenerable artifacts, quarantine
+    /// housekeeping); no compensation, but a durable intent record first.
+    Direct(Vec<PathSpec>),
+    /// Enumerate what `git clean` would remove, then relocate it.
+    CleanEnumerate {
+        /// The directory git runs in.
+        cwd: PathBuf,
+        /// Scope flags (`-d`, `-x`, `-X`).
+        flags: Vec<String>,
+        /// Literal pathspecs.
+        pathspecs: Vec<String>,
+    },
+    /// Snapshot the work tree's tracked changes.
+    Snapshot {
+        /// The directory git runs in.
+        cwd: PathBuf,
+        /// The `reset --hard` target revision, when the op is a hard reset.
+        reset_target: Option<String>,
+        /// The pathspecs being discarded, if the op is limited to paths.
+        pathspecs: Vec<String>,
+    },
+    /// Keep the commits a ref-deleting command would drop, under private refs.
+    PreserveRefs {
+        /// The directory git runs in.
+        cwd: PathBuf,
+        /// The op kind's subject: stash entries or branch names.
+        refs: Vec<String>,
+    },
+}
+
+/// The verdict on one operation (or on a whole line, after aggregation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// The decision class.
+    pub decision: Decision,
+    /// The stable reason code.
+    pub code: ReasonCode,
+    /// Index of the op this verdict is about, when it is about one.
+    pub op_index: Option<usize>,
+    /// Internal notes (may contain raw target text; never echoed by `check`).
+    pub reasons: Vec<String>,
+    /// The compensation plan.
+    pub plan: Plan,
+}
+
+impl Verdict {
+    /// Creates a verdict whose decision is the code's own class and with no plan.
+    pub fn of(code: ReasonCode) -> Verdict {
+        Verdict {
+            decision: code.decision(),
+            code,
+            op_index: None,
+            reasons: Vec::new(),
+            plan: Plan::Nothing,
+        }
+    }
+
+    /// Adds a reason note.
+    #[must_use]
+    pub fn because(mut self, reason: impl Into<String>) -> Verdict {
+        self.reasons.push(reason.into());
+        self
+    }
+
+    /// Sets the plan.
+    #[must_use]
+    pub fn with_plan(mut self, plan: Plan) -> Verdict {
+        self.plan = plan;
+        self
+    }
+
+    /// Sets the op index.
+    #[must_use]
+    pub fn for_op(mut self, index: usize) -> Verdict {
+        self.op_index = Some(index);
+        self
+    }
+
+    /// Returns the highest-ranked verdict; ties keep the first in order. `None` when empty.
+    pub fn worst(verdicts: &[Verdict]) -> Option<&Verdict> {
+        let mut best: Option<&Verdict> = None;
+        for verdict in verdicts {
+            if best.is_none_or(|b| verdict.decision.rank() > b.decision.rank()) {
+                best = Some(verdict);
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worst_takes_highest_rank_and_first_on_ties() {
+        let list = vec![
+            Verdict::of(ReasonCode::RelocateTree).for_op(0),
+            Verdict::of(ReasonCode::SnapshotGitStash).for_op(1),
+            Verdict::of(ReasonCode::AllowNoop).for_op(2),
+        ];
+        assert_eq!(Verdict::worst(&list).unwrap().op_index, Some(0));
+        let list = vec![
+            Verdict::of(ReasonCode::RelocateTree),
+            Verdict::of(ReasonCode::BlockWildcard),
+            Verdict::of(ReasonCode::BlockOutOfWorkspace),
+        ];
+        assert_eq!(
+            Verdict::worst(&list).unwrap().code,
+            ReasonCode::BlockWildcard
+        );
+        assert!(Verdict::worst(&[]).is_none());
+    }
+}

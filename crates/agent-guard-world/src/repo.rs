@@ -1,0 +1,44 @@
+//! The lazily opened git repository behind the workspace.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use git2::{Repository, RepositoryOpenFlags};
+
+/// A repository opened read-only, with the facts every git probe needs.
+pub(crate) struct GitRepo {
+    /// The repository. Only reading calls are made on it: no index write, no checkout.
+    pub(crate) repo: Repository,
+    /// The work-tree root, resolved with `realpath`; `None` for a bare repository.
+    pub(crate) workdir: Option<PathBuf>,
+    /// `core.ignorecase`: path comparisons fold case.
+    pub(crate) ignorecase: bool,
+}
+
+impl GitRepo {
+    /// Opens the repository containing `dir`, searching upward like git does (without
+    /// crossing filesystems and without reading `GIT_DIR` and friends from the environment).
+    /// Any failure is `None`.
+    pub(crate) fn open(dir: &Path) -> Option<GitRepo> {
+        let repo = Repository::open_ext(
+            dir,
+            RepositoryOpenFlags::empty(),
+            std::iter::empty::<&OsStr>(),
+        )
+        .ok()?;
+        Some(GitRepo::from_repository(repo))
+    }
+
+    fn from_repository(repo: Repository) -> GitRepo {
+        let workdir = repo.workdir().and_then(|dir| dir.canonicalize().ok());
+        let ignorecase = repo
+            .config()
+            .and_then(|config| config.get_bool("core.ignorecase"))
+            .unwrap_or(false);
+        GitRepo {
+            repo,
+            workdir,
+            ignorecase,
+        }
+    }
+}

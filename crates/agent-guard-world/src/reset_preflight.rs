@@ -1,0 +1,321 @@
+//! The read-only `git reset --hard [target]` preflight.
+//!
+//! A hard reset is compensated by a snapshot of *tracked* changes (`git stash create`). That
+//! snapshot cannot preserve untracked or ignored content, so the reset is refused when the
+//! target tree would overwrite or remove such content: when an untracked or ignored path is a
+//! file of the target tree, a directory of it, or lies below one of its files. The quarantine
+//! is checked the same way, because a reset must never write into the storage.
+
+use std::collections::{BTreeSet, HashSet};
+use std::ffi::OsStr;
+use std::path::Path;
+
+use agent_guard_types::ResetPreflight;
+use git2::{ObjectType, Repository, Status, StatusOptions, StatusShow};
+
+use crate::protect::TrashRoots;
+use crate::repo::GitRepo;
+use crate::resolve::{git_path_bytes, is_within};
+use crate::world::RealWorld;
+
+/// The file mode of a gitlink (a submodule commit) in trees and the index.
+const GITLINK_MODE: u32 = 0o160_000;
+
+/// How many colliding paths are listed; more are summarised in one final entry.
+pub(crate) const MAX_LISTED: usize = 20;
+
+const STASH_RELATIVE: &str = "stash-relative reset target";
+const NOT_A_REPOSITORY: &str = "not a git repository";
+const BARE: &str = "bare repository";
+const NOT_THE_ROOT: &str = "the workspace is not the repository's work-tree root";
+const UNRESOLVABLE: &str = "unresolvable reset target";
+const SUBMODULES: &str = "submodules";
+const UNREADABLE: &str = "unreadable work-tree content";
+const QUARANTINE_OVERLAP: &str = "quarantine overlaps the workspace root";
+const UNKNOWN_EFFECTS: &str = "could not determine effects";
+
+/// Why the analysis stopped early.
+enum Stop {
+    /// A known reason.
+    Undeterminable(&'static str),
+    /// Any git error.
+    Git,
+}
+
+impl From<git2::Error> for Stop {
+    fn from(_: git2::Error) -> Stop {
+        Stop::Git
+    }
+}
+
+/// Implements [`World::reset_preflight`](agent_guard_types::World::reset_preflight).
+pub(crate) fn reset_preflight(
+    world: &RealWorld,
+    cwd: &Path,
+    target: Option<&str>,
+) -> ResetPreflight {
+    let target = target.unwrap_or("HEAD");
+    if is_stash_relative(target) {
+        return undeterminable(STASH_RELATIVE);
+    }
+    // The repository that git would use from `cwd` must be the workspace's own.
+    let Ok(git_dir) = Repository::discover_path(cwd, std::iter::empty::<&OsStr>()) else {
+        return undeterminable(NOT_A_REPOSITORY);
+    };
+    let Some(repo) = world.repository() else {
+        return undeterminable(NOT_THE_ROOT);
+    };
+    if git_dir.canonicalize().ok() != repo.repo.path().canonicalize().ok() {
+        return undeterminable(NOT_THE_ROOT);
+    }
+    if repo.repo.is_bare() {
+        return undeterminable(BARE);
+    }
+    if repo.workdir.as_deref() != Some(world.workspace.as_path()) {
+        return undeterminable(NOT_THE_ROOT);
+    }
+    match analyse(&repo, &world.workspace, world.trash_roots(), target) {
+        Ok(collisions) if collisions.is_empty() => ResetPreflight::Safe,
+        Ok(collisions) => ResetPreflight::Collision(listing(collisions)),
+        Err(Stop::Undeterminable(reason)) => undeterminable(reason),
+        Err(Stop::Git) => undeterminable(UNKNOWN_EFFECTS),
+    }
+}
+
+fn undeterminable(reason: &str) -> ResetPreflight {
+    ResetPreflight::Undeterminable(reason.to_owned())
+}
+
+/// Matches `(refs/)?stash` followed by the end, `~`, `^` or `@`: such targets move when the
+/// snapshot itself is stored on the stash. Case-insensitive, for case-insensitive ref stores.
+fn is_stash_relative(target: &str) -> bool {
+    let lower = target.to_ascii_lowercase();
+    let rest = lower.strip_prefix("refs/").unwrap_or(&lower);
+    rest.strip_prefix("stash")
+        .is_some_and(|after| after.is_empty() || after.starts_with(['~', '^', '@']))
+}
+
+/// The paths that collide, sorted, in git's byte form.
+fn analyse(
+    repo: &GitRepo,
+    workspace: &Path,
+    trash: &TrashRoots,
+    target: &str,
+) -> Result<BTreeSet<Vec<u8>>, Stop> {
+    let commit = repo
+        .repo
+        .revparse_single(target)
+        .and_then(|object| object.peel_to_commit())
+        .map_err(|_| Stop::Undeterminable(UNRESOLVABLE))?;
+    let tree_paths = TreePaths::of(&repo.repo, &commit.tree()?, repo.ignorecase)?;
+
+    let mut index = repo.repo.index()?;
+    index.read(false)?;
+    if index.iter().any(|entry| entry.mode == GITLINK_MODE) {
+        return Err(Stop::Undeterminable(SUBMODULES));
+    }
+
+    let mut collisions = BTreeSet::new();
+    for other in others(&repo.repo)? {
+        let trimmed = other.strip_suffix(b"/").unwrap_or(&other);
+        if tree_paths.collides(trimmed) {
+            collisions.insert(trimmed.to_vec());
+        }
+    }
+
+    // The quarantine, in both spellings: a reset must not write into (or replace) the storage,
+    // even before it exists — a tracked `.agent-trash/user.txt` would be created inside it.
+    let spellings = std::iter::once(&trash.physical).chain(trash.link.as_ref());
+    for spelling in spellings {
+        if is_within(workspace, spelling) {
+            return Err(Stop::Undeterminable(QUARANTINE_OVERLAP));
+        }
+        let Ok(relative) = spelling.strip_prefix(workspace) else {
+            continue;
+        };
+        let relative = git_path_bytes(relative);
+        if tree_paths.collides(&relative) || tree_paths.has_leaf_under(&relative) {
+            collisions.insert(relative);
+        }
+    }
+    Ok(collisions)
+}
+
+/// Every untracked and ignored path of the work tree, as git reports them.
+///
+/// Untracked directories are recursed into, so an untracked file beside the target tree's
+/// files does not count as a collision; an ignored directory is reported as itself (with a
+/// trailing `/`), because enumerating `node_modules` would cost more than it is worth and a
+/// target tree that has anything below an ignored, untracked directory is a collision in all
+/// but contrived cases. A nested repository appears as its directory.
+fn others(repo: &Repository) -> Result<Vec<Vec<u8>>, Stop> {
+    let mut options = StatusOptions::new();
+    options
+        .show(StatusShow::Workdir)
+        .include_untracked(true)
+        .include_ignored(true)
+        .recurse_untracked_dirs(true)
+        .recurse_ignored_dirs(false)
+        .exclude_submodules(true)
+        .include_unreadable(true);
+    let statuses = repo.statuses(Some(&mut options))?;
+    let mut others = Vec::new();
+    for entry in statuses.iter() {
+        let status = entry.status();
+        if status.contains(Status::WT_UNREADABLE) {
+            return Err(Stop::Undeterminable(UNREADABLE));
+        }
+        if status.intersects(Status::WT_NEW | Status::IGNORED) {
+            others.push(entry.path_bytes().to_vec());
+        }
+    }
+    Ok(others)
+}
+
+/// The leaves (blobs and links) of the target tree and their proper ancestor directories,
+/// case-folded when the repository ignores case.
+struct TreePaths {
+    leaves: HashSet<Vec<u8>>,
+    dirs: HashSet<Vec<u8>>,
+    ignorecase: bool,
+}
+
+impl TreePaths {
+    fn of(repo: &Repository, root: &git2::Tree<'_>, ignorecase: bool) -> Result<TreePaths, Stop> {
+        let mut paths = TreePaths {
+            leaves: HashSet::new(),
+            dirs: HashSet::new(),
+            ignorecase,
+        };
+        // An explicit stack rather than `Tree::walk`, whose callback receives the directory as
+        // `&str` and so cannot carry non-UTF-8 names faithfully.
+        let mut pending = vec![(Vec::new(), root.clone())];
+        while let Some((prefix, tree)) = pending.pop() {
+            for entry in &tree {
+                let mut path = prefix.clone();
+                if !path.is_empty() {
+                    path.push(b'/');
+                }
+                path.extend_from_slice(entry.name_bytes());
+                if u32::try_from(entry.filemode()).ok() == Some(GITLINK_MODE) {
+                    return Err(Stop::Undeterminable(SUBMODULES));
+                }
+                if entry.kind() == Some(ObjectType::Tree) {
+                    let subtree = repo.find_tree(entry.id())?;
+                    paths.dirs.insert(paths.fold(&path));
+                    pending.push((path, subtree));
+                } else {
+                    paths.leaves.insert(paths.fold(&path));
+                }
+            }
+        }
+        Ok(paths)
+    }
+
+    fn fold(&self, path: &[u8]) -> Vec<u8> {
+        if !self.ignorecase {
+            return path.to_vec();
+        }
+        match std::str::from_utf8(path) {
+            Ok(text) => text.to_lowercase().into_bytes(),
+            Err(_) => path.to_ascii_lowercase(),
+        }
+    }
+
+    /// An other path collides if it is a leaf, a tree directory, or lies below a leaf.
+    fn collides(&self, path: &[u8]) -> bool {
+        let path = self.fold(path);
+        self.leaves.contains(&path)
+            || self.dirs.contains(&path)
+            || ancestors(&path).any(|ancestor| self.leaves.contains(ancestor))
+    }
+
+    /// Some leaf lies strictly below `path`.
+    fn has_leaf_under(&self, path: &[u8]) -> bool {
+        let mut prefix = self.fold(path);
+        prefix.push(b'/');
+        self.leaves.iter().any(|leaf| leaf.starts_with(&prefix))
+    }
+}
+
+/// The proper ancestors of a `/`-separated path, nearest last.
+fn ancestors(path: &[u8]) -> impl Iterator<Item = &[u8]> {
+    path.iter()
+        .enumerate()
+        .filter(|&(_, &byte)| byte == b'/')
+        .map(move |(at, _)| &path[..at])
+}
+
+/// The collisions as strings, at most [`MAX_LISTED`], then one `… and N more` entry.
+fn listing(collisions: BTreeSet<Vec<u8>>) -> Vec<String> {
+    let total = collisions.len();
+    let mut listed: Vec<String> = collisions
+        .into_iter()
+        .take(MAX_LISTED)
+        .map(|path| String::from_utf8_lossy(&path).into_owned())
+        .collect();
+    if total > MAX_LISTED {
+        listed.push(format!("… and {} more", total - MAX_LISTED));
+    }
+    listed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stash_relative_targets() {
+        for stash in [
+            "stash",
+            "refs/stash",
+            "stash@{0}",
+            "stash~1",
+            "stash^",
+            "STASH",
+        ] {
+            assert!(is_stash_relative(stash), "{stash}");
+        }
+        for other in ["HEAD", "stashed", "my-stash", "refs/heads/stash", "main~1"] {
+            assert!(!is_stash_relative(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn ancestors_of_a_path() {
+        let all: Vec<&[u8]> = ancestors(b"a/b/c").collect();
+        assert_eq!(all, vec![b"a".as_slice(), b"a/b".as_slice()]);
+        assert_eq!(ancestors(b"a").count(), 0);
+    }
+
+    #[test]
+    fn collision_rule() {
+        let paths = TreePaths {
+            leaves: ["f", "d/x"].iter().map(|p| p.as_bytes().to_vec()).collect(),
+            dirs: ["d"].iter().map(|p| p.as_bytes().to_vec()).collect(),
+            ignorecase: false,
+        };
+        assert!(paths.collides(b"f"));
+        assert!(paths.collides(b"d"));
+        assert!(paths.collides(b"f/below"));
+        assert!(paths.collides(b"d/x"));
+        assert!(!paths.collides(b"d/y"));
+        assert!(!paths.collides(b"F"));
+        assert!(paths.has_leaf_under(b"d"));
+        assert!(!paths.has_leaf_under(b"f"));
+        let folded = TreePaths {
+            ignorecase: true,
+            ..paths
+        };
+        assert!(folded.collides(b"F"));
+    }
+
+    #[test]
+    fn listing_is_capped() {
+        let many: BTreeSet<Vec<u8>> = (0..25).map(|i| format!("p{i:02}").into_bytes()).collect();
+        let listed = listing(many);
+        assert_eq!(listed.len(), MAX_LISTED + 1);
+        assert_eq!(listed[0], "p00");
+        assert_eq!(listed[MAX_LISTED], "… and 5 more");
+    }
+}

@@ -1,0 +1,12 @@
+//! Integration tests of the read-only world against real directories and real git repositories.
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "fixture helpers fail loudly, like the tests calling them"
+)]
+
+mod discovery;
+mod facts;
+mod ignore;
+mod reset;
+mod support;
