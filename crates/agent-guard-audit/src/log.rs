@@ -53,6 +53,13 @@ pub fn format_timestamp(instant: DateTime<Utc>) -> String {
     instant.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+/// Whether an append waits for the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    Synced,
+    Relaxed,
+}
+
 /// The JSONL audit log at `<trash>/audit.jsonl`.
 ///
 /// Each record is one line of sorted-key JSON holding only the projection ([`project()`]) of
@@ -101,6 +108,24 @@ impl AuditLog {
     /// creates it. If the file does not end with a newline (a torn earlier write), a newline
     /// is written first so the new record stays parseable.
     pub fn append(&self, record: &Map<String, Value>) -> Result<Map<String, Value>, AuditError> {
+        self.write_record(record, Durability::Synced)
+    }
+
+    /// Like [`AuditLog::append`], but without waiting for the disk: for best-effort records
+    /// (an advisory `check`) on the hot path, where an fsync would dominate the cost. The
+    /// line is still written whole, under the lock.
+    pub fn append_relaxed(
+        &self,
+        record: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, AuditError> {
+        self.write_record(record, Durability::Relaxed)
+    }
+
+    fn write_record(
+        &self,
+        record: &Map<String, Value>,
+        durability: Durability,
+    ) -> Result<Map<String, Value>, AuditError> {
         let mut stored = project(record);
         stored
             .entry("ts")
@@ -135,7 +160,9 @@ impl AuditLog {
             line.insert(0, b'\n');
         }
         file.write_all(&line).map_err(append_error)?;
-        file.sync_data().map_err(append_error)?;
+        if durability == Durability::Synced {
+            file.sync_data().map_err(append_error)?;
+        }
         file.file().unlock().map_err(append_error)?;
         Ok(stored)
     }

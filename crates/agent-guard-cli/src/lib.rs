@@ -9,6 +9,7 @@ pub mod args;
 pub mod check;
 pub mod demo;
 pub mod exit_code;
+pub mod mode;
 pub mod printer;
 
 use args::{Cli, Command};
@@ -19,6 +20,7 @@ pub fn run(cli: &Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Check(args) => check::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Mode(args) => mode::run(args),
     };
     result.unwrap_or_else(|error| report_error(&error))
 }

@@ -271,7 +271,7 @@ fn audit_check(
     _request: &CheckRequest,
 ) {
     let stored = audit_log(workspace, runtime).and_then(|log| {
-        log.append(&audit_fields(report, "check"))
+        log.append_relaxed(&audit_fields(report, "check"))
             .map_err(|e| error_chain(&e))
     });
     if stored.is_err() {

@@ -9,12 +9,14 @@
 
 mod check;
 mod error;
+mod mode;
 mod report;
 mod runtime;
 mod workspace;
 
 pub use check::{CheckRequest, check};
 pub use error::{EngineError, Result};
+pub use mode::{ModeReport, change_mode, show_mode};
 pub use report::{CheckReport, Compensation, OpReport};
 pub use runtime::Runtime;
 pub use workspace::Workspace;

@@ -119,7 +119,46 @@ fn plain_text() -> impl Strategy<Value = String> {
     .prop_map(|v| v.concat())
 }
 
+/// Constructs that nest: random stacks of them reach the depth limit through every path.
+const OPENERS: &[&str] = &[
+    "$(",
+    "(",
+    "{ ",
+    "${x:-",
+    "\"$(",
+    "\"${x:-\"",
+    "$((",
+    "<(",
+    "if ",
+    "while ",
+    "until ",
+    "for x in $(",
+    "case $( ",
+    "case x in a) ",
+    "f() { ",
+    "function g { ",
+    "[[ $(",
+    "((",
+    "a=($(",
+    "x=$(",
+    "@(",
+    "`",
+    "$(( $(",
+    "cat <<<$(",
+    "echo <<EOF $(",
+];
+
 proptest! {
+    #[test]
+    fn random_deep_nesting_stays_on_the_stack(
+        openers in prop::collection::vec(prop::sample::select(OPENERS), 40..300),
+    ) {
+        // Test threads have a 2 MiB stack: reaching the depth limit must not overflow it.
+        let text = openers.concat();
+        let script = lex(&text);
+        check_spans(&text, &script);
+    }
+
     #[test]
     fn never_panics_on_arbitrary_text(text in any::<String>()) {
         let script = lex(&text);

@@ -118,7 +118,12 @@ fn analyse(
     let mut collisions = BTreeSet::new();
     for other in others(&repo.repo)? {
         let trimmed = other.strip_suffix(b"/").unwrap_or(&other);
-        if tree_paths.collides(trimmed) {
+        let is_dir = other.ends_with(b"/");
+        if is_dir && tree_paths.is_dir_only(trimmed) {
+            // The target tree has files below this untracked directory: look inside, so
+            // that only what the reset would really overwrite counts.
+            collisions.extend(inside(workspace, trimmed, &tree_paths));
+        } else if tree_paths.collides(trimmed) {
             collisions.insert(trimmed.to_vec());
         }
     }
@@ -154,7 +159,7 @@ fn others(repo: &Repository) -> Result<Vec<Vec<u8>>, Stop> {
         .show(StatusShow::Workdir)
         .include_untracked(true)
         .include_ignored(true)
-        .recurse_untracked_dirs(true)
+        .recurse_untracked_dirs(false)
         .recurse_ignored_dirs(false)
         .exclude_submodules(true)
         .include_unreadable(true);
@@ -230,12 +235,62 @@ impl TreePaths {
             || ancestors(&path).any(|ancestor| self.leaves.contains(ancestor))
     }
 
+    /// `path` is a directory of the tree and neither a leaf nor below one.
+    fn is_dir_only(&self, path: &[u8]) -> bool {
+        let folded = self.fold(path);
+        self.dirs.contains(&folded)
+            && !self.leaves.contains(&folded)
+            && !ancestors(&folded).any(|ancestor| self.leaves.contains(ancestor))
+    }
+
     /// Some leaf lies strictly below `path`.
     fn has_leaf_under(&self, path: &[u8]) -> bool {
         let mut prefix = self.fold(path);
         prefix.push(b'/');
         self.leaves.iter().any(|leaf| leaf.starts_with(&prefix))
     }
+}
+
+/// The most entries [`inside`] examines before it gives up and reports the directory.
+const MAX_WALK: usize = 100_000;
+
+/// The colliding paths below the untracked directory `dir` (workspace-relative), found by
+/// walking it. A nested repository, an unreadable directory or a walk longer than
+/// [`MAX_WALK`] entries collides as a whole.
+fn inside(workspace: &Path, dir: &[u8], tree: &TreePaths) -> Vec<Vec<u8>> {
+    use std::os::unix::ffi::OsStrExt as _;
+
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_vec()];
+    let mut examined = 0;
+    while let Some(relative) = pending.pop() {
+        let absolute = workspace.join(OsStr::from_bytes(&relative));
+        let Ok(entries) = std::fs::read_dir(&absolute) else {
+            return vec![dir.to_vec()];
+        };
+        if absolute.join(".git").symlink_metadata().is_ok() {
+            return vec![dir.to_vec()];
+        }
+        for entry in entries {
+            examined += 1;
+            let Ok(entry) = entry else {
+                return vec![dir.to_vec()];
+            };
+            if examined > MAX_WALK {
+                return vec![dir.to_vec()];
+            }
+            let mut path = relative.clone();
+            path.push(b'/');
+            path.extend_from_slice(entry.file_name().as_bytes());
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && tree.is_dir_only(&path) {
+                pending.push(path);
+            } else if tree.collides(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found
 }
 
 /// The proper ancestors of a `/`-separated path, nearest last.

@@ -2,11 +2,13 @@
 
 mod check;
 mod demo;
+mod mode;
 
 use clap::{Parser, Subcommand};
 
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
+pub use mode::ModeArgs;
 
 /// Decide, before an AI agent's shell command runs, whether its deletes can be undone.
 ///
@@ -28,4 +30,6 @@ pub enum Command {
     Check(CheckArgs),
     /// Run a self-contained demo on a temporary workspace
     Demo(DemoArgs),
+    /// Show or change the session's authorisation mode
+    Mode(ModeArgs),
 }

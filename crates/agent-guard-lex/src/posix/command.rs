@@ -245,6 +245,22 @@ impl Lexer<'_> {
     fn parse_command(&mut self, ctx: CommandContext, sep: Separator) {
         loop {
             self.skip_blanks();
+            // bash's `time [-p]` keyword prefixes a whole pipeline, compound commands included
+            // (`time { rm -rf build; }`). With GNU time options it stays an ordinary word.
+            if self.peek_word(b"time") {
+                let start = self.pos;
+                self.pos += 4;
+                self.skip_blanks();
+                if self.peek_word(b"-p") {
+                    self.pos += 2;
+                    self.skip_blanks();
+                }
+                if self.peek() == Some(b'-') {
+                    self.pos = start;
+                } else {
+                    continue;
+                }
+            }
             match self.peek_reserved() {
                 Some(Kw::Bang) => {
                     self.pos += 1;

@@ -638,6 +638,15 @@ fn negation() {
 }
 
 #[test]
+fn time_keyword_prefixes_pipelines_and_compounds() {
+    assert_eq!(ok("time { rm -rf build; }"), [["rm", "-rf", "build"]]);
+    assert_eq!(ok("time -p (rm x)"), [["rm", "x"]]);
+    assert_eq!(ok("time rm x"), [["rm", "x"]]);
+    assert_eq!(ok("time -v rm x"), [["time", "-v", "rm", "x"]]);
+    assert_eq!(ok("echo time"), [["echo", "time"]]);
+}
+
+#[test]
 fn functions() {
     for src in [
         "f() { rm -rf x; }",

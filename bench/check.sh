@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Whole-process benchmark of `check` (issue 2): a no-op command, `rm -rf build` and
+# `git reset --hard`, each against a trivial Rust binary's start-up, in the same run.
+#
+#   bench/check.sh [--runs N] [--export FILE.md]
+#
+# Needs hyperfine (`apt-get install hyperfine`). Builds the release binaries first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=300
+export_md=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --export) export_md="$2"; shift 2 ;;
+    *) echo "usage: bench/check.sh [--runs N] [--export FILE.md]" >&2; exit 2 ;;
+  esac
+done
+command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
+cargo build --release --locked -q -p agent-guard-cli -p agent-guard-bench
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+check="$target/release/check"
+trivial="$target/release/trivial-rust"
+
+ws=$(mktemp -d)
+trap 'rm -rf "$ws"' EXIT
+(
+  cd "$ws"
+  git init -q
+  git config user.email bench@agent-guard.invalid && git config user.name bench
+  mkdir -p src build/out && echo 'fn main() {}' > src/main.rs
+  for i in $(seq 1 200); do echo "$i" > "build/out/f$i.o"; done
+  printf 'node_modules/\n' > .gitignore
+  git add -A src .gitignore && git commit -qm init
+  echo 'changed' >> src/main.rs
+)
+export HOME="$ws/home"; mkdir -p "$HOME"
+unset AGENT_GUARD_DIALECT AGENT_GUARD_WORKSPACE AGENT_GUARD_TRASH
+# Warm the quarantine layout once so every measured run does the same work.
+"$check" --cwd "$ws" -- 'rm -rf build' >/dev/null
+
+args=(--warmup 20 --runs "$runs" -N --style basic)
+[ -n "$export_md" ] && args+=(--export-markdown "$export_md")
+hyperfine "${args[@]}" \
+  -n 'trivial Rust binary' "$trivial" \
+  -n 'check: no-op (ls -la)' "$check --cwd $ws -- 'ls -la'" \
+  -n 'check: rm -rf build' "$check --cwd $ws -- 'rm -rf build'" \
+  -n 'check: git reset --hard' "$check --cwd $ws -- 'git reset --hard'"

@@ -1,0 +1,172 @@
+//! `agent-guard check` and the `check` binary, advisory mode.
+
+use crate::support::{TestEnv, tree};
+
+#[test]
+fn options_after_operands_relocate_the_tree() {
+    let env = TestEnv::new();
+    let report = env.check_json("rm ./build -rf");
+    assert_eq!(report["decision"], "RELOCATE");
+    assert_eq!(report["code"], "RELOCATE_TREE");
+    assert_eq!(report["command"], "<redacted>");
+    assert_eq!(report["enforced"], false);
+    assert_eq!(report["exit"], 0);
+    assert!(
+        env.ws().join("build/report.txt").exists(),
+        "advisory mode moves nothing"
+    );
+}
+
+#[test]
+fn json_has_the_contract_fields() {
+    let env = TestEnv::new();
+    let report = env.check_json("rm -rf build");
+    for field in [
+        "command",
+        "check_id",
+        "mode",
+        "dialect",
+        "dialect_requested",
+        "dialect_outcome",
+        "decision",
+        "code",
+        "explanation",
+        "reasons",
+        "guard_latency_ms",
+        "ops",
+        "enforced",
+        "exit",
+    ] {
+        assert!(report.get(field).is_some(), "missing {field}: {report}");
+    }
+    assert_eq!(report["ops"][0]["op"], "rm");
+    assert_eq!(report["ops"][0]["kind"], "fs-delete");
+    assert_eq!(report["dialect"], "posix");
+    assert!(report["dialect_requested"].is_null());
+    let id = report["check_id"].as_str().unwrap();
+    assert!(agent_guard_types::is_generated_id(id), "{id}");
+}
+
+#[test]
+fn control_flow_and_brace_lists_are_not_allowed() {
+    let env = TestEnv::new();
+    for command in ["if true; then rm -rf build; fi", "rm -rf {build,dist}"] {
+        let report = env.check_json(command);
+        assert_ne!(report["decision"], "ALLOW", "{command}: {report}");
+        assert_eq!(report["code"], "RELOCATE_TREE", "{command}");
+    }
+}
+
+#[test]
+fn home_directory_blocks_the_line() {
+    let env = TestEnv::new();
+    let report = env.check_json("rm -rf build; rm -rf ~");
+    assert_eq!(report["decision"], "BLOCK");
+    assert_eq!(report["code"], "BLOCK_PROTECTED_ANCESTOR");
+}
+
+#[test]
+fn data_mentioning_rm_writes_nothing() {
+    let env = TestEnv::new();
+    let before = tree(env.ws());
+    let report = env.check_json("grep -r \"rm -rf\" .");
+    assert_eq!(report["decision"], "ALLOW");
+    assert_eq!(report["code"], "ALLOW_NOOP");
+    assert_eq!(tree(env.ws()), before, "a no-op check creates nothing");
+    assert!(!env.trash().exists());
+}
+
+#[test]
+fn destructive_check_appends_one_redacted_audit_record() {
+    let env = TestEnv::new();
+    let report = env.check_json("rm -rf build && printf private_marker_7392");
+    let audit = std::fs::read_to_string(env.trash().join("audit.jsonl")).unwrap();
+    let lines: Vec<&str> = audit.lines().collect();
+    assert_eq!(lines.len(), 1, "{audit}");
+    let record: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(record["event"], "check");
+    assert_eq!(record["check_id"], report["check_id"]);
+    assert_eq!(record["code"], "RELOCATE_TREE");
+    assert_eq!(record["command"], "<redacted>");
+    assert!(
+        !audit.contains("private_marker"),
+        "the raw command is never stored"
+    );
+    let exclude = std::fs::read_to_string(env.ws().join(".git/info/exclude")).unwrap();
+    assert!(
+        exclude.contains("/.agent-trash/"),
+        "the quarantine is excluded from git first"
+    );
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--ignored=no"])
+        .current_dir(env.ws())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&status.stdout).contains(".agent-trash"));
+}
+
+#[test]
+fn advisory_exit_is_zero_even_for_block() {
+    let env = TestEnv::new();
+    let output = env.cmd("check").args(["--", "rm -rf ."]).output().unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.starts_with("BLOCK [BLOCK_PROTECTED_PATH]"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn unknown_dialect_is_a_verdict_not_a_usage_error() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .args([
+            "check",
+            "--json",
+            "--dialect",
+            "fish-private_marker",
+            "--",
+            "rm -rf build",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["code"], "BLOCK_DIALECT_UNKNOWN");
+    assert_eq!(report["dialect_outcome"], "unusable");
+    assert_eq!(report["dialect_requested"], "<redacted>");
+    assert_eq!(report["ops"], serde_json::json!([]));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("private_marker"));
+}
+
+#[test]
+fn dialect_comes_from_the_environment() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_DIALECT", "bash")
+        .args(["check", "--json", "--", "rm -rf build"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["dialect_requested"], "bash");
+    assert_eq!(report["code"], "RELOCATE_TREE");
+}
+
+#[test]
+fn cwd_flag_sets_the_base_directory() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .current_dir(&env.fixture.home)
+        .args(["check", "--json", "--cwd"])
+        .arg(env.ws().join("build"))
+        .args(["--", "rm report.txt"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["code"], "RELOCATE_PATHS", "{report}");
+}
