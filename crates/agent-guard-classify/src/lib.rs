@@ -19,13 +19,17 @@
 #![warn(missing_docs)]
 
 mod args;
+mod cmd;
 mod find;
 mod fs_delete;
 mod getopt;
 mod git;
+mod hosts;
 mod posix;
+mod powershell;
 mod shapes;
 mod smell;
+mod windows;
 mod windows_verbs;
 mod wrappers;
 
@@ -57,11 +61,14 @@ impl Classification {
 
 /// Classifies `text` in `dialect`.
 pub fn classify(text: &str, dialect: Dialect) -> Classification {
+    classify_nested(text, dialect, 0)
+}
+
+/// Classifies `text` in `dialect`, `nesting` interpreter hops deep.
+pub(crate) fn classify_nested(text: &str, dialect: Dialect, nesting: u32) -> Classification {
     match dialect {
-        Dialect::Posix => posix::classify(text, 0),
-        Dialect::Cmd | Dialect::PowerShell => Classification::unparseable(
-            dialect,
-            format!("the {dialect} lexer is not available yet"),
-        ),
+        Dialect::Posix => posix::classify(text, nesting),
+        Dialect::Cmd => cmd::classify(text, nesting),
+        Dialect::PowerShell => powershell::classify(text, nesting),
     }
 }

@@ -16,6 +16,49 @@ const CREATE_HEADS: &[&str] = &[
 ];
 /// Redirect targets that create nothing in the workspace.
 const NULL_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+/// Commands that change the working directory in cmd and PowerShell.
+const WINDOWS_CD_HEADS: &[&str] = &[
+    "cd",
+    "chdir",
+    "set-location",
+    "sl",
+    "pushd",
+    "popd",
+    "push-location",
+    "pop-location",
+];
+/// Commands that create files in cmd and PowerShell (the POSIX set is included: several are
+/// PowerShell aliases, and Git for Windows puts the others on `PATH`).
+const WINDOWS_CREATE_HEADS: &[&str] = &[
+    "copy",
+    "xcopy",
+    "robocopy",
+    "md",
+    "mklink",
+    "type",
+    "echo",
+    "ren",
+    "rename",
+    "move",
+    "new-item",
+    "ni",
+    "set-content",
+    "sc",
+    "out-file",
+    "add-content",
+    "ac",
+    "copy-item",
+    "cpi",
+    "move-item",
+    "mi",
+    "rename-item",
+    "rni",
+    "tee-object",
+    "expand-archive",
+    "write-output",
+];
+/// Redirect targets that create nothing in cmd and PowerShell (compared lower-cased).
+const WINDOWS_NULL_TARGETS: &[&str] = &["nul", "nul:", "con", "con:", "$null"];
 
 /// Where in the line directories change and files get created (command indices).
 #[derive(Debug, Default)]
@@ -31,6 +74,30 @@ impl Positions {
         if CD_HEADS.contains(&name) {
             self.cd.push(index);
         } else if CREATE_HEADS.contains(&name) {
+            self.create.push(index);
+        }
+    }
+
+    /// Records a cmd or PowerShell command by its normalised name. A bare drive (`D:`)
+    /// switches the current drive, which changes the working directory.
+    pub(crate) fn note_windows_command(&mut self, name: &str, index: usize) {
+        let drive =
+            name.len() == 2 && name.ends_with(':') && name.as_bytes()[0].is_ascii_alphabetic();
+        if WINDOWS_CD_HEADS.contains(&name) || drive {
+            self.cd.push(index);
+        } else if CREATE_HEADS.contains(&name) || WINDOWS_CREATE_HEADS.contains(&name) {
+            self.create.push(index);
+        }
+    }
+
+    /// Records file-creating redirections in cmd or PowerShell (`> f`, `>> f`; not `>nul`,
+    /// `> $null` or `2>&1`).
+    pub(crate) fn note_windows_redirects(&mut self, command: &SimpleCommand, index: usize) {
+        let creates = command
+            .redirects
+            .iter()
+            .any(|r| r.op.writes() && r.target.as_ref().is_none_or(|t| !windows_null(t)));
+        if creates && !command.context.in_substitution {
             self.create.push(index);
         }
     }
@@ -58,6 +125,33 @@ impl Positions {
     }
 }
 
+/// Returns `true` if a cmd or PowerShell redirect target creates nothing: the null device,
+/// `$null`, or a descriptor (`2>&1`).
+fn windows_null(target: &agent_guard_lex::Word) -> bool {
+    let mut text = String::new();
+    for part in &target.parts {
+        match part {
+            agent_guard_lex::WordPart::Literal { text: t, .. } => text.push_str(t),
+            agent_guard_lex::WordPart::Parameter { raw, .. } => text.push_str(raw),
+            _ => return false,
+        }
+    }
+    let text = text.to_ascii_lowercase();
+    WINDOWS_NULL_TARGETS.contains(&text.as_str())
+        || (!text.is_empty() && text.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Returns `true` for a path that does not depend on the working directory: POSIX-absolute,
+/// UNC (`//server`) or drive-absolute (`C:/x`, as the Windows classifiers spell it).
+fn is_absolute(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.starts_with('/')
+        || (bytes.len() >= 3
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && bytes[2] == b'/')
+}
+
 /// Marks shapes on `ops` and applies the compound hard-reset rule.
 pub(crate) fn apply(ops: &mut [OpSpec], positions: &Positions, commands: usize) {
     for op in ops.iter_mut() {
@@ -74,7 +168,7 @@ pub(crate) fn apply(ops: &mut [OpSpec], positions: &Positions, commands: usize) 
             || op
                 .targets
                 .iter()
-                .any(|t| !(t.tilde || t.text.starts_with('/') || t.opaque.is_some()));
+                .any(|t| !(t.tilde || is_absolute(&t.text) || t.opaque.is_some()));
         if cwd_changed && cwd_matters {
             op.shape = Some(Shape::F1);
         }

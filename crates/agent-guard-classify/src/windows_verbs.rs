@@ -47,6 +47,7 @@ pub(crate) fn parse(name: &str, args: &[Arg]) -> OpSpec {
         }
         op.targets.push(arg.target());
     }
+    op.name_match = op.recursive && matches!(name, "del" | "erase");
     op
 }
 

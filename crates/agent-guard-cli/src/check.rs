@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use agent_guard_config::EnvSnapshot;
-use agent_guard_engine::{CheckReport, CheckRequest, check};
+use agent_guard_engine::{CheckReport, CheckRequest, check_with};
 
 use crate::args::CheckArgs;
 use crate::exit_code::ExitCode;
@@ -17,10 +17,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         cwd,
         dialect_flag: args.dialect.clone(),
         dialect_payload: None,
-        enforce: false,
+        enforce: args.enforce,
         env: EnvSnapshot::capture(),
     };
-    let report = check(&request);
+    let progress = crate::progress::TerminalProgress::new();
+    let report = check_with(&request, &progress);
     print_report(&report, args.json);
     Ok(ExitCode::from_engine(report.exit))
 }

@@ -9,8 +9,11 @@ pub mod args;
 pub mod check;
 pub mod demo;
 pub mod exit_code;
+pub mod history;
 pub mod mode;
 pub mod printer;
+pub mod progress;
+pub mod safe_delete;
 
 use args::{Cli, Command};
 use exit_code::ExitCode;
@@ -19,6 +22,13 @@ use exit_code::ExitCode;
 pub fn run(cli: &Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Check(args) => check::run(args),
+        Command::SafeDelete(args) => safe_delete::run(args),
+        Command::Restore(args) => history::restore(args),
+        Command::Undo(args) => history::undo(args),
+        Command::List(args) => history::list(args),
+        Command::Show(args) => history::show(args),
+        Command::Status(args) => history::status(args),
+        Command::Gc(args) => history::gc(args),
         Command::Demo(args) => demo::run(args),
         Command::Mode(args) => mode::run(args),
     };

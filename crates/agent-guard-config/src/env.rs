@@ -33,6 +33,8 @@ pub struct EnvSnapshot {
     pub id_seed: Option<String>,
     /// `AGENT_GUARD_DEBUG`: adapter debug switch.
     pub debug: Option<String>,
+    /// `AGENT_GUARD_FAULT`: test-only crash injection point (unstable).
+    pub fault: Option<String>,
 }
 
 impl EnvSnapshot {
@@ -56,6 +58,7 @@ impl EnvSnapshot {
             now: text(env_vars::NOW),
             id_seed: text(env_vars::ID_SEED),
             debug: text(env_vars::DEBUG),
+            fault: text(env_vars::FAULT),
         }
     }
 }

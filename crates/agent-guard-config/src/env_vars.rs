@@ -35,3 +35,7 @@ pub const ID_SEED: &str = "AGENT_GUARD_ID_SEED";
 
 /// The home directory of the current user.
 pub const HOME: &str = "HOME";
+
+/// Test-only, unstable: arms one crash-injection point of the relocation
+/// (`after-intent`, `after-move`, `before-done`, `during-copy`, `during-removal`).
+pub const FAULT: &str = "AGENT_GUARD_FAULT";

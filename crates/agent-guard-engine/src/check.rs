@@ -9,7 +9,7 @@ use agent_guard_audit::{AuditLog, Clock, REDACTED};
 use agent_guard_classify::{classify, smells};
 use agent_guard_config::EnvSnapshot;
 use agent_guard_policy::{PolicyContext, decide, dialect_verdict};
-use agent_guard_recovery::{ensure_layout, read_mode};
+use agent_guard_recovery::{NoProgress, Progress, ensure_layout, read_mode};
 use agent_guard_types::{Dialect, DialectResolution, OpSpec, ReasonCode, SessionMode, Verdict};
 
 use crate::error::EngineError;
@@ -46,7 +46,15 @@ pub(crate) struct Judged {
 ///
 /// Never fails: every problem becomes a refusal verdict with its own reason code.
 pub fn check(request: &CheckRequest) -> CheckReport {
+    check_with(request, &NoProgress)
+}
+
+/// [`check`] with a progress sink for long cross-device moves under `--enforce`.
+pub fn check_with(request: &CheckRequest, progress: &dyn Progress) -> CheckReport {
     let judged = judge(request);
+    if request.enforce {
+        return crate::enforce::enforce(judged, request, progress);
+    }
     let mut report = judged.report;
     if let Some(workspace) = judged
         .workspace

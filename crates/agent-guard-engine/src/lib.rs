@@ -8,15 +8,31 @@
 #![warn(missing_docs)]
 
 mod check;
+mod enforce;
 mod error;
+mod gc;
+mod git_compensation;
+mod history;
 mod mode;
 mod report;
 mod runtime;
+mod safe_delete;
+mod status;
+mod store;
 mod workspace;
 
-pub use check::{CheckRequest, check};
+pub use check::{CheckRequest, check, check_with};
 pub use error::{EngineError, Result};
+pub use gc::{GcReport, GcRequest, gc};
+pub use history::{
+    ItemReport, ListReport, RestoreRequest, RestoreResult, ShowReport, TxSummary, list, restore,
+    show,
+};
 pub use mode::{ModeReport, change_mode, show_mode};
 pub use report::{CheckReport, Compensation, OpReport};
 pub use runtime::Runtime;
+pub use safe_delete::{
+    MovedPath, SafeDeleteReport, SafeDeleteRequest, SkippedPath, VerdictReport, safe_delete,
+};
+pub use status::{Retention, StatusReport, status};
 pub use workspace::Workspace;

@@ -2,14 +2,16 @@
 //! (engine `check`, advisory) against a real temporary workspace built from its fixture.
 //! Mismatches are collected and reported together, named `file:case`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use agent_guard_classify::classify;
 use agent_guard_config::EnvSnapshot;
 use agent_guard_engine::{CheckRequest, check};
+use agent_guard_testutil::corpus::{Case, ExpectedOp};
 use agent_guard_testutil::{Fixture, LoadedCase, corpus_root, load_cases, load_fixtures};
-use agent_guard_types::{DialectResolution, ReasonCode, SessionMode, Shape};
+use agent_guard_types::{Dialect, DialectResolution, OpSpec, ReasonCode, SessionMode, Shape};
+use serde::Deserialize;
 
 /// Codes no advisory corpus case can reach; each is exercised by the named tests.
 const ENFORCE_ONLY: &[(ReasonCode, &str)] = &[
@@ -20,6 +22,31 @@ const ENFORCE_ONLY: &[(ReasonCode, &str)] = &[
     (
         ReasonCode::CompensationFailed,
         "reachable only under --enforce",
+    ),
+];
+
+/// Codes cmd and PowerShell cannot reach: `git` is a target-free unknown op there
+/// (reference 4.5, the vocabulary floor), so no git verdict is ever given.
+const WINDOWS_UNREACHABLE: &[(ReasonCode, &str)] = &[
+    (
+        ReasonCode::RelocateViaCleanEnumerate,
+        "git clean is floored in Windows dialects",
+    ),
+    (
+        ReasonCode::SnapshotGitStash,
+        "git discards are floored in Windows dialects",
+    ),
+    (
+        ReasonCode::SnapshotGitRefs,
+        "git stash/branch drops are floored in Windows dialects",
+    ),
+    (
+        ReasonCode::BlockForcePush,
+        "git push is floored in Windows dialects",
+    ),
+    (
+        ReasonCode::BlockGitResetCollision,
+        "git reset is floored in Windows dialects",
     ),
 ];
 
@@ -168,12 +195,34 @@ fn posix_corpus() {
     );
 }
 
-/// Every reason code reachable from POSIX has at least one corpus case.
 #[test]
-fn every_posix_reachable_code_has_a_case() {
-    let cases = load_cases(&root(), "posix").expect("corpus loads");
+fn cmd_corpus() {
+    let cases = run_dir("cmd");
+    assert!(
+        cases.len() >= 120,
+        "the cmd corpus must hold at least 120 cases, has {}",
+        cases.len()
+    );
+}
+
+#[test]
+fn powershell_corpus() {
+    let cases = run_dir("powershell");
+    assert!(
+        cases.len() >= 120,
+        "the PowerShell corpus must hold at least 120 cases, has {}",
+        cases.len()
+    );
+}
+
+/// Asserts that every reason code not in `exempt` has a case under `subdir`.
+fn every_code_has_a_case(subdir: &str, exempt: &[&[(ReasonCode, &str)]]) {
+    let cases = load_cases(&root(), subdir).expect("corpus loads");
     let covered: BTreeSet<&str> = cases.iter().map(|c| c.case.code.as_str()).collect();
-    let exempt: BTreeSet<&str> = ENFORCE_ONLY.iter().map(|(c, _)| c.as_str()).collect();
+    let exempt: BTreeSet<&str> = exempt
+        .iter()
+        .flat_map(|list| list.iter().map(|(c, _)| c.as_str()))
+        .collect();
     let missing: Vec<&str> = ReasonCode::ALL
         .iter()
         .map(|c| c.as_str())
@@ -181,6 +230,193 @@ fn every_posix_reachable_code_has_a_case() {
         .collect();
     assert!(
         missing.is_empty(),
-        "reason codes without a POSIX corpus case: {missing:?}"
+        "reason codes without a {subdir} corpus case: {missing:?}"
+    );
+    let unreachable: Vec<&&str> = exempt.iter().filter(|c| covered.contains(*c)).collect();
+    assert!(
+        unreachable.is_empty(),
+        "codes listed as unreachable in {subdir} have cases: {unreachable:?}"
+    );
+}
+
+/// Every reason code reachable from POSIX has at least one corpus case.
+#[test]
+fn every_posix_reachable_code_has_a_case() {
+    every_code_has_a_case("posix", &[ENFORCE_ONLY]);
+}
+
+/// Every reason code reachable from cmd has at least one corpus case.
+#[test]
+fn every_cmd_reachable_code_has_a_case() {
+    every_code_has_a_case("cmd", &[ENFORCE_ONLY, WINDOWS_UNREACHABLE]);
+}
+
+/// Every reason code reachable from PowerShell has at least one corpus case.
+#[test]
+fn every_powershell_reachable_code_has_a_case() {
+    every_code_has_a_case("powershell", &[ENFORCE_ONLY, WINDOWS_UNREACHABLE]);
+}
+
+/// A parity file: the same logical operation written in each dialect.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParityFile {
+    fixture: Option<String>,
+    #[serde(default)]
+    group: Vec<ParityGroup>,
+}
+
+/// One command or several spellings of it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum Spellings {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Spellings {
+    fn list(&self) -> Vec<String> {
+        match self {
+            Spellings::One(one) => vec![one.clone()],
+            Spellings::Many(many) => many.clone(),
+        }
+    }
+}
+
+/// One operation: its spellings per dialect, the verdict they all get, and optionally the
+/// facts they all share.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParityGroup {
+    name: String,
+    posix: Spellings,
+    cmd: Spellings,
+    powershell: Spellings,
+    decision: String,
+    code: String,
+    fixture: Option<String>,
+    cwd: Option<String>,
+    mode: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    ops: Option<Vec<ExpectedOp>>,
+    note: Option<String>,
+}
+
+/// The dialect-independent facts of an op: kind, recursion, normalised targets (a leading
+/// `./` and a trailing `/` dropped), undeterminable, shape, dry run.
+fn facts(op: &OpSpec) -> String {
+    let mut targets: Vec<String> = op
+        .targets
+        .iter()
+        .map(|t| {
+            let text = t.text.strip_prefix("./").unwrap_or(&t.text);
+            let text = if text.len() > 1 {
+                text.trim_end_matches('/')
+            } else {
+                text
+            };
+            let kind = if t.opaque.is_some() {
+                "opaque"
+            } else if t.glob {
+                "glob"
+            } else if t.tilde {
+                "home"
+            } else {
+                "path"
+            };
+            if t.opaque.is_some() {
+                kind.to_owned()
+            } else {
+                format!("{kind}:{text}")
+            }
+        })
+        .collect();
+    targets.sort();
+    format!(
+        "{} recursive={} undeterminable={} dry_run={} shape={:?} targets={targets:?}",
+        op.kind.as_str(),
+        op.recursive,
+        op.undeterminable,
+        op.dry_run,
+        op.shape
+    )
+}
+
+/// The same logical operation written in posix, cmd and PowerShell yields equivalent facts
+/// and the same verdict.
+#[test]
+fn dialect_parity() {
+    let root = root();
+    let fixtures = load_fixtures(&root).expect("fixtures load");
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(root.join("parity")).expect("parity corpus") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    let mut failures = Vec::new();
+    let mut groups = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("parity file reads");
+        let file: ParityFile =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (index, group) in file.group.iter().enumerate() {
+            groups += 1;
+            let relative = path.strip_prefix(&root).unwrap_or(path);
+            let name = format!("{}:{} ({})", relative.display(), index + 1, group.name);
+            let mut seen: Option<(String, String)> = None;
+            for (dialect, spellings) in [
+                (Dialect::Posix, &group.posix),
+                (Dialect::Cmd, &group.cmd),
+                (Dialect::PowerShell, &group.powershell),
+            ] {
+                for cmd in spellings.list() {
+                    let case = Case {
+                        cmd: cmd.clone(),
+                        dialect: Some(dialect.as_str().to_owned()),
+                        fixture: group.fixture.clone().or_else(|| file.fixture.clone()),
+                        cwd: group.cwd.clone(),
+                        mode: group.mode.clone(),
+                        env: group.env.clone(),
+                        decision: group.decision.clone(),
+                        code: group.code.clone(),
+                        ops: group.ops.clone(),
+                        note: group.note.clone(),
+                        see: None,
+                    };
+                    let loaded = LoadedCase {
+                        file: path.clone(),
+                        index: index + 1,
+                        case,
+                    };
+                    if let Err(problem) = run_case(&loaded, &fixtures) {
+                        failures.push(format!("{name} [{dialect}] `{cmd}`: {problem}"));
+                    }
+                    let ops = classify(&cmd, dialect).ops;
+                    let these: Vec<String> = ops.iter().map(facts).collect();
+                    let these = these.join("; ");
+                    match &seen {
+                        None => seen = Some((cmd.clone(), these)),
+                        Some((first, expected)) if *expected != these => failures.push(format!(
+                            "{name} [{dialect}] `{cmd}`: facts differ from `{first}`:\n    {these}\n    {expected}"
+                        )),
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} parity failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        groups >= 30,
+        "the parity corpus must hold at least 30 groups, has {groups}"
     );
 }

@@ -8,8 +8,11 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod cmd;
 pub mod expand;
 pub mod posix;
+pub mod powershell;
+mod wordbuf;
 
 pub use ast::{
     Brace, CommandContext, Heredoc, LexError, LexErrorKind, Redirect, RedirectOp, Script,

@@ -20,6 +20,9 @@ pub struct DeleteMode {
     /// Does not delete directories at all (`rm` and `unlink` without `-r`): a directory
     /// target is left alone, so it needs no compensation.
     pub files_only: bool,
+    /// Targets that are not existing directories also match same-named files in every
+    /// subdirectory (`del /s name`): their effect is unknown.
+    pub name_match: bool,
 }
 
 /// Decides a batch of resolved targets.
@@ -49,6 +52,10 @@ pub fn decide_paths(
     }
     if block_wildcard::applies(&specs) {
         return Verdict::of(ReasonCode::BlockWildcard);
+    }
+    if mode.name_match && specs.iter().any(|s| !s.is_dir()) {
+        return Verdict::of(ReasonCode::BlockUndeterminableEffect)
+            .because(block_undeterminable_effect::NAME_MATCH);
     }
     let affected: Vec<PathSpec> = specs
         .into_iter()
@@ -89,6 +96,7 @@ mod tests {
         let mode = DeleteMode {
             recursive,
             files_only: false,
+            name_match: false,
         };
         decide_paths(specs, mode, &PolicyContext::new("/ws"), &world).code
     }
@@ -164,6 +172,7 @@ mod tests {
         let mode = DeleteMode {
             recursive: false,
             files_only: true,
+            name_match: false,
         };
         let v = decide_paths(vec![dir("build")], mode, &PolicyContext::new("/ws"), &world);
         assert_eq!(v.code, ReasonCode::AllowNoop);
@@ -177,6 +186,7 @@ mod tests {
         let mode = DeleteMode {
             recursive: true,
             files_only: false,
+            name_match: false,
         };
         assert_eq!(
             decide_paths(vec![file("a")], mode, &ctx, &world).code,

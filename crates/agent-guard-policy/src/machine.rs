@@ -123,6 +123,7 @@ pub fn delete_mode(op: &OpSpec) -> DeleteMode {
     DeleteMode {
         recursive: op.recursive,
         files_only,
+        name_match: op.name_match,
     }
 }
 

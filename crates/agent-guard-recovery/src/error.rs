@@ -115,4 +115,143 @@ pub enum RecoveryError {
         /// The requested mode.
         to: SessionMode,
     },
+    /// The quarantine lock could not be taken.
+    #[error("failed to lock the quarantine at `{path}`")]
+    Lock {
+        /// The lock file.
+        path: std::path::PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The manifest could not be read or appended to.
+    #[error("failed to access the manifest `{path}`")]
+    Manifest {
+        /// The manifest.
+        path: std::path::PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A transaction directory with this id already exists.
+    #[error("transaction `{txid}` already exists")]
+    TxExists {
+        /// The id.
+        txid: String,
+    },
+    /// The directory is not inside a git work tree (or the repository is bare).
+    #[error("`{path}` is not inside a git work tree")]
+    NotAWorkTree {
+        /// The directory given.
+        path: PathBuf,
+    },
+    /// A git operation failed.
+    #[error("git could not {action} in `{path}`")]
+    Git {
+        /// What was attempted (`read the index`, `write the snapshot commit`, …).
+        action: &'static str,
+        /// The repository's work tree.
+        path: PathBuf,
+        /// The git error.
+        #[source]
+        source: git2::Error,
+    },
+    /// Reading or writing a work-tree path failed during a git compensation.
+    #[error("failed to {action} `{path}`")]
+    GitWorktree {
+        /// What was attempted (`inspect`, `hash`, `list`).
+        action: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `HEAD` does not point to a commit yet (unborn branch): there is no base to snapshot
+    /// against.
+    #[error("the repository at `{path}` has no commit yet")]
+    UnbornHead {
+        /// The repository's work tree.
+        path: PathBuf,
+    },
+    /// The index has unmerged entries, which a snapshot cannot record (`git stash` refuses
+    /// them too).
+    #[error("the index of `{path}` has unresolved merge conflicts")]
+    UnmergedIndex {
+        /// The repository's work tree.
+        path: PathBuf,
+    },
+    /// A stash selector or branch name does not resolve to anything that exists.
+    #[error("`{selector}` does not name an existing {subject} in `{path}`")]
+    UnknownRef {
+        /// What was asked for (`stash@{1}`, a branch name).
+        selector: String,
+        /// `stash entry` or `branch`.
+        subject: &'static str,
+        /// The repository's work tree.
+        path: PathBuf,
+    },
+    /// A private ref of this transaction already exists and points elsewhere.
+    #[error("ref `{refname}` already exists in `{path}`")]
+    RefExists {
+        /// The ref.
+        refname: String,
+        /// The repository's work tree.
+        path: PathBuf,
+    },
+    /// A `git clean` flag or pathspec that the enumeration cannot reproduce exactly.
+    #[error("unsupported git clean argument `{argument}`: {reason}")]
+    UnsupportedCleanArgument {
+        /// The flag or pathspec.
+        argument: String,
+        /// Why it is not supported.
+        reason: &'static str,
+    },
+    /// A string given as a transaction id does not match the id pattern (it could name a
+    /// path).
+    #[error("invalid quarantine transaction id {txid:?}")]
+    InvalidTxId {
+        /// The string as given.
+        txid: String,
+    },
+    /// A directory in the quarantine that no live transaction owns (never purged).
+    #[error("unmanaged quarantine directory `{txid}`")]
+    UnmanagedDirectory {
+        /// The directory's name.
+        txid: String,
+    },
+    /// A transaction directory that is a symlink (never followed, never purged).
+    #[error("quarantine transaction `{txid}` is a symlink")]
+    SymlinkedTransaction {
+        /// The id.
+        txid: String,
+    },
+    /// A transaction inside the gc grace window (never purged).
+    #[error("transaction `{txid}` is newer than the {grace_minutes}-minute grace window")]
+    TooRecent {
+        /// The id.
+        txid: String,
+        /// The grace window.
+        grace_minutes: u32,
+    },
+    /// A purge request that selects nothing.
+    #[error("nothing selected")]
+    NothingSelected,
+    /// A transaction directory could not be inspected.
+    #[error("failed to inspect quarantine transaction `{path}`")]
+    InspectTransaction {
+        /// The directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A transaction's opening record could not be journaled; nothing was moved.
+    #[error("transaction `{txid}` could not be journaled: {reason}")]
+    TxStartNotJournaled {
+        /// The id.
+        txid: String,
+        /// Why.
+        reason: String,
+    },
 }

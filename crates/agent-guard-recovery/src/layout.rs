@@ -43,8 +43,39 @@ const MARKER: &str = "agent-guard-quarantine";
 /// full path, which stays cheap (no repository is opened) and notices a workspace that became
 /// a git repository since.
 pub fn ensure_layout(workspace: &Path, trash: &Path) -> Result<LayoutReport, RecoveryError> {
-    let mut report = LayoutReport::default();
     let marker = trash.join(".git").join(MARKER);
+    if marker.is_file() {
+        return Ok(LayoutReport::default());
+    }
+    // Concurrent first uses race here (several agents' commands at once): serialise them on
+    // a lock in the repository's git directory, and accept a layout another process finished.
+    let _lock = layout_lock(workspace);
+    match build_layout(workspace, trash, &marker) {
+        Err(_) if marker.is_file() => Ok(LayoutReport::default()),
+        result => result,
+    }
+}
+
+/// Takes an exclusive lock on `<git common dir>/agent-guard-layout.lock`, if there is a
+/// repository and its directory is writable; the layout is idempotent without it too.
+fn layout_lock(workspace: &Path) -> Option<std::fs::File> {
+    let repository = git2::Repository::open(workspace).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(repository.commondir().join("agent-guard-layout.lock"))
+        .ok()?;
+    file.lock().ok()?;
+    Some(file)
+}
+
+fn build_layout(
+    workspace: &Path,
+    trash: &Path,
+    marker: &Path,
+) -> Result<LayoutReport, RecoveryError> {
+    let mut report = LayoutReport::default();
     if marker.is_file() {
         return Ok(report);
     }
@@ -68,9 +99,9 @@ pub fn ensure_layout(workspace: &Path, trash: &Path) -> Result<LayoutReport, Rec
             })?;
             report.git_initialized = true;
         }
-        fs_err::write(&marker, "agent-guard quarantine\n").map_err(|source| {
+        fs_err::write(marker, "agent-guard quarantine\n").map_err(|source| {
             RecoveryError::CreateTrash {
-                path: marker.clone(),
+                path: marker.to_path_buf(),
                 source,
             }
         })?;

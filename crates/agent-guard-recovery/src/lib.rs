@@ -29,14 +29,47 @@
 
 #![warn(missing_docs)]
 
+mod copy;
+mod direct;
 mod error;
+mod faults;
 mod fsops;
+mod gc;
+mod git;
 mod layout;
+mod lock;
+mod manifest;
+mod reconcile;
+mod records;
+mod relocate;
+mod restore;
 mod session;
+mod store;
+mod stored_path;
+mod transactions;
+mod usage;
 
+pub use copy::{NoProgress, Progress};
+pub use direct::DirectOutcome;
 pub use error::RecoveryError;
+pub use faults::{FaultPoint, Faults};
+pub use gc::{GcEntry, GcOutcome, GcPlan, GcPolicy, GcSelection};
+pub use git::{GitRestore, GitSnapshot, KeptRef, RefSubject};
 pub use layout::{EXCLUDE_COMMENT, LayoutReport, ensure_layout};
+pub use lock::{LOCK_FILE_NAME, StoreLock};
+pub use manifest::{MANIFEST_FILE_NAME, Manifest};
+pub use reconcile::Reconciled;
+pub use records::{
+    CopyVerified, Failed, Intent, ItemKind, MANIFEST_SCHEMA, Method, Purged, Record, Relocated,
+    Restored, Snapshot, TxStart,
+};
+pub use relocate::{Moved, RelocateItem, RelocationReport, SkipKind, Skipped};
+pub use restore::{RestoreOptions, RestoreReport};
 pub use session::{
     ModeChange, ModeState, SESSIONS_DIR_NAME, STATE_FILE_NAME, mode_path, read_mode,
     sanitize_session, set_mode,
 };
+pub use store::Quarantine;
+pub use stored_path::StoredPath;
+pub use transactions::{Item, SnapshotItem, Transaction, TxState, transactions};
+pub use usage::Usage;

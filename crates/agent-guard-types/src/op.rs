@@ -160,6 +160,10 @@ pub struct OpSpec {
     pub dry_run: bool,
     /// Only removes empty directories (`rmdir`, `rm -d`).
     pub dir_only: bool,
+    /// A target that is not an existing directory also matches same-named files in every
+    /// subdirectory (`del /s name`), so its effect is only known for directories.
+    #[serde(default)]
+    pub name_match: bool,
     /// Scope flags that matter for replay (`git clean -d -x -X`).
     pub extra_flags: Vec<String>,
     /// Index of the simple command in the line, in textual order.
@@ -190,6 +194,7 @@ impl OpSpec {
             force: false,
             dry_run: false,
             dir_only: false,
+            name_match: false,
             extra_flags: Vec::new(),
             segment_index: 0,
             dialect,

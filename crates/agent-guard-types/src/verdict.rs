@@ -38,8 +38,10 @@ pub enum Plan {
     PreserveRefs {
         /// The directory git runs in.
         cwd: PathBuf,
-        /// The op kind's subject: stash entries or branch names.
+        /// Stash entries (`stash@{n}`; empty means every entry) or branch names.
         refs: Vec<String>,
+        /// `true` for stash entries, `false` for branches.
+        stash: bool,
     },
 }
 

@@ -142,18 +142,33 @@ pub(super) fn source(command: &SimpleCommand, line: &mut Line<'_>) -> Vec<OpSpec
     opaque_if_smelly(command_text(command, line.source), "sourced script")
 }
 
-/// `cmd /c …`, `powershell -Command …` typed into a POSIX shell.
+/// `cmd /c …`, `powershell -Command …` typed into a POSIX shell (Git Bash, WSL): a literal
+/// script is classified with the host's dialect (bounded depth), anything else is opaque.
 pub(super) fn foreign_host(
     name: &str,
+    rest: &[Arg],
     command: &SimpleCommand,
     line: &mut Line<'_>,
 ) -> Vec<OpSpec> {
-    let text = command_text(command, line.source);
-    let mut ops = opaque_if_smelly(text, "nested shell host");
-    for op in &mut ops {
-        name.clone_into(&mut op.op);
-    }
-    ops
+    // An unquoted glob is expanded by the POSIX shell before the host sees it.
+    let args: Vec<crate::hosts::HostArg> = rest
+        .iter()
+        .map(|arg| crate::hosts::HostArg {
+            text: arg
+                .known()
+                .filter(|_| !arg.glob || arg.quoted)
+                .map(str::to_owned),
+            tail: None,
+        })
+        .collect();
+    let call = crate::hosts::Call {
+        program: name,
+        args: &args,
+        nesting: line.nesting,
+        dialect: Dialect::Posix,
+        piped: matches!(command.separator, Separator::Pipe | Separator::PipeAll),
+    };
+    crate::hosts::run(call, &mut || line.smells()).ops
 }
 
 fn opaque_if_line_smells(line: &mut Line<'_>, why: &str) -> Vec<OpSpec> {

@@ -181,7 +181,7 @@ fn dispatch(
         }
         "eval" => hops::eval(rest, line),
         "source" | "." => hops::source(command, line),
-        "cmd" | "powershell" | "pwsh" => hops::foreign_host(name, command, line),
+        "cmd" | "powershell" | "pwsh" => hops::foreign_host(name, rest, command, line),
         "remove-item" => vec![OpSpec::unknown(
             name,
             Dialect::Posix,

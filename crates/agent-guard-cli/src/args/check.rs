@@ -24,6 +24,15 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIALECT")]
     pub dialect: Option<String>,
 
+    /// Compensate first, then report whether the command may run
+    ///
+    /// RELOCATE moves the targets into the quarantine and SNAPSHOT keeps git state; after a
+    /// full compensation the decision becomes ALLOW and the exit code 0. ASK exits 3 (a human
+    /// must approve), BLOCK and any failed compensation exit 2. What was moved stays
+    /// restorable with `agent-guard restore <txid>`.
+    #[arg(long)]
+    pub enforce: bool,
+
     /// Print the verdict as one JSON object on stdout
     #[arg(long)]
     pub json: bool,

@@ -2,13 +2,17 @@
 
 mod check;
 mod demo;
+mod history;
 mod mode;
+mod safe_delete;
 
 use clap::{Parser, Subcommand};
 
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
+pub use history::{GcArgs, ListArgs, RestoreArgs, ShowArgs, StatusArgs, UndoArgs};
 pub use mode::ModeArgs;
+pub use safe_delete::SafeDeleteArgs;
 
 /// Decide, before an AI agent's shell command runs, whether its deletes can be undone.
 ///
@@ -28,6 +32,20 @@ pub struct Cli {
 pub enum Command {
     /// Judge a shell command before it runs
     Check(CheckArgs),
+    /// Move paths into the quarantine instead of deleting them
+    SafeDelete(SafeDeleteArgs),
+    /// Put a quarantined transaction back
+    Restore(RestoreArgs),
+    /// Restore the newest restorable transaction of this workspace
+    Undo(UndoArgs),
+    /// List this workspace's quarantine transactions
+    List(ListArgs),
+    /// Show one transaction's items, sizes and original paths
+    Show(ShowArgs),
+    /// Show usage, mode, recent decisions; reconcile interrupted relocations
+    Status(StatusArgs),
+    /// Plan, or execute, garbage collection of old transactions
+    Gc(GcArgs),
     /// Run a self-contained demo on a temporary workspace
     Demo(DemoArgs),
     /// Show or change the session's authorisation mode

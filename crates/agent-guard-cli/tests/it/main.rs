@@ -1,7 +1,19 @@
 //! End-to-end tests of the binaries (one test binary, jj style).
 
-#![allow(clippy::unwrap_used, unreachable_pub, reason = "test support code")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::disallowed_methods,
+    unreachable_pub,
+    reason = "test support code sets up and tears down fixtures"
+)]
 
 mod check;
+mod crash;
+mod dialects;
+mod example;
+mod git;
 mod mode;
+mod quarantine;
+mod roundtrip;
+mod stress;
 mod support;

@@ -46,7 +46,12 @@ impl TestEnv {
     pub fn cmd(&self, bin: &str) -> Command {
         let mut cmd = match bin {
             "check" => Command::new(assert_cmd::cargo::cargo_bin!("check")),
-            _ => Command::new(assert_cmd::cargo::cargo_bin!("agent-guard")),
+            "safe_delete" => Command::new(assert_cmd::cargo::cargo_bin!("safe_delete")),
+            "restore" => Command::new(assert_cmd::cargo::cargo_bin!("restore")),
+            "status" => Command::new(assert_cmd::cargo::cargo_bin!("status")),
+            "gc" => Command::new(assert_cmd::cargo::cargo_bin!("gc")),
+            "agent-guard" => Command::new(assert_cmd::cargo::cargo_bin!("agent-guard")),
+            other => panic!("unknown binary {other}"),
         };
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -94,4 +99,100 @@ pub fn tree(root: &Path) -> Vec<String> {
     }
     out.sort();
     out
+}
+
+/// One entry of a tree snapshot: kind, permission bits, mtime and content or link target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub kind: &'static str,
+    pub mode: u32,
+    pub mtime: Option<(i64, i64)>,
+    pub data: Vec<u8>,
+}
+
+/// Snapshots every entry under `root` except `.git` and `.agent-trash`, keyed by relative
+/// path bytes. Directory mtimes are left out for the directories in `touched` (a delete and
+/// a restore legitimately change their entries' list); `"*"` leaves out every directory mtime, `"**"` every mtime (git restores content, not times).
+pub fn snapshot(root: &Path, touched: &[&str]) -> std::collections::BTreeMap<Vec<u8>, Entry> {
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let relative = path.strip_prefix(root).unwrap().to_owned();
+            let first = relative.components().next().unwrap().as_os_str().to_owned();
+            if first == ".git" || first == ".agent-trash" {
+                continue;
+            }
+            let meta = path.symlink_metadata().unwrap();
+            let (kind, data) = if meta.file_type().is_symlink() {
+                (
+                    "symlink",
+                    std::fs::read_link(&path)
+                        .unwrap()
+                        .as_os_str()
+                        .as_bytes()
+                        .to_vec(),
+                )
+            } else if meta.is_dir() {
+                stack.push(path.clone());
+                ("dir", Vec::new())
+            } else {
+                ("file", std::fs::read(&path).unwrap())
+            };
+            let key = relative.as_os_str().as_bytes().to_vec();
+            let skip_mtime = touched.contains(&"**")
+                || (kind == "dir" && touched.iter().any(|t| *t == "*" || key == t.as_bytes()));
+            let mtime = (!skip_mtime).then(|| (meta.mtime(), meta.mtime_nsec()));
+            out.insert(
+                key,
+                Entry {
+                    kind,
+                    mode: meta.mode() & 0o7777,
+                    mtime,
+                    data,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// Runs `sh -c <command>` in the workspace, as the agent's harness would after `check`.
+/// Its exit status is not asserted: after compensation a plain `rm x` finds nothing and
+/// fails with "No such file", which is the point.
+pub fn run_shell(env: &TestEnv, command: &str) {
+    std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(env.ws())
+        .env("HOME", &env.fixture.home)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+}
+
+/// Runs `agent-guard check --enforce --json -- <command>`; returns (exit code, report).
+pub fn enforce(env: &TestEnv, command: &str) -> (i32, serde_json::Value) {
+    let output = env
+        .cmd("agent-guard")
+        .args(["check", "--enforce", "--json", "--", command])
+        .output()
+        .unwrap();
+    let report = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+    (output.status.code().unwrap(), report)
+}
+
+/// The txids of a report's compensations.
+pub fn txids(report: &serde_json::Value) -> Vec<String> {
+    report["compensations"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter_map(|c| c["txid"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }

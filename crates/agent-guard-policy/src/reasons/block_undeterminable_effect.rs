@@ -11,6 +11,10 @@ super::reason!(
     recovery: "Restate the command with literal, workspace-relative paths, or use `agent-guard safe-delete`, which expands globs itself.",
 );
 
+/// Why a `del /s` of something other than a directory is refused.
+pub(crate) const NAME_MATCH: &str =
+    "del /s also deletes same-named files in every subdirectory; use rd /s for a directory tree";
+
 /// Returns `true` for an unknown op or one whose effect cannot be determined.
 pub(crate) fn op_applies(op: &OpSpec) -> bool {
     op.kind == OpKind::Unknown || op.undeterminable

@@ -18,6 +18,7 @@ pub(crate) fn verdict(op: &OpSpec, ctx: &PolicyContext) -> Verdict {
     Verdict::of(ReasonCode::SnapshotGitRefs).with_plan(Plan::PreserveRefs {
         cwd: ctx.cwd.clone(),
         refs: op.targets.iter().map(|t| t.text.clone()).collect(),
+        stash: op.kind == agent_guard_types::OpKind::GitStashDrop,
     })
 }
 

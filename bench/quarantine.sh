@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Quarantine benchmarks (issue 3): relocation and restore against mv / cp -a + rm -rf, on the
+# same filesystem and across devices (/dev/shm), and list/status/gc over 10,000 transactions.
+#
+#   bench/quarantine.sh [--files N] [--runs N] [--export FILE.md]
+#
+# Needs hyperfine. Builds the release binaries first. Uses $TMPDIR (default /tmp) for the
+# workspace and /dev/shm for the other device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+files=100000
+runs=5
+export_md=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --files) files="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --export) export_md="$2"; shift 2 ;;
+    *) echo "usage: bench/quarantine.sh [--files N] [--runs N] [--export FILE.md]" >&2; exit 2 ;;
+  esac
+done
+command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
+cargo build --release -q -p agent-guard-cli
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+ag="$target/release/agent-guard"
+
+root=$(mktemp -d)
+shm=$(mktemp -d -p /dev/shm)
+trap 'rm -rf "$root" "$shm"' EXIT
+ws="$root/ws"
+mkdir -p "$ws" "$root/home"
+export HOME="$root/home" AGENT_GUARD_SESSION=bench
+git -C "$ws" init -q
+
+echo "building a ${files}-file tree…" >&2
+python3 - "$root/pristine" "$files" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+per_dir = 100
+for i in range(n):
+    d = os.path.join(root, f"d{i // (per_dir * per_dir)}", f"s{(i // per_dir) % per_dir}")
+    if i % per_dir == 0:
+        os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"f{i}.txt"), "wb") as f:
+        f.write(os.urandom(512))
+PY
+bytes=$(du -sb "$root/pristine" | cut -f1)
+echo "tree: $files files, $bytes bytes" >&2
+cp -a "$root/pristine" "$ws/tree"
+
+md_args=()
+[ -n "$export_md" ] && md_args=(--export-markdown "$export_md")
+
+# Same filesystem: safe-delete (one rename) against mv. `prepare` puts the tree back by a
+# rename, so every run moves the same 100k-file tree.
+back='t=$(ls -d '"$ws"'/.agent-trash/2*/tree 2>/dev/null | head -1); [ -n "$t" ] && mv "$t" '"$ws"'/tree; [ -d '"$root"'/moved ] && mv '"$root"'/moved '"$ws"'/tree; true'
+hyperfine -N --runs "$runs" --style basic "${md_args[@]/%.md/-relocate.md}" \
+  --prepare "sh -c '$back'" \
+  -n "mv (same filesystem)" "mv $ws/tree $root/moved" \
+  -n "safe-delete (same filesystem)" "$ag safe-delete --cwd $ws tree"
+
+# Restore on the same filesystem: restore <txid> against mv back.
+sh -c "$back"
+"$ag" safe-delete --cwd "$ws" --json tree > "$root/sd.json"
+txid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["txid"])' "$root/sd.json")
+hyperfine -N --runs "$runs" --style basic "${md_args[@]/%.md/-restore.md}" \
+  --prepare "sh -c 'rm -rf $ws/tree.mv; [ -d $ws/tree ] && mv $ws/tree $ws/.agent-trash/$txid/tree; true'" \
+  -n "mv back (same filesystem)" "mv $ws/.agent-trash/$txid/tree $ws/tree" \
+  -n "restore (same filesystem)" "$ag restore --cwd $ws $txid"
+
+# Across devices: safe-delete into /dev/shm (verified copy + source removal) against
+# cp -a + rm -rf. `prepare` recreates the tree from the pristine copy (not timed).
+reset_tree="sh -c 'rm -rf $ws/tree $shm/q $shm/cp; cp -a $root/pristine $ws/tree'"
+hyperfine -N --runs "$runs" --style basic "${md_args[@]/%.md/-cross.md}" \
+  --prepare "$reset_tree" \
+  -n "cp -a + rm -rf (to /dev/shm)" "sh -c 'cp -a $ws/tree $shm/cp && rm -rf $ws/tree'" \
+  -n "safe-delete (to /dev/shm)" "env AGENT_GUARD_TRASH=$shm/q $ag safe-delete --cwd $ws tree"
+
+# 10,000 transactions: list, status and gc plan.
+many="$root/many"
+mkdir -p "$many/.agent-trash" && git -C "$many" init -q
+python3 - "$many" <<'PY'
+import json, os, sys
+ws = sys.argv[1]
+trash = os.path.join(ws, ".agent-trash")
+with open(os.path.join(trash, "manifest.jsonl"), "w") as manifest:
+    for n in range(10000):
+        txid = f"20260101-{n // 3600 % 24:02d}{n // 60 % 60:02d}{n % 60:02d}-{n:08x}"
+        d = os.path.join(trash, txid)
+        os.makedirs(d)
+        with open(os.path.join(d, "f.txt"), "w") as f:
+            f.write("x")
+        ts = "2026-01-01T00:00:00Z"
+        manifest.write(json.dumps({"type": "tx-start", "txid": txid, "strategy": "relocate", "meta": {"tool": "safe_delete"}, "workspace": ws, "ts": ts, "schema": 1}) + "\n")
+        manifest.write(json.dumps({"type": "relocate", "txid": txid, "origin_path": os.path.join(ws, f"f{n}.txt"), "trash_path": os.path.join(d, "f.txt"), "kind": "file", "ts": ts, "schema": 1}) + "\n")
+PY
+"$ag" status --cwd "$many" >/dev/null
+hyperfine -N --warmup 2 --runs 10 --style basic "${md_args[@]/%.md/-many.md}" \
+  -n "list (10,000 transactions)" "$ag list --cwd $many --json --limit 0" \
+  -n "status (10,000 transactions)" "$ag status --cwd $many --json" \
+  -n "gc plan (10,000 transactions)" "$ag gc --cwd $many --json"

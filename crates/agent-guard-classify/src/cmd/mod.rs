@@ -1,0 +1,202 @@
+//! The cmd.exe front end: lex the line, then classify each command.
+//!
+//! cmd's delete builtins (`del`, `erase`, `rd`, `rmdir`) are parsed here; `call` is
+//! unwrapped; `cmd /c` and `powershell -Command` are followed into their scripts; `start`
+//! and POSIX shell hops are opaque. POSIX and PowerShell delete vocabulary cannot be judged
+//! in cmd: it is a target-free unknown op (the vocabulary floor).
+
+mod del_rd;
+
+use agent_guard_lex::{Script, Separator, SimpleCommand};
+use agent_guard_types::{Dialect, OpSpec};
+
+use crate::Classification;
+use crate::hosts::{self, HostArg};
+use crate::shapes::Positions;
+use crate::windows::{self, Line, Split, Tok};
+
+/// How cmd's builtins split their arguments: at `,` `;` `=`, and before every unquoted `/`.
+pub(crate) const BUILTIN: Split = Split {
+    delimiters: &[',', ';', '='],
+    slash: true,
+};
+
+/// cmd's delete builtins.
+const DELETERS: &[&str] = &["del", "erase", "rd", "rmdir"];
+
+/// POSIX shells reachable from cmd (Git for Windows, WSL): their scripts are not classified.
+const POSIX_SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "wsl"];
+
+/// Classifies cmd.exe text.
+pub(crate) fn classify(text: &str, nesting: u32) -> Classification {
+    windows::classify(
+        text,
+        nesting,
+        Dialect::Cmd,
+        agent_guard_lex::cmd::lex,
+        command,
+    )
+}
+
+fn command(
+    script: &Script,
+    index: usize,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
+    let command = &script.commands[index];
+    // `call` runs the rest of the line as a command.
+    let mut start = 0;
+    let (head_toks, head_text) = loop {
+        let Some(word) = command.words.get(start) else {
+            return Vec::new();
+        };
+        let toks = windows::tokens(word, BUILTIN);
+        let Some(head) = toks.first() else {
+            start += 1;
+            continue;
+        };
+        let Some(text) = head.literal().map(str::to_owned) else {
+            return windows::opaque_if_line_smells(
+                line,
+                Dialect::Cmd,
+                "command name is not literal",
+            );
+        };
+        if toks.len() == 1 && windows::program_name(&text) == "call" {
+            start += 1;
+            continue;
+        }
+        break (toks, text);
+    };
+    let name = windows::program_name(&head_text);
+    if !command.context.in_substitution {
+        positions.note_windows_command(&name, index);
+    }
+    let words = &command.words[start + 1..];
+    if DELETERS.contains(&name.as_str()) {
+        let args: Vec<Tok> = head_toks[1..]
+            .iter()
+            .cloned()
+            .chain(words.iter().flat_map(|w| windows::tokens(w, BUILTIN)))
+            .collect();
+        return del_rd::parse(&name, &args).into_iter().collect();
+    }
+    if hosts::host(&name).is_some() {
+        let args = host_args(command, &head_toks[1..], start + 1, line.source);
+        let call = hosts::Call {
+            program: &name,
+            args: &args,
+            nesting: line.nesting,
+            dialect: Dialect::Cmd,
+            piped: command.separator == Separator::Pipe,
+        };
+        let hop = hosts::run(call, &mut || line.smells());
+        if hop.changes_cwd {
+            positions.note_cwd_change(index);
+        }
+        return hop.ops;
+    }
+    let args: Vec<Tok> = head_toks[1..]
+        .iter()
+        .cloned()
+        .chain(words.iter().map(windows::whole))
+        .collect();
+    let text = line.text(command);
+    match name.as_str() {
+        "start" => windows::opaque_if_smelly(
+            text,
+            Dialect::Cmd,
+            "start runs its command in another process",
+        ),
+        "robocopy" => windows::robocopy(&args, Dialect::Cmd).into_iter().collect(),
+        "rm" | "remove-item" | "ri" => vec![windows::mismatch(&name, Dialect::Cmd)],
+        _ if POSIX_SHELLS.contains(&name.as_str()) => {
+            windows::opaque_if_smelly(text, Dialect::Cmd, "a POSIX shell runs the script")
+        }
+        _ if glued_deleter(&head_text) => vec![windows::unknown(
+            &name,
+            Dialect::Cmd,
+            "a delete command glued to its arguments",
+        )],
+        _ => windows::floor(&name, &args, Dialect::Cmd)
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// `del.`, `rd\x`, `erase+x`: cmd ends a builtin's name at such characters and runs it, so a
+/// deleter glued to what follows is an unknown op.
+fn glued_deleter(head: &str) -> bool {
+    let lowered = head.to_ascii_lowercase();
+    DELETERS.iter().any(|verb| {
+        lowered
+            .strip_prefix(verb)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+    })
+}
+
+/// The host's arguments: the pieces glued to its name (`cmd/c`), then its words. The word
+/// that starts the nested command (after `/c`, `/k`, `/r`, or glued to one) also carries the
+/// command line from there on as cmd passes it on (carets removed, quotes kept); computing it
+/// for that word only keeps this linear.
+fn host_args(command: &SimpleCommand, glued: &[Tok], first: usize, source: &str) -> Vec<HostArg> {
+    let words = command.words.get(first..).unwrap_or_default();
+    let end = words.last().map_or(0, |w| w.span.end);
+    let starts_command = |text: Option<&str>| {
+        text.map(str::to_ascii_lowercase)
+            .is_some_and(|t| matches!(t.get(..2), Some("/c" | "/k" | "/r")))
+    };
+    let mut args: Vec<HostArg> = glued
+        .iter()
+        .map(|t| HostArg {
+            text: t.literal().map(str::to_owned),
+            tail: None,
+        })
+        .collect();
+    let mut found = false;
+    for word in words {
+        let text = windows::whole(word).literal().map(str::to_owned);
+        let after_switch = args.last().is_some_and(|a| {
+            a.text.as_deref().is_some_and(|t| t.len() == 2) && starts_command(a.text.as_deref())
+        });
+        let glued_switch =
+            text.as_deref().is_some_and(|t| t.len() > 2) && starts_command(text.as_deref());
+        let tail = if !found && (after_switch || glued_switch) {
+            found = true;
+            source.get(word.span.start..end).map(uncaret)
+        } else {
+            None
+        };
+        args.push(HostArg { text, tail });
+    }
+    args
+}
+
+/// Removes cmd's escaping carets outside double quotes (`^^` is a caret).
+fn uncaret(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut quoted = false;
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '^' if !quoted => {
+                if let Some(next) = chars.next()
+                    && next != '\n'
+                {
+                    out.push(next);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,273 @@
+//! The PowerShell front end: lex the line, then classify each command.
+//!
+//! `Remove-Item` and its aliases are parsed here; `cmd /c`, `powershell -Command` and
+//! `Invoke-Expression` with a literal script are followed into it; .NET delete calls
+//! (`[IO.Directory]::Delete(…)`, `(Get-Item x).Delete()`) and jobs are opaque. A delete in a
+//! script block handed to a command that runs it later or elsewhere (`Start-Job { … }`) is
+//! undeterminable. POSIX delete vocabulary that is not a PowerShell alias is floored.
+
+mod remove_item;
+
+use agent_guard_lex::{Script, Separator, SimpleCommand, Word, WordPart};
+use agent_guard_types::{Dialect, OpSpec};
+
+use crate::Classification;
+use crate::hosts::{self, HostArg};
+use crate::shapes::Positions;
+use crate::windows::{self, Line, Tok};
+
+/// `Remove-Item` and its aliases (`erase` is included though it is a cmd builtin: PowerShell
+/// defines it).
+const REMOVE_ITEM: &[&str] = &["remove-item", "rm", "ri", "rd", "rmdir", "del", "erase"];
+
+/// Commands that run a script block they are given right away, in this session and
+/// directory. A delete in a block given to anything else runs later or elsewhere.
+const RUNS_BLOCK_HERE: &[&str] = &[
+    "&",
+    ".",
+    "foreach-object",
+    "%",
+    "foreach",
+    "where-object",
+    "?",
+    "where",
+    "measure-command",
+    "sort-object",
+    "sort",
+    "select-object",
+    "select",
+    "group-object",
+    "group",
+    "invoke-command",
+    "icm",
+];
+
+/// `Invoke-Command` parameters that keep the block local.
+const LOCAL_INVOKE: &[&str] = &[
+    "scriptblock",
+    "nonewscope",
+    "argumentlist",
+    "args",
+    "inputobject",
+];
+
+/// Commands that start their argument in another process or later.
+const STARTERS: &[&str] = &[
+    "start-process",
+    "saps",
+    "start",
+    "start-job",
+    "sajb",
+    "start-threadjob",
+    "invoke-wmimethod",
+    "invoke-cimmethod",
+];
+
+/// POSIX shells reachable from PowerShell: their scripts are not classified.
+const POSIX_SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "wsl"];
+
+/// Classifies PowerShell text.
+pub(crate) fn classify(text: &str, nesting: u32) -> Classification {
+    windows::classify(
+        text,
+        nesting,
+        Dialect::PowerShell,
+        agent_guard_lex::powershell::lex,
+        command,
+    )
+}
+
+fn command(
+    script: &Script,
+    index: usize,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
+    let command = &script.commands[index];
+    let mut ops = words(command, index, line, positions);
+    if dotnet_delete(line.text(command)) {
+        ops.push(windows::unknown(
+            "<dotnet>",
+            Dialect::PowerShell,
+            "a .NET delete call",
+        ));
+    }
+    let in_block = command.context.in_function && command.context.in_control_flow;
+    if in_block
+        && !ops.is_empty()
+        && let Some(owner) = line.owner(index)
+        && !line.memo(owner, || runs_block_here(&script.commands[owner]))
+    {
+        for op in &mut ops {
+            op.mark_undeterminable("the script block runs later or elsewhere");
+        }
+    }
+    ops
+}
+
+/// Classifies a command by its words.
+fn words(
+    command: &SimpleCommand,
+    index: usize,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
+    let mut words = &command.words[..];
+    let invoked = words
+        .first()
+        .is_some_and(|w| matches!(w.literal_text().as_deref(), Some("&" | ".")));
+    if invoked {
+        words = &words[1..];
+    }
+    let Some(first) = words.first() else {
+        return Vec::new();
+    };
+    let head = windows::whole(first);
+    let Some(head_text) = head.literal() else {
+        // An expression statement (`$x`, `(…).Count`) runs no command; a script block or
+        // expression run with `&` lists its own commands. Only `& $name` hides one.
+        let block = matches!(&first.parts[..], [WordPart::CommandSubstitution { .. }]);
+        return if invoked && !block {
+            windows::opaque_if_line_smells(line, Dialect::PowerShell, "command name is not literal")
+        } else {
+            Vec::new()
+        };
+    };
+    let name = windows::program_name(head_text);
+    if !command.context.in_substitution {
+        positions.note_windows_command(&name, index);
+    }
+    let args = &words[1..];
+    let piped = command.separator == Separator::Pipe;
+    if REMOVE_ITEM.contains(&name.as_str()) {
+        return vec![remove_item::parse(&name, args, piped)];
+    }
+    if hosts::host(&name).is_some() {
+        let host_args: Vec<HostArg> = args
+            .iter()
+            .map(|w| HostArg {
+                text: windows::whole(w).literal().map(str::to_owned),
+                tail: None,
+            })
+            .collect();
+        let call = hosts::Call {
+            program: &name,
+            args: &host_args,
+            nesting: line.nesting,
+            dialect: Dialect::PowerShell,
+            piped,
+        };
+        let hop = hosts::run(call, &mut || line.smells());
+        if hop.changes_cwd {
+            positions.note_cwd_change(index);
+        }
+        return hop.ops;
+    }
+    let toks: Vec<Tok> = args.iter().map(windows::whole).collect();
+    let text = line.text(command);
+    match name.as_str() {
+        "invoke-expression" | "iex" => invoke_expression(&toks, line),
+        _ if STARTERS.contains(&name.as_str()) => windows::opaque_if_smelly(
+            text,
+            Dialect::PowerShell,
+            "the command runs in another process or later",
+        ),
+        "robocopy" => windows::robocopy(&toks, Dialect::PowerShell)
+            .into_iter()
+            .collect(),
+        _ if POSIX_SHELLS.contains(&name.as_str()) => {
+            windows::opaque_if_smelly(text, Dialect::PowerShell, "a POSIX shell runs the script")
+        }
+        _ => windows::floor(&name, &toks, Dialect::PowerShell)
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// `Invoke-Expression 'script'` (or `-Command 'script'`): a literal script is classified.
+fn invoke_expression(args: &[Tok], line: &mut Line<'_>) -> Vec<OpSpec> {
+    let mut scripts = Vec::new();
+    for tok in args {
+        match remove_item::parameter(tok) {
+            Some(p)
+                if !p.name.is_empty() && "command".starts_with(&p.name.to_ascii_lowercase()) =>
+            {
+                if let Some(value) = p.value.filter(|v| !v.is_empty()) {
+                    scripts.push(Tok::with_pieces(value, tok.span));
+                }
+            }
+            Some(_) => {
+                return windows::opaque_if_line_smells(
+                    line,
+                    Dialect::PowerShell,
+                    "Invoke-Expression with unknown parameters",
+                );
+            }
+            None => scripts.push(tok.clone()),
+        }
+    }
+    match scripts.as_slice() {
+        [script] if script.literal().is_some() => {
+            hosts::nested_script(script.literal().unwrap_or_default(), line.nesting, "iex")
+        }
+        [] => Vec::new(),
+        _ => windows::opaque_if_line_smells(
+            line,
+            Dialect::PowerShell,
+            "Invoke-Expression of a value that is not literal",
+        ),
+    }
+}
+
+/// Returns `true` if a command hands its script block to something that runs it right away.
+fn runs_block_here(owner: &SimpleCommand) -> bool {
+    let Some(first) = owner.words.first().and_then(Word::literal_text) else {
+        return false;
+    };
+    let name = windows::program_name(&first);
+    if !RUNS_BLOCK_HERE.contains(&name.as_str()) {
+        return false;
+    }
+    if name != "invoke-command" && name != "icm" {
+        return true;
+    }
+    // `Invoke-Command -ComputerName …`, `-Session`, `-AsJob`: elsewhere or later.
+    owner.words.iter().skip(1).all(|w| {
+        let tok = windows::whole(w);
+        remove_item::parameter(&tok).is_none_or(|p| {
+            let lowered = p.name.to_ascii_lowercase();
+            !lowered.is_empty() && LOCAL_INVOKE.iter().any(|l| l.starts_with(&lowered))
+        })
+    })
+}
+
+/// Returns `true` for a .NET delete call: `.Delete(`, `::Delete(`, `DeleteFile(`,
+/// `DeleteDirectory(` (case-insensitive, blanks allowed before the parenthesis).
+fn dotnet_delete(text: &str) -> bool {
+    let lowered = text.to_ascii_lowercase();
+    let bytes = lowered.as_bytes();
+    let mut from = 0;
+    while let Some(found) = lowered[from..].find("delete") {
+        let at = from + found;
+        from = at + "delete".len();
+        let before = at.checked_sub(1).and_then(|p| bytes.get(p)).copied();
+        let mut after = from;
+        while bytes.get(after).is_some_and(u8::is_ascii_alphanumeric) {
+            after += 1;
+        }
+        let suffix = &lowered[from..after];
+        while bytes.get(after).is_some_and(|b| *b == b' ' || *b == b'\t') {
+            after += 1;
+        }
+        let call = bytes.get(after) == Some(&b'(');
+        let member = matches!(before, Some(b'.' | b':'))
+            && (suffix.is_empty() || suffix == "file" || suffix == "directory");
+        if call && member {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests;

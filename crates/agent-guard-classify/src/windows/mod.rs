@@ -1,0 +1,309 @@
+//! What the cmd and PowerShell front ends share: arguments split the way the Windows
+//! programs split them, target normalisation, the driver loop and the vocabulary floor.
+
+mod tok;
+
+use agent_guard_lex::{Script, SimpleCommand};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Span, Target};
+
+use crate::args::Arg;
+use crate::shapes::{self, Positions};
+use crate::smell::smells;
+use crate::{Classification, find, git};
+
+pub(crate) use tok::{Piece, Split, Tok, tokens, whole};
+
+/// Per-line state shared by the commands of one script.
+pub(crate) struct Line<'a> {
+    /// The whole line.
+    pub(crate) source: &'a str,
+    /// How many interpreter hops led here.
+    pub(crate) nesting: u32,
+    smells: Option<bool>,
+    /// For each command, the innermost command whose text contains it (the command a script
+    /// block or substitution is an argument of).
+    owners: Vec<Option<usize>>,
+    /// Per-owner answers memoised by the front ends (so each owner is inspected once).
+    memo: std::collections::HashMap<usize, bool>,
+}
+
+impl Line<'_> {
+    /// Whether the whole line has destructive vocabulary (computed once).
+    pub(crate) fn smells(&mut self) -> bool {
+        *self.smells.get_or_insert_with(|| smells(self.source))
+    }
+
+    /// The command that `index` is nested in as an argument, if any.
+    pub(crate) fn owner(&self, index: usize) -> Option<usize> {
+        self.owners.get(index).copied().flatten()
+    }
+
+    /// Returns the memoised answer for `index`, computing it once.
+    pub(crate) fn memo(&mut self, index: usize, compute: impl FnOnce() -> bool) -> bool {
+        *self.memo.entry(index).or_insert_with(compute)
+    }
+
+    /// The source text of a command.
+    pub(crate) fn text(&self, command: &SimpleCommand) -> &str {
+        self.source
+            .get(command.span.start..command.span.end)
+            .unwrap_or(self.source)
+    }
+}
+
+/// Classifies one command of a lexed script (by index) into ops.
+pub(crate) type CommandFn = fn(&Script, usize, &mut Line<'_>, &mut Positions) -> Vec<OpSpec>;
+
+/// Lexes and classifies `text`: the driver shared by cmd and PowerShell.
+pub(crate) fn classify(
+    text: &str,
+    nesting: u32,
+    dialect: Dialect,
+    lex: fn(&str) -> Script,
+    command: CommandFn,
+) -> Classification {
+    let script = lex(text);
+    if let Some(error) = &script.error {
+        let parse_error = Some(error.to_string());
+        if smells(text) {
+            let mut result = Classification::unparseable(dialect, error.kind.as_str().to_owned());
+            result.parse_error = parse_error;
+            return result;
+        }
+        return Classification {
+            ops: Vec::new(),
+            parse_error,
+            commands: script.commands.len(),
+        };
+    }
+    let mut ops = Vec::new();
+    let mut positions = Positions::default();
+    let mut line = Line {
+        source: text,
+        nesting,
+        smells: None,
+        owners: owners(&script),
+        memo: std::collections::HashMap::new(),
+    };
+    for (index, cmd) in script.commands.iter().enumerate() {
+        positions.note_windows_redirects(cmd, index);
+        for mut op in command(&script, index, &mut line, &mut positions) {
+            op.segment_index = index;
+            if op.span == Span::default() {
+                op.span = cmd.span;
+            }
+            if cmd.context.in_substitution && op.kind != OpKind::Unknown {
+                op.mark_undeterminable("destructive command inside a command substitution");
+            }
+            ops.push(op);
+        }
+    }
+    let commands = script
+        .commands
+        .iter()
+        .filter(|c| !c.words.is_empty())
+        .count();
+    shapes::apply(&mut ops, &positions, commands);
+    Classification {
+        ops,
+        parse_error: None,
+        commands,
+    }
+}
+
+/// Finds each command's owner with a stack: commands are sorted by where they start, and a
+/// nested command's text lies inside its owner's.
+fn owners(script: &Script) -> Vec<Option<usize>> {
+    let mut stack: Vec<usize> = Vec::new();
+    let mut out = Vec::with_capacity(script.commands.len());
+    for (index, command) in script.commands.iter().enumerate() {
+        while let Some(&top) = stack.last() {
+            let outer = &script.commands[top];
+            if outer.span.start <= command.span.start
+                && command.span.end <= outer.span.end
+                && outer.context.depth < command.context.depth
+            {
+                break;
+            }
+            stack.pop();
+        }
+        out.push(stack.last().copied());
+        stack.push(index);
+    }
+    out
+}
+
+/// Returns the normalised program name: the last path component, lower-cased, without
+/// `.exe` (`C:\Windows\System32\CMD.EXE` → `cmd`).
+pub(crate) fn program_name(text: &str) -> String {
+    let base = text.rsplit(['/', '\\']).next().unwrap_or(text);
+    let lowered = base.to_ascii_lowercase();
+    match lowered.strip_suffix(".exe") {
+        Some(stem) if !stem.is_empty() => stem.to_owned(),
+        _ => lowered,
+    }
+}
+
+/// Converts an argument into a delete target, normalised the way Windows reads paths.
+///
+/// - `\` becomes `/`, so the facts do not depend on the host (`C:\x` → `C:/x`,
+///   `\\srv\share` → `//srv/share`); the world judges drive and UNC spellings.
+/// - `*` and `?` (and `[` in PowerShell, whose `-Path` takes wildcard ranges) are wildcards,
+///   quoted or not: the program expands them, not the shell.
+/// - Windows ignores trailing dots and spaces in a name (`"build. "` is `build`); a name made
+///   only of them is opaque.
+/// - A `:` after the drive names a stream or a provider (`a.txt:s`, `HKLM:\…`): opaque. So
+///   is a `"` (escaped with `^` in cmd): no Windows name has one.
+/// - In PowerShell a leading `~` is the home directory.
+pub(crate) fn target(tok: &Tok, dialect: Dialect) -> Target {
+    let mut target = Target {
+        text: tok.text.replace('\\', "/"),
+        span: Some(tok.span),
+        opaque: tok.opaque.clone(),
+        ..Target::default()
+    };
+    if target.opaque.is_some() {
+        return target;
+    }
+    target.glob = target.text.contains(['*', '?'])
+        || (dialect == Dialect::PowerShell && target.text.contains('['));
+    target.tilde =
+        dialect == Dialect::PowerShell && (target.text == "~" || target.text.starts_with("~/"));
+    if target.text.contains('"') {
+        // No Windows name contains a quote; cmd's builtins would read it as quoting again.
+        target.opaque = Some(format!("`{}` contains a quote character", tok.text));
+        return target;
+    }
+    let drive = target.text.as_bytes().get(1) == Some(&b':')
+        && target.text.as_bytes()[0].is_ascii_alphabetic();
+    let after_drive = if drive {
+        &target.text[2..]
+    } else {
+        &target.text[..]
+    };
+    if after_drive.contains(':') {
+        target.opaque = Some(format!(
+            "`{}` names a stream or a provider path, not a file",
+            tok.text
+        ));
+        return target;
+    }
+    match trim_components(&target.text) {
+        Some(text) => target.text = text,
+        None => {
+            target.opaque = Some(format!(
+                "`{}` has a name made only of dots and spaces",
+                tok.text
+            ));
+        }
+    }
+    target
+}
+
+/// Strips the trailing dots and spaces Windows ignores from each component (`.` and `..`
+/// stay). Returns `None` if a component consists only of them.
+fn trim_components(text: &str) -> Option<String> {
+    if !text.contains(['.', ' ']) {
+        return Some(text.to_owned());
+    }
+    let mut out = Vec::new();
+    for component in text.split('/') {
+        if component.is_empty() || component == "." || component == ".." {
+            out.push(component);
+            continue;
+        }
+        let trimmed = component.trim_end_matches(['.', ' ']);
+        if trimmed.is_empty() {
+            return None;
+        }
+        out.push(trimmed);
+    }
+    Some(out.join("/"))
+}
+
+/// Creates an unknown op whose text says why.
+pub(crate) fn unknown(op: &str, dialect: Dialect, why: impl Into<String>) -> OpSpec {
+    OpSpec::unknown(op, dialect, why)
+}
+
+/// An unknown op if the line has destructive vocabulary.
+pub(crate) fn opaque_if_line_smells(
+    line: &mut Line<'_>,
+    dialect: Dialect,
+    why: &str,
+) -> Vec<OpSpec> {
+    if line.smells() {
+        vec![unknown("<opaque>", dialect, why)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// An unknown op if `text` has destructive vocabulary.
+pub(crate) fn opaque_if_smelly(text: &str, dialect: Dialect, why: &str) -> Vec<OpSpec> {
+    if smells(text) {
+        vec![unknown("<opaque>", dialect, why)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Why a foreign word is refused.
+const MISMATCH: &str = "known destructive vocabulary is incompatible with the selected dialect";
+
+/// POSIX deleters that no Windows dialect knows (`rm`, `rmdir` are handled per dialect:
+/// `rmdir` is a cmd builtin, both are PowerShell aliases).
+const POSIX_DELETERS: &[&str] = &["unlink", "shred", "srm", "wipe", "truncate"];
+
+/// The vocabulary floor (reference 4.1 step 7): a POSIX deleter, a deleting `find` or a
+/// destructive `git` form typed into cmd or PowerShell is a target-free unknown op. The
+/// dialect cannot classify it, and guessing a POSIX reading could misjudge its targets.
+pub(crate) fn floor(name: &str, args: &[Tok], dialect: Dialect) -> Option<OpSpec> {
+    let destructive = if POSIX_DELETERS.contains(&name) {
+        true
+    } else if name == "find" || name == "git" {
+        let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
+        let op = if name == "find" {
+            find::parse(&probe)
+        } else {
+            git::parse(&probe, git::GitContext::default())
+        };
+        op.is_some_and(|op| op.kind != OpKind::Other && !op.dry_run)
+    } else {
+        false
+    };
+    destructive.then(|| unknown(name, dialect, MISMATCH))
+}
+
+/// A target-free unknown op for vocabulary of the other dialect.
+pub(crate) fn mismatch(name: &str, dialect: Dialect) -> OpSpec {
+    unknown(name, dialect, MISMATCH)
+}
+
+/// `robocopy SRC DST … /MIR` (or `/PURGE`) deletes destination files missing from the source;
+/// `/MOV` and `/MOVE` delete the source after copying. Which files is decided while it runs.
+pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Option<OpSpec> {
+    let mut positional = Vec::new();
+    let mut deleting = None;
+    for arg in args {
+        let lowered = arg.text.to_ascii_lowercase();
+        if arg.bare_head().starts_with('/') {
+            if ["/mir", "/purge", "/mov", "/move"].contains(&lowered.as_str()) {
+                deleting = Some(lowered);
+            }
+        } else {
+            positional.push(arg);
+        }
+    }
+    let flag = deleting?;
+    let mut op = OpSpec::new("robocopy", OpKind::FsDelete, dialect);
+    op.recursive = true;
+    let which = usize::from(!flag.starts_with("/mov"));
+    if let Some(arg) = positional.get(which) {
+        op.targets.push(target(arg, dialect));
+    }
+    op.mark_undeterminable(format!(
+        "robocopy {flag} decides what it deletes while it runs"
+    ));
+    Some(op)
+}

@@ -1,0 +1,18 @@
+//! `status`: the same as `agent-guard status`.
+
+use clap::Parser;
+
+/// Show the quarantine's usage, mode and recent decisions (same as `agent-guard status`)
+#[derive(Debug, Parser)]
+#[command(name = "status", version)]
+struct Args {
+    #[command(flatten)]
+    args: agent_guard_cli::args::StatusArgs,
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    agent_guard_cli::history::status(&args.args)
+        .unwrap_or_else(|error| agent_guard_cli::report_error(&error))
+        .into()
+}

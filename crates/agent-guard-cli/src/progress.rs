@@ -1,0 +1,61 @@
+//! A progress bar for long cross-device copies, drawn on stderr only when it is a terminal.
+
+use std::io::IsTerminal as _;
+
+use agent_guard_recovery::Progress;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Copies smaller than this finish too fast to deserve a bar.
+const MIN_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A [`Progress`] that draws an indicatif bar on an interactive stderr.
+#[derive(Debug)]
+pub struct TerminalProgress {
+    bar: Option<ProgressBar>,
+}
+
+impl TerminalProgress {
+    /// A bar if stderr is a terminal, otherwise a silent sink.
+    pub fn new() -> TerminalProgress {
+        TerminalProgress {
+            bar: std::io::stderr().is_terminal().then(ProgressBar::hidden),
+        }
+    }
+}
+
+impl Default for TerminalProgress {
+    fn default() -> TerminalProgress {
+        TerminalProgress::new()
+    }
+}
+
+impl Progress for TerminalProgress {
+    fn start(&self, total_bytes: u64) {
+        if let Some(bar) = &self.bar
+            && total_bytes >= MIN_BYTES
+        {
+            {
+                bar.set_length(total_bytes);
+                bar.set_position(0);
+                if let Ok(style) = ProgressStyle::with_template(
+                    "{spinner} moving to the quarantine {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+                ) {
+                    bar.set_style(style);
+                }
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
+        }
+    }
+
+    fn advance(&self, bytes: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(bytes);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

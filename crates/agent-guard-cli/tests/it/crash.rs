@@ -1,0 +1,128 @@
+//! Crash safety: abort the process at every injection point of a relocation; the next
+//! command reconciles, and every item ends at its origin or in the quarantine, restorable.
+
+use crate::support::{TestEnv, snapshot};
+
+fn json(output: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+/// A quarantine on another filesystem (/dev/shm is tmpfs), so moves are verified copies.
+fn cross_device_trash() -> Option<tempfile::TempDir> {
+    use std::os::unix::fs::MetadataExt as _;
+    let dir = tempfile::tempdir_in("/dev/shm").ok()?;
+    let here = std::fs::metadata(std::env::temp_dir()).ok()?;
+    let there = std::fs::metadata(dir.path()).ok()?;
+    (here.dev() != there.dev()).then_some(dir)
+}
+
+fn crash_at(point: &str, cross_device: bool) {
+    let env = TestEnv::new();
+    let shm = if cross_device {
+        match cross_device_trash() {
+            Some(dir) => Some(dir),
+            None => return,
+        }
+    } else {
+        None
+    };
+    let trash = shm
+        .as_ref()
+        .map_or_else(|| env.trash(), |d| d.path().join("q"));
+    // A crash during source removal leaves the source's directories behind with some entries
+    // removed, which changes their mtimes; contents, modes and file times must still match.
+    let touched: &[&str] = if point == "during-removal" {
+        &["*"]
+    } else {
+        &[""]
+    };
+    let before = snapshot(env.ws(), touched);
+    let crashed = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_TRASH", &trash)
+        .env("AGENT_GUARD_FAULT", point)
+        .args(["safe-delete", "--json", "build"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        crashed.status.code(),
+        None,
+        "{point}: the process must die at the fault point: {crashed:?}"
+    );
+
+    let status = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_TRASH", &trash)
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let status = json(&status);
+    assert_eq!(
+        status["reconciled_now"]["relocated"].as_u64().unwrap()
+            + status["reconciled_now"]["not_moved"].as_u64().unwrap()
+            + status["reconciled_now"]["both_kept"].as_u64().unwrap(),
+        1,
+        "{point}: the interrupted item was reconciled: {status}"
+    );
+    assert_eq!(
+        status["reconciled_now"]["vanished"], 0,
+        "{point}: nothing is lost"
+    );
+
+    let list = json(
+        &env.cmd("agent-guard")
+            .env("AGENT_GUARD_TRASH", &trash)
+            .args(["list", "--json"])
+            .output()
+            .unwrap(),
+    );
+    for tx in list["transactions"].as_array().unwrap() {
+        if tx["state"] == "RESTORABLE" {
+            let txid = tx["txid"].as_str().unwrap();
+            let restored = env
+                .cmd("agent-guard")
+                .env("AGENT_GUARD_TRASH", &trash)
+                .args(["restore", "--force", txid])
+                .output()
+                .unwrap();
+            assert!(restored.status.success(), "{point}: {restored:?}");
+        }
+    }
+    assert_eq!(
+        snapshot(env.ws(), touched),
+        before,
+        "{point}: every item is back where it was"
+    );
+}
+
+#[test]
+fn crash_after_the_intent() {
+    crash_at("after-intent", false);
+}
+
+#[test]
+fn crash_after_the_move() {
+    crash_at("after-move", false);
+}
+
+#[test]
+fn crash_before_the_done_record() {
+    crash_at("before-done", false);
+}
+
+#[test]
+fn crash_during_a_cross_device_copy() {
+    crash_at("during-copy", true);
+}
+
+#[test]
+fn crash_during_source_removal() {
+    crash_at("during-removal", true);
+}
+
+#[test]
+fn crash_after_a_cross_device_move() {
+    crash_at("after-move", true);
+}

@@ -1,0 +1,104 @@
+//! `status`, `list` and `show` read the committed example quarantine.
+
+use crate::support::TestEnv;
+
+/// Copies `.agent-trash.example` into the test workspace as its quarantine.
+fn install_example(env: &TestEnv) {
+    let source =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.agent-trash.example");
+    let trash = env.trash();
+    for entry in walk(&source) {
+        let relative = entry.strip_prefix(&source).unwrap();
+        let target = trash.join(relative);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            let text = std::fs::read_to_string(&entry).unwrap();
+            std::fs::write(
+                &target,
+                text.replace("/ws-example", &env.ws().to_string_lossy()),
+            )
+            .unwrap();
+        }
+    }
+}
+
+fn walk(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![root.to_owned()];
+    let mut index = 0;
+    while index < out.len() {
+        if out[index].is_dir() {
+            for entry in std::fs::read_dir(&out[index]).unwrap() {
+                out.push(entry.unwrap().path());
+            }
+        }
+        index += 1;
+    }
+    out.into_iter().skip(1).collect()
+}
+
+fn json(env: &TestEnv, args: &[&str]) -> serde_json::Value {
+    let output = env.cmd("agent-guard").args(args).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn list_reads_both_transactions_newest_first() {
+    let env = TestEnv::new();
+    install_example(&env);
+    let list = json(&env, &["list", "--json"]);
+    let txs = list["transactions"].as_array().unwrap();
+    assert_eq!(txs.len(), 2);
+    assert_eq!(txs[0]["txid"], "20261130-102000-4e5f6a7b");
+    assert_eq!(txs[0]["state"], "RESTORED");
+    assert_eq!(txs[1]["txid"], "20261130-101500-0a1b2c3d");
+    assert_eq!(txs[1]["state"], "RESTORABLE");
+    assert_eq!(txs[1]["restorable_items"], 2);
+    assert_eq!(txs[1]["tool"], "safe_delete");
+}
+
+#[test]
+fn show_lists_items_sizes_and_origins() {
+    let env = TestEnv::new();
+    install_example(&env);
+    let show = json(&env, &["show", "--json", "20261130-101500-0a1b2c3d"]);
+    let items = show["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    let build = items.iter().find(|i| i["kind"] == "dir").unwrap();
+    assert_eq!(build["files"], 2);
+    assert_eq!(build["bytes"], 20);
+    assert!(build["origin"].as_str().unwrap().ends_with("/build"));
+}
+
+#[test]
+fn status_counts_usage_and_decisions() {
+    let env = TestEnv::new();
+    install_example(&env);
+    let status = json(&env, &["status", "--json"]);
+    assert_eq!(status["usage"]["transactions"], 2);
+    assert_eq!(status["usage"]["restorable_items"], 2);
+    assert_eq!(status["decisions"]["BLOCK_PROTECTED_PATH"], 1);
+    assert_eq!(status["decisions"]["RELOCATE_TREE"], 2);
+}
+
+#[test]
+fn the_example_restores_into_the_workspace() {
+    let env = TestEnv::new();
+    install_example(&env);
+    std::fs::remove_file(env.ws().join("notes.txt")).unwrap();
+    std::fs::remove_dir_all(env.ws().join("build")).unwrap();
+    env.cmd("agent-guard")
+        .args(["restore", "20261130-101500-0a1b2c3d"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
+        "my notes\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.ws().join("build/out/app.o")).unwrap(),
+        "object\n"
+    );
+}

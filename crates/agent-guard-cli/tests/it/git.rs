@@ -1,0 +1,182 @@
+//! Git compensations end to end: `check --enforce` → the real git command → `restore`; the
+//! work tree, untracked files, the stash list and the branches equal what they were.
+
+use crate::support::{TestEnv, enforce, snapshot, txids};
+
+fn git(env: &TestEnv, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(env.ws())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Everything a destructive git command could lose.
+#[derive(Debug, PartialEq, Eq)]
+struct State {
+    tree: std::collections::BTreeMap<Vec<u8>, crate::support::Entry>,
+    stash: String,
+    branches: String,
+}
+
+fn state(env: &TestEnv) -> State {
+    State {
+        // Git stores content and modes, not times: a restored file is rewritten.
+        tree: snapshot(env.ws(), &["**"]),
+        stash: git(env, &["stash", "list", "--format=%H %gs"]),
+        branches: git(
+            env,
+            &[
+                "for-each-ref",
+                "refs/heads",
+                "--format=%(refname) %(objectname)",
+            ],
+        ),
+    }
+}
+
+/// Dirty tracked changes, a staged new file, untracked and ignored content.
+fn dirty(env: &TestEnv) {
+    std::fs::write(
+        env.ws().join("src/main.rs"),
+        "fn main() { println!(\"work in progress\"); }\n",
+    )
+    .unwrap();
+    std::fs::write(env.ws().join("src/new.rs"), "pub fn new() {}\n").unwrap();
+    git(env, &["add", "src/new.rs"]);
+}
+
+fn round_trip(env: &TestEnv, command: &[&str], expected_code: &str) {
+    let before = state(env);
+    let line = format!("git {}", command.join(" "));
+    let (exit, report) = enforce(env, &line);
+    assert_eq!(exit, 0, "{line}: {report}");
+    assert_eq!(report["code"], expected_code, "{line}");
+    let ids = txids(&report);
+    assert!(!ids.is_empty(), "{line}: {report}");
+    git(env, command);
+    assert_ne!(
+        state(env),
+        before,
+        "{line}: the command itself must change something"
+    );
+    for txid in &ids {
+        let output = env
+            .cmd("agent-guard")
+            .args(["restore", "--json", txid])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{line}: {output:?}");
+    }
+    assert_eq!(state(env), before, "{line}: restored");
+    // Restoring again changes nothing.
+    for txid in &ids {
+        env.cmd("agent-guard")
+            .args(["restore", txid])
+            .assert()
+            .success();
+    }
+    assert_eq!(state(env), before, "{line}: idempotent");
+}
+
+#[test]
+fn reset_hard() {
+    let env = TestEnv::new();
+    dirty(&env);
+    let stash_before = git(&env, &["stash", "list"]);
+    round_trip(&env, &["reset", "--hard"], "SNAPSHOT_GIT_STASH");
+    assert_eq!(
+        git(&env, &["stash", "list"]),
+        stash_before,
+        "snapshots never touch the stash list"
+    );
+}
+
+#[test]
+fn checkout_path() {
+    let env = TestEnv::new();
+    dirty(&env);
+    round_trip(
+        &env,
+        &["checkout", "--", "src/main.rs"],
+        "SNAPSHOT_GIT_STASH",
+    );
+}
+
+#[test]
+fn restore_path() {
+    let env = TestEnv::new();
+    dirty(&env);
+    round_trip(&env, &["restore", "src/main.rs"], "SNAPSHOT_GIT_STASH");
+}
+
+#[test]
+fn clean_fd() {
+    let env = TestEnv::new();
+    round_trip(&env, &["clean", "-fd"], "RELOCATE_VIA_CLEAN_ENUMERATE");
+}
+
+#[test]
+fn clean_fdx_keeps_the_quarantine() {
+    let env = TestEnv::new();
+    round_trip(&env, &["clean", "-fdx"], "RELOCATE_VIA_CLEAN_ENUMERATE");
+    assert!(
+        env.trash().join("manifest.jsonl").exists(),
+        "git clean -fdx left the quarantine intact"
+    );
+}
+
+#[test]
+fn stash_drop() {
+    let env = TestEnv::new();
+    for n in 0..3 {
+        std::fs::write(
+            env.ws().join("src/main.rs"),
+            format!("fn main() {{ /* {n} */ }}\n"),
+        )
+        .unwrap();
+        git(&env, &["stash", "push", "-m", &format!("wip {n}")]);
+    }
+    round_trip(&env, &["stash", "drop", "stash@{1}"], "SNAPSHOT_GIT_REFS");
+}
+
+#[test]
+fn stash_clear() {
+    let env = TestEnv::new();
+    for n in 0..2 {
+        std::fs::write(
+            env.ws().join("src/main.rs"),
+            format!("fn main() {{ /* {n} */ }}\n"),
+        )
+        .unwrap();
+        git(&env, &["stash", "push", "-m", &format!("wip {n}")]);
+    }
+    round_trip(&env, &["stash", "clear"], "SNAPSHOT_GIT_REFS");
+}
+
+#[test]
+fn branch_delete() {
+    let env = TestEnv::new();
+    git(&env, &["checkout", "-q", "-b", "experiment"]);
+    std::fs::write(env.ws().join("src/exp.rs"), "// experiment\n").unwrap();
+    git(&env, &["add", "src/exp.rs"]);
+    git(&env, &["commit", "-q", "-m", "experiment"]);
+    git(&env, &["checkout", "-q", "-"]);
+    round_trip(&env, &["branch", "-D", "experiment"], "SNAPSHOT_GIT_REFS");
+}
+
+#[test]
+fn force_push_stays_blocked() {
+    let env = TestEnv::new();
+    let (exit, report) = enforce(&env, "git push --force origin main");
+    assert_eq!(exit, 2);
+    assert_eq!(report["code"], "BLOCK_FORCE_PUSH");
+}

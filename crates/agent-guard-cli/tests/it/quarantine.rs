@@ -1,0 +1,295 @@
+//! safe-delete, restore (with occupants, idempotent, hostile ids), undo, list, show, gc.
+
+use crate::support::{TestEnv, snapshot};
+
+fn json(output: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+#[test]
+fn safe_delete_then_restore_round_trips() {
+    let env = TestEnv::new();
+    let before = snapshot(env.ws(), &[""]);
+    let output = env
+        .cmd("agent-guard")
+        .args(["safe-delete", "--json", "build", "notes.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let report = json(&output);
+    assert_eq!(report["outcome"], "relocated to quarantine");
+    assert_eq!(report["verdict"]["code"], "RELOCATE_TREE");
+    let txid = report["txid"].as_str().unwrap().to_owned();
+    assert!(!env.ws().join("build").exists() && !env.ws().join("notes.txt").exists());
+
+    // Repeating the call reports "already absent", not a failure.
+    let again = env
+        .cmd("agent-guard")
+        .args(["safe-delete", "--json", "build", "notes.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(json(&again)["outcome"], "nothing to do (already absent)");
+
+    env.cmd("restore").arg(&txid).assert().success();
+    assert_eq!(snapshot(env.ws(), &[""]), before);
+    // A second restore is a no-op that exits 0.
+    let second = env
+        .cmd("agent-guard")
+        .args(["restore", "--json", &txid])
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(0));
+    assert_eq!(json(&second)["already_restored"], true);
+    assert_eq!(snapshot(env.ws(), &[""]), before);
+}
+
+#[test]
+fn safe_delete_expands_globs_itself() {
+    let env = TestEnv::new();
+    std::fs::write(env.ws().join("a.log"), "a").unwrap();
+    std::fs::write(env.ws().join("b.log"), "b").unwrap();
+    let output = env
+        .cmd("safe_delete")
+        .args(["--json", "*.log", "*.nothing"])
+        .output()
+        .unwrap();
+    let report = json(&output);
+    assert_eq!(report["targets"], serde_json::json!(["a.log", "b.log"]));
+    assert_eq!(report["no_match"], serde_json::json!(["*.nothing"]));
+    assert_eq!(report["outcome"], "relocated to quarantine");
+    let unmatched = env
+        .cmd("safe_delete")
+        .args(["--json", "*.nothing"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&unmatched)["outcome"], "nothing to do (no matches)");
+}
+
+#[test]
+fn safe_delete_refuses_protected_paths_with_exit_2() {
+    let env = TestEnv::new();
+    for path in [".", ".git", "../outside", "/"] {
+        let output = env
+            .cmd("agent-guard")
+            .args(["safe-delete", "--json", path])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{path}");
+        assert_eq!(json(&output)["verdict"]["decision"], "BLOCK", "{path}");
+    }
+    assert!(env.ws().join(".git").exists());
+}
+
+#[test]
+fn safe_delete_dry_run_moves_nothing() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .args(["safe-delete", "--dry-run", "--json", "build"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(json(&output)["outcome"], "would relocate (RELOCATE_TREE)");
+    assert!(env.ws().join("build").exists());
+}
+
+#[test]
+fn regenerable_artifacts_are_deleted_directly() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .args(["safe-delete", "--json", "node_modules"])
+        .output()
+        .unwrap();
+    let report = json(&output);
+    assert_eq!(report["verdict"]["code"], "ALLOW_REGENERABLE");
+    assert_eq!(report["outcome"], "deleted directly (provably regenerable)");
+    assert!(!env.ws().join("node_modules").exists());
+}
+
+#[test]
+fn restore_over_an_occupant_conflicts_or_preserves_it() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .args(["safe-delete", "--json", "notes.txt"])
+        .output()
+        .unwrap();
+    let txid = json(&output)["txid"].as_str().unwrap().to_owned();
+    std::fs::write(env.ws().join("notes.txt"), "the agent's new version").unwrap();
+
+    let conflict = env
+        .cmd("agent-guard")
+        .args(["restore", "--json", &txid])
+        .output()
+        .unwrap();
+    assert_eq!(conflict.status.code(), Some(3), "conflicts exit 3");
+    assert_eq!(
+        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
+        "the agent's new version"
+    );
+
+    let forced = env
+        .cmd("agent-guard")
+        .args(["restore", "--json", "--force", &txid])
+        .output()
+        .unwrap();
+    assert_eq!(forced.status.code(), Some(0), "{forced:?}");
+    let report = json(&forced);
+    assert_eq!(
+        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
+        "notes\n"
+    );
+    let backup = report["backup_txids"][0].as_str().unwrap().to_owned();
+    // The occupant was preserved, and is restorable in turn.
+    std::fs::write(env.ws().join("keep-me"), "x").unwrap();
+    env.cmd("agent-guard")
+        .args(["restore", "--force", &backup])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
+        "the agent's new version"
+    );
+}
+
+#[test]
+fn hostile_transaction_ids_are_refused() {
+    let env = TestEnv::new();
+    for id in ["..", "../../x", "/x", "a/b", ".", "a\\b"] {
+        let output = env
+            .cmd("agent-guard")
+            .args(["restore", "--json", "--", id])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{id}");
+        assert_eq!(
+            json(&output)["error"],
+            "invalid quarantine transaction id",
+            "{id}"
+        );
+    }
+    let unknown = env
+        .cmd("agent-guard")
+        .args(["restore", "--json", "20260101-000000-deadbeef"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(!env.trash().exists(), "refusals create nothing");
+}
+
+#[test]
+fn undo_restores_the_newest_transaction() {
+    let env = TestEnv::new();
+    env.cmd("agent-guard")
+        .args(["safe-delete", "notes.txt"])
+        .assert()
+        .success();
+    env.cmd("agent-guard")
+        .args(["safe-delete", "build"])
+        .assert()
+        .success();
+    env.cmd("agent-guard").arg("undo").assert().success();
+    assert!(env.ws().join("build/report.txt").exists());
+    assert!(!env.ws().join("notes.txt").exists());
+    env.cmd("agent-guard").arg("undo").assert().success();
+    assert!(env.ws().join("notes.txt").exists());
+    let nothing = env.cmd("agent-guard").arg("undo").output().unwrap();
+    assert_eq!(nothing.status.code(), Some(1), "nothing left to undo");
+}
+
+#[test]
+fn list_and_show_describe_transactions() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .args(["safe-delete", "--json", "build"])
+        .output()
+        .unwrap();
+    let txid = json(&output)["txid"].as_str().unwrap().to_owned();
+    let list = json(
+        &env.cmd("agent-guard")
+            .args(["list", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(list["transactions"][0]["txid"], txid.as_str());
+    assert_eq!(list["transactions"][0]["state"], "RESTORABLE");
+    let show = json(
+        &env.cmd("agent-guard")
+            .args(["show", "--json", &txid])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(show["items"][0]["kind"], "dir");
+    assert_eq!(show["items"][0]["files"], 2);
+    assert!(
+        show["items"][0]["origin"]
+            .as_str()
+            .unwrap()
+            .ends_with("/build")
+    );
+    let text = env.cmd("agent-guard").args(["list"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&text.stdout).contains(&txid));
+}
+
+#[test]
+fn gc_plans_by_default_and_respects_the_grace_window() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .args(["safe-delete", "--json", "build"])
+        .output()
+        .unwrap();
+    let txid = json(&output)["txid"].as_str().unwrap().to_owned();
+    let plan = json(&env.cmd("gc").args(["--json"]).output().unwrap());
+    assert_eq!(plan["plan"]["eligible"], serde_json::json!([]));
+    let refused = env
+        .cmd("gc")
+        .args(["--json", "--execute", "--txid", &txid])
+        .output()
+        .unwrap();
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "a fresh transaction is never purged"
+    );
+    assert!(env.trash().join(&txid).exists());
+    // 40 days later it is eligible by age, and purged on request.
+    let later = env
+        .cmd("gc")
+        .env("AGENT_GUARD_NOW", "2099-01-01T00:00:00Z")
+        .args(["--json", "--execute", "--all-eligible"])
+        .output()
+        .unwrap();
+    assert_eq!(later.status.code(), Some(0), "{later:?}");
+    assert!(!env.trash().join(&txid).exists());
+    let nothing = env
+        .cmd("gc")
+        .env("AGENT_GUARD_NOW", "2099-01-01T00:00:00Z")
+        .args(["--execute", "--all-eligible"])
+        .output()
+        .unwrap();
+    assert_eq!(nothing.status.code(), Some(1), "nothing selected");
+}
+
+#[test]
+fn status_reports_usage_and_decisions() {
+    let env = TestEnv::new();
+    env.cmd("agent-guard")
+        .args(["safe-delete", "build"])
+        .assert()
+        .success();
+    env.check_json("rm -rf .");
+    let status = json(&env.cmd("status").args(["--json"]).output().unwrap());
+    assert_eq!(status["usage"]["transactions"], 1);
+    assert!(status["decisions"]["RELOCATE_TREE"].as_u64().unwrap() >= 1);
+    assert!(
+        status["decisions"]["BLOCK_PROTECTED_PATH"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+}

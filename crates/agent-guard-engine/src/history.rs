@@ -1,0 +1,334 @@
+//! `restore`, `undo`, `list` and `show`: the quarantine's history for humans and agents.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use agent_guard_config::EnvSnapshot;
+use agent_guard_recovery::{
+    ItemKind, Progress, Quarantine, RestoreOptions, RestoreReport, Transaction, Usage,
+};
+use agent_guard_types::{TxId, is_generated_id};
+
+use crate::check::audit_log;
+use crate::enforce::new_txid;
+use crate::error::Result;
+use crate::runtime::Runtime;
+use crate::store::quarantine;
+use crate::workspace::Workspace;
+
+/// What to restore.
+#[derive(Debug, Clone, Default)]
+pub struct RestoreRequest {
+    /// The transaction; `None` means the newest restorable one of this workspace (`undo`).
+    pub txid: Option<String>,
+    /// Preserve occupants in a new transaction, then restore over them.
+    pub force: bool,
+    /// Restore into this directory instead of the workspace.
+    pub to: Option<PathBuf>,
+    /// Restore only these paths (relative to `cwd`), or parts of quarantined trees.
+    pub paths: Vec<PathBuf>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// The environment.
+    pub env: EnvSnapshot,
+}
+
+/// The result of a restore, with its exit code (0 ok, 1 errors, 3 conflicts).
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoreResult {
+    /// The recovery report.
+    #[serde(flatten)]
+    pub report: RestoreReport,
+    /// The exit code.
+    pub exit: i32,
+}
+
+/// Restores a transaction (or, with no txid, the newest restorable one of this workspace).
+pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<RestoreResult> {
+    let workspace = Workspace::open(&request.cwd, &request.env)?;
+    let runtime = Runtime::from_env(&request.env)?;
+    let store = quarantine(&workspace, &runtime, &request.env);
+    let newest = if request.txid.is_none() {
+        newest_restorable(&store)?
+    } else {
+        None
+    };
+    let Some(txid) = request.txid.clone().or(newest) else {
+        let report = RestoreReport {
+            error: Some("nothing to undo: no restorable transaction in this workspace".to_owned()),
+            errors: vec!["nothing to undo".to_owned()],
+            ..RestoreReport::default()
+        };
+        return Ok(RestoreResult { report, exit: 1 });
+    };
+    let options = RestoreOptions {
+        force: request.force,
+        to: request.to.as_ref().map(|to| request.cwd.join(to)),
+        paths: request
+            .paths
+            .iter()
+            .map(|p| {
+                let absolute = request.cwd.join(p);
+                absolute
+                    .strip_prefix(&workspace.root)
+                    .map(Path::to_path_buf)
+                    .unwrap_or(p.clone())
+            })
+            .collect(),
+    };
+    let report = store.restore(&txid, &options, &mut || new_txid(&runtime), progress);
+    let exit = if !report.errors.is_empty() {
+        1
+    } else if !report.conflicts.is_empty() {
+        3
+    } else {
+        0
+    };
+    let id_field = if is_generated_id(&txid) {
+        "txid"
+    } else {
+        "txid_sha256"
+    };
+    let id_value = if is_generated_id(&txid) {
+        txid.clone()
+    } else {
+        agent_guard_audit::sha256_hex(&txid)
+    };
+    let mut record = json!({
+        "event": "restore",
+        "tool": "restore",
+        "force": request.force,
+        "ok": report.ok,
+        "restored_count": report.restored.len(),
+        "conflict_count": report.conflicts.len(),
+        "error_count": report.errors.len(),
+        "backup_txids": report.backup_txids,
+    });
+    if let Value::Object(map) = &mut record {
+        map.insert(id_field.to_owned(), Value::from(id_value));
+    }
+    let mut result = RestoreResult { report, exit };
+    // A refusal never creates the quarantine just to audit itself.
+    let log = if store.trash().is_dir() {
+        audit_log(&workspace, &runtime).ok()
+    } else {
+        None
+    };
+    if let (Some(log), Value::Object(record)) = (log, record)
+        && log.append(&record).is_err()
+    {
+        result
+            .report
+            .errors
+            .push("restore audit record could not be stored".to_owned());
+        result.report.ok = false;
+        result.exit = 1;
+    }
+    Ok(result)
+}
+
+/// The newest transaction of this workspace that still has something to restore.
+fn newest_restorable(store: &Quarantine) -> Result<Option<String>> {
+    let transactions = store.transactions()?;
+    Ok(transactions
+        .iter()
+        .rev()
+        .find(|t| t.belongs_to(store.workspace()) && t.restorable_items() > 0)
+        .map(|t| t.txid.clone()))
+}
+
+/// One transaction in `list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TxSummary {
+    /// The id.
+    pub txid: String,
+    /// When it started.
+    pub ts: Option<String>,
+    /// Its state.
+    pub state: &'static str,
+    /// Items quarantined (and snapshots kept).
+    pub items: usize,
+    /// Items still restorable.
+    pub restorable_items: usize,
+    /// `relocate`, `snapshot`.
+    pub strategies: Vec<&'static str>,
+    /// Who created it (`check --enforce`, `safe_delete`, `restore`).
+    pub tool: Option<String>,
+    /// The first origin, workspace-relative, for humans.
+    pub first: Option<String>,
+}
+
+/// The result of `list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListReport {
+    /// The quarantine root.
+    pub trash_root: String,
+    /// Quarantine usage.
+    pub usage: Usage,
+    /// The workspace's transactions, newest first.
+    pub transactions: Vec<TxSummary>,
+}
+
+/// Lists this workspace's transactions, newest first.
+pub fn list(cwd: &Path, env: &EnvSnapshot) -> Result<ListReport> {
+    let workspace = Workspace::open(cwd, env)?;
+    let runtime = Runtime::from_env(env)?;
+    let store = quarantine(&workspace, &runtime, env);
+    let _lock = store.lock_shared()?;
+    let usage = if store.trash().is_dir() {
+        store.usage()?
+    } else {
+        Usage::default()
+    };
+    let transactions = store
+        .transactions()?
+        .iter()
+        .rev()
+        .filter(|t| t.belongs_to(&workspace.root))
+        .map(|t| summary(t, &workspace.root))
+        .collect();
+    Ok(ListReport {
+        trash_root: store.trash().display().to_string(),
+        usage,
+        transactions,
+    })
+}
+
+fn summary(tx: &Transaction, root: &Path) -> TxSummary {
+    TxSummary {
+        txid: tx.txid.clone(),
+        ts: tx.ts.clone(),
+        state: tx.state().as_str(),
+        items: tx.items.len() + tx.snapshots.iter().filter(|s| s.sha.is_some()).count(),
+        restorable_items: tx.restorable_items(),
+        strategies: tx.strategies(),
+        tool: tx
+            .meta
+            .get("tool")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        first: tx
+            .items
+            .first()
+            .map(|i| {
+                i.origin
+                    .strip_prefix(root)
+                    .unwrap_or(&i.origin)
+                    .display()
+                    .to_string()
+            })
+            .or_else(|| {
+                tx.snapshots
+                    .first()
+                    .map(|s| format!("git {}", s.subject.as_deref().unwrap_or("snapshot")))
+            }),
+    }
+}
+
+/// One item in `show`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemReport {
+    /// Where it came from.
+    pub origin: String,
+    /// Where it is in the quarantine.
+    pub trash: String,
+    /// `file`, `dir` or `symlink`.
+    pub kind: Option<ItemKind>,
+    /// Total bytes (files below a directory summed).
+    pub bytes: u64,
+    /// Files (a directory counts its files).
+    pub files: u64,
+    /// The quarantine copy is still there.
+    pub restorable: bool,
+}
+
+/// The result of `show`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShowReport {
+    /// The id.
+    pub txid: String,
+    /// When it started.
+    pub ts: Option<String>,
+    /// Its state.
+    pub state: &'static str,
+    /// Who created it.
+    pub meta: Map<String, Value>,
+    /// Relocated items.
+    pub items: Vec<ItemReport>,
+    /// Git snapshots and kept refs: `{subject, name, sha, ref}`.
+    pub snapshots: Vec<Value>,
+    /// Failures: `{origin, reason}`.
+    pub failures: Vec<Value>,
+    /// The restore command.
+    pub restore_command: String,
+}
+
+/// Shows one transaction's items, sizes and original paths.
+pub fn show(cwd: &Path, env: &EnvSnapshot, txid: &str) -> Result<Option<ShowReport>> {
+    let workspace = Workspace::open(cwd, env)?;
+    let runtime = Runtime::from_env(env)?;
+    let store = quarantine(&workspace, &runtime, env);
+    let Ok(id) = TxId::parse(txid) else {
+        return Ok(None);
+    };
+    let _lock = store.lock_shared()?;
+    let Some(tx) = store.transaction(&id)? else {
+        return Ok(None);
+    };
+    let items = tx
+        .items
+        .iter()
+        .map(|item| {
+            let (files, bytes) = size_of(&item.trash);
+            ItemReport {
+                origin: item.origin.display().to_string(),
+                trash: item.trash.display().to_string(),
+                kind: item.kind,
+                bytes,
+                files,
+                restorable: item.restorable(),
+            }
+        })
+        .collect();
+    Ok(Some(ShowReport {
+        txid: tx.txid.clone(),
+        ts: tx.ts.clone(),
+        state: tx.state().as_str(),
+        meta: tx.meta.clone(),
+        items,
+        snapshots: tx
+            .snapshots
+            .iter()
+            .map(|s| json!({"subject": s.subject, "name": s.name, "sha": s.sha, "ref": s.refname}))
+            .collect(),
+        failures: tx
+            .failures
+            .iter()
+            .map(|(o, r)| json!({"origin": o.display().to_string(), "reason": r}))
+            .collect(),
+        restore_command: format!("agent-guard restore {}", tx.txid),
+    }))
+}
+
+/// (files, bytes) below `path`, not following symlinks.
+fn size_of(path: &Path) -> (u64, u64) {
+    let mut files = 0;
+    let mut bytes = 0;
+    for entry in walkdir::WalkDir::new(path)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(std::result::Result::ok)
+    {
+        if let Ok(metadata) = entry.metadata()
+            && !metadata.is_dir()
+        {
+            files += 1;
+            if metadata.is_file() {
+                bytes += metadata.len();
+            }
+        }
+    }
+    (files, bytes)
+}

@@ -1,0 +1,159 @@
+//! `status`: usage, mode, retention, recent decisions, and what crash recovery reconciled.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use agent_guard_audit::AuditLog;
+use agent_guard_config::EnvSnapshot;
+use agent_guard_recovery::{GcEntry, GcPolicy, Reconciled, Record, Usage, read_mode};
+use agent_guard_types::SessionMode;
+
+use crate::error::Result;
+use crate::runtime::Runtime;
+use crate::store::quarantine;
+use crate::workspace::Workspace;
+
+/// How many audit records the decision counts look at.
+const DECISION_WINDOW: usize = 5000;
+/// Events that carry a decision.
+const DECISION_EVENTS: &[&str] = &[
+    "check",
+    "enforce-block",
+    "enforce-proceed",
+    "ask",
+    "decision",
+];
+
+/// Retention facts: the soft limits and what gc would purge.
+#[derive(Debug, Clone, Serialize)]
+pub struct Retention {
+    /// Days a transaction is kept before it becomes eligible.
+    pub soft_days: u32,
+    /// The size above which the oldest transactions become eligible.
+    pub soft_limit_bytes: u64,
+    /// The quarantine's size.
+    pub total_bytes: u64,
+    /// What `gc --execute --all-eligible` would purge.
+    pub gc_eligible: Vec<GcEntry>,
+}
+
+/// The result of `status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusReport {
+    /// The workspace root.
+    pub workspace: String,
+    /// The session mode.
+    pub mode: SessionMode,
+    /// When the mode was set.
+    pub mode_since: Option<String>,
+    /// The quarantine root.
+    pub trash_root: String,
+    /// Quarantine usage.
+    pub usage: Usage,
+    /// Retention and gc eligibility.
+    pub retention: Retention,
+    /// Interrupted relocations this call resolved.
+    pub reconciled_now: Reconciled,
+    /// Items ever recovered from an intent by crash reconciliation.
+    pub reconciled_total: usize,
+    /// Reason code → count over the last decisions.
+    pub decisions: BTreeMap<String, usize>,
+    /// The last audit records (projected metadata only).
+    pub recent_audit: Vec<Map<String, Value>>,
+}
+
+/// Reports the quarantine's state; reconciles interrupted relocations first.
+pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport> {
+    let workspace = Workspace::open(cwd, env)?;
+    let runtime = Runtime::from_env(env)?;
+    let store = quarantine(&workspace, &runtime, env);
+    let state = read_mode(workspace.trash(), workspace.settings.session.as_deref());
+    let exists = store.trash().is_dir();
+    let reconciled_now = if exists {
+        store.reconcile()?
+    } else {
+        Reconciled::default()
+    };
+    let usage = if exists {
+        store.usage()?
+    } else {
+        Usage::default()
+    };
+    let policy = GcPolicy {
+        retention_days: workspace.settings.retention_days,
+        max_bytes: workspace.settings.retention_max_bytes,
+        grace_minutes: workspace.settings.grace_minutes,
+        now: runtime.now(),
+    };
+    let plan = if exists {
+        Some(store.gc_plan(&policy)?)
+    } else {
+        None
+    };
+    let reconciled_total = store
+        .manifest()
+        .read()?
+        .iter()
+        .filter(|r| {
+            matches!(r, Record::Relocate(r) if r.recovered_from_intent)
+                || matches!(r, Record::RelocateFailed(r) if r.recovered_from_intent)
+        })
+        .count();
+    let log = AuditLog::new(workspace.trash(), workspace.settings.session.as_deref());
+    let records = log.tail(DECISION_WINDOW.max(tail)).unwrap_or_default();
+    let mut decisions = BTreeMap::new();
+    for record in records.iter().rev().take(DECISION_WINDOW) {
+        let event = record
+            .get("event")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if DECISION_EVENTS.contains(&event) {
+            let code = record
+                .get("code")
+                .and_then(Value::as_str)
+                .unwrap_or("PROCEED(compensated)");
+            *decisions.entry(code.to_owned()).or_insert(0) += 1;
+        }
+    }
+    let keep = [
+        "ts",
+        "event",
+        "action",
+        "decision",
+        "code",
+        "txid",
+        "check_id",
+        "guard_latency_ms",
+        "tool",
+    ];
+    let recent_audit = records
+        .iter()
+        .skip(records.len().saturating_sub(tail))
+        .map(|r| {
+            r.iter()
+                .filter(|(k, _)| keep.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .collect();
+    Ok(StatusReport {
+        workspace: workspace.root.display().to_string(),
+        mode: state.mode,
+        mode_since: state.since,
+        trash_root: store.trash().display().to_string(),
+        usage,
+        retention: Retention {
+            soft_days: policy.retention_days,
+            soft_limit_bytes: policy.max_bytes,
+            total_bytes: plan.as_ref().map_or(0, |p| p.total_bytes),
+            gc_eligible: plan.map(|p| p.eligible).unwrap_or_default(),
+        },
+        reconciled_now,
+        reconciled_total,
+        decisions,
+        recent_audit,
+    })
+}

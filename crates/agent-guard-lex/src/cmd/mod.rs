@@ -1,0 +1,398 @@
+//! The cmd.exe lexer: text → flat list of simple commands.
+//!
+//! cmd has no real grammar, only parsing phases; this lexer follows them closely enough to see
+//! every command that could run:
+//!
+//! - `%VAR%`, `%1`, `%~dp0`, `%%i` / `%i` loop variables and `!VAR!` are
+//!   [`WordPart::Parameter`] (opaque). A variable name never spans blanks or syntax
+//!   characters, so `100% & del x & echo 50%` still shows the `del`.
+//! - Outside double quotes `^` escapes the next character (a `^` before a newline continues
+//!   the line). Inside double quotes everything is literal; a quote still open at the end of
+//!   the line is an error (fail closed).
+//! - `&`, `&&`, `||`, `|` and newlines separate commands even when glued to words.
+//! - `( … )` blocks, `if … ( … ) else ( … )` and `for … in (…) do …` bodies are lexed, so a
+//!   delete inside them is seen; a `for /f` command string (`('…')`) is lexed as commands in
+//!   a substitution.
+//! - `,` `;` `=` stay inside words: they separate arguments only for cmd's builtins, which the
+//!   classifier splits itself.
+//!
+//! Never panics, runs in linear time, and nesting is bounded by [`MAX_DEPTH`].
+//!
+//! [`WordPart::Parameter`]: crate::WordPart::Parameter
+
+use agent_guard_types::Span;
+
+use crate::ast::{CommandContext, LexError, LexErrorKind, Script, Separator, SimpleCommand};
+
+mod control;
+mod word;
+
+#[cfg(test)]
+mod tests;
+
+/// Maximum nesting depth of blocks, `if`/`for` bodies and `for /f` command strings.
+pub const MAX_DEPTH: u32 = 64;
+
+/// Lexes cmd.exe text into a [`Script`].
+///
+/// Never fails and never panics: the first syntax problem is reported in [`Script::error`]
+/// and every command that could be recognised is still listed, sorted by where it starts.
+pub fn lex(text: &str) -> Script {
+    let mut lexer = Lexer::new(text);
+    lexer.parse_top();
+    let Lexer {
+        mut commands,
+        error,
+        ..
+    } = lexer;
+    commands.sort_by_key(|c| c.span.start);
+    Script { commands, error }
+}
+
+/// Returns the context of a construct nested one level inside `ctx`.
+fn nested(ctx: CommandContext) -> CommandContext {
+    CommandContext {
+        depth: ctx.depth.saturating_add(1),
+        negated: false,
+        ..ctx
+    }
+}
+
+/// Context of commands inside `if` and `for` bodies.
+fn control(ctx: CommandContext) -> CommandContext {
+    CommandContext {
+        in_control_flow: true,
+        ..nested(ctx)
+    }
+}
+
+/// Grows an optional span to cover `s`.
+fn grow(span: &mut Option<Span>, s: Span) {
+    *span = Some(span.map_or(s, |cur| cur.join(s)));
+}
+
+/// Why a command list stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// End of the region.
+    Eof,
+    /// A `)` closing the current block (not consumed).
+    Close,
+}
+
+struct Lexer<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    /// End of the region being lexed (the input, or a `for /f` command string).
+    limit: usize,
+    commands: Vec<SimpleCommand>,
+    error: Option<LexError>,
+    /// Set after a `TooDeep` error: every loop sees end of input and unwinds.
+    aborted: bool,
+    guard: u32,
+    /// Open `( … )` blocks: an unquoted `)` ends a word only inside one.
+    blocks: u32,
+    /// Inside a `for /f` command string the carets belong to the outer line, which removes
+    /// them before the inner cmd parses it: skip them instead of escaping.
+    carets_transparent: bool,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(src: &'a str) -> Self {
+        Lexer {
+            src,
+            bytes: src.as_bytes(),
+            pos: 0,
+            limit: src.len(),
+            commands: Vec::new(),
+            error: None,
+            aborted: false,
+            guard: 0,
+            blocks: 0,
+            carets_transparent: false,
+        }
+    }
+
+    fn byte(&self, p: usize) -> Option<u8> {
+        if self.aborted || p >= self.limit {
+            None
+        } else {
+            self.bytes.get(p).copied()
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.byte(self.pos)
+    }
+
+    fn peek_at(&self, off: usize) -> Option<u8> {
+        self.byte(self.pos.saturating_add(off))
+    }
+
+    fn slice(&self, a: usize, b: usize) -> &'a str {
+        self.src.get(a..b).unwrap_or("")
+    }
+
+    fn char_len_at(&self, p: usize) -> usize {
+        self.src
+            .get(p..)
+            .and_then(|s| s.chars().next())
+            .map_or(1, char::len_utf8)
+    }
+
+    /// The first position at or after `from` whose byte is in `stops` (or the region end).
+    fn run_end(&self, from: usize, stops: &[u8]) -> usize {
+        let end = if self.aborted { from } else { self.limit };
+        let region = self.bytes.get(from..end).unwrap_or(&[]);
+        region
+            .iter()
+            .position(|b| stops.contains(b))
+            .map_or(end.max(from), |i| from + i)
+    }
+
+    fn set_error(&mut self, kind: LexErrorKind, start: usize, end: usize) {
+        if self.error.is_none() {
+            let mut end = end.min(self.src.len());
+            while !self.src.is_char_boundary(end) {
+                end += 1;
+            }
+            let mut start = start.min(end);
+            while !self.src.is_char_boundary(start) {
+                start -= 1;
+            }
+            self.error = Some(LexError {
+                kind,
+                span: Span::new(start, end),
+            });
+        }
+    }
+
+    /// Enters one nesting level; past [`MAX_DEPTH`] records `TooDeep`, aborts and returns
+    /// `false` (the caller then returns without calling [`Lexer::leave`]).
+    fn enter(&mut self) -> bool {
+        if self.aborted {
+            return false;
+        }
+        if self.guard >= MAX_DEPTH {
+            self.set_error(LexErrorKind::TooDeep, self.pos, self.pos);
+            self.aborted = true;
+            return false;
+        }
+        self.guard += 1;
+        true
+    }
+
+    fn leave(&mut self) {
+        self.guard = self.guard.saturating_sub(1);
+    }
+
+    /// Skips spaces, tabs and carriage returns.
+    fn skip_blanks(&mut self) {
+        while let Some(b' ' | b'\t' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// Returns `true` if the case-insensitive word `kw` is at `pos`, followed by a delimiter.
+    fn keyword(&self, kw: &[u8]) -> bool {
+        let end = self.pos + kw.len();
+        let Some(found) = self.bytes.get(self.pos..end) else {
+            return false;
+        };
+        end <= self.limit
+            && !self.aborted
+            && found.eq_ignore_ascii_case(kw)
+            && matches!(
+                self.byte(end),
+                None | Some(b' ' | b'\t' | b'\r' | b'\n' | b',' | b';' | b'=' | b'(')
+            )
+    }
+
+    /// Lexes the whole input; stray closers are reported and skipped.
+    fn parse_top(&mut self) {
+        let ctx = CommandContext::default();
+        while self.parse_list(ctx) == Stop::Close {
+            self.set_error(LexErrorKind::UnexpectedClose, self.pos, self.pos + 1);
+            self.pos += 1;
+        }
+    }
+
+    /// Lexes commands joined by separators until the region ends or a block closes.
+    fn parse_list(&mut self, ctx: CommandContext) -> Stop {
+        let mut sep = Separator::Start;
+        let mut after_cmd = false;
+        let mut dangling: Option<usize> = None;
+        loop {
+            self.skip_blanks();
+            let start = self.pos;
+            let Some(b) = self.peek() else {
+                return self.end_list(Stop::Eof, dangling);
+            };
+            let op = match b {
+                b'\n' => {
+                    self.pos += 1;
+                    if after_cmd {
+                        sep = Separator::Sequence;
+                        after_cmd = false;
+                    }
+                    continue;
+                }
+                b')' if self.blocks > 0 => return self.end_list(Stop::Close, dangling),
+                b'&' if self.peek_at(1) == Some(b'&') => Some((Separator::And, 2)),
+                b'&' => Some((Separator::Sequence, 1)),
+                b'|' if self.peek_at(1) == Some(b'|') => Some((Separator::Or, 2)),
+                b'|' => Some((Separator::Pipe, 1)),
+                _ => None,
+            };
+            if let Some((s, len)) = op {
+                if !after_cmd {
+                    self.set_error(LexErrorKind::Malformed, start, start + len);
+                }
+                self.pos += len;
+                sep = s;
+                after_cmd = false;
+                dangling =
+                    matches!(s, Separator::And | Separator::Or | Separator::Pipe).then_some(start);
+                continue;
+            }
+            self.parse_command(ctx, sep, false);
+            if self.pos == start && !self.aborted {
+                // Defensive: nothing could be lexed here; skip one char rather than spin.
+                self.set_error(LexErrorKind::Malformed, start, start + 1);
+                self.pos += self.char_len_at(start);
+            }
+            sep = Separator::Sequence;
+            after_cmd = true;
+            dangling = None;
+        }
+    }
+
+    fn end_list(&mut self, stop: Stop, dangling: Option<usize>) -> Stop {
+        if let Some(p) = dangling {
+            self.set_error(LexErrorKind::Malformed, p, p + 1);
+        }
+        stop
+    }
+
+    /// Lexes one command at command position: a block, `if`, `for` or a simple command.
+    /// `stop_at_else` ends a simple command before an `else` word (the body of an `if`).
+    fn parse_command(&mut self, ctx: CommandContext, sep: Separator, stop_at_else: bool) {
+        loop {
+            // cmd drops `@` (echo off) and the delimiters `,` `;` `=` before a command name.
+            while let Some(b' ' | b'\t' | b'\r' | b',' | b';' | b'=' | b'@') = self.peek() {
+                self.pos += 1;
+            }
+            if self.peek() == Some(b'(') {
+                self.block(ctx);
+                self.trailing(ctx, sep);
+                self.skip_blanks();
+                if !self.at_command_end() {
+                    // cmd refuses text glued after a block: the whole line does not run.
+                    self.set_error(LexErrorKind::Malformed, self.pos, self.pos + 1);
+                }
+            } else if self.keyword(b"if") {
+                self.if_command(ctx);
+            } else if self.keyword(b"for") {
+                self.for_command(ctx);
+            } else if self.keyword(b"else") {
+                // A stray `else` (cmd would refuse the line): keep lexing what follows, so a
+                // command hidden behind it is still seen.
+                self.pos += 4;
+                continue;
+            } else {
+                self.parse_simple(ctx, sep, stop_at_else);
+            }
+            return;
+        }
+    }
+
+    /// `( … )` at `pos`: the block's commands, one level deeper.
+    fn block(&mut self, ctx: CommandContext) {
+        let open = self.pos;
+        self.pos += 1;
+        if !self.enter() {
+            return;
+        }
+        self.blocks += 1;
+        match self.parse_list(nested(ctx)) {
+            Stop::Close => self.pos += 1,
+            Stop::Eof => self.set_error(LexErrorKind::UnclosedGroup, open, open + 1),
+        }
+        self.blocks -= 1;
+        self.leave();
+    }
+
+    /// Redirections after a block (listed as a command with no words, so `(…) > f` is seen).
+    fn trailing(&mut self, ctx: CommandContext, sep: Separator) {
+        let mut cmd = SimpleCommand {
+            separator: sep,
+            context: ctx,
+            ..SimpleCommand::default()
+        };
+        let mut span = None;
+        loop {
+            self.skip_blanks();
+            let Some(redirect) = self.redirect(ctx) else {
+                break;
+            };
+            grow(&mut span, redirect.span);
+            cmd.redirects.push(redirect);
+        }
+        if let Some(span) = span {
+            cmd.span = span;
+            self.commands.push(cmd);
+        }
+    }
+
+    /// Returns `true` if a separator (or the end) follows, where a command must end.
+    fn at_command_end(&self) -> bool {
+        match self.peek() {
+            None | Some(b'\n' | b'&' | b'|') => true,
+            Some(b')') => self.blocks > 0,
+            Some(_) => false,
+        }
+    }
+
+    /// Lexes a simple command: words and redirections up to a separator.
+    fn parse_simple(&mut self, ctx: CommandContext, sep: Separator, stop_at_else: bool) {
+        let mut cmd = SimpleCommand {
+            separator: sep,
+            context: ctx,
+            ..SimpleCommand::default()
+        };
+        let mut span = None;
+        loop {
+            self.skip_blanks();
+            if self.at_command_end() {
+                break;
+            }
+            if let Some(redirect) = self.redirect(ctx) {
+                grow(&mut span, redirect.span);
+                cmd.redirects.push(redirect);
+                continue;
+            }
+            let start = self.pos;
+            let Some(word) = self.parse_word(ctx) else {
+                self.set_error(LexErrorKind::Malformed, start, start + 1);
+                self.pos += self.char_len_at(start);
+                continue;
+            };
+            if stop_at_else
+                && !cmd.words.is_empty()
+                && self
+                    .slice(word.span.start, word.span.end)
+                    .eq_ignore_ascii_case("else")
+            {
+                self.pos = start;
+                break;
+            }
+            grow(&mut span, word.span);
+            cmd.words.push(word);
+        }
+        if let Some(span) = span {
+            cmd.span = span;
+            self.commands.push(cmd);
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! The PowerShell lexer: text → flat list of simple commands.
+//!
+//! Commands are read in PowerShell's argument mode:
+//!
+//! - `'…'` is literal (`''` is a quote), `"…"` expands `$…` and takes backtick escapes, a
+//!   backtick outside quotes escapes the next character (before a newline it continues the
+//!   line); here-strings `@'…'@` and `@"…"@`; the typographic quotes PowerShell accepts.
+//! - `$name`, `$env:X`, `${…}`, `$?`, `@splat` are [`WordPart::Parameter`] (opaque). `$(…)`,
+//!   `@(…)`, `@{…}` and parenthesised arguments `(…)` are [`WordPart::CommandSubstitution`]
+//!   whose commands are listed with `in_substitution`.
+//! - Script blocks `{ … }` passed as arguments (`ForEach-Object { Remove-Item $_ }`) are
+//!   listed with `in_control_flow` and `in_function` (they run when the receiving command
+//!   invokes them); keyword bodies (`if (…) { … }`, loops, `try`, `switch`) with
+//!   `in_control_flow`, function bodies with `in_function`. Conditions in `( … )` are lexed.
+//! - `;`, newlines, `|`, `&&`, `||` and a trailing `&` separate commands; `# …` and
+//!   `<# … #>` are comments; `>`, `>>`, `2>`, `*>`, `2>&1` are redirections; `$x = …` puts
+//!   `$x` in [`SimpleCommand::assignments`]; `--%` stops parsing (the rest of the line is
+//!   split like a native command line).
+//! - `,` stays inside words (array arguments are split by the classifier).
+//!
+//! Never panics, runs in linear time, and nesting is bounded by [`MAX_DEPTH`].
+//!
+//! [`WordPart::Parameter`]: crate::WordPart::Parameter
+//! [`WordPart::CommandSubstitution`]: crate::WordPart::CommandSubstitution
+//! [`SimpleCommand::assignments`]: crate::SimpleCommand::assignments
+
+use agent_guard_types::Span;
+
+use crate::ast::{CommandContext, LexError, LexErrorKind, Script, Separator, SimpleCommand};
+
+mod statement;
+mod word;
+
+#[cfg(test)]
+mod tests;
+
+/// Maximum nesting depth of parentheses, subexpressions, script blocks and keyword bodies.
+pub const MAX_DEPTH: u32 = 64;
+
+/// Lexes PowerShell text into a [`Script`].
+///
+/// Never fails and never panics: the first syntax problem is reported in [`Script::error`]
+/// and every command that could be recognised is still listed, sorted by where it starts.
+pub fn lex(text: &str) -> Script {
+    let mut lexer = Lexer::new(text);
+    lexer.parse_top();
+    let Lexer {
+        mut commands,
+        error,
+        ..
+    } = lexer;
+    commands.sort_by_key(|c| c.span.start);
+    Script { commands, error }
+}
+
+/// Returns the context of a construct nested one level inside `ctx`.
+fn nested(ctx: CommandContext) -> CommandContext {
+    CommandContext {
+        depth: ctx.depth.saturating_add(1),
+        negated: false,
+        ..ctx
+    }
+}
+
+/// Grows an optional span to cover `s`.
+fn grow(span: &mut Option<Span>, s: Span) {
+    *span = Some(span.map_or(s, |cur| cur.join(s)));
+}
+
+/// Returns `true` for the typographic single quotes PowerShell accepts as `'`.
+fn is_single_quote(c: char) -> bool {
+    matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}')
+}
+
+/// Returns `true` for the typographic double quotes PowerShell accepts as `"`.
+fn is_double_quote(c: char) -> bool {
+    matches!(c, '"' | '\u{201C}' | '\u{201D}' | '\u{201E}')
+}
+
+/// Why a statement list stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// End of the region.
+    Eof,
+    /// The expected closer (`)` or `}`), not consumed.
+    Close,
+}
+
+struct Lexer<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    /// End of the region being lexed (the input, or a here-string body).
+    limit: usize,
+    commands: Vec<SimpleCommand>,
+    error: Option<LexError>,
+    /// Set after a `TooDeep` error: every loop sees end of input and unwinds.
+    aborted: bool,
+    guard: u32,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(src: &'a str) -> Self {
+        Lexer {
+            src,
+            bytes: src.as_bytes(),
+            pos: 0,
+            limit: src.len(),
+            commands: Vec::new(),
+            error: None,
+            aborted: false,
+            guard: 0,
+        }
+    }
+
+    fn byte(&self, p: usize) -> Option<u8> {
+        if self.aborted || p >= self.limit {
+            None
+        } else {
+            self.bytes.get(p).copied()
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.byte(self.pos)
+    }
+
+    fn peek_at(&self, off: usize) -> Option<u8> {
+        self.byte(self.pos.saturating_add(off))
+    }
+
+    /// The char at byte `p`, within the region.
+    fn char_at(&self, p: usize) -> Option<char> {
+        self.byte(p)?;
+        self.src.get(p..self.limit)?.chars().next()
+    }
+
+    fn slice(&self, a: usize, b: usize) -> &'a str {
+        self.src.get(a..b).unwrap_or("")
+    }
+
+    fn char_len_at(&self, p: usize) -> usize {
+        self.src
+            .get(p..)
+            .and_then(|s| s.chars().next())
+            .map_or(1, char::len_utf8)
+    }
+
+    /// Returns `true` if the unread bytes start with `s`.
+    fn at(&self, s: &[u8]) -> bool {
+        !self.aborted
+            && self.pos + s.len() <= self.limit
+            && self.bytes.get(self.pos..self.pos + s.len()) == Some(s)
+    }
+
+    /// The first position at or after `from` whose byte is in `stops` (or the region end).
+    fn run_end(&self, from: usize, stops: &[u8]) -> usize {
+        let end = if self.aborted { from } else { self.limit };
+        let region = self.bytes.get(from..end).unwrap_or(&[]);
+        region
+            .iter()
+            .position(|b| stops.contains(b))
+            .map_or(end.max(from), |i| from + i)
+    }
+
+    fn set_error(&mut self, kind: LexErrorKind, start: usize, end: usize) {
+        if self.error.is_none() {
+            let mut end = end.min(self.src.len());
+            while !self.src.is_char_boundary(end) {
+                end += 1;
+            }
+            let mut start = start.min(end);
+            while !self.src.is_char_boundary(start) {
+                start -= 1;
+            }
+            self.error = Some(LexError {
+                kind,
+                span: Span::new(start, end),
+            });
+        }
+    }
+
+    /// Enters one nesting level; past [`MAX_DEPTH`] records `TooDeep`, aborts and returns
+    /// `false` (the caller then returns without calling [`Lexer::leave`]).
+    fn enter(&mut self) -> bool {
+        if self.aborted {
+            return false;
+        }
+        if self.guard >= MAX_DEPTH {
+            self.set_error(LexErrorKind::TooDeep, self.pos, self.pos);
+            self.aborted = true;
+            return false;
+        }
+        self.guard += 1;
+        true
+    }
+
+    fn leave(&mut self) {
+        self.guard = self.guard.saturating_sub(1);
+    }
+
+    /// Length of the blank at `pos` (space, tab, CR, any Unicode space but a newline, or a
+    /// backtick line continuation), or 0.
+    fn blank_len(&self) -> usize {
+        match self.peek() {
+            Some(b' ' | b'\t' | b'\r' | 0x0B | 0x0C) => 1,
+            Some(b'`') => match (self.peek_at(1), self.peek_at(2)) {
+                (Some(b'\n'), _) => 2,
+                (Some(b'\r'), Some(b'\n')) => 3,
+                _ => 0,
+            },
+            Some(b) if b >= 0x80 => match self.char_at(self.pos) {
+                Some(c) if c.is_whitespace() => c.len_utf8(),
+                _ => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    /// Skips blanks (not newlines).
+    fn skip_blanks(&mut self) {
+        loop {
+            let n = self.blank_len();
+            if n == 0 {
+                break;
+            }
+            self.pos += n;
+        }
+    }
+
+    /// Skips a `#` comment up to (not including) the end of its line.
+    fn skip_comment(&mut self) {
+        self.pos = self.run_end(self.pos, b"\n");
+    }
+
+    /// Skips a `<# … #>` comment at `pos`.
+    fn skip_block_comment(&mut self) {
+        let open = self.pos;
+        let mut p = open + 2;
+        loop {
+            let hash = self.run_end(p, b"#");
+            match self.byte(hash) {
+                None => {
+                    self.set_error(LexErrorKind::Malformed, open, open + 2);
+                    self.pos = hash;
+                    return;
+                }
+                Some(_) if self.byte(hash + 1) == Some(b'>') => {
+                    self.pos = hash + 2;
+                    return;
+                }
+                Some(_) => p = hash + 1,
+            }
+        }
+    }
+
+    /// Skips blanks, newlines and comments.
+    fn skip_space_nl(&mut self) {
+        loop {
+            self.skip_blanks();
+            match self.peek() {
+                Some(b'\n') => self.pos += 1,
+                Some(b'#') => self.skip_comment(),
+                Some(b'<') if self.peek_at(1) == Some(b'#') => self.skip_block_comment(),
+                _ => break,
+            }
+        }
+    }
+
+    fn parse_top(&mut self) {
+        let ctx = CommandContext::default();
+        while self.parse_statements(ctx, None) == Stop::Close {
+            // Unreachable without a closer; kept so a stray closer can never loop.
+            self.pos += 1;
+        }
+    }
+
+    /// Lexes statements until the region ends or `closer` (not consumed) is reached. A
+    /// closer that closes nothing is reported and skipped.
+    fn parse_statements(&mut self, ctx: CommandContext, closer: Option<u8>) -> Stop {
+        let mut sep = Separator::Start;
+        let mut after_cmd = false;
+        let mut dangling: Option<usize> = None;
+        loop {
+            self.skip_blanks();
+            let start = self.pos;
+            let Some(b) = self.peek() else {
+                return self.end_list(Stop::Eof, dangling);
+            };
+            let op = match b {
+                b'\n' => {
+                    self.pos += 1;
+                    if after_cmd {
+                        sep = Separator::Sequence;
+                        after_cmd = false;
+                    }
+                    continue;
+                }
+                b'#' => {
+                    self.skip_comment();
+                    continue;
+                }
+                b'<' if self.peek_at(1) == Some(b'#') => {
+                    self.skip_block_comment();
+                    continue;
+                }
+                b')' | b'}' => {
+                    if closer == Some(b) {
+                        return self.end_list(Stop::Close, dangling);
+                    }
+                    self.set_error(LexErrorKind::UnexpectedClose, start, start + 1);
+                    self.pos += 1;
+                    continue;
+                }
+                b';' => Some((Separator::Sequence, 1)),
+                b'|' if self.peek_at(1) == Some(b'|') => Some((Separator::Or, 2)),
+                b'|' => Some((Separator::Pipe, 1)),
+                b'&' if self.peek_at(1) == Some(b'&') => Some((Separator::And, 2)),
+                b'&' if after_cmd => Some((Separator::Background, 1)),
+                _ => None,
+            };
+            if let Some((s, len)) = op {
+                self.pos += len;
+                if s == Separator::Sequence {
+                    // Empty statements (`;;`) are allowed.
+                    if after_cmd {
+                        sep = s;
+                        after_cmd = false;
+                    }
+                    continue;
+                }
+                if !after_cmd {
+                    self.set_error(LexErrorKind::Malformed, start, start + len);
+                }
+                sep = s;
+                after_cmd = false;
+                dangling =
+                    matches!(s, Separator::And | Separator::Or | Separator::Pipe).then_some(start);
+                continue;
+            }
+            self.parse_statement(ctx, sep);
+            if self.pos == start && !self.aborted {
+                // Defensive: nothing could be lexed here; skip one char rather than spin.
+                self.set_error(LexErrorKind::Malformed, start, start + 1);
+                self.pos += self.char_len_at(start);
+            }
+            sep = Separator::Sequence;
+            after_cmd = true;
+            dangling = None;
+        }
+    }
+
+    fn end_list(&mut self, stop: Stop, dangling: Option<usize>) -> Stop {
+        if let Some(p) = dangling {
+            self.set_error(LexErrorKind::Malformed, p, p + 1);
+        }
+        stop
+    }
+
+    /// Lexes a `( … )` or `{ … }` group at `pos` as statements in `ctx`, consuming the
+    /// closer. Returns `false` (after reporting) if it is never closed.
+    fn group(&mut self, ctx: CommandContext, open_len: usize, closer: u8) -> bool {
+        let open = self.pos;
+        self.pos += open_len;
+        if !self.enter() {
+            return false;
+        }
+        let done = match self.parse_statements(ctx, Some(closer)) {
+            Stop::Close => {
+                self.pos += 1;
+                true
+            }
+            Stop::Eof => {
+                self.set_error(LexErrorKind::UnclosedGroup, open, open + open_len);
+                false
+            }
+        };
+        self.leave();
+        done
+    }
+}

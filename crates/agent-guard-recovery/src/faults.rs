@@ -1,0 +1,73 @@
+//! Fault injection for crash-safety tests.
+//!
+//! The engine arms at most one point from `AGENT_GUARD_FAULT` (test-only, unstable); when the
+//! relocation reaches it, the process aborts on the spot — no unwinding, no flushing — which
+//! is what a power cut or `kill -9` would do. The next command that touches the quarantine
+//! must reconcile the journal so that no item is lost.
+
+/// A point in the relocation of one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultPoint {
+    /// The intent is durable; nothing has moved.
+    AfterIntent,
+    /// The item was renamed (or copied and its source removed); no outcome record yet.
+    AfterMove,
+    /// Just before the `relocate` record is appended.
+    BeforeDone,
+    /// Halfway through a cross-device copy.
+    DuringCopy,
+    /// Halfway through removing the source after a verified cross-device copy.
+    DuringRemoval,
+}
+
+impl FaultPoint {
+    /// Every point, for tests that try them all.
+    pub const ALL: [FaultPoint; 5] = [
+        FaultPoint::AfterIntent,
+        FaultPoint::AfterMove,
+        FaultPoint::BeforeDone,
+        FaultPoint::DuringCopy,
+        FaultPoint::DuringRemoval,
+    ];
+
+    /// The name used in `AGENT_GUARD_FAULT`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FaultPoint::AfterIntent => "after-intent",
+            FaultPoint::AfterMove => "after-move",
+            FaultPoint::BeforeDone => "before-done",
+            FaultPoint::DuringCopy => "during-copy",
+            FaultPoint::DuringRemoval => "during-removal",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(text: &str) -> Option<FaultPoint> {
+        FaultPoint::ALL
+            .into_iter()
+            .find(|p| p.as_str() == text.trim())
+    }
+}
+
+/// The armed fault point, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Faults(Option<FaultPoint>);
+
+impl Faults {
+    /// No fault armed (production).
+    pub const fn none() -> Faults {
+        Faults(None)
+    }
+
+    /// Arms `point`.
+    pub const fn armed(point: FaultPoint) -> Faults {
+        Faults(Some(point))
+    }
+
+    /// Aborts the process if `point` is armed.
+    pub(crate) fn hit(self, point: FaultPoint) {
+        if self.0 == Some(point) {
+            std::process::abort();
+        }
+    }
+}

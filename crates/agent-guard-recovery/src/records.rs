@@ -1,0 +1,320 @@
+//! The manifest's record types (`manifest.jsonl`), one JSON object per line.
+//!
+//! Type names and the core fields (`txid`, `origin_path`, `trash_path`, `ts`, …) follow the
+//! reference tool so its quarantines stay readable. Every record written here also carries
+//! `schema` ([`MANIFEST_SCHEMA`]). Readers skip lines they cannot parse, including record
+//! types from the future.
+//!
+//! Write-ahead protocol of a relocation item: `relocate-intent` (durable) → the move →
+//! [`copy-verified`](Record::CopyVerified) (cross-device copies only, before the source is
+//! removed) → `relocate` or `relocate-failed`. Crash recovery reconciles intents that have
+//! no outcome yet (see `reconcile`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::stored_path::StoredPath;
+
+/// The schema version stamped on every record this crate writes.
+pub const MANIFEST_SCHEMA: u64 = 1;
+
+/// The kind of a relocated item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ItemKind {
+    /// A regular file.
+    File,
+    /// A directory (with everything below it).
+    Dir,
+    /// A symbolic link (moved as a link; its target is untouched).
+    Symlink,
+}
+
+/// How an item reached the quarantine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// One `rename` on the same filesystem (same dev and inode after).
+    Rename,
+    /// A verified copy, then removal of the source (cross-device).
+    Copy,
+}
+
+/// One manifest record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Record {
+    /// Opens a relocation transaction; written before any of its moves.
+    TxStart(TxStart),
+    /// Written durably immediately before an item is moved.
+    RelocateIntent(Intent),
+    /// A cross-device copy was completed and verified; the source is about to be removed.
+    CopyVerified(CopyVerified),
+    /// An item is in the quarantine.
+    Relocate(Relocated),
+    /// An item could not be relocated; it is where it was (or both halves are kept).
+    RelocateFailed(Failed),
+    /// A git snapshot (commits under a private ref).
+    Snapshot(Snapshot),
+    /// A restore attempt.
+    Restore(Restored),
+    /// The transaction's payload was purged by gc.
+    Purged(Purged),
+}
+
+impl Record {
+    /// The transaction the record belongs to.
+    pub fn txid(&self) -> &str {
+        match self {
+            Record::TxStart(r) => &r.txid,
+            Record::RelocateIntent(r) => &r.txid,
+            Record::CopyVerified(r) => &r.txid,
+            Record::Relocate(r) => &r.txid,
+            Record::RelocateFailed(r) => &r.txid,
+            Record::Snapshot(r) => &r.txid,
+            Record::Restore(r) => &r.txid,
+            Record::Purged(r) => &r.txid,
+        }
+    }
+}
+
+/// `tx-start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TxStart {
+    /// The transaction id.
+    pub txid: String,
+    /// `relocate` (also for clean-enumerate and restore preservation).
+    pub strategy: String,
+    /// Who created it: `{"tool": …, "check_id": …, "code": …, "restoring_txid": …}`.
+    #[serde(default)]
+    pub meta: Map<String, Value>,
+    /// The workspace the transaction belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<StoredPath>,
+    /// UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `relocate-intent`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Intent {
+    /// The transaction id.
+    pub txid: String,
+    /// The item's lexical absolute origin.
+    pub origin_path: StoredPath,
+    /// Where it will be in the quarantine.
+    pub trash_path: StoredPath,
+    /// The caller's spelling (may be absent in old records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    /// The kind of the item when the intent was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ItemKind>,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `copy-verified`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CopyVerified {
+    /// The transaction id.
+    pub txid: String,
+    /// The origin.
+    pub origin_path: StoredPath,
+    /// The verified copy.
+    pub trash_path: StoredPath,
+    /// The tree digest both sides share (hex).
+    pub digest: String,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `relocate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Relocated {
+    /// The transaction id.
+    pub txid: String,
+    /// The item's origin.
+    pub origin_path: StoredPath,
+    /// Where it is now.
+    pub trash_path: StoredPath,
+    /// The item kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ItemKind>,
+    /// Size in bytes (files and symlinks; directories are not walked at relocation time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Permission bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    /// Modification time, seconds since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtime: Option<i64>,
+    /// How it was moved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<Method>,
+    /// The content digest, for verified copies (hex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// Written by crash reconciliation, not by the move itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered_from_intent: bool,
+    /// A cross-device move whose source removal was interrupted: parts of the origin remain.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub origin_leftovers: bool,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `relocate-failed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failed {
+    /// The transaction id.
+    pub txid: String,
+    /// The item's origin.
+    pub origin_path: StoredPath,
+    /// The intended quarantine path.
+    pub trash_path: StoredPath,
+    /// Why (`storage unavailable`, an OS error, `interrupted before the move`, …).
+    pub reason: String,
+    /// Written by crash reconciliation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered_from_intent: bool,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `snapshot`: git state kept under a private ref.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The transaction id.
+    pub txid: String,
+    /// The snapshot commit, `None` for a clean tree.
+    pub sha: Option<String>,
+    /// Whether the ref was stored.
+    #[serde(default)]
+    pub stored: bool,
+    /// The private ref (`refs/agent-guard/…`).
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub refname: Option<String>,
+    /// What was kept: `worktree`, `stash`, `branch`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// The name of what was kept (a branch name, a stash position).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The repository's work tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<StoredPath>,
+    /// A note (`working tree clean; nothing to snapshot`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// An error, if the snapshot failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Who created it.
+    #[serde(default)]
+    pub meta: Map<String, Value>,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `restore`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Restored {
+    /// The transaction id.
+    pub txid: String,
+    /// `--force` was given.
+    #[serde(default)]
+    pub force: bool,
+    /// What was put back (paths, or `stash:<sha>` / `ref:<name>` for git items).
+    #[serde(default)]
+    pub restored: Vec<StoredPath>,
+    /// Origins that were occupied.
+    #[serde(default)]
+    pub conflicts: Vec<StoredPath>,
+    /// Errors, one line each.
+    #[serde(default)]
+    pub errors: Vec<String>,
+    /// Transactions that preserved occupants (`--force`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backup_txids: Vec<String>,
+    /// `--to`: the directory restored into instead of the workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<StoredPath>,
+    /// `--path`: the workspace-relative subpaths restored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<StoredPath>,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `purged`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Purged {
+    /// The transaction id.
+    pub txid: String,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_records_parse() {
+        let lines = [
+            r#"{"meta":{"tool":"safe_delete","code":"RELOCATE_PATHS"},"strategy":"relocate","ts":"2026-01-01T00:00:00Z","txid":"20260101-000000-deadbeef","type":"tx-start"}"#,
+            r#"{"origin_path":"/ws/a.txt","raw":"a.txt","trash_path":"/ws/.agent-trash/20260101-000000-deadbeef/a.txt","ts":"2026-01-01T00:00:00Z","txid":"20260101-000000-deadbeef","type":"relocate-intent"}"#,
+            r#"{"origin_path":"/ws/a.txt","trash_path":"/ws/.agent-trash/20260101-000000-deadbeef/a.txt","ts":"2026-01-01T00:00:00Z","txid":"20260101-000000-deadbeef","type":"relocate"}"#,
+            r#"{"conflicts":[],"errors":[],"force":false,"restored":["/ws/a.txt"],"ts":"2026-01-01T00:00:01Z","txid":"20260101-000000-deadbeef","type":"restore"}"#,
+            r#"{"ts":"2026-01-02T00:00:00Z","txid":"20260101-000000-deadbeef","type":"purged"}"#,
+            r#"{"meta":{},"sha":null,"stored":false,"note":"working tree clean; nothing to snapshot","ts":"2026-01-01T00:00:00Z","txid":"t2","type":"snapshot"}"#,
+        ];
+        for line in lines {
+            let record: Record =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert!(!record.txid().is_empty());
+        }
+        assert!(
+            serde_json::from_str::<Record>(r#"{"type":"from-the-future","txid":"x"}"#).is_err()
+        );
+    }
+
+    #[test]
+    fn written_records_carry_the_type_tag() {
+        let record = Record::Purged(Purged {
+            txid: "t".into(),
+            ts: "x".into(),
+            schema: MANIFEST_SCHEMA,
+        });
+        let json = serde_json::to_string(&record).unwrap();
+        assert!(json.contains("\"type\":\"purged\""), "{json}");
+        assert!(json.contains("\"schema\":1"), "{json}");
+    }
+}
