@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process benchmark of `check` (issue 2): a no-op command, `rm -rf build` and
-# `git reset --hard`, each against a trivial Rust binary's start-up, in the same run.
+# `git reset --hard`, each against a trivial Rust binary's start-up, in the same run; then
+# hook mode's no-op path (a Claude Code payload for `ls -la` on stdin) against the same
+# trivial binary, fed the same stdin.
 #
 #   bench/check.sh [--runs N] [--export FILE.md]
 #
@@ -46,3 +48,21 @@ hyperfine "${args[@]}" \
   -n 'check: no-op (ls -la)' "$check --cwd $ws -- 'ls -la'" \
   -n 'check: rm -rf build' "$check --cwd $ws -- 'rm -rf build'" \
   -n 'check: git reset --hard' "$check --cwd $ws -- 'git reset --hard'"
+
+# Hook mode, no-op path: the payload comes on stdin.
+payload="$ws.hook-ls.json"
+trap 'rm -rf "$ws" "$payload"' EXIT
+printf '{"session_id":"bench","transcript_path":"/dev/null","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la","description":"list"},"tool_use_id":"toolu_bench"}' "$ws" > "$payload"
+hook_args=(--warmup 20 --runs "$runs" --style basic)
+[ -n "$export_md" ] && hook_args+=(--export-markdown "${export_md%.md}-hook.md")
+if hyperfine --help | grep -q -- '--input'; then
+  hyperfine "${hook_args[@]}" -N --input "$payload" \
+    -n 'trivial Rust binary (stdin)' "$trivial" \
+    -n 'check --harness claude-code: no-op (ls -la)' "$check --harness claude-code"
+else
+  # hyperfine < 1.16 has no --input: redirect through the shell (its start-up is measured
+  # and subtracted by hyperfine), for both commands alike.
+  hyperfine "${hook_args[@]}" \
+    -n 'trivial Rust binary (stdin)' "$trivial < $payload" \
+    -n 'check --harness claude-code: no-op (ls -la)' "$check --harness claude-code < $payload"
+fi

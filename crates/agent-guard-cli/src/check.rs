@@ -9,8 +9,12 @@ use crate::args::CheckArgs;
 use crate::exit_code::ExitCode;
 use crate::printer;
 
-/// Runs `check` with the process environment.
+/// Runs `check` with the process environment; with `--harness`, runs hook mode
+/// ([`crate::hook_mode`]).
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    if args.harness.is_some() {
+        return Ok(crate::hook_mode::run(args));
+    }
     let cwd = absolute_cwd(args.cwd.as_deref())?;
     let request = CheckRequest {
         command: join_command(&args.command),

@@ -47,6 +47,17 @@ impl ExitCode {
     }
 }
 
+impl ExitCode {
+    /// Maps a hook reply's exit code. Hook mode never exits 1: anything but 0 or 3 is 2.
+    pub const fn from_hook(code: u8) -> ExitCode {
+        match code {
+            0 => ExitCode::Success,
+            3 => ExitCode::Ask,
+            _ => ExitCode::Blocked,
+        }
+    }
+}
+
 impl From<ExitCode> for StdExitCode {
     fn from(code: ExitCode) -> StdExitCode {
         StdExitCode::from(code.code())
@@ -65,5 +76,8 @@ mod tests {
         assert_eq!(ExitCode::Ask.code(), 3);
         assert_eq!(ExitCode::from_engine(3), ExitCode::Ask);
         assert_eq!(ExitCode::from_engine(7), ExitCode::InternalError);
+        assert_eq!(ExitCode::from_hook(0), ExitCode::Success);
+        assert_eq!(ExitCode::from_hook(1), ExitCode::Blocked);
+        assert_eq!(ExitCode::from_hook(3), ExitCode::Ask);
     }
 }

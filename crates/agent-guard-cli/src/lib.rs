@@ -10,6 +10,8 @@ pub mod check;
 pub mod demo;
 pub mod exit_code;
 pub mod history;
+pub mod hook_mode;
+pub mod install;
 pub mod mode;
 pub mod printer;
 pub mod progress;
@@ -31,6 +33,9 @@ pub fn run(cli: &Cli) -> ExitCode {
         Command::Gc(args) => history::gc(args),
         Command::Demo(args) => demo::run(args),
         Command::Mode(args) => mode::run(args),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
+        Command::Doctor(args) => install::doctor(args),
     };
     result.unwrap_or_else(|error| report_error(&error))
 }

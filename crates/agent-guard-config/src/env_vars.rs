@@ -37,5 +37,6 @@ pub const ID_SEED: &str = "AGENT_GUARD_ID_SEED";
 pub const HOME: &str = "HOME";
 
 /// Test-only, unstable: arms one crash-injection point of the relocation
-/// (`after-intent`, `after-move`, `before-done`, `during-copy`, `during-removal`).
+/// (`after-intent`, `after-move`, `before-done`, `during-copy`, `during-removal`), or, in hook
+/// mode only, makes the hook panic (`hook-panic`) or stall past its deadline (`hook-stall`).
 pub const FAULT: &str = "AGENT_GUARD_FAULT";

@@ -72,17 +72,28 @@ pub(crate) fn compensate(
                 Err(_) => failed("clean-enumerate", &txid),
             }
         }
-        Plan::Snapshot { cwd, .. } => match store.snapshot_worktree(cwd, &txid, meta("snapshot")) {
-            Ok(snapshot) => Outcome {
-                compensation: Compensation {
-                    moved: usize::from(snapshot.sha.is_some()),
-                    sha: Some(snapshot.sha),
-                    ..started("snapshot", &txid, "complete", "")
+        Plan::Snapshot {
+            cwd, reset_target, ..
+        } => {
+            let mut meta = meta("snapshot");
+            if let Some(revision) = reset_target {
+                meta.insert(
+                    "writes_revision".to_owned(),
+                    serde_json::Value::from(revision.clone()),
+                );
+            }
+            match store.snapshot_worktree(cwd, &txid, meta) {
+                Ok(snapshot) => Outcome {
+                    compensation: Compensation {
+                        moved: usize::from(snapshot.sha.is_some()),
+                        sha: Some(snapshot.sha),
+                        ..started("snapshot", &txid, "complete", "")
+                    },
+                    failure: None,
                 },
-                failure: None,
-            },
-            Err(_) => failed("snapshot", &txid),
-        },
+                Err(_) => failed("snapshot", &txid),
+            }
+        }
         Plan::PreserveRefs { cwd, refs, stash } => {
             let subject = match (stash, refs.is_empty()) {
                 (true, true) => RefSubject::AllStashEntries,

@@ -56,18 +56,13 @@ pub fn ensure_layout(workspace: &Path, trash: &Path) -> Result<LayoutReport, Rec
     }
 }
 
-/// Takes an exclusive lock on `<git common dir>/agent-guard-layout.lock`, if there is a
-/// repository and its directory is writable; the layout is idempotent without it too.
+/// Takes an exclusive `flock` on the repository's git directory itself (no file is
+/// created), if there is a repository; the layout is idempotent without it too.
 fn layout_lock(workspace: &Path) -> Option<std::fs::File> {
     let repository = git2::Repository::open(workspace).ok()?;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(repository.commondir().join("agent-guard-layout.lock"))
-        .ok()?;
-    file.lock().ok()?;
-    Some(file)
+    let directory = std::fs::File::open(repository.commondir()).ok()?;
+    directory.lock().ok()?;
+    Some(directory)
 }
 
 fn build_layout(

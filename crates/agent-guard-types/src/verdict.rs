@@ -29,7 +29,8 @@ pub enum Plan {
     Snapshot {
         /// The directory git runs in.
         cwd: PathBuf,
-        /// The `reset --hard` target revision, when the op is a hard reset.
+        /// The revision whose content the command writes into the work tree: the
+        /// `reset --hard` target, or `git restore --source`'s revision.
         reset_target: Option<String>,
         /// The pathspecs being discarded, if the op is limited to paths.
         pathspecs: Vec<String>,

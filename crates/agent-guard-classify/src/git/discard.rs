@@ -134,9 +134,25 @@ pub(super) fn restore(args: &[Arg]) -> Option<OpSpec> {
     }
     if flags.contains(&"source") {
         op.note("restores content from another revision");
+        if let Some(revision) = source_revision(args) {
+            op.extra_flags.push(format!("--source={revision}"));
+        }
     }
     op.targets = operands.into_iter().map(pathspec).collect();
     Some(op)
+}
+
+/// The value of `--source`/`-s`, when literal.
+fn source_revision(args: &[Arg]) -> Option<String> {
+    let (items, _) = getopt::parse(args, RESTORE, Order::Permute);
+    items.into_iter().find_map(|item| match item {
+        Item::Opt {
+            name: "source",
+            value,
+            attached,
+        } => attached.or_else(|| value.and_then(|v| v.known().map(str::to_owned))),
+        _ => None,
+    })
 }
 
 /// `git checkout`: `-- paths`, `-f`, `.` and path-like operands discard changes.

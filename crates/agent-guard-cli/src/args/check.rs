@@ -37,6 +37,19 @@ pub struct CheckArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Run as an agent harness's pre-tool hook: read its JSON payload on stdin, reply in its format
+    ///
+    /// NAME is `claude-code`, `codex`, `gemini`, `copilot`, `cursor`, `cline`, `windsurf`,
+    /// `generic`, or `auto` (guessed from the payload's shape; an explicit name is safer). The
+    /// command, working directory, dialect and session come from the payload, so COMMAND and
+    /// `--cwd` are refused; `--dialect` still ranks first. Hook mode always enforces, as
+    /// `--enforce` does. It holds an internal deadline (`AGENT_GUARD_DEADLINE_MS` or the
+    /// project's `[hook] deadline_ms`, default 5000 ms) and never exits 1: a malformed
+    /// payload, an internal error, a panic, the deadline or a bad hook command line is a deny
+    /// in the harness's own format. See `docs/hooks.md`.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["cwd", "command"])]
+    pub harness: Option<String>,
+
     /// The command to judge (after `--`)
     #[arg(
         value_name = "COMMAND",

@@ -3,6 +3,7 @@
 mod check;
 mod demo;
 mod history;
+mod install;
 mod mode;
 mod safe_delete;
 
@@ -11,6 +12,7 @@ use clap::{Parser, Subcommand};
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
 pub use history::{GcArgs, ListArgs, RestoreArgs, ShowArgs, StatusArgs, UndoArgs};
+pub use install::{DoctorArgs, InstallArgs, ScopeArgs, UninstallArgs};
 pub use mode::ModeArgs;
 pub use safe_delete::SafeDeleteArgs;
 
@@ -50,4 +52,10 @@ pub enum Command {
     Demo(DemoArgs),
     /// Show or change the session's authorisation mode
     Mode(ModeArgs),
+    /// Install agent-guard's hook into a harness's configuration
+    Install(InstallArgs),
+    /// Remove agent-guard's hook from a harness's configuration
+    Uninstall(UninstallArgs),
+    /// Check every installed agent-guard hook
+    Doctor(DoctorArgs),
 }

@@ -11,7 +11,12 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
-    let args = Args::parse();
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let args = match Args::try_parse_from(&raw) {
+        Ok(args) => args,
+        // In hook mode a usage error is the harness's deny, never clap's exit 2.
+        Err(error) => return agent_guard_cli::hook_mode::usage_error(&raw, &error).into(),
+    };
     agent_guard_cli::check::run(&args.check)
         .unwrap_or_else(|error| agent_guard_cli::report_error(&error))
         .into()

@@ -180,3 +180,67 @@ fn force_push_stays_blocked() {
     assert_eq!(exit, 2);
     assert_eq!(report["code"], "BLOCK_FORCE_PUSH");
 }
+
+#[test]
+fn checkout_dot() {
+    let env = TestEnv::new();
+    dirty(&env);
+    round_trip(&env, &["checkout", "."], "SNAPSHOT_GIT_STASH");
+}
+
+#[test]
+fn checkout_force() {
+    let env = TestEnv::new();
+    dirty(&env);
+    git(&env, &["checkout", "-q", "-b", "other"]);
+    // `checkout -f` to the same commit throws away the local changes.
+    round_trip(&env, &["checkout", "-f", "master"], "SNAPSHOT_GIT_STASH");
+}
+
+#[test]
+fn switch_discard_changes() {
+    let env = TestEnv::new();
+    dirty(&env);
+    git(&env, &["branch", "other"]);
+    round_trip(
+        &env,
+        &["switch", "--discard-changes", "other"],
+        "SNAPSHOT_GIT_STASH",
+    );
+}
+
+#[test]
+fn switch_force() {
+    let env = TestEnv::new();
+    dirty(&env);
+    git(&env, &["branch", "other"]);
+    round_trip(&env, &["switch", "-f", "other"], "SNAPSHOT_GIT_STASH");
+}
+
+#[test]
+fn restore_from_another_revision() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.ws().join("src/main.rs"),
+        "fn main() { /* second commit */ }\n",
+    )
+    .unwrap();
+    git(&env, &["commit", "-q", "-am", "second"]);
+    dirty(&env);
+    round_trip(
+        &env,
+        &["restore", "--source=HEAD~1", "src/main.rs"],
+        "SNAPSHOT_GIT_STASH",
+    );
+}
+
+#[test]
+fn rm_force_on_a_modified_file() {
+    let env = TestEnv::new();
+    dirty(&env);
+    round_trip(
+        &env,
+        &["rm", "-q", "-f", "src/main.rs"],
+        "SNAPSHOT_GIT_STASH",
+    );
+}

@@ -12,6 +12,8 @@ mod crash;
 mod dialects;
 mod example;
 mod git;
+mod hooks;
+mod install;
 mod mode;
 mod quarantine;
 mod roundtrip;

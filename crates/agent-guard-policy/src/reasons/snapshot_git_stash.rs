@@ -15,9 +15,15 @@ super::reason!(
 
 /// The verdict and plan for a discard op.
 pub(crate) fn discard(op: &OpSpec, ctx: &PolicyContext) -> Verdict {
+    // `git restore --source=REV` writes REV's content: restore may overwrite it.
+    let source = op
+        .extra_flags
+        .iter()
+        .find_map(|f| f.strip_prefix("--source="))
+        .map(str::to_owned);
     Verdict::of(ReasonCode::SnapshotGitStash).with_plan(Plan::Snapshot {
         cwd: ctx.cwd.clone(),
-        reset_target: None,
+        reset_target: source,
         pathspecs: op.targets.iter().map(|t| t.text.clone()).collect(),
     })
 }

@@ -49,6 +49,7 @@ impl Quarantine {
             Some("branch") => (2, 0),
             _ => (0, 0),
         });
+        let writes = self.writes_commits(&tx.txid);
         let notes = if items
             .iter()
             .any(|item| item.subject.as_deref() == Some("stash"))
@@ -81,7 +82,9 @@ impl Quarantine {
                 continue;
             };
             match item.subject.as_deref() {
-                None | Some("worktree") => apply_snapshot(tree, sha, &mut out),
+                None | Some("worktree") => {
+                    apply_snapshot(tree, sha, writes.get(sha).map(String::as_str), &mut out);
+                }
                 Some("stash") => {
                     let note = item
                         .refname
@@ -97,6 +100,21 @@ impl Quarantine {
             }
         }
         out
+    }
+
+    /// The revision each work-tree snapshot's command wrote (`meta.writes_commit`), by sha.
+    fn writes_commits(&self, txid: &str) -> HashMap<String, String> {
+        let records = self.manifest().read().unwrap_or_default();
+        records
+            .into_iter()
+            .filter_map(|record| match record {
+                Record::Snapshot(s) if s.txid == txid => {
+                    let commit = s.meta.get("writes_commit")?.as_str()?.to_owned();
+                    Some((s.sha?, commit))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The original messages of the transaction's kept stash entries, by private ref.
@@ -115,9 +133,9 @@ impl Quarantine {
 }
 
 /// Applies the work-tree commit `sha` onto the work tree.
-fn apply_snapshot(tree: &WorkTree, sha: &str, out: &mut GitRestore) {
+fn apply_snapshot(tree: &WorkTree, sha: &str, writes: Option<&str>, out: &mut GitRestore) {
     let label = format!("stash:{sha}");
-    let changes = match changes(tree, sha) {
+    let changes = match changes(tree, sha, writes) {
         Ok(changes) => changes,
         Err(error) => {
             out.errors.push(format!("{label}: {}", chain(&error)));
@@ -155,7 +173,7 @@ fn apply_snapshot(tree: &WorkTree, sha: &str, out: &mut GitRestore) {
 /// The paths where the snapshot differs from its base (its first parent, `HEAD` when it
 /// was taken) or from its index commit (its second parent): deletions first, then
 /// additions and modifications, each in path order.
-fn changes(tree: &WorkTree, sha: &str) -> Result<Vec<Change>, RecoveryError> {
+fn changes(tree: &WorkTree, sha: &str, writes: Option<&str>) -> Result<Vec<Change>, RecoveryError> {
     let repo = &tree.repo;
     let id = Oid::from_str(sha).map_err(tree.error("parse the snapshot id"))?;
     let commit = repo
@@ -197,13 +215,35 @@ fn changes(tree: &WorkTree, sha: &str) -> Result<Vec<Change>, RecoveryError> {
         (found.kind() == Some(ObjectType::Blob) || found.filemode() == 0o160_000)
             .then(|| (u32::try_from(found.filemode()).unwrap_or(0), found.id()))
     };
+    // Versions git keeps, so overwriting them loses nothing: the current HEAD and index
+    // entries, and the revision the command wrote.
+    let head = repo.head().and_then(|h| h.peel_to_tree()).ok();
+    let written = writes
+        .and_then(|id| Oid::from_str(id).ok())
+        .and_then(|id| repo.find_commit(id).ok())
+        .and_then(|commit| commit.tree().ok());
+    let current_index = repo.index().ok();
     let mut changes: Vec<Change> = paths
         .into_iter()
-        .map(|path| Change {
-            base: entry(&base, &path),
-            index: index.as_ref().and_then(|index| entry(index, &path)),
-            target: entry(&target, &path),
-            path,
+        .map(|path| {
+            let mut also: Vec<(u32, Oid)> = [head.as_ref(), written.as_ref()]
+                .into_iter()
+                .flatten()
+                .filter_map(|tree| entry(tree, &path))
+                .collect();
+            if let Some(found) = current_index
+                .as_ref()
+                .and_then(|i| i.get_path(Path::new(OsStr::from_bytes(&path)), 0))
+            {
+                also.push((found.mode, found.id));
+            }
+            Change {
+                base: entry(&base, &path),
+                index: index.as_ref().and_then(|index| entry(index, &path)),
+                target: entry(&target, &path),
+                also,
+                path,
+            }
         })
         .collect();
     changes.sort_by(|a, b| (a.target.is_some(), &a.path).cmp(&(b.target.is_some(), &b.path)));

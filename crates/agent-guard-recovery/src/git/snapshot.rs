@@ -44,6 +44,20 @@ impl Quarantine {
         let head = head_commit(&tree)?;
         let head_tree = head.tree().map_err(tree.error("read HEAD's tree"))?;
         let captured = capture(&tree, &head_tree)?;
+        let mut meta = meta;
+        // The revision the command is about to write into the work tree (`reset --hard REV`,
+        // `restore --source=REV`, …), resolved now: its content may be overwritten on restore.
+        if let Some(commit) = meta
+            .get("writes_revision")
+            .and_then(Value::as_str)
+            .and_then(|rev| tree.repo.revparse_single(rev).ok())
+            .and_then(|object| object.peel_to_commit().ok())
+        {
+            meta.insert(
+                "writes_commit".to_owned(),
+                Value::from(commit.id().to_string()),
+            );
+        }
         let mut record = Snapshot {
             txid: txid.to_string(),
             sha: None,

@@ -30,6 +30,10 @@ pub(crate) struct Change {
     pub(crate) index: Option<(u32, Oid)>,
     /// Mode and blob in the snapshot, if present.
     pub(crate) target: Option<(u32, Oid)>,
+    /// Other versions the path may hold and still be overwritten, because git keeps them:
+    /// the current `HEAD` and index entries, and the version of the revision the command
+    /// wrote (`reset --hard REV`, `restore --source=REV`).
+    pub(crate) also: Vec<(u32, Oid)>,
 }
 
 /// What applying one change did.
@@ -60,6 +64,22 @@ enum State {
     Other,
 }
 
+/// Returns `true` if the path holds one of `versions`.
+fn holds_any(
+    tree: &WorkTree,
+    path: &Path,
+    state: &State,
+    versions: &[(u32, Oid)],
+    filemode: bool,
+) -> Result<bool, RecoveryError> {
+    for version in versions {
+        if holds(tree, path, state, Some(*version), filemode)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// Applies one change: keep when the path holds the snapshot's version; write when it holds
 /// nothing, the base version or the snapshot's index version (both are kept in the
 /// snapshot's commits, so nothing is lost); report a conflict otherwise.
@@ -82,6 +102,7 @@ pub(crate) fn apply_change(
     if !absent
         && !holds(tree, &path, &state, change.base, filemode)?
         && !holds(tree, &path, &state, change.index, filemode)?
+        && !holds_any(tree, &path, &state, &change.also, filemode)?
     {
         return Ok(Outcome::Conflict);
     }

@@ -1,0 +1,103 @@
+//! `agent-guard install`, `uninstall` and `doctor`.
+
+use std::path::PathBuf;
+
+/// The harness names `install` and `uninstall` accept.
+const HARNESSES: [&str; 8] = [
+    "claude-code",
+    "codex",
+    "gemini",
+    "copilot",
+    "cursor",
+    "cline",
+    "windsurf",
+    "generic",
+];
+
+/// Install agent-guard's hook into a harness's configuration
+///
+/// Adds one pre-tool hook entry running `'<this binary>' check --enforce --harness HARNESS`
+/// to the harness's own config file, keeping every other setting, hook and comment. Running
+/// it again changes nothing. Where the harness offers a fail-closed option it is set
+/// (Claude Code `onFailure: "block"`, Cursor `failClosed: true`); for Codex the hook's trust
+/// is recorded in `$CODEX_HOME/config.toml`, so Codex runs it without a review prompt.
+///
+/// Files: Claude Code `.claude/settings.json`, Codex `.codex/hooks.json`, Gemini
+/// `.gemini/settings.json`, Copilot `.github/hooks/agent-guard.json` (user:
+/// `~/.copilot/hooks/`), Cursor `.cursor/hooks.json`, Cline `.clinerules/hooks/PreToolUse`
+/// (user: `~/Documents/Cline/Hooks/`), Windsurf `.windsurf/hooks.json` (user:
+/// `~/.codeium/windsurf/`). The previous bytes of every file are kept under
+/// `$XDG_STATE_HOME/agent-guard/installs/` for `uninstall`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InstallArgs {
+    /// The harness
+    #[arg(value_name = "HARNESS", value_parser = HARNESSES)]
+    pub harness: String,
+
+    /// Which configuration to edit
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+
+    /// The directory the workspace is found from [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Remove agent-guard's hook from a harness's configuration
+///
+/// A file that is still exactly what `install` wrote gets its previous bytes back (or is
+/// removed, with the directories install created, if it did not exist). A file changed since
+/// keeps the change: only agent-guard's entry is removed.
+#[derive(Debug, Clone, clap::Args)]
+pub struct UninstallArgs {
+    /// The harness
+    #[arg(value_name = "HARNESS", value_parser = HARNESSES)]
+    pub harness: String,
+
+    /// Which configuration to edit
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+
+    /// The directory the workspace is found from [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The scope flags shared by `install` and `uninstall`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+#[group(multiple = false)]
+pub struct ScopeArgs {
+    /// The workspace's config (nearest ancestor with `.git`) [default]
+    #[arg(long)]
+    pub project: bool,
+
+    /// The user's config under the home directory
+    #[arg(long)]
+    pub user: bool,
+}
+
+/// Check every installed agent-guard hook
+///
+/// For each harness, in the project and the user config: is agent-guard's hook installed,
+/// does its command point at an executable, is the harness's fail-closed option set, is
+/// Codex trust recorded; then the exact hook command is run with a synthetic payload in the
+/// harness's format, in a temporary workspace: `rm -rf /` must come back denied and `ls`
+/// allowed. Exit code 0 when every installed hook passes, 1 otherwise.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DoctorArgs {
+    /// The directory the workspace is found from [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,224 @@
+//! `agent-guard install`, `uninstall` and `doctor`: the environment in, the report out.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use agent_guard_install::{
+    Action, DoctorReport, Environment, Error, Harness, InstallOptions, Report, Scope, Status,
+};
+
+use crate::args::{DoctorArgs, InstallArgs, ScopeArgs, UninstallArgs};
+use crate::check::absolute_cwd;
+use crate::exit_code::ExitCode;
+use crate::printer;
+
+/// Runs `install`.
+pub fn install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
+    let env = environment(args.cwd.as_deref())?;
+    let harness = parse_harness(&args.harness)?;
+    let (claude_fail_closed, claude_version) = if harness == Harness::ClaudeCode {
+        agent_guard_install::claude_supports_on_failure()
+    } else {
+        (true, None)
+    };
+    let options = InstallOptions {
+        harness,
+        scope: scope(args.scope),
+        exe: current_exe()?,
+        claude_fail_closed,
+    };
+    match agent_guard_install::install(&env, &options) {
+        Ok(mut report) => {
+            if let (false, Some(version)) = (claude_fail_closed, claude_version) {
+                report.notes.push(format!(
+                    "`claude --version` reports {}.{}.{}",
+                    version.0, version.1, version.2
+                ));
+            }
+            print_report(&report, "installed", args.json);
+            Ok(ExitCode::Success)
+        }
+        Err(error) => Ok(report_install_error(&error)),
+    }
+}
+
+/// Runs `uninstall`.
+pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
+    let env = environment(args.cwd.as_deref())?;
+    let harness = parse_harness(&args.harness)?;
+    match agent_guard_install::uninstall(&env, harness, scope(args.scope)) {
+        Ok(report) => {
+            print_report(&report, "uninstalled", args.json);
+            Ok(ExitCode::Success)
+        }
+        Err(error) => Ok(report_install_error(&error)),
+    }
+}
+
+/// Runs `doctor`: exit 0 when every installed hook passes, 1 otherwise.
+pub fn doctor(args: &DoctorArgs) -> anyhow::Result<ExitCode> {
+    let env = environment(args.cwd.as_deref())?;
+    let report = match agent_guard_install::doctor(&env) {
+        Ok(report) => report,
+        Err(error) => return Ok(report_install_error(&error)),
+    };
+    if args.json {
+        printer::json(&report);
+    } else {
+        print_doctor(&report);
+    }
+    Ok(if report.ok {
+        ExitCode::Success
+    } else {
+        ExitCode::InternalError
+    })
+}
+
+/// The install environment from the process environment.
+fn environment(cwd: Option<&std::path::Path>) -> anyhow::Result<Environment> {
+    let var = |name: &str| -> Option<PathBuf> {
+        std::env::var_os(name)
+            .filter(|value: &OsString| !value.is_empty())
+            .map(PathBuf::from)
+    };
+    Ok(Environment {
+        cwd: absolute_cwd(cwd)?,
+        home: var("HOME"),
+        state_home: var("XDG_STATE_HOME"),
+        codex_home: var("CODEX_HOME"),
+        copilot_home: var("COPILOT_HOME"),
+        claude_config_dir: var("CLAUDE_CONFIG_DIR"),
+    })
+}
+
+fn current_exe() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    Ok(std::fs::canonicalize(&exe).unwrap_or(exe))
+}
+
+fn parse_harness(name: &str) -> anyhow::Result<Harness> {
+    Harness::parse(name).ok_or_else(|| anyhow::anyhow!("unknown harness `{name}`"))
+}
+
+fn scope(args: ScopeArgs) -> Scope {
+    if args.user {
+        Scope::User
+    } else {
+        Scope::Project
+    }
+}
+
+fn print_report(report: &Report, verb: &str, json: bool) {
+    if json {
+        printer::json(report);
+        return;
+    }
+    let nothing = report.files.iter().all(|f| f.action == Action::Unchanged);
+    if nothing && report.command.is_none() {
+        printer::err(&format!(
+            "agent-guard is not installed for {} ({}); nothing changed",
+            report.harness, report.scope
+        ));
+    } else {
+        printer::err(&format!(
+            "{verb} agent-guard for {} ({})",
+            report.harness, report.scope
+        ));
+    }
+    if let Some(command) = &report.command {
+        printer::err(&format!("  hook: {}", printer::sanitize(command)));
+    }
+    for file in &report.files {
+        let action = match file.action {
+            Action::Created => "created",
+            Action::Modified => "modified",
+            Action::Unchanged => "unchanged",
+            Action::Restored => "restored",
+            Action::Removed => "removed",
+            Action::EntryRemoved => "entry removed",
+            _ => "changed",
+        };
+        printer::err(&format!(
+            "  {action:<13} {}",
+            printer::sanitize(&file.path.display().to_string())
+        ));
+    }
+    for note in &report.notes {
+        printer::err(&format!("note: {note}"));
+    }
+}
+
+fn print_doctor(report: &DoctorReport) {
+    if report.hooks.is_empty() {
+        printer::out("no agent-guard hook is installed (project or user) for any harness");
+        printer::out("hint: `agent-guard install <harness> [--project|--user]`");
+        return;
+    }
+    let mut hints = Vec::new();
+    for hook in &report.hooks {
+        printer::out(&format!(
+            "{} ({}) {}",
+            hook.harness,
+            hook.scope,
+            printer::sanitize(&hook.path.display().to_string())
+        ));
+        for check in &hook.checks {
+            let label = match check.status {
+                Status::Pass => "ok",
+                Status::Warn => "warn",
+                Status::Fail => "FAIL",
+            };
+            printer::out(&format!(
+                "  {label:<4}  {:<13} {}",
+                check.name,
+                printer::sanitize(&check.detail)
+            ));
+            if let Some(hint) = &check.hint
+                && !hints.contains(hint)
+            {
+                hints.push(hint.clone());
+            }
+        }
+    }
+    let failing = report.hooks.iter().filter(|h| !h.ok()).count();
+    printer::out("");
+    if failing == 0 {
+        printer::out(&format!(
+            "{} installed hook(s), all passing",
+            report.hooks.len()
+        ));
+    } else {
+        printer::out(&format!(
+            "{failing} of {} installed hook(s) failing",
+            report.hooks.len()
+        ));
+    }
+    for hint in hints {
+        printer::out(&format!("hint: {hint}"));
+    }
+}
+
+/// Prints an install error with its hints; a harness without a config file is a usage
+/// error (2), anything else an internal error (1).
+fn report_install_error(error: &Error) -> ExitCode {
+    let mut source = std::error::Error::source(error);
+    printer::err(&format!("error: {}", printer::sanitize(&error.to_string())));
+    while let Some(cause) = source {
+        printer::err(&format!(
+            "  caused by: {}",
+            printer::sanitize(&cause.to_string())
+        ));
+        source = cause.source();
+    }
+    let hints = error.hints();
+    if !hints.is_empty() {
+        printer::err("");
+        for hint in hints {
+            printer::err(&format!("hint: {}", printer::sanitize(&hint)));
+        }
+    }
+    match error {
+        Error::NotInstallable { .. } => ExitCode::Blocked,
+        _ => ExitCode::InternalError,
+    }
+}

@@ -1,0 +1,130 @@
+//! Claude Code `PreToolUse`.
+//!
+//! - Shell tool: `Bash` (case-insensitive); `tool_input.command`, `cwd`, `session_id`.
+//! - Deny: exit 0, `hookSpecificOutput.permissionDecision: "deny"` with the reason, mirrored
+//!   on stderr.
+//! - Ask: native `permissionDecision: "ask"` (the user is prompted).
+//! - Allow after compensation: `permissionDecision: "allow"` with the reason and
+//!   `additionalContext` carrying the txids and `agent-guard restore <txid>`.
+//! - Plain allow and other tools: exit 0, no output, so Claude's own permission flow runs.
+//!
+//! With `updatedInput`, a fully quarantined single delete (`rm -r build`) is rewritten into an
+//! `echo` of what moved and the restore command (see [`Outcome::with_rewrite`]), so the tool
+//! output the model reads carries the txid instead of "No such file".
+
+use serde_json::{Map, Value};
+
+use crate::outcome::Kind;
+use crate::payload::Field;
+use crate::tool_use::{reply, tool_use};
+use crate::{HookReply, HookRequest, Outcome};
+
+pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
+    let tool = tool_use(map)?;
+    if tool.is("bash") {
+        return tool.shell(None).map(HookRequest::Shell);
+    }
+    Ok(HookRequest::NotShell)
+}
+
+pub(crate) fn render(outcome: &Outcome) -> HookReply {
+    match outcome.kind() {
+        Kind::Allow => HookReply::silent(),
+        Kind::Compensated => HookReply::json(&reply(
+            Some("allow"),
+            Some(outcome.allow_reason()),
+            Some(outcome.context()),
+            outcome.rewrite(),
+        )),
+        Kind::Ask => HookReply::json(&reply(Some("ask"), Some(outcome.ask_reason()), None, None)),
+        Kind::Deny => {
+            let reason = outcome.deny_reason();
+            HookReply::json(&reply(Some("deny"), Some(reason.clone()), None, None))
+                .with_stderr(reason)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_guard_types::Decision;
+    use serde_json::{Value, json};
+
+    use crate::{Harness, HookRequest, Outcome, Refusal, parse, render};
+
+    fn payload(tool: &str, input: &Value) -> Vec<u8> {
+        json!({"session_id": "abc", "cwd": "/home/u/proj", "hook_event_name": "PreToolUse",
+               "tool_name": tool, "tool_input": input, "tool_use_id": "toolu_1"})
+        .to_string()
+        .into_bytes()
+    }
+
+    fn stdout_json(reply: &crate::HookReply) -> Value {
+        serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn bash_is_a_shell_call_and_other_tools_are_not() {
+        let HookRequest::Shell(call) = parse(
+            Harness::ClaudeCode,
+            &payload("Bash", &json!({"command": "rm -rf build/"})),
+        ) else {
+            panic!("shell")
+        };
+        assert_eq!(call.command, "rm -rf build/");
+        assert_eq!(call.session.as_deref(), Some("abc"));
+        assert_eq!(
+            parse(
+                Harness::ClaudeCode,
+                &payload("Write", &json!({"file_path": "x"}))
+            ),
+            HookRequest::NotShell
+        );
+        assert!(matches!(
+            parse(
+                Harness::ClaudeCode,
+                &payload("Bash", &json!({"command": 7}))
+            ),
+            HookRequest::Malformed(_)
+        ));
+    }
+
+    #[test]
+    fn replies() {
+        let deny = render(
+            Harness::ClaudeCode,
+            &Outcome::verdict(Decision::Block, "BLOCK_WILDCARD", "No."),
+        );
+        assert_eq!(deny.exit, 0);
+        let value = stdout_json(&deny);
+        assert_eq!(value["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert!(deny.stderr.unwrap().contains("BLOCK_WILDCARD"));
+
+        let ask = render(
+            Harness::ClaudeCode,
+            &Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+        );
+        assert_eq!(
+            stdout_json(&ask)["hookSpecificOutput"]["permissionDecision"],
+            "ask"
+        );
+
+        let done = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "Moved.")
+            .with_txids(vec!["tx1".into()]);
+        let allow = stdout_json(&render(Harness::ClaudeCode, &done));
+        assert_eq!(allow["hookSpecificOutput"]["permissionDecision"], "allow");
+        let context = allow["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(context.contains("agent-guard restore tx1"), "{context}");
+
+        let plain = render(Harness::ClaudeCode, &Outcome::pass());
+        assert_eq!((plain.stdout, plain.stderr, plain.exit), (None, None, 0));
+
+        let panic = render(Harness::ClaudeCode, &Outcome::refused(Refusal::Panic));
+        assert_eq!(
+            stdout_json(&panic)["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+    }
+}

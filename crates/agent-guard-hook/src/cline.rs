@@ -1,0 +1,107 @@
+//! Cline `PreToolUse` hook file.
+//!
+//! - Payload: `hookName` (`PreToolUse`), `workspaceRoots`, `taskId`,
+//!   `preToolUse.{toolName, parameters.command}`. The shell tool is `execute_command`; the
+//!   command runs in the first workspace root.
+//! - Replies are exit 0 with JSON. Deny: `{"cancel": true, "errorMessage": …,
+//!   "contextModification": ""}`, mirrored on stderr. Cline cannot ask a human, so ask is a
+//!   cancel telling the agent to ask the user.
+//! - Allow after compensation: `{"cancel": false, "contextModification": …}` with the txids
+//!   and restore command (Cline adds it to the conversation for the next request).
+//! - Plain allow and other tools: `{"cancel": false}`.
+
+use serde_json::{Map, Value, json};
+
+use crate::outcome::Kind;
+use crate::payload::{self, Field, Malformed};
+use crate::{HookReply, HookRequest, Outcome, ShellCall};
+
+pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
+    payload::expect_event(map, "hookName", "hookName", "PreToolUse")?;
+    let call = payload::req_obj(map, "preToolUse", "preToolUse")?;
+    let tool = payload::req_str(call, "toolName", "preToolUse.toolName")?;
+    if tool.trim() != "execute_command" {
+        return Ok(HookRequest::NotShell);
+    }
+    let parameters = payload::req_obj(call, "parameters", "preToolUse.parameters")?;
+    let command = payload::command(parameters, "command", "preToolUse.parameters.command")?;
+    let roots = map
+        .get("workspaceRoots")
+        .ok_or(Malformed::Missing("workspaceRoots"))?;
+    let cwd = payload::cwd(None, "workspaceRoots", Some((roots, "workspaceRoots")))?;
+    Ok(HookRequest::Shell(ShellCall {
+        command,
+        cwd,
+        dialect: payload::dialect(&[map, parameters]),
+        session: payload::session(map, &["taskId"]),
+        input: Map::new(),
+    }))
+}
+
+pub(crate) fn render(outcome: &Outcome) -> HookReply {
+    match outcome.kind() {
+        Kind::Allow => HookReply::json(&json!({"cancel": false})),
+        Kind::Compensated => HookReply::json(&json!({
+            "cancel": false,
+            "contextModification": outcome.context(),
+        })),
+        Kind::Ask => cancel(outcome.ask_as_deny_reason()),
+        Kind::Deny => cancel(outcome.deny_reason()),
+    }
+}
+
+fn cancel(reason: String) -> HookReply {
+    HookReply::json(&json!({
+        "cancel": true,
+        "errorMessage": reason,
+        "contextModification": "",
+    }))
+    .with_stderr(reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_guard_types::Decision;
+    use serde_json::{Value, json};
+
+    use crate::{Harness, HookRequest, Outcome, parse, render};
+
+    fn payload(tool: &str, parameters: &Value) -> Vec<u8> {
+        json!({"clineVersion": "3.x", "hookName": "PreToolUse", "timestamp": "t",
+               "taskId": "t1", "workspaceRoots": ["/home/u/proj"], "userId": "u",
+               "preToolUse": {"toolName": tool, "parameters": parameters}})
+        .to_string()
+        .into_bytes()
+    }
+
+    #[test]
+    fn execute_command_is_shell() {
+        let HookRequest::Shell(call) = parse(
+            Harness::Cline,
+            &payload("execute_command", &json!({"command": "rm -rf dist"})),
+        ) else {
+            panic!("shell")
+        };
+        assert_eq!(call.cwd, std::path::PathBuf::from("/home/u/proj"));
+        assert_eq!(
+            parse(Harness::Cline, &payload("read_file", &json!({"path": "a"}))),
+            HookRequest::NotShell
+        );
+    }
+
+    #[test]
+    fn ask_cancels() {
+        let reply = render(
+            Harness::Cline,
+            &Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+        );
+        let value: Value = serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(value["cancel"], true);
+        assert!(
+            value["errorMessage"]
+                .as_str()
+                .unwrap()
+                .contains("ask the user")
+        );
+    }
+}

@@ -1,0 +1,110 @@
+//! Cursor `beforeShellExecution` (and the shell calls of the newer `preToolUse`).
+//!
+//! - Payload: `hook_event_name`, `command`, `cwd` (blank: the first of `workspace_roots`),
+//!   `conversation_id`. A `preToolUse` event whose `tool_input.command` is a string is judged
+//!   as a shell call too (conservative: a false positive can only ask or deny). Other events
+//!   proceed.
+//! - Every reply is exit 0 with `{"continue": true, "permission": …, "user_message": …,
+//!   "agent_message": …}`; deny is mirrored on stderr. Ask is native (`"ask"`).
+//! - Allow after compensation: `"allow"`, with the reason for the user and the txids and
+//!   restore command in `agent_message`.
+//! - Plain allow and other events: `{"continue": true, "permission": "allow"}` (Cursor's own
+//!   example form).
+//!
+//! A hook that crashes or times out does not block in Cursor unless the hook entry sets
+//! `"failClosed": true`.
+
+use serde_json::{Map, Value, json};
+
+use crate::outcome::Kind;
+use crate::payload::{self, Field};
+use crate::{HookReply, HookRequest, Outcome, ShellCall};
+
+pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
+    let event = payload::req_str(map, "hook_event_name", "hook_event_name")?;
+    let (source, field) = match event.trim() {
+        "beforeShellExecution" => (map, "command"),
+        "preToolUse" => match map.get("tool_input") {
+            Some(Value::Object(input)) if input.get("command").is_some_and(Value::is_string) => {
+                (input, "tool_input.command")
+            }
+            _ => return Ok(HookRequest::NotShell),
+        },
+        _ => return Ok(HookRequest::NotShell),
+    };
+    let command = payload::command(source, "command", field)?;
+    let roots = map.get("workspace_roots").map(|v| (v, "workspace_roots"));
+    let cwd = payload::cwd(payload::opt_str(map, "cwd", "cwd")?, "cwd", roots)?;
+    Ok(HookRequest::Shell(ShellCall {
+        command,
+        cwd,
+        dialect: payload::dialect(&[map, source]),
+        session: payload::session(map, &["conversation_id"]),
+        input: Map::new(),
+    }))
+}
+
+pub(crate) fn render(outcome: &Outcome) -> HookReply {
+    match outcome.kind() {
+        Kind::Allow => HookReply::json(&json!({"continue": true, "permission": "allow"})),
+        Kind::Compensated => HookReply::json(&json!({
+            "continue": true,
+            "permission": "allow",
+            "user_message": outcome.allow_reason(),
+            "agent_message": outcome.context(),
+        })),
+        Kind::Ask => HookReply::json(&json!({
+            "continue": true,
+            "permission": "ask",
+            "user_message": outcome.ask_reason(),
+            "agent_message": outcome.ask_as_deny_reason(),
+        })),
+        Kind::Deny => {
+            let reason = outcome.deny_reason();
+            HookReply::json(&json!({
+                "continue": true,
+                "permission": "deny",
+                "user_message": reason,
+                "agent_message": reason,
+            }))
+            .with_stderr(reason)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::{Value, json};
+
+    use crate::{Harness, HookRequest, Outcome, Refusal, parse, render};
+
+    #[test]
+    fn blank_cwd_uses_the_first_workspace_root() {
+        let bytes = json!({"conversation_id": "c-1", "hook_event_name": "beforeShellExecution",
+                           "workspace_roots": ["/home/u/proj"], "command": "rm -rf x",
+                           "cwd": ""})
+        .to_string();
+        let HookRequest::Shell(call) = parse(Harness::Cursor, bytes.as_bytes()) else {
+            panic!("shell")
+        };
+        assert_eq!(call.cwd, PathBuf::from("/home/u/proj"));
+        assert_eq!(call.session.as_deref(), Some("c-1"));
+        let read = json!({"hook_event_name": "beforeReadFile", "file_path": "/a"}).to_string();
+        assert_eq!(
+            parse(Harness::Cursor, read.as_bytes()),
+            HookRequest::NotShell
+        );
+    }
+
+    #[test]
+    fn deny_is_json_permission_deny() {
+        let reply = render(Harness::Cursor, &Outcome::refused(Refusal::Internal));
+        let value: Value = serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(
+            (value["permission"].as_str(), reply.exit),
+            (Some("deny"), 0)
+        );
+    }
+}

@@ -1,0 +1,122 @@
+//! Gemini CLI `BeforeTool`.
+//!
+//! - Shell tool: `run_shell_command`; `tool_input.command`, `cwd`, and `tool_input.directory`
+//!   (or `dir_path` in newer builds), the directory the command runs in, relative to `cwd`
+//!   unless absolute.
+//! - Deny: exit 0, `{"decision": "deny", "reason": …}` (stdout must be JSON only), mirrored on
+//!   stderr. Gemini's hook protocol has no ask, so ask is a deny telling the agent to ask.
+//! - Allow after compensation: `{"decision": "allow", "reason": …, "systemMessage": …}`. The
+//!   documented `BeforeTool` output has no agent-visible context field, so the txids and
+//!   restore command go to the user's terminal (`systemMessage`), and a fully quarantined
+//!   single delete is rewritten (`hookSpecificOutput.tool_input`, merged over the arguments)
+//!   into an `echo` that announces them in the tool output the model reads.
+//! - Plain allow and other tools: exit 0, `{}`.
+
+use serde_json::{Map, Value, json};
+
+use crate::outcome::Kind;
+use crate::payload::{self, Field, Malformed};
+use crate::{HookReply, HookRequest, Outcome, ShellCall};
+
+pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
+    payload::expect_event(map, "hook_event_name", "hook_event_name", "BeforeTool")?;
+    let tool = payload::req_str(map, "tool_name", "tool_name")?;
+    if tool.trim() != "run_shell_command" {
+        return Ok(HookRequest::NotShell);
+    }
+    let input = payload::req_obj(map, "tool_input", "tool_input")?;
+    let command = payload::command(input, "command", "tool_input.command")?;
+    let mut cwd = payload::cwd(payload::opt_str(map, "cwd", "cwd")?, "cwd", None)?;
+    let directory = match payload::opt_str(input, "directory", "tool_input.directory")? {
+        Some(dir) => Some(dir),
+        None => payload::opt_str(input, "dir_path", "tool_input.dir_path")?,
+    };
+    if let Some(dir) = directory.map(str::trim).filter(|d| !d.is_empty()) {
+        cwd = cwd.join(dir);
+    }
+    if !cwd.is_absolute() {
+        return Err(Malformed::RelativeCwd("cwd"));
+    }
+    Ok(HookRequest::Shell(ShellCall {
+        command,
+        cwd,
+        dialect: payload::dialect(&[map, input]),
+        session: payload::session(map, &["session_id"]),
+        input: input.clone(),
+    }))
+}
+
+pub(crate) fn render(outcome: &Outcome) -> HookReply {
+    match outcome.kind() {
+        Kind::Allow => HookReply::json(&json!({})),
+        Kind::Compensated => {
+            let mut reply = json!({
+                "decision": "allow",
+                "reason": outcome.allow_reason(),
+                "systemMessage": outcome.context(),
+            });
+            if let Some(command) = outcome.rewrite().and_then(|input| input.get("command")) {
+                reply["hookSpecificOutput"] =
+                    json!({"hookEventName": "BeforeTool", "tool_input": {"command": command}});
+            }
+            HookReply::json(&reply)
+        }
+        Kind::Ask => deny(outcome.ask_as_deny_reason()),
+        Kind::Deny => deny(outcome.deny_reason()),
+    }
+}
+
+fn deny(reason: String) -> HookReply {
+    HookReply::json(&json!({"decision": "deny", "reason": reason})).with_stderr(reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use agent_guard_types::Decision;
+    use serde_json::{Value, json};
+
+    use crate::{Harness, HookRequest, Outcome, parse, render};
+
+    fn payload(tool: &str, input: &Value) -> Vec<u8> {
+        json!({"session_id": "s1", "transcript_path": "/t.json", "cwd": "/home/u/proj",
+               "hook_event_name": "BeforeTool", "timestamp": "2026-11-30T10:00:00Z",
+               "tool_name": tool, "tool_input": input})
+        .to_string()
+        .into_bytes()
+    }
+
+    #[test]
+    fn the_directory_argument_moves_the_cwd() {
+        let HookRequest::Shell(call) = parse(
+            Harness::Gemini,
+            &payload(
+                "run_shell_command",
+                &json!({"command": "rm -rf dist", "directory": "web"}),
+            ),
+        ) else {
+            panic!("shell")
+        };
+        assert_eq!(call.cwd, PathBuf::from("/home/u/proj/web"));
+        assert_eq!(
+            parse(
+                Harness::Gemini,
+                &payload("read_file", &json!({"path": "a"}))
+            ),
+            HookRequest::NotShell
+        );
+    }
+
+    #[test]
+    fn replies_are_json_with_decision() {
+        let ask = render(
+            Harness::Gemini,
+            &Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+        );
+        let value: Value = serde_json::from_str(ask.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!((value["decision"].as_str(), ask.exit), (Some("deny"), 0));
+        let plain = render(Harness::Gemini, &Outcome::pass());
+        assert_eq!(plain.stdout.as_deref(), Some("{}"));
+    }
+}

@@ -1,0 +1,260 @@
+//! The harnesses, the install scopes, and where each harness keeps its hook configuration.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// An agent harness whose pre-tool hook can call `agent-guard check --enforce --harness <name>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Harness {
+    /// Claude Code by Anthropic (`PreToolUse`, matcher `Bash`).
+    ClaudeCode,
+    /// The Codex CLI by `OpenAI` (`PreToolUse`, matcher `Bash`).
+    Codex,
+    /// Gemini CLI by Google (`BeforeTool`, matcher `run_shell_command`).
+    Gemini,
+    /// GitHub Copilot CLI (`preToolUse`).
+    Copilot,
+    /// Cursor (`beforeShellExecution`).
+    Cursor,
+    /// Cline (a `PreToolUse` hook script).
+    Cline,
+    /// Windsurf Cascade (`pre_run_command`).
+    Windsurf,
+    /// Any other harness: no config file; it calls the hook itself.
+    Generic,
+}
+
+impl Harness {
+    /// Every harness, in documentation order.
+    pub const ALL: [Harness; 8] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::Gemini,
+        Harness::Copilot,
+        Harness::Cursor,
+        Harness::Cline,
+        Harness::Windsurf,
+        Harness::Generic,
+    ];
+
+    /// The name used on the command line and in `--harness`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::Gemini => "gemini",
+            Harness::Copilot => "copilot",
+            Harness::Cursor => "cursor",
+            Harness::Cline => "cline",
+            Harness::Windsurf => "windsurf",
+            Harness::Generic => "generic",
+        }
+    }
+
+    /// Parses a harness name.
+    pub fn parse(name: &str) -> Option<Harness> {
+        Harness::ALL.into_iter().find(|h| h.name() == name)
+    }
+
+    /// Whether `install` can write this harness's configuration (every harness but `generic`).
+    pub const fn installable(self) -> bool {
+        !matches!(self, Harness::Generic)
+    }
+}
+
+impl fmt::Display for Harness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a hook is installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// The workspace's own config (`.claude/`, `.codex/`, …).
+    Project,
+    /// The user's config under the home directory.
+    User,
+}
+
+impl Scope {
+    /// `project` or `user`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::User => "user",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The environment an install runs in, captured once by the caller.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    /// The directory the workspace is discovered from (absolute).
+    pub cwd: PathBuf,
+    /// `HOME`.
+    pub home: Option<PathBuf>,
+    /// `XDG_STATE_HOME`: where install records live (default `~/.local/state`).
+    pub state_home: Option<PathBuf>,
+    /// `CODEX_HOME` (default `~/.codex`).
+    pub codex_home: Option<PathBuf>,
+    /// `COPILOT_HOME` (default `~/.copilot`).
+    pub copilot_home: Option<PathBuf>,
+    /// `CLAUDE_CONFIG_DIR` (default `~/.claude`).
+    pub claude_config_dir: Option<PathBuf>,
+}
+
+impl Environment {
+    /// The home directory, or an error naming `HOME`.
+    pub(crate) fn home(&self) -> Result<&Path> {
+        self.home
+            .as_deref()
+            .filter(|home| home.is_absolute())
+            .ok_or(Error::NoHome)
+    }
+
+    /// The workspace: the nearest ancestor of `cwd` holding `.git`, else `cwd` itself;
+    /// symlinks resolved, as harnesses see it.
+    pub fn workspace(&self) -> PathBuf {
+        let cwd = canonical(&self.cwd);
+        cwd.ancestors()
+            .find(|dir| dir.join(".git").exists())
+            .map_or_else(|| cwd.clone(), Path::to_path_buf)
+    }
+
+    /// Codex's home directory (`CODEX_HOME` or `~/.codex`), resolved as Codex resolves it.
+    pub(crate) fn codex_home(&self) -> Result<PathBuf> {
+        let raw = match &self.codex_home {
+            Some(dir) if dir.is_absolute() => dir.clone(),
+            _ => self.home()?.join(".codex"),
+        };
+        Ok(canonical(&raw))
+    }
+
+    /// The directory that holds install records.
+    pub(crate) fn state_dir(&self) -> Result<PathBuf> {
+        let base = match &self.state_home {
+            Some(dir) if dir.is_absolute() => dir.clone(),
+            _ => self.home()?.join(".local").join("state"),
+        };
+        Ok(base.join("agent-guard").join("installs"))
+    }
+
+    /// The hook configuration file of `harness` in `scope`.
+    pub fn config_path(&self, harness: Harness, scope: Scope) -> Result<PathBuf> {
+        let home_dir = |var: &Option<PathBuf>, default: &str| -> Result<PathBuf> {
+            match var {
+                Some(dir) if dir.is_absolute() => Ok(dir.clone()),
+                _ => Ok(self.home()?.join(default)),
+            }
+        };
+        let path = match (harness, scope) {
+            (Harness::ClaudeCode, Scope::Project) => self.workspace().join(".claude/settings.json"),
+            (Harness::ClaudeCode, Scope::User) => {
+                home_dir(&self.claude_config_dir, ".claude")?.join("settings.json")
+            }
+            (Harness::Codex, Scope::Project) => self.workspace().join(".codex/hooks.json"),
+            (Harness::Codex, Scope::User) => self.codex_home()?.join("hooks.json"),
+            (Harness::Gemini, Scope::Project) => self.workspace().join(".gemini/settings.json"),
+            (Harness::Gemini, Scope::User) => self.home()?.join(".gemini/settings.json"),
+            (Harness::Copilot, Scope::Project) => {
+                self.workspace().join(".github/hooks/agent-guard.json")
+            }
+            (Harness::Copilot, Scope::User) => {
+                home_dir(&self.copilot_home, ".copilot")?.join("hooks/agent-guard.json")
+            }
+            (Harness::Cursor, Scope::Project) => self.workspace().join(".cursor/hooks.json"),
+            (Harness::Cursor, Scope::User) => self.home()?.join(".cursor/hooks.json"),
+            (Harness::Cline, Scope::Project) => {
+                self.workspace().join(".clinerules/hooks/PreToolUse")
+            }
+            (Harness::Cline, Scope::User) => self.home()?.join("Documents/Cline/Hooks/PreToolUse"),
+            (Harness::Windsurf, Scope::Project) => self.workspace().join(".windsurf/hooks.json"),
+            (Harness::Windsurf, Scope::User) => self.home()?.join(".codeium/windsurf/hooks.json"),
+            (Harness::Generic, _) => return Err(Error::NotInstallable { harness }),
+        };
+        Ok(path)
+    }
+}
+
+/// Resolves symlinks in the longest existing prefix of `path` and appends the rest, so a
+/// path that does not exist yet is spelled the way it will be once created.
+pub(crate) fn canonical(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut current = path.to_path_buf();
+    loop {
+        if let Ok(resolved) = fs_err::canonicalize(&current) {
+            return missing
+                .iter()
+                .rev()
+                .fold(resolved, |acc: PathBuf, part| acc.join(part));
+        }
+        match (current.file_name(), current.parent()) {
+            (Some(name), Some(parent)) => {
+                missing.push(name.to_owned());
+                current = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for harness in Harness::ALL {
+            assert_eq!(Harness::parse(harness.name()), Some(harness));
+        }
+        assert_eq!(Harness::parse("vim"), None);
+    }
+
+    #[test]
+    fn canonical_keeps_missing_suffix() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = fs_err::canonicalize(dir.path()).unwrap();
+        assert_eq!(canonical(&dir.path().join("a/b")), real.join("a/b"));
+    }
+
+    #[test]
+    fn paths_follow_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs_err::canonicalize(dir.path()).unwrap();
+        fs_err::create_dir_all(root.join("ws/.git")).unwrap();
+        fs_err::create_dir_all(root.join("ws/sub")).unwrap();
+        let env = Environment {
+            cwd: root.join("ws/sub"),
+            home: Some(root.join("home")),
+            codex_home: Some(root.join("cx")),
+            ..Environment::default()
+        };
+        assert_eq!(
+            env.config_path(Harness::Codex, Scope::Project).unwrap(),
+            root.join("ws/.codex/hooks.json")
+        );
+        assert_eq!(
+            env.config_path(Harness::Codex, Scope::User).unwrap(),
+            root.join("cx/hooks.json")
+        );
+        assert_eq!(
+            env.state_dir().unwrap(),
+            root.join("home/.local/state/agent-guard/installs")
+        );
+        assert!(env.config_path(Harness::Generic, Scope::User).is_err());
+    }
+}
