@@ -60,6 +60,15 @@ pub struct CommandContext {
     pub negated: bool,
 }
 
+/// Returns the context of a construct nested one level inside `ctx` (never negated itself).
+pub(crate) fn nested(ctx: CommandContext) -> CommandContext {
+    CommandContext {
+        depth: ctx.depth.saturating_add(1),
+        negated: false,
+        ..ctx
+    }
+}
+
 /// One simple command: assignments, words and redirections.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SimpleCommand {

@@ -9,6 +9,7 @@
 
 pub mod ast;
 pub mod cmd;
+mod cursor;
 pub mod expand;
 pub mod posix;
 pub mod powershell;

@@ -22,7 +22,8 @@
 
 use agent_guard_types::Span;
 
-use crate::ast::{CommandContext, LexError, LexErrorKind, Script, Separator, SimpleCommand};
+use crate::ast::{CommandContext, LexErrorKind, Script, Separator, SimpleCommand, nested};
+use crate::cursor::{Cursor, deref_cursor};
 
 mod control;
 mod word;
@@ -30,8 +31,7 @@ mod word;
 #[cfg(test)]
 mod tests;
 
-/// Maximum nesting depth of blocks, `if`/`for` bodies and `for /f` command strings.
-pub const MAX_DEPTH: u32 = 64;
+pub use crate::cursor::MAX_DEPTH;
 
 /// Lexes cmd.exe text into a [`Script`].
 ///
@@ -41,20 +41,12 @@ pub fn lex(text: &str) -> Script {
     let mut lexer = Lexer::new(text);
     lexer.parse_top();
     let Lexer {
-        mut commands,
-        error,
-        ..
+        mut commands, cur, ..
     } = lexer;
     commands.sort_by_key(|c| c.span.start);
-    Script { commands, error }
-}
-
-/// Returns the context of a construct nested one level inside `ctx`.
-fn nested(ctx: CommandContext) -> CommandContext {
-    CommandContext {
-        depth: ctx.depth.saturating_add(1),
-        negated: false,
-        ..ctx
+    Script {
+        commands,
+        error: cur.error,
     }
 }
 
@@ -81,16 +73,9 @@ enum Stop {
 }
 
 struct Lexer<'a> {
-    src: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
-    /// End of the region being lexed (the input, or a `for /f` command string).
-    limit: usize,
+    /// Position, region (the input, or a `for /f` command string), first error and depth.
+    cur: Cursor<'a>,
     commands: Vec<SimpleCommand>,
-    error: Option<LexError>,
-    /// Set after a `TooDeep` error: every loop sees end of input and unwinds.
-    aborted: bool,
-    guard: u32,
     /// Open `( … )` blocks: an unquoted `)` ends a word only inside one.
     blocks: u32,
     /// Inside a `for /f` command string the carets belong to the outer line, which removes
@@ -98,93 +83,16 @@ struct Lexer<'a> {
     carets_transparent: bool,
 }
 
+deref_cursor!(Lexer);
+
 impl<'a> Lexer<'a> {
     fn new(src: &'a str) -> Self {
         Lexer {
-            src,
-            bytes: src.as_bytes(),
-            pos: 0,
-            limit: src.len(),
+            cur: Cursor::new(src, 0),
             commands: Vec::new(),
-            error: None,
-            aborted: false,
-            guard: 0,
             blocks: 0,
             carets_transparent: false,
         }
-    }
-
-    fn byte(&self, p: usize) -> Option<u8> {
-        if self.aborted || p >= self.limit {
-            None
-        } else {
-            self.bytes.get(p).copied()
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.byte(self.pos)
-    }
-
-    fn peek_at(&self, off: usize) -> Option<u8> {
-        self.byte(self.pos.saturating_add(off))
-    }
-
-    fn slice(&self, a: usize, b: usize) -> &'a str {
-        self.src.get(a..b).unwrap_or("")
-    }
-
-    fn char_len_at(&self, p: usize) -> usize {
-        self.src
-            .get(p..)
-            .and_then(|s| s.chars().next())
-            .map_or(1, char::len_utf8)
-    }
-
-    /// The first position at or after `from` whose byte is in `stops` (or the region end).
-    fn run_end(&self, from: usize, stops: &[u8]) -> usize {
-        let end = if self.aborted { from } else { self.limit };
-        let region = self.bytes.get(from..end).unwrap_or(&[]);
-        region
-            .iter()
-            .position(|b| stops.contains(b))
-            .map_or(end.max(from), |i| from + i)
-    }
-
-    fn set_error(&mut self, kind: LexErrorKind, start: usize, end: usize) {
-        if self.error.is_none() {
-            let mut end = end.min(self.src.len());
-            while !self.src.is_char_boundary(end) {
-                end += 1;
-            }
-            let mut start = start.min(end);
-            while !self.src.is_char_boundary(start) {
-                start -= 1;
-            }
-            self.error = Some(LexError {
-                kind,
-                span: Span::new(start, end),
-            });
-        }
-    }
-
-    /// Enters one nesting level; past [`MAX_DEPTH`] records `TooDeep`, aborts and returns
-    /// `false` (the caller then returns without calling [`Lexer::leave`]).
-    fn enter(&mut self) -> bool {
-        if self.aborted {
-            return false;
-        }
-        if self.guard >= MAX_DEPTH {
-            self.set_error(LexErrorKind::TooDeep, self.pos, self.pos);
-            self.aborted = true;
-            return false;
-        }
-        self.guard += 1;
-        true
-    }
-
-    fn leave(&mut self) {
-        self.guard = self.guard.saturating_sub(1);
     }
 
     /// Skips spaces, tabs and carriage returns.
@@ -213,7 +121,7 @@ impl<'a> Lexer<'a> {
     fn parse_top(&mut self) {
         let ctx = CommandContext::default();
         while self.parse_list(ctx) == Stop::Close {
-            self.set_error(LexErrorKind::UnexpectedClose, self.pos, self.pos + 1);
+            self.error_here(LexErrorKind::UnexpectedClose, 1);
             self.pos += 1;
         }
     }
@@ -289,7 +197,7 @@ impl<'a> Lexer<'a> {
                 self.skip_blanks();
                 if !self.at_command_end() {
                     // cmd refuses text glued after a block: the whole line does not run.
-                    self.set_error(LexErrorKind::Malformed, self.pos, self.pos + 1);
+                    self.error_here(LexErrorKind::Malformed, 1);
                 }
             } else if self.keyword(b"if") {
                 self.if_command(ctx);

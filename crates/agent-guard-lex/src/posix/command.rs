@@ -302,7 +302,7 @@ impl Lexer<'_> {
                 }
                 b'(' => {
                     // Only `NAME()` may put `(` here; anything else is a bash syntax error.
-                    self.set_error(LexErrorKind::Malformed, self.pos, self.pos + 1);
+                    self.error_here(LexErrorKind::Malformed, 1);
                     self.pos += 1;
                     continue;
                 }
@@ -318,7 +318,7 @@ impl Lexer<'_> {
                 cond: false,
             };
             let Some(word) = self.parse_word(ctx, mode) else {
-                self.set_error(LexErrorKind::Malformed, self.pos, self.pos + 1);
+                self.error_here(LexErrorKind::Malformed, 1);
                 self.pos += self.char_len_at(self.pos);
                 continue;
             };
@@ -383,7 +383,7 @@ impl Lexer<'_> {
         }
         match self.peek() {
             None | Some(b'\n' | b';' | b'&' | b'|' | b')' | b'#') => {}
-            Some(_) => self.set_error(LexErrorKind::Malformed, self.pos, self.pos + 1),
+            Some(_) => self.error_here(LexErrorKind::Malformed, 1),
         }
     }
 

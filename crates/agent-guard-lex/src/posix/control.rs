@@ -235,7 +235,7 @@ impl Lexer<'_> {
             self.pos += 2;
             self.case_items(inner);
         } else {
-            self.set_error(LexErrorKind::Malformed, self.pos, self.pos);
+            self.error_here(LexErrorKind::Malformed, 0);
         }
         self.leave();
         self.trailing(ctx, sep);
@@ -274,12 +274,12 @@ impl Lexer<'_> {
                 Some(b'|') => self.pos += 1,
                 b if word_start(b, self.peek_at(1)) || b == Some(b'#') => {
                     if self.parse_word(inner, WordMode::PLAIN).is_none() {
-                        self.set_error(LexErrorKind::Malformed, self.pos, self.pos);
+                        self.error_here(LexErrorKind::Malformed, 0);
                         return false;
                     }
                 }
                 _ => {
-                    self.set_error(LexErrorKind::Malformed, self.pos, self.pos);
+                    self.error_here(LexErrorKind::Malformed, 0);
                     return false;
                 }
             }
@@ -318,7 +318,7 @@ impl Lexer<'_> {
         self.skip_space_nl();
         if !self.compound(body, sep, false) {
             // Bash requires a compound body; list whatever follows anyway (fail closed).
-            self.set_error(LexErrorKind::Malformed, self.pos, self.pos);
+            self.error_here(LexErrorKind::Malformed, 0);
             if word_start(self.peek(), self.peek_at(1)) {
                 self.parse_simple(body, sep);
             }
@@ -389,7 +389,7 @@ impl Lexer<'_> {
         self.emit(cmd, &heredocs);
         match self.peek() {
             None | Some(b'\n' | b';' | b'&' | b'|' | b')' | b'#') => {}
-            Some(_) => self.set_error(LexErrorKind::Malformed, self.pos, self.pos + 1),
+            Some(_) => self.error_here(LexErrorKind::Malformed, 1),
         }
     }
 }

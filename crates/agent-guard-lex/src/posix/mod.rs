@@ -9,9 +9,8 @@
 
 use std::collections::HashMap;
 
-use agent_guard_types::Span;
-
-use crate::ast::{CommandContext, LexError, LexErrorKind, Script, SimpleCommand};
+use crate::ast::{CommandContext, LexError, Script, SimpleCommand, nested};
+use crate::cursor::{Cursor, deref_cursor};
 
 mod ansi;
 mod brace;
@@ -26,12 +25,7 @@ mod word;
 #[cfg(test)]
 mod tests;
 
-/// Maximum nesting depth of subshells, groups, substitutions, control flow, function bodies,
-/// `${…}` and brace expansions. Deeper input yields [`LexErrorKind::TooDeep`].
-///
-/// 64 keeps the worst-case stack use of the recursive descent well under the 2 MiB of a
-/// default test thread even in debug builds, and is far beyond what real commands nest.
-pub const MAX_DEPTH: u32 = 64;
+pub use crate::cursor::MAX_DEPTH;
 
 /// Lexes POSIX shell text (bash-compatible superset) into a [`Script`].
 ///
@@ -44,15 +38,6 @@ pub fn lex(text: &str) -> Script {
     let (mut commands, error) = lexer.finish();
     commands.sort_by_key(|c| c.span.start);
     Script { commands, error }
-}
-
-/// Returns the context of a construct nested one level inside `ctx`.
-fn nested(ctx: CommandContext) -> CommandContext {
-    CommandContext {
-        depth: ctx.depth.saturating_add(1),
-        negated: false,
-        ..ctx
-    }
 }
 
 /// Everything a failed `((` attempt must undo.
@@ -76,34 +61,22 @@ struct ArithMemo {
 
 /// The lexer state. Parsing methods live in the submodules, one concept each.
 struct Lexer<'a> {
-    src: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
-    /// End of the region being lexed (the input, or a heredoc body); acts as end of input.
-    limit: usize,
+    /// Position, region (the input, or a heredoc body), first error and nesting depth.
+    cur: Cursor<'a>,
     commands: Vec<SimpleCommand>,
-    error: Option<LexError>,
-    /// Set after a `TooDeep` error: every loop sees end of input and unwinds.
-    aborted: bool,
-    /// Current recursion depth, checked against [`MAX_DEPTH`].
-    guard: u32,
     /// A `!` was seen: the next emitted simple command is negated.
     negate_next: bool,
     heredocs: heredoc::Heredocs<'a>,
     arith: ArithMemo,
 }
 
+deref_cursor!(Lexer);
+
 impl<'a> Lexer<'a> {
     fn new(src: &'a str, guard: u32) -> Self {
         Lexer {
-            src,
-            bytes: src.as_bytes(),
-            pos: 0,
-            limit: src.len(),
+            cur: Cursor::new(src, guard),
             commands: Vec::new(),
-            error: None,
-            aborted: false,
-            guard,
             negate_next: false,
             heredocs: heredoc::Heredocs::default(),
             arith: ArithMemo {
@@ -131,101 +104,7 @@ impl<'a> Lexer<'a> {
                 doc.terminated = terminated;
             }
         }
-        (self.commands, self.error)
-    }
-
-    /// The byte at `pos`, or `None` at the end of the region (or after an abort).
-    fn peek(&self) -> Option<u8> {
-        self.byte(self.pos)
-    }
-
-    /// The byte `off` bytes after `pos`, within the region.
-    fn peek_at(&self, off: usize) -> Option<u8> {
-        self.byte(self.pos.saturating_add(off))
-    }
-
-    /// The byte at absolute position `p`, within the region.
-    fn byte(&self, p: usize) -> Option<u8> {
-        if self.aborted || p >= self.limit {
-            None
-        } else {
-            self.bytes.get(p).copied()
-        }
-    }
-
-    /// The unread bytes of the region.
-    fn rest(&self) -> &'a [u8] {
-        if self.aborted {
-            &[]
-        } else {
-            self.bytes.get(self.pos..self.limit).unwrap_or(&[])
-        }
-    }
-
-    /// Returns `true` if the unread bytes start with `s`.
-    fn at(&self, s: &[u8]) -> bool {
-        self.rest().starts_with(s)
-    }
-
-    /// The source text between two positions (empty if out of range).
-    fn slice(&self, a: usize, b: usize) -> &'a str {
-        self.src.get(a..b).unwrap_or("")
-    }
-
-    /// Length in bytes of the char starting at `p` (1 if there is none).
-    fn char_len_at(&self, p: usize) -> usize {
-        self.src
-            .get(p..)
-            .and_then(|s| s.chars().next())
-            .map_or(1, char::len_utf8)
-    }
-
-    /// The first position at or after `from` whose byte is in `stops` (or the region end).
-    fn run_end(&self, from: usize, stops: &[u8]) -> usize {
-        let region = self.bytes.get(from..self.limit).unwrap_or(&[]);
-        region
-            .iter()
-            .position(|b| stops.contains(b))
-            .map_or(self.limit.max(from), |i| from + i)
-    }
-
-    /// Records an error unless one is already recorded (only the first is reported). The
-    /// span is widened to char boundaries, since callers often point at "the next byte".
-    fn set_error(&mut self, kind: LexErrorKind, start: usize, end: usize) {
-        if self.error.is_none() {
-            let mut end = end.min(self.src.len());
-            while !self.src.is_char_boundary(end) {
-                end += 1;
-            }
-            let mut start = start.min(end);
-            while !self.src.is_char_boundary(start) {
-                start -= 1;
-            }
-            self.error = Some(LexError {
-                kind,
-                span: Span::new(start, end),
-            });
-        }
-    }
-
-    /// Enters one level of nesting; past [`MAX_DEPTH`] records `TooDeep`, aborts and returns
-    /// `false` (the caller must then return without calling [`Lexer::leave`]).
-    fn enter(&mut self) -> bool {
-        if self.aborted {
-            return false;
-        }
-        if self.guard >= MAX_DEPTH {
-            self.set_error(LexErrorKind::TooDeep, self.pos, self.pos);
-            self.aborted = true;
-            return false;
-        }
-        self.guard += 1;
-        true
-    }
-
-    /// Leaves a level entered with [`Lexer::enter`].
-    fn leave(&mut self) {
-        self.guard = self.guard.saturating_sub(1);
+        (self.commands, self.cur.error)
     }
 
     /// Skips spaces, tabs, carriage returns and line continuations.

@@ -198,7 +198,7 @@ impl Lexer<'_> {
         }
         // `file(1).txt`: bash rejects it. Keep the balanced group in the word so what follows
         // is not misread as commands.
-        self.set_error(LexErrorKind::Malformed, self.pos, self.pos + 1);
+        self.error_here(LexErrorKind::Malformed, 1);
         self.paren_group(ctx, buf);
         true
     }

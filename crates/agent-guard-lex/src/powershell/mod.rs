@@ -26,7 +26,8 @@
 
 use agent_guard_types::Span;
 
-use crate::ast::{CommandContext, LexError, LexErrorKind, Script, Separator, SimpleCommand};
+use crate::ast::{CommandContext, LexErrorKind, Script, Separator, SimpleCommand, nested};
+use crate::cursor::{Cursor, deref_cursor};
 
 mod statement;
 mod word;
@@ -34,8 +35,7 @@ mod word;
 #[cfg(test)]
 mod tests;
 
-/// Maximum nesting depth of parentheses, subexpressions, script blocks and keyword bodies.
-pub const MAX_DEPTH: u32 = 64;
+pub use crate::cursor::MAX_DEPTH;
 
 /// Lexes PowerShell text into a [`Script`].
 ///
@@ -45,20 +45,12 @@ pub fn lex(text: &str) -> Script {
     let mut lexer = Lexer::new(text);
     lexer.parse_top();
     let Lexer {
-        mut commands,
-        error,
-        ..
+        mut commands, cur, ..
     } = lexer;
     commands.sort_by_key(|c| c.span.start);
-    Script { commands, error }
-}
-
-/// Returns the context of a construct nested one level inside `ctx`.
-fn nested(ctx: CommandContext) -> CommandContext {
-    CommandContext {
-        depth: ctx.depth.saturating_add(1),
-        negated: false,
-        ..ctx
+    Script {
+        commands,
+        error: cur.error,
     }
 }
 
@@ -87,116 +79,25 @@ enum Stop {
 }
 
 struct Lexer<'a> {
-    src: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
-    /// End of the region being lexed (the input, or a here-string body).
-    limit: usize,
+    /// Position, region (the input, or a here-string body), first error and nesting depth.
+    cur: Cursor<'a>,
     commands: Vec<SimpleCommand>,
-    error: Option<LexError>,
-    /// Set after a `TooDeep` error: every loop sees end of input and unwinds.
-    aborted: bool,
-    guard: u32,
 }
+
+deref_cursor!(Lexer);
 
 impl<'a> Lexer<'a> {
     fn new(src: &'a str) -> Self {
         Lexer {
-            src,
-            bytes: src.as_bytes(),
-            pos: 0,
-            limit: src.len(),
+            cur: Cursor::new(src, 0),
             commands: Vec::new(),
-            error: None,
-            aborted: false,
-            guard: 0,
         }
-    }
-
-    fn byte(&self, p: usize) -> Option<u8> {
-        if self.aborted || p >= self.limit {
-            None
-        } else {
-            self.bytes.get(p).copied()
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.byte(self.pos)
-    }
-
-    fn peek_at(&self, off: usize) -> Option<u8> {
-        self.byte(self.pos.saturating_add(off))
     }
 
     /// The char at byte `p`, within the region.
     fn char_at(&self, p: usize) -> Option<char> {
         self.byte(p)?;
         self.src.get(p..self.limit)?.chars().next()
-    }
-
-    fn slice(&self, a: usize, b: usize) -> &'a str {
-        self.src.get(a..b).unwrap_or("")
-    }
-
-    fn char_len_at(&self, p: usize) -> usize {
-        self.src
-            .get(p..)
-            .and_then(|s| s.chars().next())
-            .map_or(1, char::len_utf8)
-    }
-
-    /// Returns `true` if the unread bytes start with `s`.
-    fn at(&self, s: &[u8]) -> bool {
-        !self.aborted
-            && self.pos + s.len() <= self.limit
-            && self.bytes.get(self.pos..self.pos + s.len()) == Some(s)
-    }
-
-    /// The first position at or after `from` whose byte is in `stops` (or the region end).
-    fn run_end(&self, from: usize, stops: &[u8]) -> usize {
-        let end = if self.aborted { from } else { self.limit };
-        let region = self.bytes.get(from..end).unwrap_or(&[]);
-        region
-            .iter()
-            .position(|b| stops.contains(b))
-            .map_or(end.max(from), |i| from + i)
-    }
-
-    fn set_error(&mut self, kind: LexErrorKind, start: usize, end: usize) {
-        if self.error.is_none() {
-            let mut end = end.min(self.src.len());
-            while !self.src.is_char_boundary(end) {
-                end += 1;
-            }
-            let mut start = start.min(end);
-            while !self.src.is_char_boundary(start) {
-                start -= 1;
-            }
-            self.error = Some(LexError {
-                kind,
-                span: Span::new(start, end),
-            });
-        }
-    }
-
-    /// Enters one nesting level; past [`MAX_DEPTH`] records `TooDeep`, aborts and returns
-    /// `false` (the caller then returns without calling [`Lexer::leave`]).
-    fn enter(&mut self) -> bool {
-        if self.aborted {
-            return false;
-        }
-        if self.guard >= MAX_DEPTH {
-            self.set_error(LexErrorKind::TooDeep, self.pos, self.pos);
-            self.aborted = true;
-            return false;
-        }
-        self.guard += 1;
-        true
-    }
-
-    fn leave(&mut self) {
-        self.guard = self.guard.saturating_sub(1);
     }
 
     /// Length of the blank at `pos` (space, tab, CR, any Unicode space but a newline, or a
