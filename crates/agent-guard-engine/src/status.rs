@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use agent_guard_audit::AuditLog;
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{GcEntry, GcPolicy, Reconciled, Record, Usage, read_mode};
+use agent_guard_recovery::{GcEntry, GcPolicy, Reconciled, Usage, read_mode};
 use agent_guard_types::SessionMode;
 
 use crate::error::Result;
@@ -71,37 +71,14 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
     let runtime = Runtime::from_env(env)?;
     let store = quarantine(&workspace, &runtime, env);
     let state = read_mode(workspace.trash(), workspace.settings.session.as_deref());
-    let exists = store.trash().is_dir();
-    let reconciled_now = if exists {
-        store.reconcile()?
-    } else {
-        Reconciled::default()
-    };
-    let usage = if exists {
-        store.usage()?
-    } else {
-        Usage::default()
-    };
     let policy = GcPolicy {
         retention_days: workspace.settings.retention_days,
         max_bytes: workspace.settings.retention_max_bytes,
         grace_minutes: workspace.settings.grace_minutes,
         now: runtime.now(),
     };
-    let plan = if exists {
-        Some(store.gc_plan(&policy)?)
-    } else {
-        None
-    };
-    let reconciled_total = store
-        .manifest()
-        .read()?
-        .iter()
-        .filter(|r| {
-            matches!(r, Record::Relocate(r) if r.recovered_from_intent)
-                || matches!(r, Record::RelocateFailed(r) if r.recovered_from_intent)
-        })
-        .count();
+    let overview = store.overview(&policy)?;
+    let plan = overview.plan;
     let log = AuditLog::new(workspace.trash(), workspace.settings.session.as_deref());
     let records = log.tail(DECISION_WINDOW.max(tail)).unwrap_or_default();
     let mut decisions = BTreeMap::new();
@@ -144,15 +121,15 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
         mode: state.mode,
         mode_since: state.since,
         trash_root: store.trash().display().to_string(),
-        usage,
+        usage: overview.usage,
         retention: Retention {
             soft_days: policy.retention_days,
             soft_limit_bytes: policy.max_bytes,
             total_bytes: plan.as_ref().map_or(0, |p| p.total_bytes),
             gc_eligible: plan.map(|p| p.eligible).unwrap_or_default(),
         },
-        reconciled_now,
-        reconciled_total,
+        reconciled_now: overview.reconciled,
+        reconciled_total: overview.recovered_total,
         decisions,
         recent_audit,
     })

@@ -233,7 +233,7 @@ impl Quarantine {
     }
 
     /// The plan over transactions already read (no lock taken).
-    fn plan_of(&self, transactions: &[Transaction], policy: &GcPolicy) -> GcPlan {
+    pub(crate) fn plan_of(&self, transactions: &[Transaction], policy: &GcPolicy) -> GcPlan {
         let mut inventory: Vec<Entry<'_>> = transactions
             .iter()
             .filter(|t| !t.purged)

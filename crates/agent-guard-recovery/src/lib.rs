@@ -72,4 +72,4 @@ pub use session::{
 pub use store::Quarantine;
 pub use stored_path::StoredPath;
 pub use transactions::{Item, SnapshotItem, Transaction, TxState, transactions};
-pub use usage::Usage;
+pub use usage::{Overview, Usage};

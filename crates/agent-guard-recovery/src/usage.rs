@@ -12,8 +12,11 @@ use serde::Serialize;
 use agent_guard_types::TxId;
 
 use crate::error::RecoveryError;
+use crate::gc::{GcPlan, GcPolicy};
+use crate::reconcile::Reconciled;
+use crate::records::Record;
 use crate::store::Quarantine;
-use crate::transactions::Transaction;
+use crate::transactions::{Transaction, transactions};
 
 /// What the quarantine holds (`status --json` `usage`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -28,6 +31,19 @@ pub struct Usage {
     pub restorable_transactions: usize,
     /// Restorable items over all transactions.
     pub restorable_items: usize,
+}
+
+/// Everything `status` reports about the quarantine, gathered under one lock.
+#[derive(Debug, Clone, Default)]
+pub struct Overview {
+    /// Interrupted relocations this call resolved.
+    pub reconciled: Reconciled,
+    /// What the quarantine holds.
+    pub usage: Usage,
+    /// What gc would purge under the policy (`None` when there is no quarantine yet).
+    pub plan: Option<GcPlan>,
+    /// Items ever recovered from an intent by crash reconciliation.
+    pub recovered_total: usize,
 }
 
 /// Files and bytes found by one walk.
@@ -46,6 +62,33 @@ impl Quarantine {
         let _lock = self.lock_shared()?;
         let transactions = self.transactions()?;
         Ok(self.usage_of(&transactions))
+    }
+
+    /// Reconciles interrupted relocations, then reports usage, the gc plan under `policy` and
+    /// how many items reconciliation ever recovered, all under one writers' lock and one
+    /// manifest read after reconciling. A missing quarantine holds nothing.
+    pub fn overview(&self, policy: &GcPolicy) -> Result<Overview, RecoveryError> {
+        if !self.trash().is_dir() {
+            return Ok(Overview::default());
+        }
+        let _lock = self.lock()?;
+        let reconciled = self.reconcile_locked()?;
+        let records = self.manifest().read()?;
+        let recovered_total = records
+            .iter()
+            .filter(|r| match r {
+                Record::Relocate(r) => r.recovered_from_intent,
+                Record::RelocateFailed(r) => r.recovered_from_intent,
+                _ => false,
+            })
+            .count();
+        let transactions = transactions(&records);
+        Ok(Overview {
+            reconciled,
+            usage: self.usage_of(&transactions),
+            plan: Some(self.plan_of(&transactions, policy)),
+            recovered_total,
+        })
     }
 
     /// [`Quarantine::usage`] over transactions already read, without locking.

@@ -70,6 +70,25 @@ fn crash_at(point: &str, cross_device: bool) {
         status["reconciled_now"]["vanished"], 0,
         "{point}: nothing is lost"
     );
+    assert_eq!(
+        status["reconciled_total"], 1,
+        "{point}: the journal records one recovery: {status}"
+    );
+    let again = json(
+        &env.cmd("agent-guard")
+            .env("AGENT_GUARD_TRASH", &trash)
+            .args(["status", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        again["reconciled_now"]["relocated"].as_u64().unwrap()
+            + again["reconciled_now"]["not_moved"].as_u64().unwrap()
+            + again["reconciled_now"]["both_kept"].as_u64().unwrap(),
+        0,
+        "{point}: reconciliation is done once: {again}"
+    );
+    assert_eq!(again["reconciled_total"], 1, "{point}: {again}");
 
     let list = json(
         &env.cmd("agent-guard")
