@@ -75,7 +75,7 @@ pub struct UninstallArgs {
 #[derive(Debug, Clone, Copy, clap::Args)]
 #[group(multiple = false)]
 pub struct ScopeArgs {
-    /// The workspace's config (nearest ancestor with `.git`) [default]
+    /// The workspace's config (nearest ancestor with `.git`) (the default)
     #[arg(long)]
     pub project: bool,
 

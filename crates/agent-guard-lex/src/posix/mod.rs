@@ -3,7 +3,7 @@
 //! One recursive-descent pass over the input bytes. Every syntax character is ASCII, so every
 //! position the lexer stops at is a char boundary; slices still go through `str::get` so a
 //! mistake degrades to an empty string instead of a panic. Recursion is bounded by
-//! [`MAX_DEPTH`]: past it the lexer records [`LexErrorKind::TooDeep`] and stops. The only
+//! [`MAX_DEPTH`]: past it the lexer records [`LexErrorKind::TooDeep`](crate::LexErrorKind::TooDeep) and stops. The only
 //! backtracking (`((`/`$((` arithmetic versus nested subshells, which bash also decides by
 //! trying) is memoised per position and budgeted, so the running time stays linear.
 
