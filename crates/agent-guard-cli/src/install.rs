@@ -3,6 +3,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use agent_guard_config::EnvSnapshot;
 use agent_guard_install::{
     Action, DoctorReport, Environment, Error, Harness, InstallOptions, Report, Scope, Status,
 };
@@ -74,20 +75,17 @@ pub fn doctor(args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The install environment from the process environment.
+/// The install environment from the process environment (captured by the config crate).
 fn environment(cwd: Option<&std::path::Path>) -> anyhow::Result<Environment> {
-    let var = |name: &str| -> Option<PathBuf> {
-        std::env::var_os(name)
-            .filter(|value: &OsString| !value.is_empty())
-            .map(PathBuf::from)
-    };
+    let env = EnvSnapshot::capture();
+    let path = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
     Ok(Environment {
         cwd: absolute_cwd(cwd)?,
-        home: var("HOME"),
-        state_home: var("XDG_STATE_HOME"),
-        codex_home: var("CODEX_HOME"),
-        copilot_home: var("COPILOT_HOME"),
-        claude_config_dir: var("CLAUDE_CONFIG_DIR"),
+        home: path(env.home),
+        state_home: path(env.xdg_state_home),
+        codex_home: path(env.codex_home),
+        copilot_home: path(env.copilot_home),
+        claude_config_dir: path(env.claude_config_dir),
     })
 }
 

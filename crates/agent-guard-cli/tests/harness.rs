@@ -96,6 +96,10 @@ impl Harness {
     }
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "test configuration from the environment"
+)]
 fn env_flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|value| !value.is_empty() && value != "0")
 }
@@ -109,6 +113,10 @@ fn scripts_dir() -> PathBuf {
 }
 
 /// Where `scripts/install-harnesses.sh` puts the CLIs by default.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "test configuration from the environment"
+)]
 fn default_prefix() -> Option<PathBuf> {
     if let Some(prefix) = std::env::var_os("AGENT_GUARD_HARNESS_PREFIX") {
         return Some(PathBuf::from(prefix));
@@ -123,6 +131,10 @@ fn default_prefix() -> Option<PathBuf> {
 /// The pinned CLI of `harness`, or `None` (with a message) when it is absent and the
 /// harnesses are not required. Panics when they are required and absent, or when the CLI
 /// found is not the pinned version.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "test configuration from the environment"
+)]
 fn cli(harness: Harness) -> Option<PathBuf> {
     let path = match std::env::var_os(harness.bin_env()) {
         Some(path) => PathBuf::from(path),
@@ -315,6 +327,10 @@ impl Scenario {
     }
 
     /// `PATH` with the CLI's directory first (install probes `claude --version` on it).
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "test configuration from the environment"
+    )]
     fn path_var(&self) -> std::ffi::OsString {
         let mut dirs = vec![self.cli.parent().unwrap().to_path_buf()];
         dirs.extend(std::env::split_paths(

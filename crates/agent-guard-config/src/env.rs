@@ -1,6 +1,7 @@
 //! The environment snapshot.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 
 use crate::env_vars;
 
@@ -35,6 +36,16 @@ pub struct EnvSnapshot {
     pub debug: Option<String>,
     /// `AGENT_GUARD_FAULT`: test-only crash injection point (unstable).
     pub fault: Option<String>,
+    /// `XDG_CONFIG_HOME`: where git looks for the user's `ignore` and `attributes` files.
+    pub xdg_config_home: Option<OsString>,
+    /// `XDG_STATE_HOME`: where `install` keeps backups.
+    pub xdg_state_home: Option<OsString>,
+    /// `CODEX_HOME`: Codex's configuration directory.
+    pub codex_home: Option<OsString>,
+    /// `COPILOT_HOME`: Copilot CLI's configuration directory.
+    pub copilot_home: Option<OsString>,
+    /// `CLAUDE_CONFIG_DIR`: Claude Code's configuration directory.
+    pub claude_config_dir: Option<OsString>,
 }
 
 impl EnvSnapshot {
@@ -43,6 +54,10 @@ impl EnvSnapshot {
     /// This is the one place agent-guard reads its environment. A text-valued variable that is
     /// not valid UTF-8 is kept as its lossy conversion, so that a garbled value is reported as
     /// invalid later instead of silently disappearing.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place the environment is read"
+    )]
     pub fn capture() -> EnvSnapshot {
         let raw = |name: &str| std::env::var_os(name);
         let text = |name: &str| raw(name).map(|value| value.to_string_lossy().into_owned());
@@ -59,6 +74,51 @@ impl EnvSnapshot {
             id_seed: text(env_vars::ID_SEED),
             debug: text(env_vars::DEBUG),
             fault: text(env_vars::FAULT),
+            xdg_config_home: raw(env_vars::XDG_CONFIG_HOME),
+            xdg_state_home: raw(env_vars::XDG_STATE_HOME),
+            codex_home: raw(env_vars::CODEX_HOME),
+            copilot_home: raw(env_vars::COPILOT_HOME),
+            claude_config_dir: raw(env_vars::CLAUDE_CONFIG_DIR),
         }
+    }
+
+    /// Git's per-user configuration directory, as git finds it without configuration:
+    /// `$XDG_CONFIG_HOME/git`, else `$HOME/.config/git` (empty values count as unset).
+    pub fn git_user_dir(&self) -> Option<PathBuf> {
+        match non_empty(self.xdg_config_home.as_ref()) {
+            Some(config) => Some(PathBuf::from(config).join("git")),
+            None => non_empty(self.home.as_ref())
+                .map(|home| PathBuf::from(home).join(".config").join("git")),
+        }
+    }
+}
+
+/// The value unless it is empty.
+fn non_empty(value: Option<&OsString>) -> Option<&OsString> {
+    value.filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_user_dir_prefers_xdg_config_home_then_home() {
+        let mut env = EnvSnapshot {
+            home: Some("/home/u".into()),
+            ..EnvSnapshot::default()
+        };
+        assert_eq!(
+            env.git_user_dir(),
+            Some(PathBuf::from("/home/u/.config/git"))
+        );
+        env.xdg_config_home = Some("".into());
+        assert_eq!(
+            env.git_user_dir(),
+            Some(PathBuf::from("/home/u/.config/git"))
+        );
+        env.xdg_config_home = Some("/xdg".into());
+        assert_eq!(env.git_user_dir(), Some(PathBuf::from("/xdg/git")));
+        assert_eq!(EnvSnapshot::default().git_user_dir(), None);
     }
 }

@@ -36,6 +36,21 @@ pub const ID_SEED: &str = "AGENT_GUARD_ID_SEED";
 /// The home directory of the current user.
 pub const HOME: &str = "HOME";
 
+/// Git's per-user configuration base (`$XDG_CONFIG_HOME/git/ignore`, `…/attributes`).
+pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+
+/// Where `install` keeps the previous bytes of the files it edits.
+pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
+
+/// Codex's configuration directory (default `~/.codex`).
+pub const CODEX_HOME: &str = "CODEX_HOME";
+
+/// Copilot CLI's configuration directory (default `~/.copilot`).
+pub const COPILOT_HOME: &str = "COPILOT_HOME";
+
+/// Claude Code's configuration directory (default `~/.claude`).
+pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+
 /// Test-only, unstable: arms one crash-injection point of the relocation
 /// (`after-intent`, `after-move`, `before-done`, `during-copy`, `during-removal`), or, in hook
 /// mode only, makes the hook panic (`hook-panic`) or stall past its deadline (`hook-stall`).

@@ -383,6 +383,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "test configuration from the environment"
+    )]
     fn capture_reads_the_process_environment() {
         // Only reads; the variables may or may not be set in the test environment.
         let env = EnvSnapshot::capture();

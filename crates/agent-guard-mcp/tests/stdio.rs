@@ -31,6 +31,10 @@ struct Server {
 
 impl Server {
     /// Starts the binary in `ws` with a hermetic environment.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "test configuration from the environment"
+    )]
     fn start(ws: &Path, home: &Path) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_agent-guard-mcp"))
             .env_clear()

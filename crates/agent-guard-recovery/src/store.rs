@@ -19,6 +19,7 @@ pub struct Quarantine {
     trash: PathBuf,
     clock: Clock,
     faults: Faults,
+    git_user_dir: Option<PathBuf>,
 }
 
 impl Quarantine {
@@ -29,6 +30,7 @@ impl Quarantine {
             trash: trash.into(),
             clock: Clock::System,
             faults: Faults::none(),
+            git_user_dir: None,
         }
     }
 
@@ -44,6 +46,20 @@ impl Quarantine {
     pub fn with_faults(mut self, faults: Faults) -> Quarantine {
         self.faults = faults;
         self
+    }
+
+    /// Uses `dir` as git's per-user configuration directory (`$XDG_CONFIG_HOME/git`), whose
+    /// `ignore` and `attributes` files git reads without configuration. Without it, only
+    /// `core.excludesFile` and `core.attributesFile` are read.
+    #[must_use]
+    pub fn with_git_user_dir(mut self, dir: Option<PathBuf>) -> Quarantine {
+        self.git_user_dir = dir;
+        self
+    }
+
+    /// Git's per-user configuration directory, if known.
+    pub fn git_user_dir(&self) -> Option<&Path> {
+        self.git_user_dir.as_deref()
     }
 
     /// The physical workspace root.

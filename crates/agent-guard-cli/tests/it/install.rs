@@ -423,6 +423,10 @@ fn doctor_reports_a_missing_binary() {
 /// With `AGENT_GUARD_TEST_CODEX=/path/to/codex` (0.169.0), Codex itself confirms that the
 /// hook install wrote is trusted: `codex app-server`, `hooks/list`.
 #[test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "test configuration from the environment"
+)]
 fn codex_itself_reports_the_hook_trusted() {
     let Some(codex) = std::env::var_os("AGENT_GUARD_TEST_CODEX") else {
         return;

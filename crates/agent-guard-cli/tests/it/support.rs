@@ -43,6 +43,10 @@ impl TestEnv {
     }
 
     /// A command for binary `bin` with a clean environment.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "test configuration from the environment"
+    )]
     pub fn cmd(&self, bin: &str) -> Command {
         let mut cmd = match bin {
             "check" => Command::new(assert_cmd::cargo::cargo_bin!("check")),

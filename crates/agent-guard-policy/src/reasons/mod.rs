@@ -208,6 +208,10 @@ mod tests {
 
     /// `docs/reasons.md` is generated; this keeps it current.
     #[test]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "test configuration from the environment"
+    )]
     fn generated_docs_are_current() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/reasons.md");
         let rendered = render_markdown();

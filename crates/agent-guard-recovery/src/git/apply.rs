@@ -68,7 +68,7 @@ impl Quarantine {
                 .clone()
                 .unwrap_or_else(|| self.workspace().to_path_buf());
             if !trees.contains_key(&root) {
-                match WorkTree::discover(&root) {
+                match WorkTree::discover(&root, self.git_user_dir()) {
                     Ok(tree) => {
                         trees.insert(root.clone(), tree);
                     }

@@ -33,7 +33,7 @@ impl Quarantine {
         pathspecs: &[String],
     ) -> Result<Vec<PathBuf>, RecoveryError> {
         let flags = parse_flags(flags)?;
-        let tree = WorkTree::discover(cwd)?;
+        let tree = WorkTree::discover(cwd, self.git_user_dir())?;
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| RecoveryError::GitWorktree {

@@ -8,8 +8,8 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
+use crate::git::WorkTree;
 use crate::git::wildmatch::{PATHNAME, simple_length, wildmatch};
-use crate::git::{WorkTree, user_git_file};
 
 /// One ignore pattern (git's `path_pattern`).
 #[derive(Debug, Clone)]
@@ -51,7 +51,7 @@ impl Excludes {
             .config()
             .ok()
             .and_then(|c| c.get_path("core.excludesFile").ok());
-        let user = configured.or_else(|| user_git_file("ignore"));
+        let user = configured.or_else(|| tree.user_file("ignore"));
         let mut global = vec![read_patterns(&info, b"")];
         if let Some(user) = user {
             global.push(read_patterns(&user, b""));

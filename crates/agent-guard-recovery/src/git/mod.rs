@@ -99,6 +99,8 @@ pub struct GitRestore {
 pub(crate) struct WorkTree {
     pub(crate) repo: Repository,
     pub(crate) root: PathBuf,
+    /// Git's per-user configuration directory (`$XDG_CONFIG_HOME/git`), if known.
+    pub(crate) user_dir: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for WorkTree {
@@ -111,8 +113,8 @@ impl std::fmt::Debug for WorkTree {
 
 impl WorkTree {
     /// Opens the repository whose work tree contains `cwd` (searching upwards, not across
-    /// filesystems, like git).
-    pub(crate) fn discover(cwd: &Path) -> Result<WorkTree, RecoveryError> {
+    /// filesystems, like git). `user_dir` is git's per-user configuration directory.
+    pub(crate) fn discover(cwd: &Path, user_dir: Option<&Path>) -> Result<WorkTree, RecoveryError> {
         let repo = Repository::discover(cwd).map_err(|source| RecoveryError::OpenRepository {
             path: cwd.to_path_buf(),
             source,
@@ -123,7 +125,17 @@ impl WorkTree {
                 .ok_or_else(|| RecoveryError::NotAWorkTree {
                     path: cwd.to_path_buf(),
                 })?;
-        Ok(WorkTree { repo, root })
+        Ok(WorkTree {
+            repo,
+            root,
+            user_dir: user_dir.map(Path::to_path_buf),
+        })
+    }
+
+    /// A per-user git file (`ignore`, `attributes`) at git's default location, which git
+    /// reads without any configuration.
+    pub(crate) fn user_file(&self, name: &str) -> Option<PathBuf> {
+        self.user_dir.as_ref().map(|dir| dir.join(name))
     }
 
     /// Maps a git error to [`RecoveryError::Git`] for this work tree.
@@ -161,17 +173,6 @@ fn fallback_signature() -> Signature<'static> {
         &git2::Time::new(0, 0),
     )
     .expect("a fixed ASCII name and e-mail always make a valid signature")
-}
-
-/// A per-user git file (`ignore`, `attributes`) at git's default location:
-/// `$XDG_CONFIG_HOME/git/<name>`, else `~/.config/git/<name>`. Git reads these without any
-/// configuration, so reproducing it means reading the same two variables.
-pub(crate) fn user_git_file(name: &str) -> Option<PathBuf> {
-    match std::env::var_os("XDG_CONFIG_HOME").filter(|value| !value.is_empty()) {
-        Some(config) => Some(PathBuf::from(config).join("git").join(name)),
-        None => std::env::var_os("HOME")
-            .map(|home| PathBuf::from(home).join(".config").join("git").join(name)),
-    }
 }
 
 /// The ref that keeps a work-tree snapshot.

@@ -51,7 +51,7 @@ impl Quarantine {
         subject: &RefSubject,
         meta: Map<String, Value>,
     ) -> Result<Vec<KeptRef>, RecoveryError> {
-        let tree = WorkTree::discover(cwd)?;
+        let tree = WorkTree::discover(cwd, self.git_user_dir())?;
         let keeps = match subject {
             RefSubject::StashEntries(selectors) => stash_keeps(&tree, txid, Some(selectors))?,
             RefSubject::AllStashEntries => stash_keeps(&tree, txid, None)?,
@@ -123,7 +123,7 @@ impl Quarantine {
             if root.symlink_metadata().is_err() {
                 continue;
             }
-            let tree = WorkTree::discover(root)?;
+            let tree = WorkTree::discover(root, self.git_user_dir())?;
             let mut reference = match tree.repo.find_reference(refname) {
                 Ok(reference) => reference,
                 Err(error) if error.code() == ErrorCode::NotFound => continue,

@@ -40,7 +40,7 @@ impl Quarantine {
         txid: &TxId,
         meta: Map<String, Value>,
     ) -> Result<GitSnapshot, RecoveryError> {
-        let tree = WorkTree::discover(cwd)?;
+        let tree = WorkTree::discover(cwd, self.git_user_dir())?;
         let head = head_commit(&tree)?;
         let head_tree = head.tree().map_err(tree.error("read HEAD's tree"))?;
         let captured = capture(&tree, &head_tree)?;

@@ -16,10 +16,10 @@ use git2::build::TreeUpdateBuilder;
 use git2::{Delta, FileMode, IndexEntry, ObjectType, Odb, Oid, Tree};
 
 use crate::error::RecoveryError;
+use crate::git::WorkTree;
 use crate::git::scan::{
     MODE_EXECUTABLE, MODE_GITLINK, MODE_SYMLINK, Seen, Settings, read_content, scan, worktree_mode,
 };
-use crate::git::{WorkTree, user_git_file};
 
 /// The two trees of a snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,7 +190,7 @@ fn filters_possible(tree: &WorkTree, entries: &[IndexEntry]) -> bool {
     let attributes_file = config
         .as_ref()
         .and_then(|c| c.get_path("core.attributesFile").ok())
-        .or_else(|| user_git_file("attributes"));
+        .or_else(|| tree.user_file("attributes"));
     if autocrlf
         || tree
             .repo

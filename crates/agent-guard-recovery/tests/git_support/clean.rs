@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use agent_guard_recovery::{Quarantine, RecoveryError};
 
-use crate::git_support::{Fixture, Rng, clean_oracle, git, normalize, remove};
+use crate::git_support::{Fixture, Rng, clean_oracle, clean_oracle_with, git, normalize, remove};
 
 const FLAG_SETS: [&[&str]; 6] = [&["-f"], &["-fd"], &["-fx"], &["-fX"], &["-fdx"], &["-fdX"]];
 
@@ -223,6 +223,43 @@ fn the_quarantine_is_never_listed() {
 }
 
 #[test]
+fn the_users_git_ignore_file_counts_like_git() {
+    let fixture = Fixture::with_commit(&[("tracked.txt", "t")]);
+    let xdg = tempfile::tempdir().unwrap();
+    fs_err::create_dir_all(xdg.path().join("git")).unwrap();
+    fs_err::write(xdg.path().join("git/ignore"), "*.secret\nprivate/\n").unwrap();
+    fixture.write("a.secret", "ignored by the user's file");
+    fixture.write("private/key", "ignored by the user's file");
+    fixture.write("notes.txt", "untracked");
+    let quarantine = fixture
+        .quarantine()
+        .with_git_user_dir(Some(xdg.path().join("git")));
+    for flags in FLAG_SETS {
+        let expected = clean_oracle_with(&fixture.ws, flags, &[], xdg.path()).unwrap();
+        let owned: Vec<String> = flags.iter().map(|s| (*s).to_owned()).collect();
+        let actual: BTreeSet<PathBuf> = quarantine
+            .enumerate_clean(&fixture.ws, &owned, &[])
+            .unwrap()
+            .into_iter()
+            .filter(|p| !p.starts_with(&fixture.trash))
+            .collect();
+        let expected: BTreeSet<PathBuf> = expected
+            .into_iter()
+            .filter(|p| !p.starts_with(&fixture.trash))
+            .collect();
+        assert_eq!(actual, expected, "git clean {flags:?}");
+    }
+    // The file matters: without it, -f would also list a.secret.
+    let plain = clean_oracle(&fixture.ws, &["-f"], &[]).unwrap();
+    let with_file = clean_oracle_with(&fixture.ws, &["-f"], &[], xdg.path()).unwrap();
+    assert!(plain.contains(&fixture.path("a.secret")), "{plain:?}");
+    assert!(
+        !with_file.contains(&fixture.path("a.secret")),
+        "{with_file:?}"
+    );
+}
+
+#[test]
 fn unsupported_arguments_are_refused() {
     let fixture = awkward_tree();
     let quarantine = fixture.quarantine();
@@ -349,6 +386,10 @@ fn random_tree(seed: u64) -> (Fixture, Vec<String>) {
 }
 
 #[test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "test configuration from the environment"
+)]
 fn random_trees_match_git() {
     let seeds: u64 = std::env::var("AGENT_GUARD_CLEAN_SEEDS")
         .ok()

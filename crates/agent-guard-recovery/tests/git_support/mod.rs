@@ -235,11 +235,26 @@ pub(crate) fn unquote(text: &[u8]) -> Vec<u8> {
 /// What `git clean -n <flags> [-- <pathspecs>]` run in `cwd` would remove, as absolute paths
 /// without trailing slashes; `None` if git refuses. Any line other than "Would remove",
 /// "Would skip repository" or "Would refuse to remove current working directory" fails the
-/// test.
+/// test. Git's per-user files are not read (its `XDG_CONFIG_HOME` points nowhere).
 pub(crate) fn clean_oracle(
     cwd: &Path,
     flags: &[&str],
     pathspecs: &[&str],
+) -> Option<BTreeSet<PathBuf>> {
+    clean_oracle_with(
+        cwd,
+        flags,
+        pathspecs,
+        Path::new("/nonexistent/agent-guard-test"),
+    )
+}
+
+/// [`clean_oracle`] with git's `XDG_CONFIG_HOME` set to `xdg_config_home`.
+pub(crate) fn clean_oracle_with(
+    cwd: &Path,
+    flags: &[&str],
+    pathspecs: &[&str],
+    xdg_config_home: &Path,
 ) -> Option<BTreeSet<PathBuf>> {
     let mut args = vec!["clean", "-n"];
     args.extend_from_slice(flags);
@@ -247,7 +262,10 @@ pub(crate) fn clean_oracle(
         args.push("--");
         args.extend_from_slice(pathspecs);
     }
-    let output = git_output(cwd, &args);
+    let output = git_command(cwd, &args)
+        .env("XDG_CONFIG_HOME", xdg_config_home)
+        .output()
+        .expect("git runs");
     if !output.status.success() {
         return None;
     }
