@@ -54,19 +54,20 @@ md_args=()
 # Same filesystem: safe-delete (one rename) against mv. `prepare` puts the tree back by a
 # rename, so every run moves the same 100k-file tree.
 back='t=$(ls -d '"$ws"'/.agent-trash/2*/tree 2>/dev/null | head -1); [ -n "$t" ] && mv "$t" '"$ws"'/tree; [ -d '"$root"'/moved ] && mv '"$root"'/moved '"$ws"'/tree; true'
-hyperfine -N --runs "$runs" --style basic "${md_args[@]/%.md/-relocate.md}" \
+# The O(1) cases run 10× as often, after warm-up runs (the first safe-delete also lays out
+# the quarantine).
+hyperfine -N --warmup 5 --runs $((runs * 10)) --style basic "${md_args[@]/%.md/-relocate.md}" \
   --prepare "sh -c '$back'" \
   -n "mv (same filesystem)" "mv $ws/tree $root/moved" \
   -n "safe-delete (same filesystem)" "$ag safe-delete --cwd $ws tree"
 
-# Restore on the same filesystem: restore <txid> against mv back.
+# Restore on the same filesystem: `undo` (find the newest restorable transaction, restore it)
+# against mv back. `prepare` quarantines the tree again (not timed), so every run is a real
+# restore; the mv baseline moves it out of the way first.
 sh -c "$back"
-"$ag" safe-delete --cwd "$ws" --json tree > "$root/sd.json"
-txid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["txid"])' "$root/sd.json")
-hyperfine -N --runs "$runs" --style basic "${md_args[@]/%.md/-restore.md}" \
-  --prepare "sh -c 'rm -rf $ws/tree.mv; [ -d $ws/tree ] && mv $ws/tree $ws/.agent-trash/$txid/tree; true'" \
-  -n "mv back (same filesystem)" "mv $ws/.agent-trash/$txid/tree $ws/tree" \
-  -n "restore (same filesystem)" "$ag restore --cwd $ws $txid"
+hyperfine -N --warmup 5 --runs $((runs * 10)) --style basic "${md_args[@]/%.md/-restore.md}" \
+  -n "mv back (same filesystem)" --prepare "sh -c 'mv $ws/tree $root/moved'" "mv $root/moved $ws/tree" \
+  -n "restore via undo (same filesystem)" --prepare "$ag safe-delete --cwd $ws tree" "$ag undo --cwd $ws"
 
 # Across devices: safe-delete into /dev/shm (verified copy + source removal) against
 # cp -a + rm -rf. `prepare` recreates the tree from the pristine copy (not timed).
