@@ -100,3 +100,10 @@ hyperfine -N --warmup 2 --runs 10 --style basic "${md_args[@]/%.md/-many.md}" \
   -n "list (10,000 transactions)" "$ag list --cwd $many --json --limit 0" \
   -n "status (10,000 transactions)" "$ag status --cwd $many --json" \
   -n "gc plan (10,000 transactions)" "$ag gc --cwd $many --json"
+
+# A relocation must not slow down as the history grows: safe-delete of one file in the
+# workspace with 10,000 transactions (reconciliation reads only the journal after its
+# checkpoint). The first run reads the whole journal once and stores the checkpoint.
+hyperfine -N --warmup 3 --runs $((runs * 5)) --style basic "${md_args[@]/%.md/-many-sd.md}" \
+  --prepare "touch $many/one.txt" \
+  -n "safe-delete (10,000 transactions)" "$ag safe-delete --cwd $many one.txt"

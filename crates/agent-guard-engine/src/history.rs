@@ -6,9 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{
-    ItemKind, Progress, Quarantine, RestoreOptions, RestoreReport, Transaction, Usage,
-};
+use agent_guard_recovery::{ItemKind, Progress, RestoreOptions, RestoreReport, Transaction, Usage};
 use agent_guard_types::{TxId, is_generated_id};
 
 use crate::check::audit_log;
@@ -51,7 +49,7 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
     let runtime = Runtime::from_env(&request.env)?;
     let store = quarantine(&workspace, &runtime, &request.env);
     let newest = if request.txid.is_none() {
-        newest_restorable(&store)?
+        store.newest_restorable()?
     } else {
         None
     };
@@ -127,16 +125,6 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
         result.exit = 1;
     }
     Ok(result)
-}
-
-/// The newest transaction of this workspace that still has something to restore.
-fn newest_restorable(store: &Quarantine) -> Result<Option<String>> {
-    let transactions = store.transactions()?;
-    Ok(transactions
-        .iter()
-        .rev()
-        .find(|t| t.belongs_to(store.workspace()) && t.restorable_items() > 0)
-        .map(|t| t.txid.clone()))
 }
 
 /// One transaction in `list`.

@@ -23,9 +23,10 @@ use crate::transactions::Transaction;
 
 /// Names under the quarantine root that are never transactions, whatever the manifest says
 /// (a hostile record must not make gc purge, or restore empty, the session directory).
-pub(crate) const RESERVED_IDS: [&str; 2] = [
+pub(crate) const RESERVED_IDS: [&str; 3] = [
     crate::session::SESSIONS_DIR_NAME,
     crate::lock::LOCK_FILE_NAME,
+    crate::checkpoint::CHECKPOINT_FILE_NAME,
 ];
 
 /// The retention policy of one gc run.

@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+mod checkpoint;
 mod copy;
 mod direct;
 mod error;
@@ -39,6 +40,7 @@ mod git;
 mod layout;
 mod lock;
 mod manifest;
+mod manifest_index;
 mod reconcile;
 mod records;
 mod relocate;

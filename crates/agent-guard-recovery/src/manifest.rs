@@ -3,6 +3,7 @@
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
+use crate::checkpoint::{self, Closed, Unread};
 use crate::error::RecoveryError;
 use crate::fsops;
 use crate::records::Record;
@@ -84,11 +85,21 @@ impl Manifest {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(self.error(e)),
         };
-        Ok(text
-            .split(|b| *b == b'\n')
-            .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
-            .filter_map(|line| serde_json::from_slice::<Record>(line).ok())
-            .collect())
+        Ok(parse(&text))
+    }
+
+    /// Reads the part of the manifest after its checkpoint (all of it without a valid one):
+    /// the only part that can hold an open intent.
+    pub(crate) fn read_unread(&self) -> Result<Unread, RecoveryError> {
+        let trash = self.path.parent().unwrap_or(Path::new("."));
+        checkpoint::read_unread(trash, &self.path).map_err(|e| self.error(e))
+    }
+
+    /// Records that every intent before `closed` is resolved (see [`checkpoint`]). Call only
+    /// after a durable append that followed the reconciliation `closed` came from.
+    pub(crate) fn store_checkpoint(&self, closed: Closed) {
+        let trash = self.path.parent().unwrap_or(Path::new("."));
+        checkpoint::store(trash, &self.path, closed);
     }
 
     fn error(&self, source: std::io::Error) -> RecoveryError {
@@ -97,6 +108,15 @@ impl Manifest {
             source,
         }
     }
+}
+
+/// Parses manifest bytes; blank, torn and unknown lines are skipped.
+pub(crate) fn parse(bytes: &[u8]) -> Vec<Record> {
+    bytes
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .filter_map(|line| serde_json::from_slice::<Record>(line).ok())
+        .collect()
 }
 
 /// Returns `true` if the file is non-empty and does not end with a newline.

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::checkpoint::Closed;
 use crate::error::RecoveryError;
 use crate::fsops;
 use crate::records::{Failed, Intent, MANIFEST_SCHEMA, Method, Record, Relocated};
@@ -59,7 +60,16 @@ impl Quarantine {
 
     /// [`Quarantine::reconcile`] for a caller that holds the writers' lock.
     pub(crate) fn reconcile_locked(&self) -> Result<Reconciled, RecoveryError> {
-        let records = self.manifest().read()?;
+        self.reconcile_closing().map(|(summary, _)| summary)
+    }
+
+    /// [`Quarantine::reconcile_locked`], also returning the manifest offset before which
+    /// every intent is now closed. Only the manifest after its checkpoint is read.
+    pub(crate) fn reconcile_closing(&self) -> Result<(Reconciled, Closed), RecoveryError> {
+        let manifest = self.manifest();
+        let unread = manifest.read_unread()?;
+        let closed = unread.closed_after_reconcile();
+        let records = crate::manifest::parse(&unread.bytes);
         let mut open: BTreeMap<(String, PathBuf), Intent> = BTreeMap::new();
         let mut verified: BTreeSet<(String, PathBuf)> = BTreeSet::new();
         for record in &records {
@@ -115,8 +125,12 @@ impl Quarantine {
             };
             outcomes.push(record);
         }
-        self.append(&outcomes)?;
-        Ok(summary)
+        if !outcomes.is_empty() {
+            self.append(&outcomes)?;
+            // That append was durable: the outcomes the checkpoint relies on are on disk.
+            manifest.store_checkpoint(closed);
+        }
+        Ok((summary, closed))
     }
 }
 

@@ -112,8 +112,13 @@ impl Quarantine {
         progress: &dyn Progress,
     ) -> Result<RelocationReport, RecoveryError> {
         let _lock = self.lock()?;
-        self.reconcile_locked()?;
-        self.relocate_locked(items, txid, meta, progress)
+        let (_, closed) = self.reconcile_closing()?;
+        let (report, journaled) = self.relocate_journaled(items, txid, meta, progress)?;
+        if journaled {
+            // The intent's durable append covered every record the checkpoint relies on.
+            self.manifest().store_checkpoint(closed);
+        }
+        Ok(report)
     }
 
     /// [`Quarantine::relocate`] for a caller that already holds the writers' lock.
@@ -124,6 +129,18 @@ impl Quarantine {
         meta: Map<String, Value>,
         progress: &dyn Progress,
     ) -> Result<RelocationReport, RecoveryError> {
+        self.relocate_journaled(items, txid, meta, progress)
+            .map(|(report, _)| report)
+    }
+
+    /// [`Quarantine::relocate_locked`], also telling whether a durable record was appended.
+    fn relocate_journaled(
+        &self,
+        items: &[RelocateItem],
+        txid: &TxId,
+        meta: Map<String, Value>,
+        progress: &dyn Progress,
+    ) -> Result<(RelocationReport, bool), RecoveryError> {
         let tx_dir = self.tx_dir(txid);
         if tx_dir.symlink_metadata().is_ok() {
             return Err(RecoveryError::TxExists {
@@ -179,7 +196,9 @@ impl Quarantine {
                 }
             }
         }
-        Ok(report)
+        // The `tx-start` is taken only by the first append; an append that failed there
+        // returned above, so a taken one was made durable.
+        Ok((report, pending_start.is_none()))
     }
 
     /// Relocates one item; `Ok(None)` when it is absent.

@@ -271,3 +271,90 @@ fn reconcile_resolves_every_crash_state() {
     // Idempotent: nothing left to reconcile.
     assert_eq!(env.store.reconcile().unwrap().total(), 0);
 }
+
+/// The manifest checkpoint written by relocations (see `checkpoint.rs`).
+fn checkpoint(env: &Env) -> Option<serde_json::Value> {
+    let text = fs::read(env.store.trash().join("manifest.checkpoint")).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+#[test]
+fn relocations_checkpoint_the_manifest_and_later_crashes_are_still_reconciled() {
+    let env = env();
+    for (n, rel) in [(1, "build"), (2, "notes.txt"), (3, "link")] {
+        let report = env
+            .store
+            .relocate(
+                &[item(&env, rel)],
+                &txid(n),
+                serde_json::Map::new(),
+                &NoProgress,
+            )
+            .unwrap();
+        assert!(report.complete());
+    }
+    let manifest = fs::read(env.store.manifest().path()).unwrap();
+    let offset = checkpoint(&env).unwrap()["offset"].as_u64().unwrap();
+    let offset = usize::try_from(offset).unwrap();
+    assert!(0 < offset && offset < manifest.len());
+    assert_eq!(
+        manifest[offset - 1],
+        b'\n',
+        "the checkpoint is at a line start"
+    );
+
+    // A crash after the move, in a transaction after the checkpoint.
+    fs::write(env.ws.join("late.txt"), "late").unwrap();
+    let moved = intent(&env, &txid(20), "late.txt");
+    fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    fs::rename(env.ws.join("late.txt"), &moved).unwrap();
+    let summary = env.store.reconcile().unwrap();
+    assert_eq!(summary.relocated, 1);
+    let txs = env.store.transactions().unwrap();
+    let late = txs.iter().find(|t| t.txid == txid(20).as_str()).unwrap();
+    assert_eq!(late.state(), TxState::Restorable);
+    assert_eq!(env.store.reconcile().unwrap().total(), 0);
+    for n in 1..=3 {
+        let tx = txs.iter().find(|t| t.txid == txid(n).as_str()).unwrap();
+        assert_eq!(tx.state(), TxState::Restorable, "{}", tx.txid);
+    }
+}
+
+#[test]
+fn a_checkpoint_of_another_manifest_never_hides_an_open_intent() {
+    let env = env();
+    for (n, rel) in [(1, "build"), (2, "notes.txt")] {
+        env.store
+            .relocate(
+                &[item(&env, rel)],
+                &txid(n),
+                serde_json::Map::new(),
+                &NoProgress,
+            )
+            .unwrap();
+    }
+    let stale = fs::read(env.store.trash().join("manifest.checkpoint")).unwrap();
+    // The manifest is replaced (deleted by hand, restored from a backup…): its first record
+    // is an open intent, and it grows past the old checkpoint's offset.
+    fs::remove_file(env.store.manifest().path()).unwrap();
+    fs::write(env.ws.join("early.txt"), "early").unwrap();
+    let moved = intent(&env, &txid(30), "early.txt");
+    fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    fs::rename(env.ws.join("early.txt"), &moved).unwrap();
+    let filler: Vec<Record> = (0..200)
+        .map(|n| {
+            Record::Purged(agent_guard_recovery::Purged {
+                txid: txid(1000 + n).to_string(),
+                ts: "2026-11-30T12:00:00Z".into(),
+                schema: MANIFEST_SCHEMA,
+            })
+        })
+        .collect();
+    env.store.append(&filler).unwrap();
+    fs::write(env.store.trash().join("manifest.checkpoint"), stale).unwrap();
+    let summary = env.store.reconcile().unwrap();
+    assert_eq!(
+        summary.relocated, 1,
+        "the open intent before the offset is found"
+    );
+}

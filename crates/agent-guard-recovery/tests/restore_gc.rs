@@ -821,8 +821,14 @@ fn usage_counts_files_bytes_and_restorable_items() {
     assert_eq!(env.store.tx_bytes(&txid(20)), 5);
     let manifest = env.manifest().len() as u64;
     let lock = std::fs::metadata(env.trash.join("lock")).unwrap().len();
-    assert_eq!(usage.bytes, 5 + manifest + lock);
-    assert_eq!(usage.files, 4, "a.txt, the link, the manifest and the lock");
+    let checkpoint = std::fs::metadata(env.trash.join("manifest.checkpoint"))
+        .unwrap()
+        .len();
+    assert_eq!(usage.bytes, 5 + manifest + lock + checkpoint);
+    assert_eq!(
+        usage.files, 5,
+        "a.txt, the link, the manifest, its checkpoint and the lock"
+    );
 }
 
 // ---------------------------------------------------------------- gc

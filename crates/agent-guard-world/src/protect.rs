@@ -46,6 +46,7 @@ pub const PROTECTED_ROOTS: &[&str] = &[
 /// filesystem (macOS, Windows) `MANIFEST.JSONL` *is* the manifest.
 pub const CONTROL_NAMES: &[&str] = &[
     "manifest.jsonl",
+    "manifest.checkpoint",
     "audit.jsonl",
     "state.json",
     "state.json.tmp",

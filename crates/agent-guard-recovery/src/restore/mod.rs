@@ -25,7 +25,9 @@ use serde::Serialize;
 use agent_guard_types::TxId;
 
 use crate::copy::Progress;
+use crate::error::RecoveryError;
 use crate::gc::RESERVED_IDS;
+use crate::manifest_index::ManifestIndex;
 use crate::records::{MANIFEST_SCHEMA, Record, Restored};
 use crate::store::Quarantine;
 use crate::stored_path::StoredPath;
@@ -155,8 +157,8 @@ impl Quarantine {
         // Best effort: the transaction view already counts interrupted moves whose copy
         // exists, and a full disk must not keep anyone from getting their files back.
         let _ = self.reconcile_locked();
-        let transactions = match self.transactions() {
-            Ok(transactions) => transactions,
+        let index = match ManifestIndex::load(&self.manifest()) {
+            Ok(index) => index,
             Err(error) => {
                 return RestoreReport::refused(
                     txid,
@@ -164,9 +166,10 @@ impl Quarantine {
                 );
             }
         };
-        let Some(tx) = transactions.iter().find(|t| t.txid == id.as_str()) else {
+        let Some(tx) = index.transaction(id.as_str()) else {
             return unknown();
         };
+        let tx = &tx;
         if tx.purged {
             return RestoreReport::refused(txid, format!("transaction {id} was purged"));
         }
@@ -188,7 +191,7 @@ impl Quarantine {
                 ..RestoreReport::new(txid)
             };
         }
-        let known_ids = transactions.iter().map(|t| t.txid.clone()).collect();
+        let known_ids = index.ids().map(str::to_owned).collect();
         let mut outcome = if tx.items.is_empty() && !tx.snapshots.is_empty() {
             Outcome::default()
         } else {
@@ -349,8 +352,17 @@ impl Quarantine {
 
     /// Returns `true` if some manifest record names `id` (a quick, unlocked look).
     fn manifest_mentions(&self, id: &TxId) -> bool {
-        self.manifest()
-            .read()
-            .is_ok_and(|records| records.iter().any(|r| r.txid() == id.as_str()))
+        ManifestIndex::load(&self.manifest()).is_ok_and(|index| index.contains(id.as_str()))
+    }
+
+    /// The newest transaction of this workspace that still has something to restore
+    /// (what `undo` restores). Reads the manifest under the readers' lock.
+    ///
+    /// # Errors
+    /// The lock or the manifest could not be read.
+    pub fn newest_restorable(&self) -> Result<Option<String>, RecoveryError> {
+        let _lock = self.lock_shared()?;
+        let index = ManifestIndex::load(&self.manifest())?;
+        Ok(index.newest_restorable(self.workspace()).map(|t| t.txid))
     }
 }
