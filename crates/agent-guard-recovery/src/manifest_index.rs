@@ -5,7 +5,7 @@
 //! for `--force` backups, the set of ids in use), so they index the lines by their
 //! top-level `txid` (a light parse that allocates nothing else) and fully parse only the
 //! lines of the transactions they look at. A transaction's state depends only on its own
-//! records, so the result is the same as [`crate::transactions`] gives.
+//! records, so the result is the same as [`transactions()`] gives.
 
 use std::collections::HashMap;
 use std::ops::Range;
