@@ -25,6 +25,7 @@ mod fs_delete;
 mod getopt;
 mod git;
 mod hosts;
+mod inline_code;
 mod posix;
 mod powershell;
 mod shapes;

@@ -111,6 +111,13 @@ fn command(
         ),
         "robocopy" => windows::robocopy(&args, Dialect::Cmd).into_iter().collect(),
         "rm" | "remove-item" | "ri" => vec![windows::mismatch(&name, Dialect::Cmd)],
+        _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::interpreter(
+            lang,
+            &args,
+            line.source,
+            command.separator == Separator::Pipe,
+            Dialect::Cmd,
+        ),
         _ if POSIX_SHELLS.contains(&name.as_str()) => {
             windows::opaque_if_smelly(text, Dialect::Cmd, "a POSIX shell runs the script")
         }

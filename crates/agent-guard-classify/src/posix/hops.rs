@@ -9,6 +9,7 @@ use agent_guard_types::{Dialect, OpSpec};
 
 use super::{Line, command_text, nested};
 use crate::args::Arg;
+use crate::inline_code::{self, Invocation, Lang, Stdin};
 use crate::smell::smells;
 
 /// Shell options that take a separate value.
@@ -114,6 +115,43 @@ fn stdin_program(command: &SimpleCommand, line: &mut Line<'_>) -> Vec<OpSpec> {
         )];
     }
     Vec::new()
+}
+
+/// `python -c …`, `node -e …`, a heredoc fed to `python3 -`…: see [`crate::inline_code`].
+pub(super) fn interpreter(
+    lang: Lang,
+    rest: &[Arg],
+    command: &SimpleCommand,
+    line: &Line<'_>,
+) -> Vec<OpSpec> {
+    let args: Vec<Option<&str>> = rest.iter().map(Arg::known).collect();
+    let mut here_string = None;
+    let mut stdin = Stdin::Unseen;
+    for redirect in &command.redirects {
+        match (redirect.op, &redirect.heredoc, &redirect.target) {
+            (RedirectOp::HereDoc | RedirectOp::HereDocStrip, Some(doc), _) => {
+                stdin = Stdin::Text(&doc.body);
+            }
+            (RedirectOp::HereString, _, Some(word)) => {
+                here_string = Some(word.raw(line.source));
+            }
+            _ => {}
+        }
+    }
+    if let Some(text) = here_string {
+        stdin = Stdin::Text(text);
+    } else if matches!(stdin, Stdin::Unseen)
+        && matches!(command.separator, Separator::Pipe | Separator::PipeAll)
+    {
+        stdin = Stdin::Pipe(line.source);
+    }
+    inline_code::classify(Invocation {
+        lang,
+        args: &args,
+        line: line.source,
+        stdin,
+        dialect: Dialect::Posix,
+    })
 }
 
 /// `eval ARGS…`: the arguments joined by spaces are a script.

@@ -187,7 +187,10 @@ fn dispatch(
             Dialect::Posix,
             "known destructive vocabulary is incompatible with the selected dialect",
         )],
-        _ => Vec::new(),
+        _ => match crate::inline_code::interpreter(name) {
+            Some(lang) => hops::interpreter(lang, rest, command, line),
+            None => Vec::new(),
+        },
     }
 }
 

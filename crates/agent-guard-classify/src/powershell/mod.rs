@@ -175,6 +175,9 @@ fn words(
         "robocopy" => windows::robocopy(&toks, Dialect::PowerShell)
             .into_iter()
             .collect(),
+        _ if let Some(lang) = crate::inline_code::interpreter(&name) => {
+            windows::interpreter(lang, &toks, line.source, piped, Dialect::PowerShell)
+        }
         _ if POSIX_SHELLS.contains(&name.as_str()) => {
             windows::opaque_if_smelly(text, Dialect::PowerShell, "a POSIX shell runs the script")
         }

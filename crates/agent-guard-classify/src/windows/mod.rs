@@ -307,3 +307,27 @@ pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Option<OpSpec> {
     ));
     Some(op)
 }
+
+/// `python -c …`, `node -e …` and the like, from cmd or PowerShell: see
+/// [`crate::inline_code`]. A piped program is looked for on the whole line.
+pub(crate) fn interpreter(
+    lang: crate::inline_code::Lang,
+    args: &[Tok],
+    line: &str,
+    piped: bool,
+    dialect: Dialect,
+) -> Vec<OpSpec> {
+    use crate::inline_code::{Invocation, Stdin, classify};
+    let args: Vec<Option<&str>> = args.iter().map(Tok::literal).collect();
+    classify(Invocation {
+        lang,
+        args: &args,
+        line,
+        stdin: if piped {
+            Stdin::Pipe(line)
+        } else {
+            Stdin::Unseen
+        },
+        dialect,
+    })
+}

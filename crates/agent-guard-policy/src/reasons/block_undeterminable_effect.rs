@@ -4,7 +4,7 @@ use agent_guard_types::{OpKind, OpSpec, PathSpec, ReasonCode, Verdict};
 
 super::reason!(
     BlockUndeterminableEffect, BlockUndeterminableEffect, "BLOCK_UNDETERMINABLE_EFFECT",
-    catches: "Targets that cannot be known before the line runs: variables and substitutions (`rm -rf $DIR`), destructive commands inside substitutions, `xargs`-fed deletes, `find -delete`/`-exec rm`, unknown flags, wrappers of unknown arity (`env -S`), scripts that are not literal (`bash -c \"$X\"`, `eval \"$X\"`, a program piped into `sh`), git global context options (`git -C`), unsupported `git clean`/`reset --hard` forms, a failed hard-reset preflight or clean enumeration, unparseable lines with destructive words, and destructive vocabulary the selected dialect cannot classify.",
+    catches: "Targets that cannot be known before the line runs: variables and substitutions (`rm -rf $DIR`), destructive commands inside substitutions, `xargs`-fed deletes, `find -delete`/`-exec rm`, unknown flags, wrappers of unknown arity (`env -S`), scripts that are not literal (`bash -c \"$X\"`, `eval \"$X\"`, a program piped into `sh`), inline interpreter code that deletes (`python -c \"import shutil; shutil.rmtree(...)\"`, `node -e`, `perl -e`), git global context options (`git -C`), unsupported `git clean`/`reset --hard` forms, a failed hard-reset preflight or clean enumeration, unparseable lines with destructive words, and destructive vocabulary the selected dialect cannot classify.",
     why: "Uncertainty increases restriction: the guard cannot quarantine what it cannot name, and guessing would forfeit the promise that nothing is lost.",
     example: "rm -rf \"$BUILD_DIR\"/",
     verdict: "BLOCK. Not configurable.",
