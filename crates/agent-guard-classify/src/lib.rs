@@ -28,6 +28,7 @@ mod hosts;
 mod inline_code;
 mod posix;
 mod powershell;
+mod runners;
 mod shapes;
 mod smell;
 mod windows;

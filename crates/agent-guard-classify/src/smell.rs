@@ -22,6 +22,7 @@ const DELETE_WORDS: &[&str] = &[
     "srm",
     "wipe",
     "clear-content",
+    "rimraf",
 ];
 
 /// Git subcommands that can destroy work.

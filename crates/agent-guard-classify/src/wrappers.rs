@@ -1,4 +1,5 @@
-//! Command wrappers: programs that run another command (`sudo`, `env`, `xargs`, …).
+//! Command wrappers: programs that run another command (`sudo`, `env`, `xargs`, …), and
+//! package runners (`uv run`, `npx`, …; see [`crate::runners`]).
 //!
 //! Each wrapper's options are consumed with their known arity so that the wrapped command is
 //! found exactly. An option we do not know could take a value, so the wrapped command cannot
@@ -6,6 +7,7 @@
 
 use crate::args::{Arg, basename};
 use crate::getopt::{self, Item, Opt, Order};
+use crate::runners::Peeled;
 
 /// The wrapped command, located.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -182,6 +184,15 @@ pub(crate) fn unwrap(args: &[Arg]) -> Unwrap {
             return Unwrap::Command(found);
         };
         let name = basename(text);
+        match crate::runners::peel(&args[index..]) {
+            Peeled::Runs(runner, words) => {
+                found.wrappers.push(runner);
+                index += words;
+                continue;
+            }
+            Peeled::Ambiguous(why) => return Unwrap::Ambiguous(why),
+            Peeled::NotARunner => {}
+        }
         let Some(wrapper) = WRAPPERS.iter().find(|w| **w == name) else {
             found.start = index;
             return Unwrap::Command(found);

@@ -182,6 +182,11 @@ fn dispatch(
         "eval" => hops::eval(rest, line),
         "source" | "." => hops::source(command, line),
         "cmd" | "powershell" | "pwsh" => hops::foreign_host(name, rest, command, line),
+        "rimraf" => vec![OpSpec::unknown(
+            name,
+            Dialect::Posix,
+            "rimraf deletes trees, and its glob and option rules differ between versions",
+        )],
         "remove-item" => vec![OpSpec::unknown(
             name,
             Dialect::Posix,
