@@ -66,16 +66,26 @@ pub(crate) enum Peeled {
     Ambiguous(String),
 }
 
+/// Returns `true` if `program` (a normalised name) with its first argument starts a runner.
+/// The Windows dialects use this: what a runner runs there is refused when the command has
+/// destructive words, since its arguments follow each tool's own quoting rules.
+pub(crate) fn starts(program: &str, first: Option<&str>) -> bool {
+    find(program, first).is_some()
+}
+
+fn find(program: &str, first: Option<&str>) -> Option<&'static Runner> {
+    RUNNERS
+        .iter()
+        .find(|r| r.program == program && (r.subcommand.is_none() || r.subcommand == first))
+}
+
 /// Peels a runner off the front of `args`.
 pub(crate) fn peel(args: &[Arg]) -> Peeled {
     let Some(program) = args.first().and_then(Arg::known).map(basename) else {
         return Peeled::NotARunner;
     };
     let subcommand = args.get(1).and_then(Arg::known);
-    let Some(found) = RUNNERS
-        .iter()
-        .find(|r| r.program == program && (r.subcommand.is_none() || r.subcommand == subcommand))
-    else {
+    let Some(found) = find(program, subcommand) else {
         return Peeled::NotARunner;
     };
     let mut index = 1 + usize::from(found.subcommand.is_some());

@@ -110,6 +110,9 @@ fn command(
             "start runs its command in another process",
         ),
         "robocopy" => windows::robocopy(&args, Dialect::Cmd).into_iter().collect(),
+        _ if crate::runners::starts(&name, args.first().and_then(Tok::literal)) => {
+            windows::runner(text, Dialect::Cmd)
+        }
         "rm" | "remove-item" | "ri" => vec![windows::mismatch(&name, Dialect::Cmd)],
         _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::interpreter(
             lang,

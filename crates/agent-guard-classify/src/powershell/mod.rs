@@ -175,6 +175,9 @@ fn words(
         "robocopy" => windows::robocopy(&toks, Dialect::PowerShell)
             .into_iter()
             .collect(),
+        _ if crate::runners::starts(&name, toks.first().and_then(Tok::literal)) => {
+            windows::runner(text, Dialect::PowerShell)
+        }
         _ if let Some(lang) = crate::inline_code::interpreter(&name) => {
             windows::interpreter(lang, &toks, line.source, piped, Dialect::PowerShell)
         }

@@ -331,3 +331,17 @@ pub(crate) fn interpreter(
         dialect,
     })
 }
+
+/// A package runner (`npx`, `uv run`, …) from cmd or PowerShell: what it runs is an unknown op
+/// when the command has destructive shell words or names a file-deletion API.
+pub(crate) fn runner(text: &str, dialect: Dialect) -> Vec<OpSpec> {
+    if smells(text) || crate::inline_code::deletes(text) {
+        vec![unknown(
+            "<opaque>",
+            dialect,
+            "a package runner runs the command",
+        )]
+    } else {
+        Vec::new()
+    }
+}
