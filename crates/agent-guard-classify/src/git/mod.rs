@@ -9,6 +9,7 @@ mod discard;
 mod push;
 mod refs;
 mod reset;
+mod worktree;
 
 use agent_guard_types::{Dialect, OpKind, OpSpec};
 
@@ -16,7 +17,17 @@ use crate::args::Arg;
 
 /// Subcommands that can destroy work (used to find the subcommand after unknown globals).
 const DESTRUCTIVE: &[&str] = &[
-    "clean", "reset", "restore", "checkout", "switch", "rm", "push", "stash", "branch",
+    "clean",
+    "reset",
+    "restore",
+    "checkout",
+    "switch",
+    "rm",
+    "push",
+    "stash",
+    "branch",
+    "worktree",
+    "submodule",
 ];
 
 /// Environment variables that do not change which repository or tree git acts on.
@@ -98,6 +109,8 @@ pub(crate) fn parse(args: &[Arg], context: GitContext) -> Option<OpSpec> {
         "push" => push::parse(rest),
         "stash" => refs::stash(rest),
         "branch" => refs::branch(rest),
+        "worktree" => worktree::worktree(rest),
+        "submodule" => worktree::submodule(rest),
         _ => None,
     }?;
     op.sub = Some(sub.to_owned());
