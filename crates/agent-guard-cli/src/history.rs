@@ -128,6 +128,13 @@ pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
         &args.txid,
     )?
     else {
+        if args.json {
+            printer::json(&serde_json::json!({
+                "txid": args.txid,
+                "error": format!("unknown transaction `{}`", args.txid),
+                "exit": ExitCode::InternalError.code(),
+            }));
+        }
         printer::err(&format!(
             "error: unknown transaction `{}`",
             sanitize(&args.txid)

@@ -37,11 +37,24 @@ pub fn run(cli: &Cli) -> ExitCode {
         Command::Uninstall(args) => install::uninstall(args),
         Command::Doctor(args) => install::doctor(args),
     };
-    result.unwrap_or_else(|error| report_error(&error))
+    result.unwrap_or_else(|error| report_error_as(&error, cli.command.json()))
 }
 
 /// Prints an error with its causes (uv style) and returns the internal-error exit code.
 pub fn report_error(error: &anyhow::Error) -> ExitCode {
+    report_error_as(error, false)
+}
+
+/// [`report_error`]; with `json`, the error is also printed on stdout as
+/// `{"error", "causes", "exit"}`, so a `--json` caller always gets JSON.
+pub fn report_error_as(error: &anyhow::Error, json: bool) -> ExitCode {
+    if json {
+        printer::json(&serde_json::json!({
+            "error": error.to_string(),
+            "causes": error.chain().skip(1).map(ToString::to_string).collect::<Vec<_>>(),
+            "exit": ExitCode::InternalError.code(),
+        }));
+    }
     printer::err(&format!("error: {}", printer::sanitize(&error.to_string())));
     for cause in error.chain().skip(1) {
         printer::err(&format!(

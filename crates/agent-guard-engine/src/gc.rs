@@ -67,7 +67,11 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
         return Ok(GcReport {
             plan,
             outcome: None,
-            error: Some("nothing selected".to_owned()),
+            error: Some(
+                "nothing selected: --execute needs --txid ID (repeatable) or --all-eligible; \
+                 run `agent-guard gc` first to see the plan"
+                    .to_owned(),
+            ),
             exit: 1,
         });
     } else {

@@ -59,3 +59,24 @@ pub enum Command {
     /// Check every installed agent-guard hook
     Doctor(DoctorArgs),
 }
+
+impl Command {
+    /// Whether the command was asked for JSON output (`--json`).
+    pub fn json(&self) -> bool {
+        match self {
+            Command::Check(a) => a.json,
+            Command::SafeDelete(a) => a.json,
+            Command::Restore(a) => a.json,
+            Command::Undo(a) => a.json,
+            Command::List(a) => a.json,
+            Command::Show(a) => a.json,
+            Command::Status(a) => a.json,
+            Command::Gc(a) => a.json,
+            Command::Demo(a) => a.json,
+            Command::Mode(a) => a.json,
+            Command::Install(a) => a.json,
+            Command::Uninstall(a) => a.json,
+            Command::Doctor(a) => a.json,
+        }
+    }
+}

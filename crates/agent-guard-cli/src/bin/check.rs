@@ -18,6 +18,6 @@ fn main() -> std::process::ExitCode {
         Err(error) => return agent_guard_cli::hook_mode::usage_error(&raw, &error).into(),
     };
     agent_guard_cli::check::run(&args.check)
-        .unwrap_or_else(|error| agent_guard_cli::report_error(&error))
+        .unwrap_or_else(|error| agent_guard_cli::report_error_as(&error, args.check.json))
         .into()
 }

@@ -273,6 +273,14 @@ fn gc_plans_by_default_and_respects_the_grace_window() {
         .output()
         .unwrap();
     assert_eq!(nothing.status.code(), Some(1), "nothing selected");
+    // --execute alone selects nothing and says how to select.
+    let bare = env.cmd("gc").arg("--execute").output().unwrap();
+    assert_eq!(bare.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&bare.stderr);
+    assert!(
+        stderr.contains("--txid") && stderr.contains("--all-eligible"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -292,4 +300,41 @@ fn status_reports_usage_and_decisions() {
             .unwrap()
             >= 1
     );
+}
+
+#[test]
+fn errors_under_json_are_json_on_stdout() {
+    let env = TestEnv::new();
+    let parse = |output: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {output:?}"))
+    };
+    // A command-specific error: an unknown transaction.
+    let show = env
+        .cmd("agent-guard")
+        .args(["show", "--json", "no-such-tx"])
+        .output()
+        .unwrap();
+    assert_eq!(show.status.code(), Some(1));
+    let report = parse(&show);
+    assert_eq!(report["txid"], "no-such-tx");
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown transaction")
+    );
+    // A generic error (the working directory does not exist), from the umbrella and from a
+    // thin binary.
+    let missing = std::path::Path::new("/nonexistent-agent-guard-test/dir");
+    for (bin, sub) in [("agent-guard", Some("list")), ("status", None)] {
+        let mut cmd = env.cmd(bin);
+        cmd.args(sub).args(["--json", "--cwd"]).arg(missing);
+        let output = cmd.output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{bin}: {output:?}");
+        let report = parse(&output);
+        assert_eq!(report["exit"], 1, "{bin}");
+        assert!(report["error"].is_string(), "{bin}: {report}");
+        assert!(!output.stderr.is_empty(), "the text error stays on stderr");
+    }
 }
