@@ -40,6 +40,11 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     ("rm *.log", "wildcards are opaque"),
     ("rm -rf \"$BUILD_DIR\"", "variables are opaque"),
+    (
+        "python3 -c \"import shutil; shutil.rmtree('build')\"",
+        "inline code that deletes is opaque",
+    ),
+    ("uv run rm -rf build", "package runners are seen through"),
     ("rm -rf ../other-project", "outside the workspace"),
     ("rm -rf .git", "git metadata is protected"),
     (

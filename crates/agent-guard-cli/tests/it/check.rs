@@ -170,3 +170,46 @@ fn cwd_flag_sets_the_base_directory() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["code"], "RELOCATE_PATHS", "{report}");
 }
+
+/// The README's first command: the demo runs on a fresh temporary workspace, and each row
+/// shows the verdict it claims to show.
+#[test]
+fn the_demo_runs_and_shows_the_verdicts_it_names() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .args(["demo", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let expected = [
+        ("ls -la && git status", "ALLOW_NOOP"),
+        ("grep -r \"rm -rf\" .", "ALLOW_NOOP"),
+        ("rm -rf build", "RELOCATE_TREE"),
+        ("rm ./build -rf", "RELOCATE_TREE"),
+        ("if true; then rm -rf build; fi", "RELOCATE_TREE"),
+        ("rm -rf {build,dist}", "RELOCATE_TREE"),
+        ("rm notes.txt", "RELOCATE_PATHS"),
+        ("rm -rf node_modules", "ALLOW_REGENERABLE"),
+        ("git clean -fdx", "RELOCATE_VIA_CLEAN_ENUMERATE"),
+        ("git reset --hard", "SNAPSHOT_GIT_STASH"),
+        ("cd src && rm -rf build", "COMPOUND_CWD_DELETE"),
+        ("rm *.log", "BLOCK_WILDCARD"),
+        ("rm -rf \"$BUILD_DIR\"", "BLOCK_UNDETERMINABLE_EFFECT"),
+        (
+            "python3 -c \"import shutil; shutil.rmtree('build')\"",
+            "BLOCK_UNDETERMINABLE_EFFECT",
+        ),
+        ("uv run rm -rf build", "RELOCATE_TREE"),
+        ("rm -rf ../other-project", "BLOCK_OUT_OF_WORKSPACE"),
+        ("rm -rf .git", "BLOCK_PROTECTED_PATH"),
+        ("rm -rf build; rm -rf ~", "BLOCK_PROTECTED_ANCESTOR"),
+        ("git push --force origin main", "BLOCK_FORCE_PUSH"),
+    ];
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["command"].as_str().unwrap(), r["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(got, expected);
+}
