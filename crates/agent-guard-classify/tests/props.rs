@@ -62,6 +62,17 @@ fn shellish() -> impl Strategy<Value = String> {
         "del",
         "/s",
         "Remove-Item",
+        "python3",
+        "node",
+        "-e",
+        "shutil.rmtree(",
+        "os.remove",
+        "uv",
+        "run",
+        "npx",
+        "rimraf",
+        "worktree",
+        "remove",
     ]);
     prop::collection::vec(atoms, 0..40).prop_map(|parts| parts.concat())
 }
@@ -86,9 +97,36 @@ proptest! {
         }
     }
 
+    /// Inline code that names a deletion API is an unknown op, whatever surrounds the call.
+    #[test]
+    fn inline_deletion_code_is_never_ignored(
+        call in prop::sample::select(vec![
+            ("python3 -c", "import shutil; shutil.rmtree(P)"),
+            ("python -Sc", "import os; os.remove(P)"),
+            ("node -e", "require(F).rmSync(P)"),
+            ("node --eval", "fs.unlinkSync(P)"),
+            ("ruby -e", "FileUtils.rm_rf(P)"),
+            ("perl -e", "unlink(P)"),
+            ("php -r", "unlink(P);"),
+            ("deno eval", "Deno.removeSync(P)"),
+        ]),
+        before in "[a-z0-9 =;.()\n]{0,30}",
+        after in "[a-z0-9 =;.()\n]{0,30}",
+        runner in prop::sample::select(vec!["", "sudo ", "uv run ", "npx ", "env A=1 "]),
+    ) {
+        let (program, code) = call;
+        let code = format!("{before}\n{code}\n{after}");
+        let line = format!("{runner}{program} '{code}'");
+        let result = classify(&line, Dialect::Posix);
+        prop_assert!(
+            result.ops.iter().any(|op| op.kind == OpKind::Unknown),
+            "{line:?} gave {:?}", result.ops
+        );
+    }
+
     /// Adding a wrapper in front never hides a delete.
     #[test]
-    fn wrappers_do_not_hide_deletes(target in "[a-z]{1,8}", wrapper in prop::sample::select(vec!["sudo", "env", "nice", "nohup", "command", "time", "exec", "timeout 5"])) {
+    fn wrappers_do_not_hide_deletes(target in "[a-z]{1,8}", wrapper in prop::sample::select(vec!["sudo", "env", "nice", "nohup", "command", "time", "exec", "timeout 5", "uv run", "poetry run", "npx", "direnv exec ."])) {
         let plain = classify(&format!("rm -rf {target}"), Dialect::Posix);
         let wrapped = classify(&format!("{wrapper} rm -rf {target}"), Dialect::Posix);
         prop_assert_eq!(plain.ops.len(), 1);
