@@ -17,13 +17,17 @@ use crate::smell::smells;
 /// The interpreter families.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lang {
+    /// `python`, `pypy` and the `py` launcher (`-c`).
     Python,
     /// Node.js and Bun (`-e`, `--eval`, `-p`, `--print`).
     Node,
     /// Deno (`deno eval CODE`).
     Deno,
+    /// Ruby (`-e`, repeatable).
     Ruby,
+    /// Perl (`-e`, `-E`, bundled as in `-ne`).
     Perl,
+    /// PHP (`-r`).
     Php,
 }
 
@@ -98,30 +102,21 @@ enum Source<'a> {
 
 /// The ops of an interpreter invocation: one unknown op when its code can delete files.
 pub(crate) fn classify(call: Invocation<'_>) -> Vec<OpSpec> {
-    let lang = call.lang;
-    let (smelly, what) = match source(lang, call.args) {
-        Source::Inline(codes) => (codes.iter().any(|c| deletes(c)), "inline"),
-        Source::Opaque => (
-            deletes(call.line) || smells(call.line),
-            "inline code that is not literal, on a line with deletion vocabulary:",
-        ),
-        Source::Stdin => match call.stdin {
-            Stdin::Unseen => (false, ""),
-            Stdin::Text(body) => (deletes(body), "heredoc"),
-            Stdin::Pipe(line) => (deletes(line), "piped"),
-        },
-        Source::Elsewhere => (false, ""),
-    };
-    if !smelly {
-        return Vec::new();
-    }
-    let note = if what.ends_with(':') {
-        format!("{what} {} can delete files", lang.label())
-    } else {
-        format!(
-            "{what} {} code can delete files; which ones cannot be known",
-            lang.label()
-        )
+    let label = call.lang.label();
+    let note = match (source(call.lang, call.args), call.stdin) {
+        (Source::Inline(codes), _) if codes.iter().any(|c| deletes(c)) => {
+            format!("inline {label} code can delete files; which ones cannot be known")
+        }
+        (Source::Opaque, _) if deletes(call.line) || smells(call.line) => {
+            format!("{label} code that is not literal, on a line with destructive words")
+        }
+        (Source::Stdin, Stdin::Text(body)) if deletes(body) => {
+            format!("a {label} program on stdin can delete files; which ones cannot be known")
+        }
+        (Source::Stdin, Stdin::Pipe(line)) if deletes(line) => {
+            format!("a piped {label} program can delete files; which ones cannot be known")
+        }
+        _ => return Vec::new(),
     };
     vec![OpSpec::unknown("<inline code>", call.dialect, note)]
 }
