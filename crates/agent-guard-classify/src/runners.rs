@@ -86,7 +86,7 @@ pub(crate) fn peel(args: &[Arg]) -> Peeled {
     };
     let subcommand = args.get(1).and_then(Arg::known);
     let Some(found) = find(program, subcommand) else {
-        return Peeled::NotARunner;
+        return global_options_first(program, args);
     };
     let mut index = 1 + usize::from(found.subcommand.is_some());
     match args.get(index).and_then(Arg::known) {
@@ -97,6 +97,29 @@ pub(crate) fn peel(args: &[Arg]) -> Peeled {
         _ => {}
     }
     Peeled::Runs(found.program, index + found.operands)
+}
+
+/// `uv --directory x run …`, `pnpm --dir x exec …`: options before the runner's
+/// subcommand (global options) have unknown arity, so where the command starts is unknown.
+fn global_options_first(program: &str, args: &[Arg]) -> Peeled {
+    if !args
+        .get(1)
+        .and_then(Arg::known)
+        .is_some_and(|t| t.starts_with('-') && t.len() > 1)
+    {
+        return Peeled::NotARunner;
+    }
+    let later = RUNNERS
+        .iter()
+        .filter(|r| r.program == program)
+        .filter_map(|r| r.subcommand)
+        .find(|sub| args[2..].iter().any(|a| a.known() == Some(*sub)));
+    match later {
+        Some(sub) => Peeled::Ambiguous(format!(
+            "{program} options before `{sub}` have unknown arity"
+        )),
+        None => Peeled::NotARunner,
+    }
 }
 
 #[cfg(test)]
@@ -136,7 +159,10 @@ mod tests {
             Peeled::NotARunner
         );
         assert_eq!(peel_words(&["npm", "run", "clean"]), Peeled::NotARunner);
-        assert_eq!(peel_words(&["bun", "-e", "x"]), Peeled::NotARunner);
+        assert_eq!(
+            peel_words(&["bun", "-e", "console.log(1)"]),
+            Peeled::NotARunner
+        );
         assert_eq!(peel_words(&["rm", "x"]), Peeled::NotARunner);
     }
 
@@ -150,5 +176,18 @@ mod tests {
             peel_words(&["conda", "run", "-n", "env", "rm", "x"]),
             Peeled::Ambiguous(_)
         ));
+        assert!(matches!(
+            peel_words(&["uv", "--directory", "sub", "run", "rm", "x"]),
+            Peeled::Ambiguous(_)
+        ));
+        assert!(matches!(
+            peel_words(&["pnpm", "--dir", "web", "dlx", "rimraf", "x"]),
+            Peeled::Ambiguous(_)
+        ));
+        assert_eq!(
+            peel_words(&["uv", "--version"]),
+            Peeled::NotARunner,
+            "no subcommand that runs a command"
+        );
     }
 }
