@@ -95,7 +95,7 @@ fn current_exe() -> anyhow::Result<PathBuf> {
 }
 
 fn parse_harness(name: &str) -> anyhow::Result<Harness> {
-    Harness::parse(name).ok_or_else(|| anyhow::anyhow!("unknown harness `{name}`"))
+    Harness::parse_name(name).ok_or_else(|| anyhow::anyhow!("unknown harness `{name}`"))
 }
 
 fn scope(args: ScopeArgs) -> Scope {

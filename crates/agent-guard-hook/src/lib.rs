@@ -42,81 +42,10 @@ mod windsurf;
 
 use std::path::PathBuf;
 
+pub use agent_guard_types::Harness;
 pub use detect::detect;
 pub use outcome::{Outcome, Refusal, codes};
 pub use payload::{MAX_PAYLOAD_BYTES, Malformed};
-
-/// A harness whose hook protocol agent-guard speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Harness {
-    /// Claude Code `PreToolUse`.
-    ClaudeCode,
-    /// Codex CLI `PreToolUse`.
-    Codex,
-    /// Gemini CLI `BeforeTool`.
-    Gemini,
-    /// GitHub Copilot CLI `preToolUse`.
-    Copilot,
-    /// Cursor `beforeShellExecution`.
-    Cursor,
-    /// Cline `PreToolUse` hook file.
-    Cline,
-    /// Windsurf (Cascade) `pre_run_command`.
-    Windsurf,
-    /// `{"command", "cwd", "dialect"?}` in, the engine's report out (exit 0/2/3).
-    Generic,
-}
-
-impl Harness {
-    /// Every harness, in documentation order.
-    pub const ALL: [Harness; 8] = [
-        Harness::ClaudeCode,
-        Harness::Codex,
-        Harness::Gemini,
-        Harness::Copilot,
-        Harness::Cursor,
-        Harness::Cline,
-        Harness::Windsurf,
-        Harness::Generic,
-    ];
-
-    /// The stable name used with `--harness`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "claude-code",
-            Harness::Codex => "codex",
-            Harness::Gemini => "gemini",
-            Harness::Copilot => "copilot",
-            Harness::Cursor => "cursor",
-            Harness::Cline => "cline",
-            Harness::Windsurf => "windsurf",
-            Harness::Generic => "generic",
-        }
-    }
-
-    /// Parses a stable name (case-insensitive); `None` for anything else, including `auto`.
-    pub fn parse_name(name: &str) -> Option<Harness> {
-        let name = name.trim();
-        Harness::ALL
-            .into_iter()
-            .find(|h| h.name().eq_ignore_ascii_case(name))
-    }
-
-    /// Whether the harness can put a question to the user itself (native `ask`).
-    pub const fn can_ask(self) -> bool {
-        matches!(
-            self,
-            Harness::ClaudeCode | Harness::Copilot | Harness::Cursor | Harness::Generic
-        )
-    }
-}
-
-impl std::fmt::Display for Harness {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// A shell command a harness is about to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,19 +159,6 @@ pub fn render(harness: Harness, outcome: &Outcome) -> HookReply {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_round_trip() {
-        for harness in Harness::ALL {
-            assert_eq!(Harness::parse_name(harness.name()), Some(harness));
-        }
-        assert_eq!(
-            Harness::parse_name("Claude-Code"),
-            Some(Harness::ClaudeCode)
-        );
-        assert_eq!(Harness::parse_name("auto"), None);
-        assert_eq!(Harness::parse_name("claude"), None);
-    }
 
     #[test]
     fn the_five_malformed_kinds_are_malformed_for_every_harness() {

@@ -7,72 +7,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
-/// An agent harness whose pre-tool hook can call `agent-guard check --enforce --harness <name>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum Harness {
-    /// Claude Code by Anthropic (`PreToolUse`, matcher `Bash`).
-    ClaudeCode,
-    /// The Codex CLI by `OpenAI` (`PreToolUse`, matcher `Bash`).
-    Codex,
-    /// Gemini CLI by Google (`BeforeTool`, matcher `run_shell_command`).
-    Gemini,
-    /// GitHub Copilot CLI (`preToolUse`).
-    Copilot,
-    /// Cursor (`beforeShellExecution`).
-    Cursor,
-    /// Cline (a `PreToolUse` hook script).
-    Cline,
-    /// Windsurf Cascade (`pre_run_command`).
-    Windsurf,
-    /// Any other harness: no config file; it calls the hook itself.
-    Generic,
-}
-
-impl Harness {
-    /// Every harness, in documentation order.
-    pub const ALL: [Harness; 8] = [
-        Harness::ClaudeCode,
-        Harness::Codex,
-        Harness::Gemini,
-        Harness::Copilot,
-        Harness::Cursor,
-        Harness::Cline,
-        Harness::Windsurf,
-        Harness::Generic,
-    ];
-
-    /// The name used on the command line and in `--harness`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "claude-code",
-            Harness::Codex => "codex",
-            Harness::Gemini => "gemini",
-            Harness::Copilot => "copilot",
-            Harness::Cursor => "cursor",
-            Harness::Cline => "cline",
-            Harness::Windsurf => "windsurf",
-            Harness::Generic => "generic",
-        }
-    }
-
-    /// Parses a harness name.
-    pub fn parse(name: &str) -> Option<Harness> {
-        Harness::ALL.into_iter().find(|h| h.name() == name)
-    }
-
-    /// Whether `install` can write this harness's configuration (every harness but `generic`).
-    pub const fn installable(self) -> bool {
-        !matches!(self, Harness::Generic)
-    }
-}
-
-impl fmt::Display for Harness {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use agent_guard_types::Harness;
 
 /// Where a hook is installed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -215,14 +150,6 @@ pub(crate) fn canonical(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_round_trip() {
-        for harness in Harness::ALL {
-            assert_eq!(Harness::parse(harness.name()), Some(harness));
-        }
-        assert_eq!(Harness::parse("vim"), None);
-    }
 
     #[test]
     fn canonical_keeps_missing_suffix() {

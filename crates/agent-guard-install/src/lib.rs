@@ -18,7 +18,7 @@
 //! ```
 //! use agent_guard_install::Harness;
 //!
-//! assert_eq!(Harness::parse("claude-code"), Some(Harness::ClaudeCode));
+//! assert_eq!(Harness::parse_name("claude-code"), Some(Harness::ClaudeCode));
 //! assert!(!Harness::Generic.installable());
 //! ```
 

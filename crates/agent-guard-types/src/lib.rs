@@ -23,6 +23,7 @@
 
 mod decision;
 mod dialect;
+mod harness;
 mod mode;
 mod op;
 mod path;
@@ -33,6 +34,7 @@ mod world;
 
 pub use decision::Decision;
 pub use dialect::{Dialect, DialectResolution, DialectSource};
+pub use harness::Harness;
 pub use mode::SessionMode;
 pub use op::{OpKind, OpSpec, Shape, Span, Target};
 pub use path::{EntryKind, PathSpec, Protected};
