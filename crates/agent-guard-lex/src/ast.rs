@@ -17,6 +17,18 @@ pub struct Script {
     pub error: Option<LexError>,
 }
 
+impl Script {
+    /// A lexer's result: its commands sorted by where their text starts (nested commands are
+    /// collected when they end), and its first error.
+    pub(crate) fn in_source_order(
+        mut commands: Vec<SimpleCommand>,
+        error: Option<LexError>,
+    ) -> Script {
+        commands.sort_by_key(|c| c.span.start);
+        Script { commands, error }
+    }
+}
+
 /// How a simple command is joined to the one before it at the same nesting level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Separator {

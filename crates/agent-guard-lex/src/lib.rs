@@ -11,6 +11,7 @@ pub mod ast;
 pub mod cmd;
 mod cursor;
 pub mod expand;
+mod list;
 pub mod posix;
 pub mod powershell;
 mod wordbuf;

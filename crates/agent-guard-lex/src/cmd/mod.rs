@@ -24,6 +24,7 @@ use agent_guard_types::Span;
 
 use crate::ast::{CommandContext, LexErrorKind, Script, Separator, SimpleCommand, nested};
 use crate::cursor::{Cursor, deref_cursor};
+use crate::list::ListState;
 
 mod control;
 mod word;
@@ -40,14 +41,8 @@ pub use crate::cursor::MAX_DEPTH;
 pub fn lex(text: &str) -> Script {
     let mut lexer = Lexer::new(text);
     lexer.parse_top();
-    let Lexer {
-        mut commands, cur, ..
-    } = lexer;
-    commands.sort_by_key(|c| c.span.start);
-    Script {
-        commands,
-        error: cur.error,
-    }
+    let Lexer { commands, cur, .. } = lexer;
+    Script::in_source_order(commands, cur.error)
 }
 
 /// Context of commands inside `if` and `for` bodies.
@@ -128,59 +123,33 @@ impl<'a> Lexer<'a> {
 
     /// Lexes commands joined by separators until the region ends or a block closes.
     fn parse_list(&mut self, ctx: CommandContext) -> Stop {
-        let mut sep = Separator::Start;
-        let mut after_cmd = false;
-        let mut dangling: Option<usize> = None;
+        let mut list = ListState::new();
         loop {
             self.skip_blanks();
             let start = self.pos;
             let Some(b) = self.peek() else {
-                return self.end_list(Stop::Eof, dangling);
+                return list.end(&mut self.cur, Stop::Eof);
             };
             let op = match b {
                 b'\n' => {
                     self.pos += 1;
-                    if after_cmd {
-                        sep = Separator::Sequence;
-                        after_cmd = false;
-                    }
+                    list.line_end();
                     continue;
                 }
-                b')' if self.blocks > 0 => return self.end_list(Stop::Close, dangling),
+                b')' if self.blocks > 0 => return list.end(&mut self.cur, Stop::Close),
                 b'&' if self.peek_at(1) == Some(b'&') => Some((Separator::And, 2)),
                 b'&' => Some((Separator::Sequence, 1)),
                 b'|' if self.peek_at(1) == Some(b'|') => Some((Separator::Or, 2)),
                 b'|' => Some((Separator::Pipe, 1)),
                 _ => None,
             };
-            if let Some((s, len)) = op {
-                if !after_cmd {
-                    self.set_error(LexErrorKind::Malformed, start, start + len);
-                }
-                self.pos += len;
-                sep = s;
-                after_cmd = false;
-                dangling =
-                    matches!(s, Separator::And | Separator::Or | Separator::Pipe).then_some(start);
+            if let Some((sep, len)) = op {
+                list.operator(&mut self.cur, sep, start, len);
                 continue;
             }
-            self.parse_command(ctx, sep, false);
-            if self.pos == start && !self.aborted {
-                // Defensive: nothing could be lexed here; skip one char rather than spin.
-                self.set_error(LexErrorKind::Malformed, start, start + 1);
-                self.pos += self.char_len_at(start);
-            }
-            sep = Separator::Sequence;
-            after_cmd = true;
-            dangling = None;
+            self.parse_command(ctx, list.separator(), false);
+            list.command(&mut self.cur, start);
         }
-    }
-
-    fn end_list(&mut self, stop: Stop, dangling: Option<usize>) -> Stop {
-        if let Some(p) = dangling {
-            self.set_error(LexErrorKind::Malformed, p, p + 1);
-        }
-        stop
     }
 
     /// Lexes one command at command position: a block, `if`, `for` or a simple command.

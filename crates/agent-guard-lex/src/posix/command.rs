@@ -5,6 +5,7 @@ use agent_guard_types::Span;
 use super::Lexer;
 use super::word::{WordMode, is_assignment};
 use crate::ast::{CommandContext, LexErrorKind, Separator, SimpleCommand};
+use crate::list::ListState;
 
 /// Reserved words (recognised only where a command may start).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,33 +163,27 @@ impl Lexer<'_> {
 
     /// Lexes a command list: pipelines and and-or lists separated by `;`, `&` or newlines.
     pub(super) fn parse_list(&mut self, ctx: CommandContext) -> Stop {
-        let mut sep = Separator::Start;
-        let mut after_cmd = false;
-        // A binary operator still waiting for its right-hand command.
-        let mut dangling: Option<usize> = None;
+        let mut list = ListState::new();
         loop {
             self.skip_blanks();
             let start = self.pos;
             let Some(b) = self.peek() else {
-                return self.end_list(Stop::Eof, dangling);
+                return list.end(&mut self.cur, Stop::Eof);
             };
             let op = match b {
                 b'\n' => {
                     self.consume_newline();
-                    if after_cmd {
-                        sep = Separator::Sequence;
-                        after_cmd = false;
-                    }
+                    list.line_end();
                     continue;
                 }
                 b'#' => {
                     self.skip_comment();
                     continue;
                 }
-                b')' => return self.end_list(Stop::Paren, dangling),
+                b')' => return list.end(&mut self.cur, Stop::Paren),
                 b';' => match (self.peek_at(1), self.peek_at(2)) {
-                    (Some(b';'), Some(b'&')) => return self.end_list(Stop::CaseTerm(3), dangling),
-                    (Some(b';' | b'&'), _) => return self.end_list(Stop::CaseTerm(2), dangling),
+                    (Some(b';'), Some(b'&')) => return list.end(&mut self.cur, Stop::CaseTerm(3)),
+                    (Some(b';' | b'&'), _) => return list.end(&mut self.cur, Stop::CaseTerm(2)),
                     _ => Some((Separator::Sequence, 1)),
                 },
                 b'&' => match self.peek_at(1) {
@@ -203,42 +198,18 @@ impl Lexer<'_> {
                 },
                 _ => None,
             };
-            if let Some((s, len)) = op {
-                if !after_cmd {
-                    self.set_error(LexErrorKind::Malformed, start, start + len);
-                }
-                self.pos += len;
-                sep = s;
-                after_cmd = false;
-                dangling = matches!(
-                    s,
-                    Separator::And | Separator::Or | Separator::Pipe | Separator::PipeAll
-                )
-                .then_some(start);
+            if let Some((sep, len)) = op {
+                list.operator(&mut self.cur, sep, start, len);
                 continue;
             }
             if let Some(kw) = self.peek_reserved()
                 && kw.ends_list()
             {
-                return self.end_list(Stop::Reserved(kw), dangling);
+                return list.end(&mut self.cur, Stop::Reserved(kw));
             }
-            self.parse_command(ctx, sep);
-            if self.pos == start && !self.aborted {
-                // Defensive: nothing could be lexed here; skip one char rather than spin.
-                self.set_error(LexErrorKind::Malformed, start, start + 1);
-                self.pos += self.char_len_at(start);
-            }
-            sep = Separator::Sequence;
-            after_cmd = true;
-            dangling = None;
+            self.parse_command(ctx, list.separator());
+            list.command(&mut self.cur, start);
         }
-    }
-
-    fn end_list(&mut self, stop: Stop, dangling: Option<usize>) -> Stop {
-        if let Some(p) = dangling {
-            self.set_error(LexErrorKind::Malformed, p, p + 1);
-        }
-        stop
     }
 
     /// Lexes one command (simple or compound) in command position.

@@ -35,9 +35,8 @@ pub use crate::cursor::MAX_DEPTH;
 pub fn lex(text: &str) -> Script {
     let mut lexer = Lexer::new(text, 0);
     lexer.parse_top(CommandContext::default());
-    let (mut commands, error) = lexer.finish();
-    commands.sort_by_key(|c| c.span.start);
-    Script { commands, error }
+    let (commands, error) = lexer.finish();
+    Script::in_source_order(commands, error)
 }
 
 /// Everything a failed `((` attempt must undo.

@@ -28,6 +28,7 @@ use agent_guard_types::Span;
 
 use crate::ast::{CommandContext, LexErrorKind, Script, Separator, SimpleCommand, nested};
 use crate::cursor::{Cursor, deref_cursor};
+use crate::list::ListState;
 
 mod statement;
 mod word;
@@ -44,14 +45,8 @@ pub use crate::cursor::MAX_DEPTH;
 pub fn lex(text: &str) -> Script {
     let mut lexer = Lexer::new(text);
     lexer.parse_top();
-    let Lexer {
-        mut commands, cur, ..
-    } = lexer;
-    commands.sort_by_key(|c| c.span.start);
-    Script {
-        commands,
-        error: cur.error,
-    }
+    let Lexer { commands, cur, .. } = lexer;
+    Script::in_source_order(commands, cur.error)
 }
 
 /// Grows an optional span to cover `s`.
@@ -179,22 +174,18 @@ impl<'a> Lexer<'a> {
     /// Lexes statements until the region ends or `closer` (not consumed) is reached. A
     /// closer that closes nothing is reported and skipped.
     fn parse_statements(&mut self, ctx: CommandContext, closer: Option<u8>) -> Stop {
-        let mut sep = Separator::Start;
-        let mut after_cmd = false;
-        let mut dangling: Option<usize> = None;
+        let mut list = ListState::new();
         loop {
             self.skip_blanks();
             let start = self.pos;
             let Some(b) = self.peek() else {
-                return self.end_list(Stop::Eof, dangling);
+                return list.end(&mut self.cur, Stop::Eof);
             };
             let op = match b {
-                b'\n' => {
+                // Empty statements (`;;`) are allowed: `;` only ends a statement.
+                b'\n' | b';' => {
                     self.pos += 1;
-                    if after_cmd {
-                        sep = Separator::Sequence;
-                        after_cmd = false;
-                    }
+                    list.line_end();
                     continue;
                 }
                 b'#' => {
@@ -207,55 +198,25 @@ impl<'a> Lexer<'a> {
                 }
                 b')' | b'}' => {
                     if closer == Some(b) {
-                        return self.end_list(Stop::Close, dangling);
+                        return list.end(&mut self.cur, Stop::Close);
                     }
                     self.set_error(LexErrorKind::UnexpectedClose, start, start + 1);
                     self.pos += 1;
                     continue;
                 }
-                b';' => Some((Separator::Sequence, 1)),
                 b'|' if self.peek_at(1) == Some(b'|') => Some((Separator::Or, 2)),
                 b'|' => Some((Separator::Pipe, 1)),
                 b'&' if self.peek_at(1) == Some(b'&') => Some((Separator::And, 2)),
-                b'&' if after_cmd => Some((Separator::Background, 1)),
+                b'&' if list.after_command() => Some((Separator::Background, 1)),
                 _ => None,
             };
-            if let Some((s, len)) = op {
-                self.pos += len;
-                if s == Separator::Sequence {
-                    // Empty statements (`;;`) are allowed.
-                    if after_cmd {
-                        sep = s;
-                        after_cmd = false;
-                    }
-                    continue;
-                }
-                if !after_cmd {
-                    self.set_error(LexErrorKind::Malformed, start, start + len);
-                }
-                sep = s;
-                after_cmd = false;
-                dangling =
-                    matches!(s, Separator::And | Separator::Or | Separator::Pipe).then_some(start);
+            if let Some((sep, len)) = op {
+                list.operator(&mut self.cur, sep, start, len);
                 continue;
             }
-            self.parse_statement(ctx, sep);
-            if self.pos == start && !self.aborted {
-                // Defensive: nothing could be lexed here; skip one char rather than spin.
-                self.set_error(LexErrorKind::Malformed, start, start + 1);
-                self.pos += self.char_len_at(start);
-            }
-            sep = Separator::Sequence;
-            after_cmd = true;
-            dangling = None;
+            self.parse_statement(ctx, list.separator());
+            list.command(&mut self.cur, start);
         }
-    }
-
-    fn end_list(&mut self, stop: Stop, dangling: Option<usize>) -> Stop {
-        if let Some(p) = dangling {
-            self.set_error(LexErrorKind::Malformed, p, p + 1);
-        }
-        stop
     }
 
     /// Lexes a `( … )` or `{ … }` group at `pos` as statements in `ctx`, consuming the
