@@ -35,7 +35,10 @@ mod windows;
 mod windows_verbs;
 mod wrappers;
 
-use agent_guard_types::{Dialect, OpSpec};
+use agent_guard_lex::{LexError, Script, SimpleCommand};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Span};
+
+use crate::shapes::Positions;
 
 pub use smell::smells;
 
@@ -58,6 +61,50 @@ impl Classification {
             parse_error: Some(note),
             commands: 0,
         }
+    }
+
+    /// A line the lexer rejected: unparseable when it has destructive words (fail closed),
+    /// otherwise no ops, with the error kept.
+    fn lex_failed(script: &Script, error: &LexError, text: &str, dialect: Dialect) -> Self {
+        let parse_error = Some(error.to_string());
+        if smells(text) {
+            let mut result = Classification::unparseable(dialect, error.kind.as_str().to_owned());
+            result.parse_error = parse_error;
+            return result;
+        }
+        Classification {
+            ops: Vec::new(),
+            parse_error,
+            commands: script.commands.len(),
+        }
+    }
+
+    /// The classification of a lexed line from its ops: the line's shape rules applied,
+    /// commands counted without the empty ones.
+    fn of_ops(mut ops: Vec<OpSpec>, positions: &Positions, script: &Script) -> Self {
+        let commands = script
+            .commands
+            .iter()
+            .filter(|c| !c.words.is_empty())
+            .count();
+        shapes::apply(&mut ops, positions, commands);
+        Classification {
+            ops,
+            parse_error: None,
+            commands,
+        }
+    }
+}
+
+/// Places an op of command `index` in its line: its segment, its span (the command's when
+/// the op has none), and undeterminable inside a command substitution.
+fn place(op: &mut OpSpec, index: usize, command: &SimpleCommand) {
+    op.segment_index = index;
+    if op.span == Span::default() {
+        op.span = command.span;
+    }
+    if command.context.in_substitution && op.kind != OpKind::Unknown {
+        op.mark_undeterminable("destructive command inside a command substitution");
     }
 }
 

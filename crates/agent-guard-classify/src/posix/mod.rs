@@ -8,7 +8,7 @@ use agent_guard_types::{Dialect, OpKind, OpSpec};
 
 use crate::args::{Arg, basename, expand_all};
 use crate::git::{self, GitContext};
-use crate::shapes::{self, Positions};
+use crate::shapes::Positions;
 use crate::smell::smells;
 use crate::wrappers::{self, Unwrap};
 use crate::{Classification, find, fs_delete, windows_verbs};
@@ -24,18 +24,7 @@ pub(crate) fn classify(text: &str, nesting: u32) -> Classification {
     };
     let script = posix::lex(&text);
     if let Some(error) = &script.error {
-        let parse_error = Some(error.to_string());
-        if smells(&text) {
-            let mut result =
-                Classification::unparseable(Dialect::Posix, error.kind.as_str().to_owned());
-            result.parse_error = parse_error;
-            return result;
-        }
-        return Classification {
-            ops: Vec::new(),
-            parse_error,
-            commands: script.commands.len(),
-        };
+        return Classification::lex_failed(&script, error, &text, Dialect::Posix);
     }
     classify_script(&script, &text, nesting)
 }
@@ -51,27 +40,11 @@ fn classify_script(script: &Script, source: &str, nesting: u32) -> Classificatio
     };
     for (index, command) in script.commands.iter().enumerate() {
         for mut op in classify_command(command, index, &mut line, &mut positions) {
-            op.segment_index = index;
-            if op.span == agent_guard_types::Span::default() {
-                op.span = command.span;
-            }
-            if command.context.in_substitution && op.kind != OpKind::Unknown {
-                op.mark_undeterminable("destructive command inside a command substitution");
-            }
+            crate::place(&mut op, index, command);
             ops.push(op);
         }
     }
-    let commands = script
-        .commands
-        .iter()
-        .filter(|c| !c.words.is_empty())
-        .count();
-    shapes::apply(&mut ops, &positions, commands);
-    Classification {
-        ops,
-        parse_error: None,
-        commands,
-    }
+    Classification::of_ops(ops, &positions, script)
 }
 
 /// Per-line state shared by the commands of one script.

@@ -4,10 +4,10 @@
 mod tok;
 
 use agent_guard_lex::{Script, SimpleCommand};
-use agent_guard_types::{Dialect, OpKind, OpSpec, Span, Target};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Target};
 
 use crate::args::Arg;
-use crate::shapes::{self, Positions};
+use crate::shapes::Positions;
 use crate::smell::smells;
 use crate::{Classification, find, git};
 
@@ -64,17 +64,7 @@ pub(crate) fn classify(
 ) -> Classification {
     let script = lex(text);
     if let Some(error) = &script.error {
-        let parse_error = Some(error.to_string());
-        if smells(text) {
-            let mut result = Classification::unparseable(dialect, error.kind.as_str().to_owned());
-            result.parse_error = parse_error;
-            return result;
-        }
-        return Classification {
-            ops: Vec::new(),
-            parse_error,
-            commands: script.commands.len(),
-        };
+        return Classification::lex_failed(&script, error, text, dialect);
     }
     let mut ops = Vec::new();
     let mut positions = Positions::default();
@@ -88,27 +78,11 @@ pub(crate) fn classify(
     for (index, cmd) in script.commands.iter().enumerate() {
         positions.note_windows_redirects(cmd, index);
         for mut op in command(&script, index, &mut line, &mut positions) {
-            op.segment_index = index;
-            if op.span == Span::default() {
-                op.span = cmd.span;
-            }
-            if cmd.context.in_substitution && op.kind != OpKind::Unknown {
-                op.mark_undeterminable("destructive command inside a command substitution");
-            }
+            crate::place(&mut op, index, cmd);
             ops.push(op);
         }
     }
-    let commands = script
-        .commands
-        .iter()
-        .filter(|c| !c.words.is_empty())
-        .count();
-    shapes::apply(&mut ops, &positions, commands);
-    Classification {
-        ops,
-        parse_error: None,
-        commands,
-    }
+    Classification::of_ops(ops, &positions, &script)
 }
 
 /// Finds each command's owner with a stack: commands are sorted by where they start, and a
