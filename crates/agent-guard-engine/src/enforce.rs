@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use agent_guard_recovery::{Progress, Quarantine, RelocateItem, RelocationReport};
+use agent_guard_recovery::{Progress, Quarantine, RelocationReport};
 use agent_guard_types::{Decision, PathSpec, Plan, ReasonCode, TxId};
 
 use crate::check::{CheckRequest, Judged, audit_fields, audit_log, error_chain};
@@ -150,15 +150,7 @@ fn relocate(
     progress: &dyn Progress,
 ) -> Outcome {
     let txid = new_txid(runtime);
-    let items: Vec<RelocateItem> = specs
-        .iter()
-        .filter_map(|s| {
-            s.physical.clone().map(|origin| RelocateItem {
-                origin,
-                raw: s.raw.clone(),
-            })
-        })
-        .collect();
+    let items = crate::store::relocate_items(specs);
     let meta = json!({"tool": "check --enforce", "check_id": check_id, "command": "<redacted>"});
     let meta = meta.as_object().cloned().unwrap_or_default();
     match store.relocate(&items, &txid, meta, progress) {
