@@ -350,9 +350,13 @@ impl Quarantine {
                 .is_some_and(|r| fs_err::canonicalize(self.workspace()).ok() == Some(r))
     }
 
-    /// Returns `true` if some manifest record names `id` (a quick, unlocked look).
+    /// Returns `true` if the manifest may name `id`: a quick, unlocked byte search for the
+    /// quoted id (ids are `[A-Za-z0-9_-]`), so an unknown id creates nothing. A
+    /// false positive only costs the locked lookup that follows.
     fn manifest_mentions(&self, id: &TxId) -> bool {
-        ManifestIndex::load(&self.manifest()).is_ok_and(|index| index.contains(id.as_str()))
+        let needle = format!("\"{}\"", id.as_str());
+        std::fs::read(self.manifest().path())
+            .is_ok_and(|bytes| memchr::memmem::find(&bytes, needle.as_bytes()).is_some())
     }
 
     /// The newest transaction of this workspace that still has something to restore
