@@ -41,17 +41,23 @@ pub struct GcReport {
     pub exit: i32,
 }
 
+/// The retention policy of `workspace` (from `.agent-guard.toml` or the environment) at
+/// `runtime`'s now.
+pub(crate) fn gc_policy(workspace: &Workspace, runtime: &Runtime) -> GcPolicy {
+    GcPolicy {
+        retention_days: workspace.settings.retention_days,
+        max_bytes: workspace.settings.retention_max_bytes,
+        grace_minutes: workspace.settings.grace_minutes,
+        now: runtime.now(),
+    }
+}
+
 /// Plans, or executes, garbage collection of the quarantine.
 pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport> {
     let workspace = Workspace::open(cwd, env)?;
     let runtime = Runtime::from_env(env)?;
     let store = quarantine(&workspace, &runtime, env);
-    let policy = GcPolicy {
-        retention_days: workspace.settings.retention_days,
-        max_bytes: workspace.settings.retention_max_bytes,
-        grace_minutes: workspace.settings.grace_minutes,
-        now: runtime.now(),
-    };
+    let policy = gc_policy(&workspace, &runtime);
     let plan = store.gc_plan(&policy)?;
     if !request.execute {
         return Ok(GcReport {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use agent_guard_audit::AuditLog;
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{GcEntry, GcPolicy, Reconciled, Usage, read_mode};
+use agent_guard_recovery::{GcEntry, Reconciled, Usage, read_mode};
 use agent_guard_types::SessionMode;
 
 use crate::error::Result;
@@ -71,12 +71,7 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
     let runtime = Runtime::from_env(env)?;
     let store = quarantine(&workspace, &runtime, env);
     let state = read_mode(workspace.trash(), workspace.settings.session.as_deref());
-    let policy = GcPolicy {
-        retention_days: workspace.settings.retention_days,
-        max_bytes: workspace.settings.retention_max_bytes,
-        grace_minutes: workspace.settings.grace_minutes,
-        now: runtime.now(),
-    };
+    let policy = crate::gc::gc_policy(&workspace, &runtime);
     let overview = store.overview(&policy)?;
     let plan = overview.plan;
     let log = AuditLog::new(workspace.trash(), workspace.settings.session.as_deref());
