@@ -99,17 +99,10 @@ fn stored(trash: &Path) -> Option<Stored> {
 /// The bytes after `stored.offset`, or `None` when the bytes before it are not the ones
 /// the checkpoint recorded.
 fn read_after(file: &mut std::fs::File, stored: &Stored) -> std::io::Result<Option<Unread>> {
-    let length = file.metadata()?.len();
-    if stored.offset > length {
+    if stored.offset > file.metadata()?.len() {
         return Ok(None);
     }
-    let tail_start = stored.offset.saturating_sub(TAIL_LEN);
-    file.seek(SeekFrom::Start(tail_start))?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    let Ok(split) = usize::try_from(stored.offset - tail_start) else {
-        return Ok(None);
-    };
+    let (mut bytes, split) = read_around(file, stored.offset)?;
     if bytes.len() < split || bytes[split - 1] != b'\n' || hex(&bytes[..split]) != stored.tail {
         return Ok(None);
     }
@@ -117,6 +110,17 @@ fn read_after(file: &mut std::fs::File, stored: &Stored) -> std::io::Result<Opti
         start: stored.offset,
         bytes: bytes.split_off(split),
     }))
+}
+
+/// The manifest's bytes from [`TAIL_LEN`] before `offset` (> 0) to its end, and where
+/// `offset` falls in them.
+fn read_around(file: &mut std::fs::File, offset: u64) -> std::io::Result<(Vec<u8>, usize)> {
+    let tail_start = offset.saturating_sub(TAIL_LEN);
+    file.seek(SeekFrom::Start(tail_start))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let split = usize::try_from(offset - tail_start).map_err(std::io::Error::other)?;
+    Ok((bytes, split))
 }
 
 /// Records `closed` for `manifest`. Best effort: a checkpoint that cannot be written only
@@ -127,22 +131,18 @@ pub(crate) fn store(trash: &Path, manifest: &Path, closed: Closed) {
     if offset == 0 {
         return;
     }
-    let tail = (|| -> std::io::Result<Vec<u8>> {
-        let mut file = std::fs::File::open(manifest)?;
-        let tail_start = offset.saturating_sub(TAIL_LEN);
-        file.seek(SeekFrom::Start(tail_start))?;
-        let mut tail = Vec::new();
-        file.take(offset - tail_start).read_to_end(&mut tail)?;
-        Ok(tail)
-    })();
-    let Ok(tail) = tail else { return };
-    if u64::try_from(tail.len()).ok() != Some(offset - offset.saturating_sub(TAIL_LEN)) {
+    let Ok((bytes, split)) =
+        std::fs::File::open(manifest).and_then(|mut file| read_around(&mut file, offset))
+    else {
         return;
-    }
+    };
+    let Some(tail) = bytes.get(..split) else {
+        return;
+    };
     let stored = Stored {
         schema: 1,
         offset,
-        tail: hex(&tail),
+        tail: hex(tail),
     };
     if let Ok(text) = serde_json::to_vec(&stored) {
         let _ = std::fs::write(path(trash), text);
