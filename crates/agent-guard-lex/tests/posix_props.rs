@@ -5,6 +5,9 @@ use agent_guard_lex::posix::lex;
 use agent_guard_lex::{Brace, Script, Word, WordPart};
 use proptest::prelude::*;
 
+mod common;
+use common::check_span;
+
 /// Characters that drive the lexer's state machine, plus some ordinary text.
 const META: &[&str] = &[
     "'", "\"", "$", "(", ")", "{", "}", "`", "\\", ";", "&", "|", "<", ">", "#", "\n", "~", "*",
@@ -17,23 +20,8 @@ fn meta_text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(META), 0..120).prop_map(|v| v.concat())
 }
 
-fn check_span(text: &str, start: usize, end: usize, what: &str) {
-    assert!(
-        start <= end,
-        "{what}: start {start} > end {end} in {text:?}"
-    );
-    assert!(
-        end <= text.len(),
-        "{what}: end {end} out of bounds in {text:?}"
-    );
-    assert!(
-        text.is_char_boundary(start),
-        "{what}: start {start} not a char boundary"
-    );
-    assert!(
-        text.is_char_boundary(end),
-        "{what}: end {end} not a char boundary"
-    );
+fn check_word_at_top(text: &str, w: &Word) {
+    check_word(text, w, 0);
 }
 
 fn check_word(text: &str, w: &Word, depth: usize) {
@@ -48,37 +36,10 @@ fn check_word(text: &str, w: &Word, depth: usize) {
     }
 }
 
-/// Every span is in bounds and on char boundaries; top-level commands are ordered and
-/// do not overlap.
+/// Every span is in bounds and on char boundaries; top-level commands are ordered and do not
+/// overlap.
 fn check_spans(text: &str, script: &Script) {
-    if let Some(e) = &script.error {
-        check_span(text, e.span.start, e.span.end, "error");
-    }
-    for c in &script.commands {
-        check_span(text, c.span.start, c.span.end, "command");
-        for w in c.assignments.iter().chain(&c.words) {
-            check_word(text, w, 0);
-        }
-        for r in &c.redirects {
-            check_span(text, r.span.start, r.span.end, "redirect");
-            if let Some(t) = &r.target {
-                check_word(text, t, 0);
-            }
-        }
-    }
-    let mut last_end = 0;
-    for c in script.commands.iter().filter(|c| c.context.depth == 0) {
-        assert!(
-            c.span.start >= last_end,
-            "top-level commands overlap in {text:?}: {script:#?}"
-        );
-        last_end = c.span.end;
-    }
-    let starts: Vec<usize> = script.commands.iter().map(|c| c.span.start).collect();
-    assert!(
-        starts.windows(2).all(|w| w[0] <= w[1]),
-        "commands not in textual order"
-    );
+    common::check_spans_with(text, script, check_word_at_top);
 }
 
 /// Reserved words that would change the meaning of a plain first word.
@@ -216,7 +177,7 @@ proptest! {
 /// quotes and long runs, up to 100 000 repetitions. No timing assertion: finishing is the test.
 #[test]
 fn pathological_input_finishes() {
-    let patterns: &[&str] = &[
+    let patterns: &'static [&'static str] = &[
         "$(",
         "(",
         "{ ",
@@ -250,21 +211,5 @@ fn pathological_input_finishes() {
         "&&",
         "|",
     ];
-    let expected = patterns.len() * 4;
-    let handle = std::thread::Builder::new()
-        .stack_size(2 * 1024 * 1024)
-        .spawn(move || {
-            let mut finished = 0;
-            for pattern in patterns {
-                for n in [1, 10, 1_000, 100_000] {
-                    let text = pattern.repeat(n);
-                    let script = lex(&text);
-                    check_spans(&text, &script);
-                    finished += 1;
-                }
-            }
-            finished
-        })
-        .expect("spawn");
-    assert_eq!(handle.join().expect("no panic or overflow"), expected);
+    common::pathological_input_finishes(patterns, lex, check_spans);
 }

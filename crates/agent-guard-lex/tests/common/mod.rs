@@ -1,0 +1,90 @@
+//! Checks shared by the three lexers' property tests.
+
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use agent_guard_lex::{Script, Word};
+
+/// A span is in bounds and on char boundaries.
+pub(crate) fn check_span(text: &str, start: usize, end: usize, what: &str) {
+    assert!(
+        start <= end,
+        "{what}: start {start} > end {end} in {text:?}"
+    );
+    assert!(
+        end <= text.len(),
+        "{what}: end {end} out of bounds in {text:?}"
+    );
+    assert!(
+        text.is_char_boundary(start),
+        "{what}: start {start} not a char boundary in {text:?}"
+    );
+    assert!(
+        text.is_char_boundary(end),
+        "{what}: end {end} not a char boundary in {text:?}"
+    );
+}
+
+/// A word's span (the Windows dialects' words have no nested parts to check).
+pub(crate) fn check_flat_word(text: &str, word: &Word) {
+    check_span(text, word.span.start, word.span.end, "word");
+}
+
+/// Every span is in bounds and on char boundaries (words checked by `check_word`);
+/// top-level commands are ordered and do not overlap.
+pub(crate) fn check_spans_with(text: &str, script: &Script, check_word: fn(&str, &Word)) {
+    if let Some(e) = &script.error {
+        check_span(text, e.span.start, e.span.end, "error");
+    }
+    for c in &script.commands {
+        check_span(text, c.span.start, c.span.end, "command");
+        for w in c.assignments.iter().chain(&c.words) {
+            check_word(text, w);
+        }
+        for r in &c.redirects {
+            check_span(text, r.span.start, r.span.end, "redirect");
+            if let Some(t) = &r.target {
+                check_word(text, t);
+            }
+        }
+    }
+    let mut last_end = 0;
+    for c in script.commands.iter().filter(|c| c.context.depth == 0) {
+        assert!(
+            c.span.start >= last_end,
+            "top-level commands overlap in {text:?}: {script:#?}"
+        );
+        last_end = c.span.end;
+    }
+    let starts: Vec<usize> = script.commands.iter().map(|c| c.span.start).collect();
+    assert!(
+        starts.windows(2).all(|w| w[0] <= w[1]),
+        "commands not in textual order"
+    );
+}
+
+/// Lexes each pattern repeated 1, 10, 1 000 and 100 000 times on a thread with a 2 MiB
+/// stack, checking every result with `check`: pathological input must finish, without a
+/// hang or a stack overflow. No timing assertion: finishing is the test.
+pub(crate) fn pathological_input_finishes(
+    patterns: &'static [&'static str],
+    lex: fn(&str) -> Script,
+    check: fn(&str, &Script),
+) {
+    let expected = patterns.len() * 4;
+    let handle = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || {
+            let mut finished = 0;
+            for pattern in patterns {
+                for n in [1, 10, 1_000, 100_000] {
+                    let text = pattern.repeat(n);
+                    let script = lex(&text);
+                    check(&text, &script);
+                    finished += 1;
+                }
+            }
+            finished
+        })
+        .expect("spawn");
+    assert_eq!(handle.join().expect("no panic or overflow"), expected);
+}
