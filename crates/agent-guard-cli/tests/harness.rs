@@ -897,36 +897,50 @@ fn guard_fault_denies(harness: Harness, fault: &str) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Claude Code 2.1.328
+// Claude Code 2.1.328 and Codex 0.169.0
 
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn claude_code_hook_is_invoked() {
-    hook_is_invoked(Harness::ClaudeCode);
+/// The same five scenarios for each real harness, as `<harness>::<scenario>`.
+macro_rules! per_harness {
+    ($($module:ident => $harness:expr),* $(,)?) => {$(
+        mod $module {
+            use super::Harness;
+
+            #[test]
+            #[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn hook_is_invoked() {
+                super::hook_is_invoked($harness);
+            }
+
+            #[test]
+            #[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn rm_build_is_relocated_and_restorable() {
+                super::rm_build_is_relocated_and_restorable($harness);
+            }
+
+            #[test]
+            #[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn delete_outside_is_refused() {
+                super::delete_outside_is_refused($harness);
+            }
+
+            #[test]
+            #[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn hook_panic_denies() {
+                super::guard_fault_denies($harness, "hook-panic");
+            }
+
+            #[test]
+            #[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn hook_stall_denies() {
+                super::guard_fault_denies($harness, "hook-stall");
+            }
+        }
+    )*};
 }
 
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn claude_code_rm_build_is_relocated_and_restorable() {
-    rm_build_is_relocated_and_restorable(Harness::ClaudeCode);
-}
-
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn claude_code_delete_outside_is_refused() {
-    delete_outside_is_refused(Harness::ClaudeCode);
-}
-
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn claude_code_hook_panic_denies() {
-    guard_fault_denies(Harness::ClaudeCode, "hook-panic");
-}
-
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn claude_code_hook_stall_denies() {
-    guard_fault_denies(Harness::ClaudeCode, "hook-stall");
+per_harness! {
+    claude_code => Harness::ClaudeCode,
+    codex => Harness::Codex,
 }
 
 /// With the `onFailure: "block"` that `install` writes for Claude Code (2.1.295+), a hook
@@ -991,37 +1005,4 @@ fn claude_code_on_failure_block_holds() {
         !build.exists(),
         "control: without onFailure a hook that exits 1 should not block (fail-open)"
     );
-}
-
-// ---------------------------------------------------------------------------------------
-// Codex 0.169.0
-
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn codex_hook_is_invoked() {
-    hook_is_invoked(Harness::Codex);
-}
-
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn codex_rm_build_is_relocated_and_restorable() {
-    rm_build_is_relocated_and_restorable(Harness::Codex);
-}
-
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn codex_delete_outside_is_refused() {
-    delete_outside_is_refused(Harness::Codex);
-}
-
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn codex_hook_panic_denies() {
-    guard_fault_denies(Harness::Codex, "hook-panic");
-}
-
-#[test]
-#[ignore = "needs the real Claude Code / Codex CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
-fn codex_hook_stall_denies() {
-    guard_fault_denies(Harness::Codex, "hook-stall");
 }
