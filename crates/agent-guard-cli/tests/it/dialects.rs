@@ -238,3 +238,28 @@ fn a_refused_windows_delete_moves_nothing() {
         );
     }
 }
+
+/// Issue 5's acceptance commands, through the binary exactly as written there.
+#[test]
+fn the_windows_acceptance_commands_get_their_verdicts() {
+    let env = TestEnv::new();
+    for (dialect, command, code) in [
+        ("cmd", "rd /s /q build", "RELOCATE_TREE"),
+        ("powershell", "ri build -r -fo", "RELOCATE_TREE"),
+        (
+            "powershell",
+            "Get-ChildItem *.log | Remove-Item",
+            "BLOCK_UNDETERMINABLE_EFFECT",
+        ),
+        ("cmd", "rm -rf build", "BLOCK_UNDETERMINABLE_EFFECT"),
+    ] {
+        let output = env
+            .cmd("agent-guard")
+            .args(["check", "--json", "--dialect", dialect, "--", command])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{dialect} {command}: {output:?}");
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["code"], code, "{dialect} {command}");
+    }
+}
