@@ -1,8 +1,8 @@
 //! Property tests of the cmd.exe lexer: no panics, sane spans, bounded work on pathological
 //! input, and a quote-then-lex round trip on generated argument vectors.
 
+use agent_guard_lex::Script;
 use agent_guard_lex::cmd::lex;
-use agent_guard_lex::{Script, Word};
 use proptest::prelude::*;
 
 mod common;
@@ -66,15 +66,7 @@ fn is_keyword(word: &str) -> bool {
 }
 
 fn lexed_argv(line: &str) -> Vec<Option<String>> {
-    let script = lex(line);
-    assert_eq!(script.error, None, "{line}");
-    assert_eq!(script.commands.len(), 1, "{line}");
-    let cmd = &script.commands[0];
-    assert!(
-        cmd.redirects.is_empty() && cmd.assignments.is_empty(),
-        "{line}"
-    );
-    cmd.words.iter().map(Word::literal_text).collect()
+    common::single_command_argv(line, lex)
 }
 
 proptest! {

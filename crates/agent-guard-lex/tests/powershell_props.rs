@@ -1,8 +1,8 @@
 //! Property tests of the PowerShell lexer: no panics, sane spans, bounded work on
 //! pathological input, and a quote-then-lex round trip on generated argument vectors.
 
+use agent_guard_lex::Script;
 use agent_guard_lex::powershell::lex;
-use agent_guard_lex::{Script, Word};
 use proptest::prelude::*;
 
 mod common;
@@ -113,15 +113,7 @@ fn argv_word() -> impl Strategy<Value = String> {
 }
 
 fn lexed_argv(line: &str) -> Vec<Option<String>> {
-    let script = lex(line);
-    assert_eq!(script.error, None, "{line}");
-    assert_eq!(script.commands.len(), 1, "{line}");
-    let cmd = &script.commands[0];
-    assert!(
-        cmd.redirects.is_empty() && cmd.assignments.is_empty(),
-        "{line}"
-    );
-    cmd.words.iter().map(Word::literal_text).collect()
+    common::single_command_argv(line, lex)
 }
 
 proptest! {

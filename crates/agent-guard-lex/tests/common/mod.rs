@@ -88,3 +88,17 @@ pub(crate) fn pathological_input_finishes(
         .expect("spawn");
     assert_eq!(handle.join().expect("no panic or overflow"), expected);
 }
+
+/// The words of `line`, which must lex into exactly one plain command (no error, no
+/// redirects, no assignments): `None` for a word that is not a literal.
+pub(crate) fn single_command_argv(line: &str, lex: fn(&str) -> Script) -> Vec<Option<String>> {
+    let script = lex(line);
+    assert_eq!(script.error, None, "{line}");
+    assert_eq!(script.commands.len(), 1, "{line}");
+    let cmd = &script.commands[0];
+    assert!(
+        cmd.redirects.is_empty() && cmd.assignments.is_empty(),
+        "{line}"
+    );
+    cmd.words.iter().map(Word::literal_text).collect()
+}
