@@ -107,6 +107,8 @@ pub(crate) fn parse(name: &str, args: &[Arg]) -> Option<OpSpec> {
         // `rm -r` deletes directories whatever `-d` says.
         op.dir_only = false;
     }
+    // Without `-r` or `-d`, `rm`, `unlink` and `shred` refuse directories.
+    op.files_only = !op.recursive && !op.dir_only;
     if name == "shred" && !op.notes.iter().any(|n| n.starts_with("shred removes")) {
         op.note("shred overwrites the file's contents in place");
     }

@@ -9,7 +9,8 @@ use agent_guard_audit::{AuditLog, Clock, REDACTED};
 use agent_guard_classify::{classify, smells};
 use agent_guard_config::EnvSnapshot;
 use agent_guard_policy::{PolicyContext, decide, dialect_verdict};
-use agent_guard_recovery::{NoProgress, Progress, ensure_layout, read_mode};
+use agent_guard_recovery::{NoProgress, Progress, ensure_layout};
+use agent_guard_session::read_mode;
 use agent_guard_types::{Dialect, DialectResolution, OpSpec, ReasonCode, SessionMode, Verdict};
 
 use crate::error::EngineError;
@@ -289,14 +290,4 @@ fn audit_check(
     }
 }
 
-/// Renders an error and its sources on one line.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
+pub(crate) use agent_guard_types::error_chain;

@@ -7,25 +7,12 @@
 
 use serde_json::{Value, json};
 
-use agent_guard_recovery::{Progress, Quarantine, RelocationReport};
-use agent_guard_types::{Decision, PathSpec, Plan, ReasonCode, TxId};
+use agent_guard_recovery::{Applied, FailureKind, Job, Progress, for_plan};
+use agent_guard_types::{Decision, ReasonCode, Strategy, TxId};
 
-use crate::check::{CheckRequest, Judged, audit_fields, audit_log, error_chain};
-use crate::git_compensation;
-use crate::report::{CheckReport, Compensation};
+use crate::check::{CheckRequest, Judged, audit_fields, audit_log};
+use crate::report::CheckReport;
 use crate::store::quarantine;
-
-/// Codes whose execution needs a durable intent record first.
-const COMPENSATING: &[ReasonCode] = &[
-    ReasonCode::AllowRegenerable,
-    ReasonCode::AllowTrashGc,
-    ReasonCode::RelocatePaths,
-    ReasonCode::RelocateTree,
-    ReasonCode::RelocateNarrow,
-    ReasonCode::RelocateViaCleanEnumerate,
-    ReasonCode::SnapshotGitStash,
-    ReasonCode::SnapshotGitRefs,
-];
 
 /// Runs the enforced arm of `check`.
 pub(crate) fn enforce(
@@ -79,10 +66,9 @@ pub(crate) fn enforce(
         }
         _ => {}
     }
-    let needs_intent = report
-        .verdicts
-        .iter()
-        .any(|v| COMPENSATING.contains(&v.code));
+    let needs_intent = report.verdicts.iter().any(|v| {
+        agent_guard_policy::lookup(v.code).is_some_and(agent_guard_policy::Reason::needs_intent)
+    });
     if needs_intent && !durable(&report, "enforce-intent", json!({})) {
         refuse(
             &mut report,
@@ -92,19 +78,23 @@ pub(crate) fn enforce(
         return report;
     }
     let store = quarantine(&workspace, &runtime, &request.env);
-    let mut compensations = Vec::new();
+    let mut compensations: Vec<Applied> = Vec::new();
     let verdicts = report.verdicts.clone();
     for verdict in &verdicts {
-        let outcome = match &verdict.plan {
-            Plan::Relocate(specs) => relocate(&store, specs, &runtime, &report.check_id, progress),
-            Plan::Nothing | Plan::Direct(_) => continue,
-            plan => {
-                git_compensation::compensate(&store, plan, &runtime, &report.check_id, progress)
-            }
+        let Some(compensation) = for_plan(&verdict.plan) else {
+            continue;
         };
-        let failure = outcome.failure;
-        compensations.push(outcome.compensation);
-        if let Some((code, reason)) = failure {
+        let job = Job {
+            store: &store,
+            txid: new_txid(&runtime),
+            meta: meta(&report.check_id),
+            progress,
+        };
+        let applied = compensation.apply(&job, &verdict.plan);
+        let failure = applied.failure.clone();
+        compensations.push(applied);
+        if let Some(failure) = failure {
+            let (code, reason) = refusal(failure.kind);
             report.compensations = Some(compensations);
             refuse(&mut report, code, reason);
             let _ = durable(
@@ -136,97 +126,30 @@ pub(crate) fn enforce(
     report
 }
 
-/// The result of one compensation.
-pub(crate) struct Outcome {
-    pub compensation: Compensation,
-    pub failure: Option<(ReasonCode, &'static str)>,
+/// The journal's `meta` of a transaction made by `check --enforce`.
+fn meta(check_id: &str) -> serde_json::Map<String, Value> {
+    let mut meta = serde_json::Map::new();
+    meta.insert("tool".into(), "check --enforce".into());
+    meta.insert("check_id".into(), check_id.into());
+    meta.insert("command".into(), agent_guard_audit::REDACTED.into());
+    meta
 }
 
-fn relocate(
-    store: &Quarantine,
-    specs: &[PathSpec],
-    runtime: &crate::Runtime,
-    check_id: &str,
-    progress: &dyn Progress,
-) -> Outcome {
-    let txid = new_txid(runtime);
-    let items = crate::store::relocate_items(specs);
-    let meta = json!({"tool": "check --enforce", "check_id": check_id, "command": "<redacted>"});
-    let meta = meta.as_object().cloned().unwrap_or_default();
-    match store.relocate(&items, &txid, meta, progress) {
-        Ok(result) => relocation_outcome(&result, store),
-        Err(error) => Outcome {
-            compensation: started("relocate", &txid, "failed", &error_chain(&error)),
-            failure: Some((ReasonCode::CompensationFailed, "compensation failed")),
-        },
-    }
-}
-
-/// Maps a relocation report onto a compensation and its failure arm.
-pub(crate) fn relocation_outcome(result: &RelocationReport, store: &Quarantine) -> Outcome {
-    let (status, failure) = if result.storage_failure {
-        (
-            "storage-failed",
-            Some((
-                ReasonCode::RelocateFailedStorage,
-                "quarantine storage unavailable",
-            )),
-        )
-    } else if result.complete() {
-        ("complete", None)
-    } else {
-        (
-            "partial",
-            Some((ReasonCode::CompensationFailed, "compensation failed")),
-        )
-    };
-    let failed = result
-        .skipped
-        .iter()
-        .filter(|s| s.kind != agent_guard_recovery::SkipKind::Absent)
-        .count();
-    Outcome {
-        compensation: Compensation {
-            strategy: "relocate",
-            txid: result.txid.clone(),
-            status,
-            moved: result.moved.len(),
-            skipped: failed,
-            enumerated: None,
-            sha: None,
-            paths: result
-                .moved
-                .iter()
-                .map(|m| {
-                    m.origin
-                        .path()
-                        .strip_prefix(store.workspace())
-                        .unwrap_or(m.origin.path())
-                        .display()
-                        .to_string()
-                })
-                .collect(),
-        },
-        failure,
-    }
-}
-
-/// A compensation record for an attempt that failed before reporting anything.
-pub(crate) fn started(
-    strategy: &'static str,
-    txid: &TxId,
-    status: &'static str,
-    _why: &str,
-) -> Compensation {
-    Compensation {
-        strategy,
-        txid: txid.to_string(),
-        status,
-        moved: 0,
-        skipped: 0,
-        enumerated: None,
-        sha: None,
-        paths: Vec::new(),
+/// The refusal a failed compensation becomes (reference §1.3's static reasons).
+const fn refusal(kind: FailureKind) -> (ReasonCode, &'static str) {
+    match kind {
+        FailureKind::Storage => (
+            ReasonCode::RelocateFailedStorage,
+            "quarantine storage unavailable",
+        ),
+        // Nothing was attempted when the target set is unknown (F14).
+        FailureKind::Undeterminable => (
+            ReasonCode::BlockUndeterminableEffect,
+            "git clean enumeration failed",
+        ),
+        FailureKind::Partial | FailureKind::Failed => {
+            (ReasonCode::CompensationFailed, "compensation failed")
+        }
     }
 }
 
@@ -253,14 +176,16 @@ const fn exit_for(decision: Decision) -> i32 {
 }
 
 /// What the agent is told after a compensated line.
-fn message(compensations: &[Compensation]) -> Option<String> {
+fn message(compensations: &[Applied]) -> Option<String> {
     let lines: Vec<String> = compensations
         .iter()
         .filter(|c| c.moved > 0 || c.sha.as_ref().is_some_and(Option::is_some))
         .map(|c| {
             let what = match c.strategy {
-                "snapshot" => "snapshotted uncommitted changes".to_owned(),
-                "preserve-refs" => format!("kept {} ref(s) under refs/agent-guard", c.moved),
+                Strategy::Snapshot => "snapshotted uncommitted changes".to_owned(),
+                Strategy::PreserveRefs => {
+                    format!("kept {} ref(s) under refs/agent-guard", c.moved)
+                }
                 _ => {
                     let list = c
                         .paths

@@ -26,9 +26,15 @@ pub enum EngineError {
         /// Its value.
         value: String,
     },
-    /// A quarantine operation failed.
+    /// A compensation, restore or purge failed.
     #[error(transparent)]
     Recovery(#[from] agent_guard_recovery::RecoveryError),
+    /// A quarantine operation failed.
+    #[error(transparent)]
+    Quarantine(#[from] agent_guard_recovery::QuarantineError),
+    /// The session mode could not be changed.
+    #[error(transparent)]
+    Session(#[from] agent_guard_session::SessionError),
     /// An audit write failed.
     #[error(transparent)]
     Audit(#[from] agent_guard_audit::AuditError),

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use agent_guard_config::EnvSnapshot;
 use agent_guard_recovery::{GcOutcome, GcPlan, GcPolicy, GcSelection};
-use agent_guard_types::{TxId, is_generated_id};
+use agent_guard_types::is_generated_id;
 
 use crate::check::{audit_log, error_chain};
 use crate::error::Result;
@@ -103,9 +103,8 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
             exit: 1,
         });
     }
-    match store.gc_execute(&policy, &selection) {
+    match agent_guard_recovery::purge(&store, &policy, &selection) {
         Ok(outcome) => {
-            drop_refs(&store, &outcome);
             let record = json!({"event": "gc", "tool": "gc", "action": "PURGED", "purged": outcome.purged, "missing_count": outcome.missing.len()});
             if let (Ok(log), Value::Object(record)) = (audit_log(&workspace, &runtime), record) {
                 let _ = log.append(&record);
@@ -124,17 +123,5 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
             error: Some(error_chain(&error)),
             exit: 1,
         }),
-    }
-}
-
-/// Deletes the private git refs of purged snapshot transactions.
-fn drop_refs(store: &agent_guard_recovery::Quarantine, outcome: &GcOutcome) {
-    for txid in &outcome.purged {
-        let Ok(id) = TxId::parse(txid) else { continue };
-        if let Ok(Some(tx)) = store.transaction(&id)
-            && !tx.snapshots.is_empty()
-        {
-            let _ = store.drop_git_refs(&tx);
-        }
     }
 }

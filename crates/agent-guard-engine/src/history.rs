@@ -76,7 +76,13 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
             })
             .collect(),
     };
-    let report = store.restore(&txid, &options, &mut || new_txid(&runtime), progress);
+    let report = agent_guard_recovery::restore(
+        &store,
+        &txid,
+        &options,
+        &mut || new_txid(&runtime),
+        progress,
+    );
     let exit = if !report.errors.is_empty() {
         1
     } else if !report.conflicts.is_empty() {

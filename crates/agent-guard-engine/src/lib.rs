@@ -11,7 +11,6 @@ mod check;
 mod enforce;
 mod error;
 mod gc;
-mod git_compensation;
 mod history;
 mod mode;
 mod report;

@@ -9,7 +9,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{ensure_layout, mode_path, read_mode, set_mode};
+use agent_guard_recovery::ensure_layout;
+use agent_guard_session::{mode_path, read_mode, set_mode};
 use agent_guard_types::SessionMode;
 
 use crate::error::Result;

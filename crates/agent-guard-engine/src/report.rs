@@ -49,29 +49,8 @@ impl OpReport {
     }
 }
 
-/// One compensation performed under `--enforce`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Compensation {
-    /// `relocate`, `clean-enumerate`, `snapshot` or `preserve-refs`.
-    pub strategy: &'static str,
-    /// The transaction id.
-    pub txid: String,
-    /// `started`, `complete`, `partial`, `storage-failed`, `failed` or `incomplete`.
-    pub status: &'static str,
-    /// Items moved (or refs kept).
-    pub moved: usize,
-    /// Items skipped.
-    pub skipped: usize,
-    /// Items enumerated (clean-enumerate only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub enumerated: Option<usize>,
-    /// The snapshot commit (snapshot only; `null` for a clean tree).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sha: Option<Option<String>>,
-    /// Workspace-relative paths that were moved (for the agent; not audited).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub paths: Vec<String>,
-}
+/// One compensation performed under `--enforce`: the recovery layer's typed outcome.
+pub use agent_guard_recovery::Applied as Compensation;
 
 /// The result of `check`, serialised as the `--json` output.
 #[derive(Debug, Clone, Serialize)]

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 
 use agent_guard_config::EnvSnapshot;
 use agent_guard_policy::{DeleteMode, PolicyContext, decide_paths};
-use agent_guard_recovery::{DirectOutcome, Progress, SkipKind, read_mode};
+use agent_guard_recovery::{DirectOutcome, Progress, SkipKind};
+use agent_guard_session::read_mode;
 use agent_guard_types::{
     Decision, PathSpec, Plan, ReasonCode, SessionMode, Target, Verdict, World as _,
 };
@@ -254,7 +255,7 @@ fn relocate(
     progress: &dyn Progress,
 ) {
     let txid = new_txid(runtime);
-    let items = crate::store::relocate_items(specs);
+    let items = agent_guard_recovery::relocate_items(specs);
     let meta = json!({"tool": "safe_delete", "code": report.verdict.code})
         .as_object()
         .cloned()

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 
 use agent_guard_audit::AuditLog;
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{GcEntry, Reconciled, Usage, read_mode};
+use agent_guard_recovery::{GcEntry, Reconciled, Usage};
+use agent_guard_session::read_mode;
 use agent_guard_types::SessionMode;
 
 use crate::error::Result;

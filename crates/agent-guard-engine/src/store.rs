@@ -2,8 +2,7 @@
 
 use agent_guard_audit::Clock;
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{FaultPoint, Faults, Quarantine, RelocateItem};
-use agent_guard_types::PathSpec;
+use agent_guard_recovery::{FaultPoint, Faults, Quarantine};
 
 use crate::runtime::Runtime;
 use crate::workspace::Workspace;
@@ -25,18 +24,4 @@ pub(crate) fn quarantine(
         .with_clock(clock)
         .with_faults(faults)
         .with_git_user_dir(env.git_user_dir())
-}
-
-/// The items a relocation plan moves: each spec's physical path, with the caller's
-/// spelling kept for the journal. Specs without a physical path (absent) move nothing.
-pub(crate) fn relocate_items(specs: &[PathSpec]) -> Vec<RelocateItem> {
-    specs
-        .iter()
-        .filter_map(|s| {
-            s.physical.clone().map(|origin| RelocateItem {
-                origin,
-                raw: s.raw.clone(),
-            })
-        })
-        .collect()
 }

@@ -8,47 +8,11 @@ use std::path::PathBuf;
 use agent_guard_classify::classify;
 use agent_guard_config::EnvSnapshot;
 use agent_guard_engine::{CheckRequest, check};
+use agent_guard_policy::{Coverage, REGISTRY};
 use agent_guard_testutil::corpus::{Case, ExpectedOp};
 use agent_guard_testutil::{Fixture, LoadedCase, corpus_root, load_cases, load_fixtures};
-use agent_guard_types::{Dialect, DialectResolution, OpSpec, ReasonCode, SessionMode, Shape};
+use agent_guard_types::{Dialect, DialectResolution, OpSpec, SessionMode, Shape};
 use serde::Deserialize;
-
-/// Codes no advisory corpus case can reach; each is exercised by the named tests.
-const ENFORCE_ONLY: &[(ReasonCode, &str)] = &[
-    (
-        ReasonCode::RelocateFailedStorage,
-        "reachable only under --enforce",
-    ),
-    (
-        ReasonCode::CompensationFailed,
-        "reachable only under --enforce",
-    ),
-];
-
-/// Codes cmd and PowerShell cannot reach: `git` is a target-free unknown op there
-/// (reference 4.5, the vocabulary floor), so no git verdict is ever given.
-const WINDOWS_UNREACHABLE: &[(ReasonCode, &str)] = &[
-    (
-        ReasonCode::RelocateViaCleanEnumerate,
-        "git clean is floored in Windows dialects",
-    ),
-    (
-        ReasonCode::SnapshotGitStash,
-        "git discards are floored in Windows dialects",
-    ),
-    (
-        ReasonCode::SnapshotGitRefs,
-        "git stash/branch drops are floored in Windows dialects",
-    ),
-    (
-        ReasonCode::BlockForcePush,
-        "git push is floored in Windows dialects",
-    ),
-    (
-        ReasonCode::BlockGitResetCollision,
-        "git reset is floored in Windows dialects",
-    ),
-];
 
 fn root() -> PathBuf {
     corpus_root(env!("CARGO_MANIFEST_DIR"))
@@ -85,7 +49,7 @@ fn run_case(
     if case.mode.as_deref() == Some("RESTRICTED") {
         let trash = fixture.ws.join(".agent-trash");
         agent_guard_recovery::ensure_layout(&fixture.ws, &trash).map_err(|e| e.to_string())?;
-        agent_guard_recovery::set_mode(
+        agent_guard_session::set_mode(
             &trash,
             Some("corpus"),
             SessionMode::Restricted,
@@ -215,46 +179,72 @@ fn powershell_corpus() {
     );
 }
 
-/// Asserts that every reason code not in `exempt` has a case under `subdir`.
-fn every_code_has_a_case(subdir: &str, exempt: &[&[(ReasonCode, &str)]]) {
+/// Asserts that every reason code whose registry coverage expects a `dialect` corpus case
+/// has one under `subdir`, and that no code the registry calls unreachable there has one.
+fn every_code_has_a_case(subdir: &str, dialect: Dialect) {
     let cases = load_cases(&root(), subdir).expect("corpus loads");
     let covered: BTreeSet<&str> = cases.iter().map(|c| c.case.code.as_str()).collect();
-    let exempt: BTreeSet<&str> = exempt
-        .iter()
-        .flat_map(|list| list.iter().map(|(c, _)| c.as_str()))
-        .collect();
-    let missing: Vec<&str> = ReasonCode::ALL
-        .iter()
-        .map(|c| c.as_str())
-        .filter(|c| !covered.contains(c) && !exempt.contains(c))
-        .collect();
+    let mut missing = Vec::new();
+    let mut unexpected = Vec::new();
+    for rule in REGISTRY {
+        let code = rule.code().as_str();
+        match (
+            rule.coverage().expects_corpus_case(dialect),
+            covered.contains(code),
+        ) {
+            (true, false) => missing.push(code),
+            (false, true) => unexpected.push(code),
+            _ => {}
+        }
+    }
     assert!(
         missing.is_empty(),
         "reason codes without a {subdir} corpus case: {missing:?}"
     );
-    let unreachable: Vec<&&str> = exempt.iter().filter(|c| covered.contains(*c)).collect();
     assert!(
-        unreachable.is_empty(),
-        "codes listed as unreachable in {subdir} have cases: {unreachable:?}"
+        unexpected.is_empty(),
+        "codes the registry calls unreachable in {subdir} have cases (fix their `coverage`): \
+         {unexpected:?}"
     );
+}
+
+/// Every code the registry covers by a test names a test that exists.
+#[test]
+fn test_coverage_names_existing_tests() {
+    let workspace = root().join("../..");
+    for rule in REGISTRY {
+        let Coverage::Tests(named) = rule.coverage() else {
+            continue;
+        };
+        let (file, test) = named.split_once(": ").unwrap_or((named, ""));
+        let source = std::fs::read_to_string(workspace.join(file))
+            .unwrap_or_else(|e| panic!("{}: {file}: {e}", rule.code()));
+        let name = test.rsplit("::").next().unwrap_or(test);
+        let name = name.split_whitespace().next().unwrap_or(name);
+        assert!(
+            name.is_empty() || source.contains(name),
+            "{}: `{name}` is not in {file}",
+            rule.code()
+        );
+    }
 }
 
 /// Every reason code reachable from POSIX has at least one corpus case.
 #[test]
 fn every_posix_reachable_code_has_a_case() {
-    every_code_has_a_case("posix", &[ENFORCE_ONLY]);
+    every_code_has_a_case("posix", Dialect::Posix);
 }
 
 /// Every reason code reachable from cmd has at least one corpus case.
 #[test]
 fn every_cmd_reachable_code_has_a_case() {
-    every_code_has_a_case("cmd", &[ENFORCE_ONLY, WINDOWS_UNREACHABLE]);
+    every_code_has_a_case("cmd", Dialect::Cmd);
 }
 
 /// Every reason code reachable from PowerShell has at least one corpus case.
 #[test]
 fn every_powershell_reachable_code_has_a_case() {
-    every_code_has_a_case("powershell", &[ENFORCE_ONLY, WINDOWS_UNREACHABLE]);
+    every_code_has_a_case("powershell", Dialect::PowerShell);
 }
 
 /// A parity file: the same logical operation written in each dialect.

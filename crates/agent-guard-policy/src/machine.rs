@@ -114,15 +114,9 @@ fn paths(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
 
 /// How `op`'s program treats directory targets.
 pub fn delete_mode(op: &OpSpec) -> DeleteMode {
-    // POSIX `rm`, `unlink` and `shred` without `-r` refuse directories; `rmdir`, `rm -d`,
-    // Windows verbs and Remove-Item may remove them.
-    let files_only = op.dialect == agent_guard_types::Dialect::Posix
-        && matches!(op.op.as_str(), "rm" | "unlink" | "shred")
-        && !op.recursive
-        && !op.dir_only;
     DeleteMode {
         recursive: op.recursive,
-        files_only,
+        files_only: op.files_only,
         name_match: op.name_match,
     }
 }

@@ -61,6 +61,8 @@ pub(crate) fn in_trash(mut spec: PathSpec) -> PathSpec {
 pub(crate) fn rm(targets: &[&str], recursive: bool) -> OpSpec {
     let mut op = OpSpec::new("rm", OpKind::FsDelete, Dialect::Posix);
     op.recursive = recursive;
+    // As the classifier says of `rm` without `-r`.
+    op.files_only = !recursive;
     op.targets = targets.iter().map(|t| Target::literal(*t)).collect();
     op
 }

@@ -8,8 +8,11 @@ mod git_support;
 
 use std::os::unix::fs::symlink;
 
-use agent_guard_recovery::{GitRestore, GitSnapshot, Record, RecoveryError, RefSubject};
-use git_support::{Fixture, chmod, git_output, meta, remove, txid, worktree_state};
+use agent_guard_git::GitError;
+use agent_guard_recovery::{
+    GitSnapshot, OtherOutcome as GitRestore, Record, RecoveryError, RefSubject, Subject,
+};
+use git_support::{Fixture, GitOps as _, chmod, git_output, meta, remove, txid, worktree_state};
 
 /// A repository with a mix of tracked files, an executable and a symlink.
 fn project() -> Fixture {
@@ -272,7 +275,7 @@ fn an_unborn_branch_cannot_be_snapshotted() {
         .snapshot_worktree(&fixture.ws, &txid(6), meta())
         .unwrap_err();
     assert!(
-        matches!(error, RecoveryError::UnbornHead { .. }),
+        matches!(error, RecoveryError::Git(GitError::UnbornHead { .. })),
         "{error:?}"
     );
 }
@@ -423,7 +426,7 @@ fn stash_drop_round_trip() {
             )
             .unwrap();
         assert_eq!(kept.len(), 1);
-        assert_eq!(kept[0].subject, "stash");
+        assert_eq!(kept[0].subject, Subject::Stash);
         assert_eq!(
             fixture.git(&["rev-parse", &kept[0].refname]).trim(),
             kept[0].sha
@@ -508,7 +511,7 @@ fn an_unknown_stash_selector_is_an_error() {
             )
             .unwrap_err();
         assert!(
-            matches!(error, RecoveryError::UnknownRef { .. }),
+            matches!(error, RecoveryError::Git(GitError::UnknownRef { .. })),
             "{selector}: {error:?}"
         );
     }
@@ -602,7 +605,7 @@ fn branch_delete_round_trip() {
         )
         .unwrap_err();
     assert!(
-        matches!(error, RecoveryError::UnknownRef { .. }),
+        matches!(error, RecoveryError::Git(GitError::UnknownRef { .. })),
         "{error:?}"
     );
 }

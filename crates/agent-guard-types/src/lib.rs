@@ -23,22 +23,26 @@
 
 mod decision;
 mod dialect;
+mod error_chain;
 mod harness;
 mod mode;
 mod op;
 mod path;
 mod reason;
+mod strategy;
 mod txid;
 mod verdict;
 mod world;
 
 pub use decision::Decision;
 pub use dialect::{Dialect, DialectResolution, DialectSource};
+pub use error_chain::{error_causes, error_chain};
 pub use harness::Harness;
 pub use mode::SessionMode;
 pub use op::{OpKind, OpSpec, Shape, Span, Target};
 pub use path::{EntryKind, PathSpec, Protected};
 pub use reason::ReasonCode;
+pub use strategy::{CompensationStatus, Strategy};
 pub use txid::{InvalidTxId, TxId, is_generated_id};
 pub use verdict::{Plan, Verdict};
 pub use world::{ResetPreflight, World};

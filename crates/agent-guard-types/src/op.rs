@@ -160,6 +160,10 @@ pub struct OpSpec {
     pub dry_run: bool,
     /// Only removes empty directories (`rmdir`, `rm -d`).
     pub dir_only: bool,
+    /// The program leaves directory targets alone (POSIX `rm`, `unlink` and `shred` without
+    /// `-r` or `-d` refuse directories), so a directory target needs no compensation.
+    #[serde(default)]
+    pub files_only: bool,
     /// A target that is not an existing directory also matches same-named files in every
     /// subdirectory (`del /s name`), so its effect is only known for directories.
     #[serde(default)]
@@ -194,6 +198,7 @@ impl OpSpec {
             force: false,
             dry_run: false,
             dir_only: false,
+            files_only: false,
             name_match: false,
             extra_flags: Vec::new(),
             segment_index: 0,

@@ -112,6 +112,21 @@ reason_codes! {
     /// A compensation was attempted and failed.
     CompensationFailed => "COMPENSATION_FAILED", Block,
         "The guard could not make this delete recoverable, so the command must not run; anything already moved stays restorable.";
+    /// Hook mode: the harness's payload could not be read.
+    HookMalformedPayload => "HOOK_MALFORMED_PAYLOAD", Block,
+        "The hook payload could not be read, so the tool call was refused (fail-closed).";
+    /// Hook mode: the guard failed internally (an error or a caught panic).
+    HookInternalError => "HOOK_INTERNAL_ERROR", Block,
+        "agent-guard failed internally while judging the tool call, so it was refused (fail-closed).";
+    /// Hook mode: no verdict within the hook's deadline.
+    HookDeadlineExceeded => "HOOK_DEADLINE_EXCEEDED", Block,
+        "agent-guard did not reach a verdict within its deadline, so the tool call was refused (fail-closed).";
+    /// Hook mode: the hook's own command line could not be parsed.
+    HookUsageError => "HOOK_USAGE_ERROR", Block,
+        "The hook's command line is invalid, so the tool call was refused (fail-closed).";
+    /// Hook mode: a Codex `apply_patch` deletes files that cannot be quarantined ahead of it.
+    AskPatchDelete => "ASK_PATCH_DELETE", Ask,
+        "The patch deletes files, which cannot be moved into the quarantine ahead of the patch.";
 }
 
 impl ReasonCode {

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use agent_guard_config::EnvSnapshot;
 use agent_guard_engine::{CheckReport, Workspace};
 use agent_guard_hook::{Harness, Outcome, ShellCall};
-use agent_guard_types::{Decision, Dialect};
+use agent_guard_types::{CompensationStatus, Decision, Dialect, Strategy};
 
 use crate::printer;
 
@@ -62,9 +62,11 @@ fn announce(report: &CheckReport, call: &ShellCall, env: &EnvSnapshot) -> Option
     let operands = simple_rm_operands(&call.command)?;
     let compensations = report.compensations.as_deref()?;
     let complete = !compensations.is_empty()
-        && compensations
-            .iter()
-            .all(|c| c.strategy == "relocate" && c.status == "complete" && c.skipped == 0);
+        && compensations.iter().all(|c| {
+            c.strategy == Strategy::Relocate
+                && c.status == CompensationStatus::Complete
+                && c.skipped == 0
+        });
     if !complete {
         return None;
     }

@@ -11,6 +11,7 @@ mod check;
 mod crash;
 mod dialects;
 mod example;
+mod failures;
 mod git;
 mod hooks;
 mod install;

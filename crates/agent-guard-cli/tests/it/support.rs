@@ -68,6 +68,25 @@ impl TestEnv {
         cmd
     }
 
+    /// A command for any program (`unshare`, `sh`, a harness) with the same clean
+    /// environment as [`TestEnv::cmd`].
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "test configuration from the environment"
+    )]
+    pub fn std_cmd(&self, program: &str) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.fixture.home)
+            .env("TMPDIR", std::env::temp_dir())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("AGENT_GUARD_SESSION", "it")
+            .current_dir(&self.fixture.ws);
+        cmd
+    }
+
     /// Runs `check --json -- <command>` and returns the parsed report.
     pub fn check_json(&self, command: &str) -> serde_json::Value {
         let output = self

@@ -9,6 +9,9 @@ super::reason!(
     example: "rm -f does-not-exist.txt",
     verdict: "ALLOW. Not configurable.",
     recovery: "Nothing to recover.",
+    enforcement: None,
+    hint: "",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if the op deletes nothing by its own flags: a dry run, or a path delete

@@ -14,6 +14,9 @@ super::reason!(
     example: "rm -rf node_modules",
     verdict: "ALLOW (deleted directly, after a durable intent record under `--enforce`). Disable with `AGENT_GUARD_ALLOW_REGENERABLE=0` or `[regenerable] enabled = false`; extend patterns with `AGENT_GUARD_ARTIFACTS` or `[regenerable] artifacts`.",
     recovery: "Regenerate the artifacts (`npm install`, `cargo build`, …).",
+    enforcement: DurableIntent,
+    hint: "",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if every affected target is a git-ignored artifact. Git is asked only

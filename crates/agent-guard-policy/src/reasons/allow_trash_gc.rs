@@ -9,6 +9,9 @@ super::reason!(
     example: "rm -rf .agent-trash/20261130-101500-deadbeef",
     verdict: "ALLOW (deleted directly). Prefer `agent-guard gc --execute`, which also records a tombstone.",
     recovery: "Not recoverable by the guard: this is the final deletion of quarantined payload.",
+    enforcement: DurableIntent,
+    hint: "",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if the batch is non-empty and wholly inside the quarantine (protected

@@ -7,6 +7,9 @@ super::reason!(
     example: "agent-guard check -- rm -rf build   # with `dialct = \"posix\"` (a typo) in .agent-guard.toml",
     verdict: "BLOCK. Commands with no destructive vocabulary still pass.",
     recovery: "Fix the file; `agent-guard doctor` names the offending key and line.",
+    enforcement: None,
+    hint: "Fix `.agent-guard.toml`; `agent-guard status` shows the error.",
+    coverage: Coverage::Corpus,
 );
 
 #[cfg(test)]

@@ -7,6 +7,9 @@ super::reason!(
     example: "agent-guard check --dialect posix:cmd -- rm -rf build",
     verdict: "BLOCK; the command is not classified.",
     recovery: "Fix the selector: `posix`, `cmd` or `powershell`.",
+    enforcement: None,
+    hint: "Select a known dialect: `posix`, `cmd` or `powershell`.",
+    coverage: Coverage::Corpus,
 );
 
 #[cfg(test)]

@@ -9,6 +9,9 @@ super::reason!(
     example: "agent-guard check --dialect fish -- rm -rf build",
     verdict: "BLOCK; the command is not classified.",
     recovery: "Fix the selector: `posix` (sh, bash, zsh), `cmd`, or `powershell` (pwsh).",
+    enforcement: None,
+    hint: "Select a known dialect: `posix`, `cmd` or `powershell`.",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns the refusal for an unusable dialect selector, `None` for a usable one.

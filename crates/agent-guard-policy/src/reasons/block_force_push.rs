@@ -9,6 +9,9 @@ super::reason!(
     example: "git push --force origin main",
     verdict: "BLOCK, in every mode and whatever else the line does (it wins over compound-line shapes).",
     recovery: "Push without force, or have a human run the force push deliberately.",
+    enforcement: None,
+    hint: "Ask the user to push; destroying remote history is never automated.",
+    coverage: Coverage::CorpusExcept(WINDOWS, "git push is floored in Windows dialects"),
 );
 
 /// Returns `true` for a force push or remote ref deletion.

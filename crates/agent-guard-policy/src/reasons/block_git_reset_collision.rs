@@ -11,6 +11,9 @@ super::reason!(
     example: "git reset --hard HEAD~3   # where HEAD~3 tracks a file that exists untracked now",
     verdict: "BLOCK. The read-only preflight runs in advisory and enforced mode alike, before any compensation of the line.",
     recovery: "Move or commit the colliding files first (`agent-guard safe-delete <path>`), then reset.",
+    enforcement: None,
+    hint: "Move the colliding untracked files away first (`agent-guard safe-delete <paths>`), then reset.",
+    coverage: Coverage::CorpusExcept(WINDOWS, "git reset is floored in Windows dialects"),
 );
 
 /// Runs the read-only preflight for a hard reset whose verdict would be a snapshot.

@@ -9,6 +9,9 @@ super::reason!(
     example: "rm -rf ../other-project",
     verdict: "BLOCK, never askable.",
     recovery: "Work inside the workspace, or have a human delete outside it.",
+    enforcement: None,
+    hint: "Keep deletes inside the workspace; if something outside must go, ask the user to do it.",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if any target lies outside the workspace.

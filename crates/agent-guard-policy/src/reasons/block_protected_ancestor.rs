@@ -9,6 +9,9 @@ super::reason!(
     example: "rm -rf ~",
     verdict: "BLOCK, never askable, checked before every other path rule.",
     recovery: "There is no legitimate agent use; a human must do it by hand.",
+    enforcement: None,
+    hint: "Name the workspace paths you mean; a filesystem root or the home directory is never deleted.",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if any target is a protected root.

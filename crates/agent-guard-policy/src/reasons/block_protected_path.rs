@@ -9,6 +9,9 @@ super::reason!(
     example: "rm -rf .git",
     verdict: "BLOCK, never askable; checked before quarantine housekeeping.",
     recovery: "Delete narrower paths. Quarantined payload is removed with `agent-guard gc --execute`.",
+    enforcement: None,
+    hint: "Name the files inside instead; the workspace root, `.git` and the quarantine are never deleted (`agent-guard gc` frees the quarantine).",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if any target is the workspace root, git metadata or quarantine control.

@@ -11,6 +11,9 @@ super::reason!(
     example: "rm -rf src   # in a RESTRICTED session",
     verdict: "BLOCK. Leaving RESTRICTED needs a human at an interactive terminal (`agent-guard mode normal`).",
     recovery: "Ask the human to restore NORMAL mode, or delete single files.",
+    enforcement: None,
+    hint: "Only single files may be deleted in this session; a human can run `agent-guard mode normal` at a terminal.",
+    coverage: Coverage::Corpus,
 );
 
 /// Why a restricted path batch was refused.

@@ -9,6 +9,9 @@ super::reason!(
     example: "rm -rf \"$BUILD_DIR\"/",
     verdict: "BLOCK. Not configurable.",
     recovery: "Restate the command with literal, workspace-relative paths, or use `agent-guard safe-delete`, which expands globs itself.",
+    enforcement: None,
+    hint: "Restate the command with literal, workspace-relative paths, or use `agent-guard safe-delete <paths>` (reversible).",
+    coverage: Coverage::Corpus,
 );
 
 /// Why a `del /s` of something other than a directory is refused.

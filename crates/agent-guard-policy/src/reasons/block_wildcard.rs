@@ -9,6 +9,9 @@ super::reason!(
     example: "rm *.log",
     verdict: "BLOCK. A quoted `*` in a plain `rm` argument is a literal file name, not a glob.",
     recovery: "List the paths explicitly, or use `agent-guard safe-delete '*.log'`, which expands the glob itself and quarantines every match.",
+    enforcement: None,
+    hint: "List the paths, or use `agent-guard safe-delete '<glob>'`, which expands the glob itself and is reversible.",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if any path target is a glob.

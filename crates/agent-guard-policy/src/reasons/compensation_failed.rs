@@ -7,6 +7,9 @@ super::reason!(
     example: "agent-guard check --enforce -- rm -rf build   # with a read-only quarantine",
     verdict: "BLOCK (exit 2). Anything already moved stays restorable under the reported txid.",
     recovery: "`agent-guard restore <txid>` puts back what was moved; fix the cause (permissions, space) and retry.",
+    enforcement: None,
+    hint: "Fix the cause the message names (permissions, space), then retry; anything already moved is restorable.",
+    coverage: Coverage::Tests("crates/agent-guard-cli/tests/it/failures.rs: an_unusable_quarantine_refuses_with_compensation_failed"),
 );
 
 #[cfg(test)]

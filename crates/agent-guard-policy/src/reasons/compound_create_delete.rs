@@ -9,6 +9,9 @@ super::reason!(
     example: "touch a.tmp && rm a.tmp",
     verdict: "ASK (a single-execution approval). In RESTRICTED mode, BLOCK. F2 wins over F1 when both apply.",
     recovery: "Split the line so that the delete runs as its own command.",
+    enforcement: None,
+    hint: "Run the creating command first, then the delete as its own command.",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` for an op with shape F2.

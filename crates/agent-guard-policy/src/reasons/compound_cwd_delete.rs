@@ -9,6 +9,9 @@ super::reason!(
     example: "cd sub && rm -rf build",
     verdict: "ASK (a single-execution approval). In RESTRICTED mode, BLOCK.",
     recovery: "Split the line: run the delete as its own command with the right cwd, and it becomes recoverable.",
+    enforcement: None,
+    hint: "Run the delete as its own command, from the directory it targets.",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` for an op with shape F1.

@@ -4,11 +4,12 @@
 //! Codes are never renamed or reused. [`REGISTRY`] lists every code exactly once; a test
 //! checks it against [`ReasonCode::ALL`], and `docs/reasons.md` is generated from it.
 
-use agent_guard_types::{Decision, ReasonCode};
+use agent_guard_types::{Decision, Dialect, ReasonCode};
 
 pub mod allow_noop;
 pub mod allow_regenerable;
 pub mod allow_trash_gc;
+pub mod ask_patch_delete;
 pub mod block_config_invalid;
 pub mod block_dialect_invalid;
 pub mod block_dialect_unknown;
@@ -23,6 +24,10 @@ pub mod block_wildcard;
 pub mod compensation_failed;
 pub mod compound_create_delete;
 pub mod compound_cwd_delete;
+pub mod hook_deadline_exceeded;
+pub mod hook_internal_error;
+pub mod hook_malformed_payload;
+pub mod hook_usage_error;
 pub mod relocate_failed_storage;
 pub mod relocate_narrow;
 pub mod relocate_paths;
@@ -46,7 +51,44 @@ pub struct ReasonDoc {
     pub recovery: &'static str,
 }
 
-/// A reason code's rule: its stable code, default action and documentation.
+/// How the command corpus covers a code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// Advisory corpus cases reach it in every dialect.
+    Corpus,
+    /// Advisory corpus cases reach it, except in these dialects (and why not).
+    CorpusExcept(&'static [Dialect], &'static str),
+    /// No advisory corpus case can reach it; the named tests exercise it.
+    Tests(&'static str),
+}
+
+impl Coverage {
+    /// Whether the corpus of `dialect` must hold a case with this code.
+    pub fn expects_corpus_case(self, dialect: Dialect) -> bool {
+        match self {
+            Coverage::Corpus => true,
+            Coverage::CorpusExcept(dialects, _) => !dialects.contains(&dialect),
+            Coverage::Tests(_) => false,
+        }
+    }
+}
+
+/// What a code asks of `check --enforce` before the command may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enforcement {
+    /// Nothing: the command runs (ALLOW), or it does not run at all (ASK, BLOCK).
+    None,
+    /// A durable intent record first: the verdict's plan compensates (relocate, snapshot), or
+    /// the command itself deletes what the plan names (regenerable artifacts, quarantine
+    /// housekeeping).
+    DurableIntent,
+}
+
+/// The Windows dialects, where `git` is a target-free unknown op (reference 4.5).
+pub(crate) const WINDOWS: &[Dialect] = &[Dialect::Cmd, Dialect::PowerShell];
+
+/// A reason code's rule: its stable code, default action, documentation, what enforcing it
+/// takes, what to tell the agent next and how the corpus covers it.
 pub trait Reason: Sync + std::fmt::Debug {
     /// The stable code.
     fn code(&self) -> ReasonCode;
@@ -58,6 +100,21 @@ pub trait Reason: Sync + std::fmt::Debug {
 
     /// The documentation sections.
     fn doc(&self) -> &'static ReasonDoc;
+
+    /// What `check --enforce` must do before the command runs.
+    fn enforcement(&self) -> Enforcement;
+
+    /// Whether `check --enforce` writes a durable intent record before the command runs.
+    fn needs_intent(&self) -> bool {
+        self.enforcement() == Enforcement::DurableIntent
+    }
+
+    /// The next thing an agent (or a person) should do after this verdict; empty when the
+    /// command simply runs.
+    fn hint(&self) -> &'static str;
+
+    /// How the command corpus covers this code.
+    fn coverage(&self) -> Coverage;
 }
 
 /// Declares a rule type with its documentation; the sections become the type's doc comment
@@ -69,7 +126,10 @@ macro_rules! reason {
         why: $why:literal,
         example: $example:literal,
         verdict: $verdict:literal,
-        recovery: $recovery:literal $(,)?
+        recovery: $recovery:literal,
+        enforcement: $enforcement:ident,
+        hint: $hint:literal,
+        coverage: $coverage:expr $(,)?
     ) => {
         #[doc = concat!("`", $text, "`.")]
         #[doc = ""]
@@ -104,6 +164,20 @@ macro_rules! reason {
                     recovery: $recovery,
                 }
             }
+
+            fn enforcement(&self) -> $crate::reasons::Enforcement {
+                $crate::reasons::Enforcement::$enforcement
+            }
+
+            fn hint(&self) -> &'static str {
+                $hint
+            }
+
+            fn coverage(&self) -> $crate::reasons::Coverage {
+                #[allow(unused_imports, reason = "not every coverage names dialects")]
+                use $crate::reasons::{Coverage, WINDOWS};
+                $coverage
+            }
         }
     };
 }
@@ -135,6 +209,11 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &block_config_invalid::BlockConfigInvalid,
     &relocate_failed_storage::RelocateFailedStorage,
     &compensation_failed::CompensationFailed,
+    &hook_malformed_payload::HookMalformedPayload,
+    &hook_internal_error::HookInternalError,
+    &hook_deadline_exceeded::HookDeadlineExceeded,
+    &hook_usage_error::HookUsageError,
+    &ask_patch_delete::AskPatchDelete,
 ];
 
 /// Returns the rule for `code`.

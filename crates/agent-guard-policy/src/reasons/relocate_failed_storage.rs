@@ -7,6 +7,9 @@ super::reason!(
     example: "agent-guard safe-delete big-dataset/   # on a full disk",
     verdict: "BLOCK (exit 2). Items already moved stay restorable under the reported txid.",
     recovery: "Free space (`agent-guard gc`), then retry; `agent-guard restore <txid>` undoes the partial move.",
+    enforcement: None,
+    hint: "Free room in the quarantine (`agent-guard gc`), then retry; anything already moved is restorable.",
+    coverage: Coverage::Tests("crates/agent-guard-cli/tests/it/failures.rs: a_full_quarantine_refuses_with_relocate_failed_storage"),
 );
 
 #[cfg(test)]

@@ -9,6 +9,9 @@ super::reason!(
     example: "rm notes.txt   # in a RESTRICTED session",
     verdict: "RELOCATE (then ALLOW under `--enforce`).",
     recovery: "`agent-guard restore <txid>`.",
+    enforcement: DurableIntent,
+    hint: "Undo with `agent-guard restore <txid>`; only single files may be deleted in this session.",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if every affected target is a file or a symlink.

@@ -7,6 +7,9 @@ super::reason!(
     example: "rm report.txt",
     verdict: "RELOCATE (advisory); ALLOW with the txid after compensation under `--enforce`.",
     recovery: "`agent-guard restore <txid>` (or `agent-guard undo`) puts the paths back, byte for byte.",
+    enforcement: DurableIntent,
+    hint: "Undo with `agent-guard restore <txid>`, or `agent-guard undo` for the newest transaction.",
+    coverage: Coverage::Corpus,
 );
 
 #[cfg(test)]

@@ -9,6 +9,9 @@ super::reason!(
     example: "rm -rf build",
     verdict: "RELOCATE (advisory); ALLOW with the txid after compensation under `--enforce`.",
     recovery: "`agent-guard restore <txid>` puts the tree back, with modes, times and symlinks.",
+    enforcement: DurableIntent,
+    hint: "Undo with `agent-guard restore <txid>`, or `agent-guard undo` for the newest transaction.",
+    coverage: Coverage::Corpus,
 );
 
 /// Returns `true` if any affected target is a directory.

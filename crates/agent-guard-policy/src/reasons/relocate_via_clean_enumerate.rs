@@ -11,6 +11,9 @@ super::reason!(
     example: "git clean -fdx",
     verdict: "RELOCATE (advisory); ALLOW after compensation under `--enforce`. An enumeration failure is `BLOCK_UNDETERMINABLE_EFFECT`.",
     recovery: "`agent-guard restore <txid>`.",
+    enforcement: DurableIntent,
+    hint: "Undo with `agent-guard restore <txid>`, or `agent-guard undo` for the newest transaction.",
+    coverage: Coverage::CorpusExcept(WINDOWS, "git clean is floored in Windows dialects"),
 );
 
 /// The verdict and plan for a `git clean` that deletes.

@@ -11,6 +11,9 @@ super::reason!(
     example: "git branch -D experiment",
     verdict: "SNAPSHOT (advisory); ALLOW after the refs are kept under `--enforce`.",
     recovery: "`agent-guard restore <txid>` puts the stash entries back into the stash list, or recreates the branch.",
+    enforcement: DurableIntent,
+    hint: "Undo with `agent-guard restore <txid>`, which puts the stash entries or branches back.",
+    coverage: Coverage::CorpusExcept(WINDOWS, "git stash/branch drops are floored in Windows dialects"),
 );
 
 /// The verdict and plan for a ref-dropping op.

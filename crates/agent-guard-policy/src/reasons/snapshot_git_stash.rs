@@ -11,6 +11,9 @@ super::reason!(
     example: "git reset --hard HEAD~1",
     verdict: "SNAPSHOT (advisory); ALLOW after the snapshot under `--enforce`.",
     recovery: "`agent-guard restore <txid>` applies the snapshot back, as `git stash apply` would.",
+    enforcement: DurableIntent,
+    hint: "Undo with `agent-guard restore <txid>`, which re-applies the snapshot without overwriting later changes.",
+    coverage: Coverage::CorpusExcept(WINDOWS, "git discards are floored in Windows dialects"),
 );
 
 /// The verdict and plan for a discard op.

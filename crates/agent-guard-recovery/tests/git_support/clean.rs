@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
+use crate::git_support::GitOps as _;
 use agent_guard_recovery::{Quarantine, RecoveryError};
 
 use crate::git_support::{Fixture, Rng, clean_oracle, clean_oracle_with, git, normalize, remove};
@@ -279,7 +280,10 @@ fn unsupported_arguments_are_refused() {
             .enumerate_clean(&fixture.ws, &strings(flags), &strings(pathspecs))
             .unwrap_err();
         assert!(
-            matches!(error, RecoveryError::UnsupportedCleanArgument { .. }),
+            matches!(
+                error,
+                RecoveryError::Git(agent_guard_git::GitError::UnsupportedCleanArgument { .. })
+            ),
             "{flags:?} {pathspecs:?}: {error:?}"
         );
     }

@@ -10,7 +10,10 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use agent_guard_recovery::{Quarantine, Transaction, ensure_layout};
+use agent_guard_recovery::{
+    COMPENSATIONS, GitSnapshot, KeptRef, OtherItems as _, OtherOutcome, Quarantine, RecoveryError,
+    RefSubject, Registered, Transaction, ensure_layout,
+};
 use agent_guard_types::TxId;
 
 /// A `git` command with a hermetic configuration.
@@ -119,6 +122,71 @@ impl Fixture {
             .transaction(txid)
             .expect("manifest readable")
             .expect("transaction recorded")
+    }
+}
+
+/// The recovery layer's git operations, called on a quarantine as the engine does.
+pub(crate) trait GitOps {
+    fn snapshot_worktree(
+        &self,
+        cwd: &Path,
+        txid: &TxId,
+        meta: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<GitSnapshot, RecoveryError>;
+    fn preserve_refs(
+        &self,
+        cwd: &Path,
+        txid: &TxId,
+        subject: &RefSubject,
+        meta: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Vec<KeptRef>, RecoveryError>;
+    /// What every compensation's restore puts back of `tx` apart from its files.
+    fn restore_git_items(&self, tx: &Transaction) -> OtherOutcome;
+    /// What every compensation releases of a purged `tx`.
+    fn drop_git_refs(&self, tx: &Transaction) -> Result<usize, RecoveryError>;
+    fn enumerate_clean(
+        &self,
+        cwd: &Path,
+        flags: &[String],
+        pathspecs: &[String],
+    ) -> Result<Vec<PathBuf>, RecoveryError>;
+}
+
+impl GitOps for Quarantine {
+    fn snapshot_worktree(
+        &self,
+        cwd: &Path,
+        txid: &TxId,
+        meta: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<GitSnapshot, RecoveryError> {
+        agent_guard_recovery::snapshot_worktree(self, cwd, txid, meta)
+    }
+
+    fn preserve_refs(
+        &self,
+        cwd: &Path,
+        txid: &TxId,
+        subject: &RefSubject,
+        meta: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Vec<KeptRef>, RecoveryError> {
+        agent_guard_recovery::preserve_refs(self, cwd, txid, subject, &meta)
+    }
+
+    fn restore_git_items(&self, tx: &Transaction) -> OtherOutcome {
+        Registered.restore(self, tx)
+    }
+
+    fn drop_git_refs(&self, tx: &Transaction) -> Result<usize, RecoveryError> {
+        Ok(COMPENSATIONS.iter().map(|c| c.release(self, tx)).sum())
+    }
+
+    fn enumerate_clean(
+        &self,
+        cwd: &Path,
+        flags: &[String],
+        pathspecs: &[String],
+    ) -> Result<Vec<PathBuf>, RecoveryError> {
+        agent_guard_recovery::enumerate_clean(self, cwd, flags, pathspecs)
     }
 }
 

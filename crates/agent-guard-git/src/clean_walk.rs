@@ -1,0 +1,399 @@
+//! The directory walk of `git clean`: a port of git's `fill_directory` (`dir.c`) for the
+//! flag combinations `git clean` uses, so that its quirks are reproduced too (a pathspec is
+//! tested character-wise before it is tested per component; an ignored directory skips the
+//! pathspec test under `-X`; a directory holding an ignored path is not removed as a whole).
+//!
+//! Result lists hold repository-relative paths; directories end with `/`.
+
+use std::collections::HashSet;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::PathBuf;
+
+use crate::WorkTree;
+use crate::error::GitError;
+use crate::ignore::Excludes;
+use crate::pathspec::{IgnoreMode, Match, Pathspec};
+use crate::repo_dir::is_nonbare_repository_dir;
+
+/// Git's `path_treatment`, ordered: a directory's state is the greatest of its children's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Treatment {
+    None,
+    Recurse,
+    Excluded,
+    Untracked,
+}
+
+/// The `dir_struct` flags `git clean` sets (besides `SHOW_OTHER_DIRECTORIES` and
+/// `SKIP_NESTED_GIT`, which it always sets, and `HIDE_EMPTY_DIRECTORIES`, which it never
+/// does).
+#[derive(Debug, Clone, Copy)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "git's independent dir_struct flags"
+)]
+struct Flags {
+    /// Ignore rules are consulted (not `-x`).
+    excludes: bool,
+    /// `DIR_SHOW_IGNORED`: only ignored paths are results (`-X`).
+    show_ignored: bool,
+    /// `DIR_SHOW_IGNORED_TOO` (with `KEEP_UNTRACKED_CONTENTS`): directories are removed, so
+    /// ignored paths inside untracked directories must be known.
+    show_ignored_too: bool,
+    /// `DIR_SHOW_IGNORED_TOO_MODE_MATCHING`: ignored directories are not entered.
+    mode_matching: bool,
+}
+
+/// The paths the index knows.
+#[derive(Debug, Default)]
+pub(crate) struct Tracked {
+    /// Every entry (any stage), gitlinks included.
+    files: HashSet<Vec<u8>>,
+    /// Every proper leading directory of an entry (no trailing `/`).
+    directories: HashSet<Vec<u8>>,
+    /// Submodule entries.
+    gitlinks: HashSet<Vec<u8>>,
+}
+
+impl Tracked {
+    /// Reads the repository's index.
+    pub(crate) fn read(tree: &WorkTree) -> Result<Tracked, GitError> {
+        let index = tree.repo.index().map_err(tree.error("read the index"))?;
+        let mut tracked = Tracked::default();
+        for entry in index.iter() {
+            let path = entry.path;
+            for (position, byte) in path.iter().enumerate() {
+                if *byte == b'/' {
+                    tracked.directories.insert(path[..position].to_vec());
+                }
+            }
+            if entry.mode == 0o160_000 {
+                tracked.gitlinks.insert(path.clone());
+            }
+            tracked.files.insert(path);
+        }
+        Ok(tracked)
+    }
+
+    /// Git's `index_name_is_other`: the name (a trailing `/` ignored) is not an entry.
+    pub(crate) fn is_other(&self, name: &[u8]) -> bool {
+        !self.files.contains(name.strip_suffix(b"/").unwrap_or(name))
+    }
+}
+
+/// One walk of the work tree.
+pub(crate) struct Walk<'a> {
+    tree: &'a WorkTree,
+    tracked: &'a Tracked,
+    pathspec: &'a Pathspec,
+    flags: Flags,
+    excludes: Excludes,
+    own_git_dir: Option<PathBuf>,
+    entries: Vec<Vec<u8>>,
+    ignored: Vec<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Walk<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Walk")
+            .field("entries", &self.entries.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Walk<'a> {
+    /// Prepares a walk for `mode`; `directories` is `-d` or an explicit pathspec.
+    pub(crate) fn new(
+        tree: &'a WorkTree,
+        tracked: &'a Tracked,
+        pathspec: &'a Pathspec,
+        mode: IgnoreMode,
+        directories: bool,
+    ) -> Walk<'a> {
+        let show_ignored_too = directories && mode != IgnoreMode::Only;
+        let flags = Flags {
+            excludes: mode != IgnoreMode::All,
+            show_ignored: mode == IgnoreMode::Only,
+            show_ignored_too,
+            mode_matching: show_ignored_too && mode == IgnoreMode::Standard,
+        };
+        let own_git_dir = fs_err::canonicalize(tree.repo.path()).ok();
+        let excludes = Excludes::load(tree);
+        Walk {
+            tree,
+            tracked,
+            pathspec,
+            flags,
+            excludes,
+            own_git_dir,
+            entries: Vec::new(),
+            ignored: Vec::new(),
+        }
+    }
+
+    /// Walks the whole work tree and returns git's result list after
+    /// `correct_untracked_entries`: sorted, no entry inside another, no directory that holds
+    /// an ignored path.
+    pub(crate) fn run(mut self) -> Result<Vec<Vec<u8>>, GitError> {
+        let prefix = self.pathspec.common_prefix().to_vec();
+        if !self.has_symlink_leading_path(&prefix)
+            && let Some(excluded) = self.treat_leading_path(&prefix)?
+        {
+            self.read_directory(&prefix, excluded)?;
+        }
+        self.entries.sort();
+        self.ignored.sort();
+        Ok(correct_untracked_entries(&self.entries, &self.ignored))
+    }
+
+    /// Git's `has_symlink_leading_path`: a component of the walk's start is a symlink.
+    fn has_symlink_leading_path(&self, prefix: &[u8]) -> bool {
+        let mut end = 0;
+        while let Some(slash) = prefix[end..].iter().position(|b| *b == b'/') {
+            end += slash + 1;
+            if fs_err::symlink_metadata(self.tree.path_of(&prefix[..end - 1]))
+                .is_ok_and(|m| m.file_type().is_symlink())
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Git's `treat_leading_path`: each component of the walk's start must be a directory
+    /// the walk would enter; a component that is a result in itself is recorded. Returns
+    /// whether the start is ignored, or `None` if the walk stops here.
+    fn treat_leading_path(&mut self, prefix: &[u8]) -> Result<Option<bool>, GitError> {
+        let prefix = prefix.strip_suffix(b"/").unwrap_or(prefix);
+        if prefix.is_empty() {
+            return Ok(Some(false));
+        }
+        let mut excluded = false;
+        let mut start = 0;
+        loop {
+            let end = prefix[start..]
+                .iter()
+                .position(|b| *b == b'/')
+                .map_or(prefix.len(), |i| start + i);
+            if !self.tree.path_of(&prefix[..end]).is_dir() {
+                return Ok(None);
+            }
+            let mut path = prefix[..end].to_vec();
+            let (treatment, component_excluded) =
+                self.treat_path(&mut path, &prefix[start..end], Kind::Directory, excluded)?;
+            if treatment != Treatment::Recurse {
+                self.add_result(treatment, path);
+                return Ok(None);
+            }
+            excluded = component_excluded;
+            if end >= prefix.len() {
+                return Ok(Some(excluded));
+            }
+            start = end + 1;
+        }
+    }
+
+    /// Git's `read_directory_recursive` over `base` (empty or ending with `/`).
+    fn read_directory(&mut self, base: &[u8], base_excluded: bool) -> Result<Treatment, GitError> {
+        let Ok(listing) = fs_err::read_dir(self.tree.path_of(base)) else {
+            return Ok(Treatment::None);
+        };
+        let mut children = Vec::new();
+        for entry in listing {
+            let Ok(entry) = entry else { break };
+            let kind = match entry.file_type() {
+                Ok(kind) if kind.is_dir() => Kind::Directory,
+                Ok(kind) if kind.is_file() || kind.is_symlink() => Kind::File,
+                Ok(_) => Kind::Other,
+                Err(_) => continue,
+            };
+            children.push((entry.file_name(), kind));
+        }
+        let mut state = Treatment::None;
+        for (name, kind) in children {
+            let mut path = base.to_vec();
+            path.extend_from_slice(name.as_bytes());
+            let (treatment, excluded) =
+                self.treat_path(&mut path, name.as_bytes(), kind, base_excluded)?;
+            state = state.max(treatment);
+            if treatment == Treatment::Recurse {
+                state = state.max(self.read_directory(&path, excluded)?);
+            }
+            self.add_result(treatment, path);
+        }
+        Ok(state)
+    }
+
+    /// Git's `treat_path`. Appends `/` to `path` for directories. Returns the treatment and
+    /// whether the path is ignored.
+    fn treat_path(
+        &mut self,
+        path: &mut Vec<u8>,
+        name: &[u8],
+        kind: Kind,
+        parent_excluded: bool,
+    ) -> Result<(Treatment, bool), GitError> {
+        if name == b".git" || self.pathspec.simplify_away(path) {
+            return Ok((Treatment::None, false));
+        }
+        if kind != Kind::Directory && self.tracked.files.contains(path.as_slice()) {
+            return Ok((Treatment::None, false));
+        }
+        let excluded = self.flags.excludes
+            && (parent_excluded || self.excludes.is_excluded(path, kind == Kind::Directory));
+        if excluded && !(self.flags.show_ignored || self.flags.show_ignored_too) {
+            return Ok((Treatment::Excluded, true));
+        }
+        let treatment = match kind {
+            Kind::Other => Treatment::None,
+            Kind::Directory => {
+                path.push(b'/');
+                self.treat_directory(path, excluded)?
+            }
+            Kind::File if self.pathspec.matches(path, false) == Match::None => Treatment::None,
+            Kind::File if excluded => Treatment::Excluded,
+            Kind::File => Treatment::Untracked,
+        };
+        Ok((treatment, excluded))
+    }
+
+    /// Git's `treat_directory` for `dirname` (ending with `/`).
+    fn treat_directory(&mut self, dirname: &[u8], excluded: bool) -> Result<Treatment, GitError> {
+        let bare = &dirname[..dirname.len() - 1];
+        if self.tracked.directories.contains(bare) {
+            return Ok(Treatment::Recurse);
+        }
+        if self.tracked.gitlinks.contains(bare) {
+            return Ok(Treatment::None);
+        }
+        let mut matched = Match::None;
+        if !excluded {
+            matched = self.pathspec.matches(dirname, true);
+            if matched == Match::None {
+                return Ok(Treatment::None);
+            }
+        }
+        if self.is_nested_repository(dirname) {
+            return Ok(Treatment::None);
+        }
+        if matched == Match::Leading {
+            return Ok(Treatment::Recurse);
+        }
+        if excluded {
+            return Ok(Treatment::Excluded);
+        }
+        if !(self.flags.show_ignored || self.flags.show_ignored_too) {
+            return Ok(Treatment::Untracked);
+        }
+        let ignored_before = self.ignored.len();
+        let mut state = self.read_directory(dirname, false)?;
+        if state == Treatment::Excluded {
+            if self.flags.show_ignored_too && self.flags.mode_matching {
+                state = Treatment::None;
+            } else {
+                self.ignored.truncate(ignored_before);
+            }
+        }
+        Ok(if state == Treatment::None {
+            Treatment::Untracked
+        } else {
+            state
+        })
+    }
+
+    /// Git's `add_path_to_appropriate_result_list`.
+    fn add_result(&mut self, treatment: Treatment, path: Vec<u8>) {
+        match treatment {
+            Treatment::Excluded if self.flags.show_ignored => self.add_entry(path),
+            Treatment::Excluded if self.flags.show_ignored_too && self.tracked.is_other(&path) => {
+                self.ignored.push(path);
+            }
+            Treatment::Untracked if !self.flags.show_ignored => self.add_entry(path),
+            _ => {}
+        }
+    }
+
+    fn add_entry(&mut self, path: Vec<u8>) {
+        if !self.tracked.files.contains(path.as_slice()) {
+            self.entries.push(path);
+        }
+    }
+
+    /// A directory with its own repository (not the one being cleaned).
+    fn is_nested_repository(&self, dirname: &[u8]) -> bool {
+        let directory = self.tree.path_of(dirname);
+        if !is_nonbare_repository_dir(&directory) {
+            return false;
+        }
+        match (
+            fs_err::canonicalize(directory.join(".git")),
+            &self.own_git_dir,
+        ) {
+            (Ok(nested), Some(own)) => nested != *own,
+            _ => true,
+        }
+    }
+}
+
+/// A directory entry's type, as `readdir` reports it (symlinks are not followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Directory,
+    File,
+    Other,
+}
+
+/// Git's `correct_untracked_entries` over sorted lists: drops an entry that contains an
+/// ignored path, and entries inside a kept entry.
+fn correct_untracked_entries(entries: &[Vec<u8>], ignored: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut kept: Vec<Vec<u8>> = Vec::new();
+    let mut ignored_at = 0;
+    let mut at = 0;
+    while at < entries.len() {
+        let entry = &entries[at];
+        while ignored_at < ignored.len() && entry.as_slice() >= ignored[ignored_at].as_slice() {
+            ignored_at += 1;
+        }
+        at += 1;
+        if ignored_at < ignored.len() && contains(entry, &ignored[ignored_at]) {
+            continue;
+        }
+        while at < entries.len() && contains(entry, &entries[at]) {
+            at += 1;
+        }
+        kept.push(entry.clone());
+    }
+    kept
+}
+
+/// Git's `check_dir_entry_contains`.
+fn contains(outer: &[u8], inner: &[u8]) -> bool {
+    outer.len() < inner.len() && outer.last() == Some(&b'/') && inner.starts_with(outer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(items: &[&str]) -> Vec<Vec<u8>> {
+        items.iter().map(|i| i.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn directories_holding_ignored_paths_are_dropped() {
+        let entries = list(&[
+            "a.txt",
+            "mix/",
+            "mix/a.txt",
+            "mix/sub/",
+            "mix/sub/x",
+            "u/",
+            "u/f",
+        ]);
+        let ignored = list(&["mix/b.log", "top.log"]);
+        assert_eq!(
+            correct_untracked_entries(&entries, &ignored),
+            list(&["a.txt", "mix/a.txt", "mix/sub/", "u/"])
+        );
+    }
+}

@@ -1,0 +1,72 @@
+//! The agent-guard quarantine store: layout, journal, relocation, restore of files, gc.
+//!
+//! In the pipeline this sits under the compensations (`agent-guard-recovery`): relocation,
+//! clean-enumerate and restore move files into and out of the quarantine through this crate,
+//! and the git compensations journal their snapshots in its manifest.
+//!
+//! ```text
+//! … → policy → Verdict { plan } → recovery → quarantine (this crate) → audit
+//! ```
+//!
+//! What it must not do: decide, or know git's semantics. It never judges a command and
+//! never reads the environment; paths, session ids and clocks arrive as arguments. Every
+//! rename or removal goes through `agent-guard-fsops`, the only place `clippy.toml` allows
+//! them. The only git it touches is its own layout: an exclude rule and a nested repository
+//! that keep git's destructive commands away from it.
+//!
+//! The quarantine root (`<workspace>/.agent-trash` by default) holds `manifest.jsonl`,
+//! `audit.jsonl`, `state.json`, `sessions/<sid>.json`, a nested `.git` that keeps git's own
+//! destructive commands away from it, and one directory per transaction.
+//!
+//! ```
+//! use agent_guard_quarantine::{Quarantine, ensure_layout};
+//!
+//! let workspace = tempfile::tempdir().unwrap();
+//! let trash = workspace.path().join(".agent-trash");
+//! let report = ensure_layout(workspace.path(), &trash).unwrap();
+//! assert!(report.created);
+//! assert!(Quarantine::new(workspace.path(), &trash).transactions().unwrap().is_empty());
+//! ```
+
+#![warn(missing_docs)]
+
+mod checkpoint;
+mod copy;
+mod direct;
+mod error;
+mod faults;
+mod gc;
+mod layout;
+mod lock;
+mod manifest;
+mod manifest_index;
+mod reconcile;
+mod records;
+mod relocate;
+mod restore;
+mod store;
+mod stored_path;
+mod transactions;
+mod usage;
+
+pub use copy::{NoProgress, Progress};
+pub use direct::DirectOutcome;
+pub use error::QuarantineError;
+pub use faults::{FaultPoint, Faults};
+pub use gc::{GcEntry, GcOutcome, GcPlan, GcPolicy, GcSelection};
+pub use layout::{
+    EXCLUDE_COMMENT, LayoutReport, SESSIONS_DIR_NAME, STATE_FILE_NAME, ensure_layout,
+};
+pub use lock::{LOCK_FILE_NAME, StoreLock};
+pub use manifest::{MANIFEST_FILE_NAME, Manifest};
+pub use reconcile::Reconciled;
+pub use records::{
+    CopyVerified, Failed, Intent, ItemKind, MANIFEST_SCHEMA, Method, Purged, Record, Relocated,
+    Restored, Snapshot, TxStart,
+};
+pub use relocate::{Moved, RelocateItem, RelocationReport, SkipKind, Skipped};
+pub use restore::{FilesOnly, OtherItems, OtherOutcome, RestoreOptions, RestoreReport};
+pub use store::Quarantine;
+pub use stored_path::StoredPath;
+pub use transactions::{Item, SnapshotItem, Transaction, TxState, transactions};
+pub use usage::{Overview, Usage};

@@ -1,0 +1,317 @@
+//! Moving quarantined items back: free targets, directory merges, cross-device copies and,
+//! with `--force`, preserving occupants first.
+//!
+//! Nothing here ever overwrites or deletes a version of the user's data: every move is a
+//! `rename` that refuses an existing target, a failed preservation leaves both versions where
+//! they are, and a target that is occupied again after preservation is a conflict.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use agent_guard_types::TxId;
+
+use crate::copy::Progress;
+use crate::relocate::{RelocateItem, SkipKind};
+use crate::restore::paths::{Bounds, SOURCE_OUTSIDE, TARGET_OVERLAPS, resolve_existing};
+use crate::restore::plan::Unit;
+use crate::restore::transfer::{Transfer, chain, create_parents, transfer};
+use crate::store::Quarantine;
+use agent_guard_fsops as fsops;
+
+/// The error of a target whose physical paths moved while its occupant was preserved.
+const PATHS_CHANGED: &str = "restore paths changed after preservation";
+
+/// What happened below one unit.
+#[derive(Debug, Default)]
+struct Placement {
+    /// `(source, target)` pairs moved back.
+    moved: Vec<(PathBuf, PathBuf)>,
+    /// `(source, target)` pairs whose target is occupied and cannot be merged.
+    clashes: Vec<(PathBuf, PathBuf)>,
+    /// Conflicts that preservation cannot resolve.
+    conflicts: Vec<PathBuf>,
+    /// Error lines.
+    errors: Vec<String>,
+}
+
+/// One restore in progress: its fixed inputs and what it did so far.
+pub(crate) struct Restorer<'a> {
+    pub(crate) store: &'a Quarantine,
+    pub(crate) bounds: &'a Bounds,
+    /// The physical directory targets must stay inside (workspace or `--to`).
+    pub(crate) base: PathBuf,
+    pub(crate) txid: &'a TxId,
+    pub(crate) force: bool,
+    /// Every transaction id in the manifest (a backup id must be new).
+    pub(crate) known_ids: HashSet<String>,
+    pub(crate) new_txid: &'a mut dyn FnMut() -> TxId,
+    pub(crate) progress: &'a dyn Progress,
+    /// The physical quarantine path of each item.
+    pub(crate) sources: Vec<PathBuf>,
+    /// Items that took part in this restore (their directories may be cleaned up).
+    pub(crate) touched: HashSet<usize>,
+    /// Quarantine paths that were moved away (their parents may now be empty).
+    pub(crate) emptied: Vec<PathBuf>,
+    pub(crate) restored: Vec<PathBuf>,
+    pub(crate) conflicts: Vec<PathBuf>,
+    pub(crate) errors: Vec<String>,
+    pub(crate) backup_txids: Vec<String>,
+}
+
+impl Restorer<'_> {
+    /// Re-checks a unit and returns its physical `(source, target)`.
+    fn check(&self, unit: &Unit) -> Result<(PathBuf, PathBuf), &'static str> {
+        let source = self.bounds.source(&unit.source).ok_or(SOURCE_OUTSIDE)?;
+        let target = self.bounds.target(&unit.target, &self.base)?;
+        Ok((source, target))
+    }
+
+    /// Moves one unit back, merging, preserving or reporting conflicts as needed.
+    pub(crate) fn run(&mut self, unit: &Unit) {
+        // Re-check: an earlier item may have restored a link that now redirects this one.
+        let (source, target) = match self.check(unit) {
+            Ok(paths) => paths,
+            Err(error) => {
+                let path = if error == SOURCE_OUTSIDE {
+                    &unit.source
+                } else {
+                    &unit.target
+                };
+                return self.errors.push(format!("{error}: {}", path.display()));
+            }
+        };
+        if source.symlink_metadata().is_err() {
+            return self.errors.push(format!(
+                "quarantine copy vanished: {}",
+                unit.source.display()
+            ));
+        }
+        self.touched.insert(unit.item);
+        let mut placement = Placement::default();
+        self.place(&source, &target, &mut placement);
+        if !placement.clashes.is_empty() {
+            if self.force {
+                self.preserve_and_retry(unit, (&source, &target), &mut placement);
+            } else {
+                let clashes = std::mem::take(&mut placement.clashes);
+                placement
+                    .conflicts
+                    .extend(clashes.into_iter().map(|(_, target)| target));
+            }
+        }
+        let complete = placement.clashes.is_empty()
+            && placement.conflicts.is_empty()
+            && placement.errors.is_empty();
+        self.emptied
+            .extend(placement.moved.iter().map(|(source, _)| source.clone()));
+        if complete {
+            self.restored.push(target);
+        } else {
+            self.restored
+                .extend(placement.moved.into_iter().map(|(_, target)| target));
+        }
+        self.conflicts.extend(placement.conflicts);
+        self.conflicts
+            .extend(placement.clashes.into_iter().map(|(_, target)| target));
+        self.errors.extend(placement.errors);
+    }
+
+    /// Places `source` at `target`: a move when the target is free, a merge when both are
+    /// directories, a clash otherwise.
+    fn place(&mut self, source: &Path, target: &Path, out: &mut Placement) {
+        if self.bounds.inside_quarantine(target) {
+            return out
+                .errors
+                .push(format!("{TARGET_OVERLAPS}: {}", target.display()));
+        }
+        let occupant = match target.symlink_metadata() {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                if let Err(error) = create_parents(target, &self.base) {
+                    let message = format!(
+                        "could not create the parents of {}: {error}",
+                        target.display()
+                    );
+                    return out.errors.push(message);
+                }
+                return self.move_one(source, target, out);
+            }
+            Err(error) => {
+                return out
+                    .errors
+                    .push(format!("could not inspect {}: {error}", target.display()));
+            }
+        };
+        let source_is_dir = source.symlink_metadata().is_ok_and(|m| m.is_dir());
+        if !(source_is_dir && occupant.is_dir()) {
+            return out
+                .clashes
+                .push((source.to_path_buf(), target.to_path_buf()));
+        }
+        // Merge: children absent at the target move, directories on both sides recurse,
+        // anything else clashes. A partial restore is resumed this way.
+        let mut children: Vec<_> = match fs_err::read_dir(source) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name())
+                .collect(),
+            Err(error) => {
+                return out
+                    .errors
+                    .push(format!("could not read {}: {error}", source.display()));
+            }
+        };
+        children.sort();
+        for name in children {
+            self.place(&source.join(&name), &target.join(&name), out);
+        }
+        if !self.protected(source) && fsops::remove_dir(source).is_ok() {
+            self.emptied.push(source.to_path_buf());
+        }
+    }
+
+    /// Moves `source` to the free `target` and records the result.
+    fn move_one(&mut self, source: &Path, target: &Path, out: &mut Placement) {
+        let pair = (source.to_path_buf(), target.to_path_buf());
+        match transfer(source, target, self.progress, self.store.faults()) {
+            Transfer::Moved => out.moved.push(pair),
+            Transfer::MovedWithLeftover(error) => {
+                out.moved.push(pair);
+                out.errors.push(error);
+            }
+            Transfer::Occupied => out.clashes.push(pair),
+            Transfer::Failed(error) => out.errors.push(error),
+        }
+    }
+
+    /// `--force`: preserves every clashing occupant in one new transaction, then moves the
+    /// quarantined versions back where the targets are free again.
+    fn preserve_and_retry(&mut self, unit: &Unit, checked: (&Path, &Path), out: &mut Placement) {
+        let mut wanted = Vec::new();
+        for (source, target) in std::mem::take(&mut out.clashes) {
+            match self.bounds.preservable(&target, &target) {
+                Ok(()) => wanted.push((source, target)),
+                Err(error) => out.errors.push(format!("{error}: {}", target.display())),
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let backup = (self.new_txid)();
+        let taken = self.known_ids.contains(backup.as_str())
+            || backup == *self.txid
+            || self.store.tx_dir(&backup).symlink_metadata().is_ok()
+            || self
+                .bounds
+                .trash_physical
+                .join(backup.as_str())
+                .symlink_metadata()
+                .is_ok();
+        if taken {
+            out.errors.push(format!(
+                "backup transaction {backup} already exists; nothing was preserved"
+            ));
+            out.conflicts
+                .extend(wanted.into_iter().map(|(_, target)| target));
+            return;
+        }
+        self.known_ids.insert(backup.to_string());
+        self.backup_txids.push(backup.to_string());
+        let items: Vec<RelocateItem> = wanted
+            .iter()
+            .map(|(_, target)| RelocateItem {
+                origin: target.clone(),
+                raw: target.display().to_string(),
+            })
+            .collect();
+        let mut meta = Map::new();
+        meta.insert("tool".to_owned(), Value::from("restore"));
+        meta.insert("restoring_txid".to_owned(), Value::from(self.txid.as_str()));
+        let report = match self
+            .store
+            .relocate_locked(&items, &backup, meta, self.progress)
+        {
+            Ok(report) => report,
+            Err(error) => {
+                let error = chain(&error);
+                out.errors.push(format!(
+                    "could not preserve the current version in {backup}: {error}"
+                ));
+                return;
+            }
+        };
+        for (source, target) in wanted {
+            // An occupant that vanished meanwhile needs no preservation: the target is free.
+            let preserved = report.moved.iter().any(|m| m.origin.path() == target)
+                || report
+                    .skipped
+                    .iter()
+                    .any(|s| s.origin.path() == target && s.kind == SkipKind::Absent);
+            if !preserved {
+                let reason = report
+                    .skipped
+                    .iter()
+                    .find(|s| s.origin.path() == target)
+                    .map_or("preservation stopped early", |s| s.reason.as_str());
+                out.errors
+                    .push(format!("could not preserve {}: {reason}", target.display()));
+                continue;
+            }
+            // Re-validate: nothing on either side may have been redirected meanwhile.
+            let same_unit = self
+                .check(unit)
+                .is_ok_and(|(s, t)| s == checked.0 && t == checked.1);
+            let same_parents = [&source, &target].iter().all(|p| {
+                p.parent()
+                    .is_some_and(|d| resolve_existing(d).as_deref() == Some(d))
+            });
+            if !(same_unit && same_parents) {
+                out.errors
+                    .push(format!("{PATHS_CHANGED}: {}", target.display()));
+                continue;
+            }
+            if target.symlink_metadata().is_ok() {
+                // A concurrent writer created a new version: never overwrite it.
+                out.conflicts.push(target);
+                continue;
+            }
+            let mut retry = Placement::default();
+            self.move_one(&source, &target, &mut retry);
+            out.moved.append(&mut retry.moved);
+            out.conflicts
+                .extend(retry.clashes.into_iter().map(|(_, target)| target));
+            out.errors.append(&mut retry.errors);
+        }
+    }
+
+    /// Returns `true` if `dir` is the quarantine path of an item this restore did not touch.
+    fn protected(&self, dir: &Path) -> bool {
+        self.sources
+            .iter()
+            .enumerate()
+            .any(|(index, source)| source == dir && !self.touched.contains(&index))
+    }
+
+    /// Removes directories left empty in the transaction directory by the moves, up to and
+    /// including the transaction directory itself.
+    pub(crate) fn clean_up(&self) {
+        let tx_dir = &self.bounds.tx_dir;
+        for moved in &self.emptied {
+            let mut dir = moved.parent();
+            while let Some(current) = dir {
+                if !current.starts_with(tx_dir)
+                    || self.protected(current)
+                    || fsops::remove_dir(current).is_err()
+                {
+                    break;
+                }
+                if current == tx_dir {
+                    break;
+                }
+                dir = current.parent();
+            }
+        }
+    }
+}

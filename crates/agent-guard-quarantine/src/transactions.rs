@@ -1,0 +1,290 @@
+//! Transactions: the manifest's records grouped by txid, with their state.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::records::{ItemKind, Method, Record, Restored};
+
+/// A transaction's lifecycle state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TxState {
+    /// Its payload was purged by gc (a tombstone remains).
+    Purged,
+    /// At least one item can be restored.
+    Restorable,
+    /// Everything was restored.
+    Restored,
+    /// Nothing was quarantined and something failed.
+    Failed,
+    /// Nothing to restore.
+    Empty,
+}
+
+impl TxState {
+    /// The stable upper-case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TxState::Purged => "PURGED",
+            TxState::Restorable => "RESTORABLE",
+            TxState::Restored => "RESTORED",
+            TxState::Failed => "FAILED",
+            TxState::Empty => "EMPTY",
+        }
+    }
+}
+
+/// One relocated item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// Where it came from.
+    pub origin: PathBuf,
+    /// Where it is in the quarantine.
+    pub trash: PathBuf,
+    /// File, directory or symlink (when recorded).
+    pub kind: Option<ItemKind>,
+    /// Size in bytes, when recorded.
+    pub size: Option<u64>,
+    /// Rename or verified copy, when recorded.
+    pub method: Option<Method>,
+    /// Known only from its intent and the filesystem (the outcome record is missing).
+    pub recovered_from_intent: bool,
+    /// Parts of the origin remained after an interrupted cross-device move.
+    pub origin_leftovers: bool,
+}
+
+impl Item {
+    /// Returns `true` if the quarantined copy is still there.
+    pub fn restorable(&self) -> bool {
+        self.trash.symlink_metadata().is_ok()
+    }
+}
+
+/// A git snapshot kept by a transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotItem {
+    /// The commit, `None` for a clean tree.
+    pub sha: Option<String>,
+    /// The private ref.
+    pub refname: Option<String>,
+    /// `worktree`, `stash` or `branch`.
+    pub subject: Option<String>,
+    /// The name kept (branch name, stash position).
+    pub name: Option<String>,
+    /// The repository's work tree.
+    pub repository: Option<PathBuf>,
+    /// Whether the ref was stored.
+    pub stored: bool,
+    /// The record's note (a kept stash entry's message).
+    pub note: Option<String>,
+    /// The commit the destructive command wrote into the work tree (`meta.writes_commit`).
+    pub writes_commit: Option<String>,
+}
+
+/// A transaction, as the manifest tells it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transaction {
+    /// The id.
+    pub txid: String,
+    /// When it started (`tx-start`, or its first snapshot record).
+    pub ts: Option<String>,
+    /// Who created it.
+    pub meta: Map<String, Value>,
+    /// The workspace it belongs to, when recorded.
+    pub workspace: Option<PathBuf>,
+    /// Relocated items.
+    pub items: Vec<Item>,
+    /// Git snapshots.
+    pub snapshots: Vec<SnapshotItem>,
+    /// Failures (`relocate-failed` reasons), with their origins.
+    pub failures: Vec<(PathBuf, String)>,
+    /// Intents with no outcome whose quarantine path does not exist (nothing moved).
+    pub pending: Vec<PathBuf>,
+    /// The last restore attempt.
+    pub last_restore: Option<Restored>,
+    /// Purged by gc.
+    pub purged: bool,
+}
+
+impl Transaction {
+    fn new(txid: &str) -> Transaction {
+        Transaction {
+            txid: txid.to_owned(),
+            ts: None,
+            meta: Map::new(),
+            workspace: None,
+            items: Vec::new(),
+            snapshots: Vec::new(),
+            failures: Vec::new(),
+            pending: Vec::new(),
+            last_restore: None,
+            purged: false,
+        }
+    }
+
+    /// Items whose quarantined copy exists, plus stored snapshots with a commit.
+    pub fn restorable_items(&self) -> usize {
+        if self.purged {
+            return 0;
+        }
+        self.items.iter().filter(|i| i.restorable()).count()
+            + self
+                .snapshots
+                .iter()
+                .filter(|s| s.stored && s.sha.is_some() && !self.snapshot_restored(s))
+                .count()
+    }
+
+    /// A snapshot or kept ref counts as restored when the last restore listed it: worktree
+    /// snapshots and stash entries as `stash:<sha>`, branches as `ref:<name>`.
+    fn snapshot_restored(&self, snapshot: &SnapshotItem) -> bool {
+        let Some(sha) = &snapshot.sha else {
+            return false;
+        };
+        let stash_label = format!("stash:{sha}");
+        let ref_label = snapshot.name.as_ref().map(|n| format!("ref:{n}"));
+        self.last_restore.as_ref().is_some_and(|r| {
+            r.errors.is_empty()
+                && r.restored.iter().any(|p| {
+                    p.path()
+                        .to_str()
+                        .is_some_and(|t| t == stash_label || Some(t) == ref_label.as_deref())
+                })
+        })
+    }
+
+    /// The state (one `lstat` per item).
+    pub fn state(&self) -> TxState {
+        if self.purged {
+            TxState::Purged
+        } else if self.restorable_items() > 0 {
+            TxState::Restorable
+        } else if self
+            .last_restore
+            .as_ref()
+            .is_some_and(|r| !r.restored.is_empty() && r.errors.is_empty())
+        {
+            TxState::Restored
+        } else if !self.failures.is_empty() {
+            TxState::Failed
+        } else {
+            TxState::Empty
+        }
+    }
+
+    /// The strategies of its items (`relocate`, `snapshot`), sorted.
+    pub fn strategies(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if !self.items.is_empty() || !self.failures.is_empty() {
+            out.push("relocate");
+        }
+        if !self.snapshots.is_empty() {
+            out.push("snapshot");
+        }
+        out
+    }
+
+    /// Returns `true` if every item's origin lies inside `workspace`.
+    pub fn belongs_to(&self, workspace: &Path) -> bool {
+        match &self.workspace {
+            Some(recorded) => recorded == workspace,
+            None => self.items.iter().all(|i| i.origin.starts_with(workspace)),
+        }
+    }
+}
+
+/// Groups records into transactions, in order of first appearance.
+///
+/// An intent with no outcome record is reconciled in this view: if its quarantine path
+/// exists the item counts as relocated (`recovered_from_intent`), otherwise it is pending.
+pub fn transactions(records: &[Record]) -> Vec<Transaction> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_id: BTreeMap<String, Transaction> = BTreeMap::new();
+    let mut open_intents: BTreeMap<(String, PathBuf), crate::records::Intent> = BTreeMap::new();
+    for record in records {
+        let txid = record.txid();
+        if !by_id.contains_key(txid) {
+            order.push(txid.to_owned());
+            by_id.insert(txid.to_owned(), Transaction::new(txid));
+        }
+        let Some(tx) = by_id.get_mut(txid) else {
+            continue;
+        };
+        match record {
+            Record::TxStart(r) => {
+                tx.ts = Some(r.ts.clone());
+                tx.meta.clone_from(&r.meta);
+                tx.workspace = r.workspace.as_ref().map(|p| p.0.clone());
+            }
+            Record::RelocateIntent(r) => {
+                open_intents.insert((txid.to_owned(), r.origin_path.0.clone()), r.clone());
+            }
+            Record::CopyVerified(_) => {}
+            Record::Relocate(r) => {
+                open_intents.remove(&(txid.to_owned(), r.origin_path.0.clone()));
+                tx.items.retain(|i| i.origin != r.origin_path.0);
+                tx.items.push(Item {
+                    origin: r.origin_path.0.clone(),
+                    trash: r.trash_path.0.clone(),
+                    kind: r.kind,
+                    size: r.size,
+                    method: r.method,
+                    recovered_from_intent: r.recovered_from_intent,
+                    origin_leftovers: r.origin_leftovers,
+                });
+            }
+            Record::RelocateFailed(r) => {
+                open_intents.remove(&(txid.to_owned(), r.origin_path.0.clone()));
+                tx.failures
+                    .push((r.origin_path.0.clone(), r.reason.clone()));
+            }
+            Record::Snapshot(r) => {
+                if tx.ts.is_none() {
+                    tx.ts = Some(r.ts.clone());
+                    tx.meta.clone_from(&r.meta);
+                }
+                tx.snapshots.push(SnapshotItem {
+                    sha: r.sha.clone(),
+                    refname: r.refname.clone(),
+                    subject: r.subject.clone(),
+                    name: r.name.clone(),
+                    repository: r.repository.as_ref().map(|p| p.0.clone()),
+                    stored: r.stored,
+                    note: r.note.clone(),
+                    writes_commit: r
+                        .meta
+                        .get("writes_commit")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                });
+            }
+            Record::Restore(r) => tx.last_restore = Some(r.clone()),
+            Record::Purged(_) => tx.purged = true,
+        }
+    }
+    for ((txid, _), intent) in open_intents {
+        let Some(tx) = by_id.get_mut(&txid) else {
+            continue;
+        };
+        if intent.trash_path.0.symlink_metadata().is_ok() {
+            tx.items.push(Item {
+                origin: intent.origin_path.0.clone(),
+                trash: intent.trash_path.0.clone(),
+                kind: intent.kind,
+                size: None,
+                method: None,
+                recovered_from_intent: true,
+                origin_leftovers: false,
+            });
+        } else {
+            tx.pending.push(intent.origin_path.0.clone());
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|id| by_id.remove(&id))
+        .collect()
+}

@@ -1,0 +1,117 @@
+//! Preserve-refs: keep the commits a ref-dropping command would orphan (`git stash
+//! drop|clear`, `git branch -D`) under private refs.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use agent_guard_git::{KeptRef, RefSubject, Subject, WorkTree};
+use agent_guard_quarantine::{
+    MANIFEST_SCHEMA, OtherOutcome, Quarantine, Record, Snapshot as SnapshotRecord, StoredPath,
+    Transaction,
+};
+use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
+
+use crate::RecoveryError;
+use crate::compensation::{Applied, Compensation, Failure, FailureKind, Job};
+use crate::snapshot::{release_subjects, restore_subjects};
+
+/// The preserve-refs compensation (`SNAPSHOT_GIT_REFS`).
+#[derive(Debug, Clone, Copy)]
+pub struct PreserveRefs;
+
+impl Compensation for PreserveRefs {
+    fn strategy(&self) -> Strategy {
+        Strategy::PreserveRefs
+    }
+
+    fn apply(&self, job: &Job<'_>, plan: &Plan) -> Applied {
+        let Plan::PreserveRefs { cwd, refs, stash } = plan else {
+            return Applied::failed(
+                Strategy::PreserveRefs,
+                &job.txid,
+                Failure::with_detail(FailureKind::Failed, "not a preserve-refs plan"),
+            );
+        };
+        let subject = match (stash, refs.is_empty()) {
+            (true, true) => RefSubject::AllStashEntries,
+            (true, false) => RefSubject::StashEntries(refs.clone()),
+            (false, _) => RefSubject::Branches(refs.clone()),
+        };
+        let mut meta = job.meta.clone();
+        meta.insert(
+            "strategy".to_owned(),
+            Value::from(Strategy::PreserveRefs.as_str()),
+        );
+        match preserve_refs(job.store, cwd, &job.txid, &subject, &meta) {
+            Ok(kept) => Applied {
+                moved: kept.len(),
+                ..Applied::new(
+                    Strategy::PreserveRefs,
+                    &job.txid,
+                    CompensationStatus::Complete,
+                )
+            },
+            Err(error) => Applied::failed(
+                Strategy::PreserveRefs,
+                &job.txid,
+                Failure::because(FailureKind::Failed, &error),
+            ),
+        }
+    }
+
+    fn restore(&self, store: &Quarantine, tx: &Transaction, out: &mut OtherOutcome) {
+        restore_subjects(store, tx, &[Subject::Stash, Subject::Branch], out);
+    }
+
+    fn release(&self, store: &Quarantine, tx: &Transaction) -> usize {
+        release_subjects(store, tx, &[Subject::Stash, Subject::Branch])
+    }
+}
+
+/// Keeps the commits a ref-dropping command would lose, under
+/// `refs/agent-guard/stash/<txid>/<n>` or `refs/agent-guard/branches/<txid>/<name>`, and
+/// appends one `snapshot` record per kept ref (subject `stash` or `branch`, its name, sha and
+/// ref; a stash entry's message goes into `note`).
+///
+/// # Errors
+/// A selector or branch that does not resolve (git would drop nothing, but we cannot know
+/// what was meant), a private ref that exists with another commit, or a failed record (the
+/// refs created are removed again). Takes the writers' lock.
+pub fn preserve_refs(
+    store: &Quarantine,
+    cwd: &Path,
+    txid: &TxId,
+    subject: &RefSubject,
+    meta: &Map<String, Value>,
+) -> Result<Vec<KeptRef>, RecoveryError> {
+    let tree = WorkTree::discover(cwd, store.git_user_dir())?;
+    let keeps = agent_guard_git::resolve_keeps(&tree, txid, subject)?;
+    let _lock = store.lock()?;
+    let created = agent_guard_git::create_kept_refs(&tree, &keeps)?;
+    let ts = store.now();
+    let records: Vec<Record> = keeps
+        .iter()
+        .map(|keep| {
+            Record::Snapshot(SnapshotRecord {
+                txid: txid.to_string(),
+                sha: Some(keep.kept.sha.clone()),
+                stored: true,
+                refname: Some(keep.kept.refname.clone()),
+                subject: Some(keep.kept.subject.as_str().to_owned()),
+                name: Some(keep.kept.name.clone()),
+                repository: Some(StoredPath::new(tree.root())),
+                note: keep.note.clone(),
+                error: None,
+                meta: meta.clone(),
+                ts: ts.clone(),
+                schema: MANIFEST_SCHEMA,
+            })
+        })
+        .collect();
+    if let Err(error) = store.append(&records) {
+        agent_guard_git::delete_refs(&tree, &created);
+        return Err(error.into());
+    }
+    Ok(keeps.into_iter().map(|keep| keep.kept).collect())
+}
