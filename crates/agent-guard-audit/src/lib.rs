@@ -48,11 +48,15 @@ mod error;
 mod hash;
 mod log;
 mod project;
+mod record;
 
 pub use error::AuditError;
 pub use hash::{default_session, session_hash, sha256_hex};
 pub use log::{AUDIT_FILE_NAME, AuditLog, Clock, SCHEMA_VERSION, format_timestamp};
-pub use project::{REDACTED, project, project_id};
+pub use project::{project, project_id};
+pub use record::{
+    Action, AuditRecord, CompensationRecord, ErrorLabel, Event, Phase, REDACTED, Tool,
+};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use crate::{AuditError, default_session, project};
+use crate::{AuditError, AuditRecord, default_session, project};
 
 /// The audit log's file name inside the quarantine root.
 pub const AUDIT_FILE_NAME: &str = "audit.jsonl";
@@ -102,23 +102,30 @@ impl AuditLog {
         &self.session
     }
 
-    /// Appends the projection of `record` and returns exactly what was stored.
+    /// Appends `record` durably and returns exactly what was stored.
     ///
     /// The quarantine directory must already exist (the layout creates it); this never
     /// creates it. If the file does not end with a newline (a torn earlier write), a newline
     /// is written first so the new record stays parseable.
-    pub fn append(&self, record: &Map<String, Value>) -> Result<Map<String, Value>, AuditError> {
-        self.write_record(record, Durability::Synced)
+    pub fn append(&self, record: &AuditRecord) -> Result<Map<String, Value>, AuditError> {
+        self.write_record(&record.to_map(), Durability::Synced)
     }
 
     /// Like [`AuditLog::append`], but without waiting for the disk: for best-effort records
     /// (an advisory `check`) on the hot path, where an fsync would dominate the cost. The
     /// line is still written whole, under the lock.
-    pub fn append_relaxed(
+    pub fn append_relaxed(&self, record: &AuditRecord) -> Result<Map<String, Value>, AuditError> {
+        self.write_record(&record.to_map(), Durability::Relaxed)
+    }
+
+    /// Appends the projection of a record that is not an [`AuditRecord`] (one written by
+    /// another tool sharing the log, such as the exfil guard), durably. Keys and labels
+    /// outside the projection's closed sets are dropped.
+    pub fn append_map(
         &self,
         record: &Map<String, Value>,
     ) -> Result<Map<String, Value>, AuditError> {
-        self.write_record(record, Durability::Relaxed)
+        self.write_record(record, Durability::Synced)
     }
 
     fn write_record(

@@ -5,50 +5,17 @@
 //! reasons never reach the audit log. Projecting a projected record changes nothing, so old
 //! lines can be re-projected on read.
 
-use agent_guard_types::{Decision, Dialect, ReasonCode, SessionMode, is_generated_id};
+use agent_guard_types::{
+    CompensationStatus, Decision, Dialect, DialectOutcome, ReasonCode, SafeDeleteOutcome,
+    SessionMode, Strategy, is_generated_id,
+};
 use serde_json::{Map, Value};
 
 use crate::hash::{is_hex, is_sha256_label, sha256_label};
+use crate::record::{Action, ErrorLabel, Event, Phase, Tool};
 
-/// The placeholder that replaces any command text.
-pub const REDACTED: &str = "<redacted>";
+use crate::record::REDACTED;
 
-/// Events written by the reference tool and by this one.
-const EVENTS: &[&str] = &[
-    "check",
-    "ask",
-    "decision",
-    "advisory",
-    "intent",
-    "outcome",
-    "enforce-block",
-    "enforce-intent",
-    "enforce-error",
-    "enforce-proceed",
-    "restore",
-    "gc-intent",
-    "gc",
-    "reconcile",
-    "undo",
-];
-const TOOLS: &[&str] = &["safe_delete", "check", "restore", "gc", "undo"];
-const PHASES: &[&str] = &["advisory", "intent", "complete"];
-const OUTCOMES: &[&str] = &[
-    "relocated to quarantine",
-    "deleted directly (provably regenerable)",
-    "deleted directly (quarantine housekeeping)",
-];
-const DIALECT_OUTCOMES: &[&str] = &["ok", "unusable"];
-const STRATEGIES: &[&str] = &["relocate", "clean-enumerate", "snapshot", "preserve-refs"];
-const STATUSES: &[&str] = &[
-    "started",
-    "complete",
-    "partial",
-    "storage-failed",
-    "failed",
-    "incomplete",
-];
-const ERRORS: &[&str] = &["compensation failed"];
 const PLAN_REASONS: &[&str] = &["age", "capacity"];
 /// Exfil-guard codes, shared with the sibling tool's audit projection.
 const EXFIL_CODES: &[&str] = &[
@@ -107,21 +74,25 @@ fn project_field(key: &str, value: &Value) -> Option<Value> {
         "event" => label(value, is_event),
         "decision" => label(value, |text| Decision::parse(text).is_some()),
         "action" => label(value, |text| {
-            text == "PURGED" || Decision::parse(text).is_some()
+            Action::parse(text).is_some() || Decision::parse(text).is_some()
         }),
         "code" => label(value, is_code),
-        "tool" => label(value, |text| TOOLS.contains(&text)),
-        "phase" => label(value, |text| PHASES.contains(&text)),
-        "outcome" => label(value, |text| OUTCOMES.contains(&text)),
+        "tool" => label(value, |text| Tool::parse(text).is_some()),
+        "phase" => label(value, |text| Phase::parse(text).is_some()),
+        "outcome" => label(value, |text| SafeDeleteOutcome::parse(text).is_some()),
         "dialect" => label(value, |text| {
             [Dialect::Posix, Dialect::Cmd, Dialect::PowerShell]
                 .iter()
                 .any(|d| d.as_str() == text)
         }),
         "dialect_requested" => dialect_requested(value),
-        "dialect_outcome" => label(value, |text| DIALECT_OUTCOMES.contains(&text)),
-        "strategy" => label(value, |text| STRATEGIES.contains(&text)),
-        "status" => label(value, |text| STATUSES.contains(&text)),
+        "dialect_outcome" => label(value, |text| {
+            DialectOutcome::ALL.iter().any(|o| o.as_str() == text)
+        }),
+        "strategy" => label(value, |text| Strategy::parse(text).is_some()),
+        "status" => label(value, |text| {
+            CompensationStatus::ALL.iter().any(|s| s.as_str() == text)
+        }),
         "mode" => label(value, |text| {
             [SessionMode::Normal, SessionMode::Restricted]
                 .iter()
@@ -132,7 +103,7 @@ fn project_field(key: &str, value: &Value) -> Option<Value> {
         "harness" => label(value, is_harness),
         "version" => label(value, is_semver),
         "command" => Some(Value::from(REDACTED)),
-        "error" => label(value, |text| ERRORS.contains(&text)),
+        "error" => label(value, |text| ErrorLabel::parse(text).is_some()),
         "force" | "ok" | "exempted" => value.is_boolean().then(|| value.clone()),
         "guard_latency_ms" => latency(value),
         "ts" => label(value, is_timestamp),
@@ -168,7 +139,7 @@ fn label(value: &Value, allowed: impl Fn(&str) -> bool) -> Option<Value> {
 }
 
 fn is_event(text: &str) -> bool {
-    EVENTS.contains(&text)
+    Event::parse(text).is_some()
         || text.strip_prefix("exfil-").is_some_and(|rest| {
             Decision::parse(&rest.to_ascii_uppercase()).is_some()
                 && rest.chars().all(|c| c.is_ascii_lowercase())

@@ -221,7 +221,7 @@ fn append_and_tail_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let log = AuditLog::new(dir.path(), Some("agent-7")).with_clock(fixed());
     let stored = log
-        .append(&map(
+        .append_map(&map(
             json!({"event": "check", "decision": "ALLOW", "code": "ALLOW_NOOP",
             "command": "ls", "cwd": "/secret"}),
         ))
@@ -233,7 +233,7 @@ fn append_and_tail_round_trip() {
                "session": session_hash("agent-7")})
     );
     let explicit = log
-        .append(&map(
+        .append_map(&map(
             json!({"event": "gc", "ts": "2020-01-01T00:00:00Z", "session": "other"}),
         ))
         .unwrap();
@@ -264,7 +264,7 @@ fn missing_file_tails_empty_and_missing_directory_is_an_error() {
     assert!(log.tail(5).unwrap().is_empty());
     let absent = dir.path().join("absent");
     let log = AuditLog::new(&absent, None);
-    let error = log.append(&map(json!({"event": "check"}))).unwrap_err();
+    let error = log.append_map(&map(json!({"event": "check"}))).unwrap_err();
     assert!(
         matches!(error, AuditError::MissingDirectory { .. }),
         "{error:?}"
@@ -279,7 +279,7 @@ fn missing_file_tails_empty_and_missing_directory_is_an_error() {
 fn torn_blank_and_non_object_lines_are_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let log = AuditLog::new(dir.path(), None).with_clock(fixed());
-    log.append(&map(json!({"event": "check"}))).unwrap();
+    log.append_map(&map(json!({"event": "check"}))).unwrap();
     {
         let mut file = fs_err::OpenOptions::new()
             .append(true)
@@ -301,7 +301,7 @@ fn torn_blank_and_non_object_lines_are_skipped() {
     );
 
     // The next append starts on a fresh line, so the torn record does not swallow it.
-    log.append(&map(json!({"event": "restore"}))).unwrap();
+    log.append_map(&map(json!({"event": "restore"}))).unwrap();
     let events: Vec<String> = log
         .tail(10)
         .unwrap()
@@ -318,7 +318,7 @@ fn backward_reading_handles_lines_across_block_boundaries() {
     let mut all = Vec::new();
     for i in 0..50_u64 {
         all.push(
-            log.append(&map(json!({"event": "decision", "target_count": i})))
+            log.append_map(&map(json!({"event": "decision", "target_count": i})))
                 .unwrap(),
         );
     }
@@ -360,7 +360,7 @@ fn concurrent_appends_do_not_interleave() {
             let log = Arc::clone(&log);
             std::thread::spawn(move || {
                 for i in 0..200_u64 {
-                    log.append(&map(json!({
+                    log.append_map(&map(json!({
                         "event": "decision", "target_count": thread, "moved_count": i,
                         "command": "x".repeat(512),
                     })))

@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use agent_guard_config::EnvSnapshot;
-use agent_guard_engine::{CheckReport, CheckRequest, check_with};
+use agent_guard_engine::EnvSnapshot;
+use agent_guard_engine::{CheckReport, CheckRequest, Exit as _, check_with};
+use agent_guard_types::Decision;
 
 use crate::args::CheckArgs;
 use crate::exit_code::ExitCode;
@@ -27,7 +28,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let progress = crate::progress::TerminalProgress::new();
     let report = check_with(&request, &progress);
     print_report(&report, args.json);
-    Ok(ExitCode::from_engine(report.exit))
+    Ok(report.exit_code())
 }
 
 /// Joins COMMAND arguments with single spaces, dropping `--` separators.
@@ -52,7 +53,7 @@ pub fn absolute_cwd(cwd: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
 /// Prints a report as JSON or as `DECISION [CODE]` plus the explanation.
 pub fn print_report(report: &CheckReport, json: bool) {
     if json {
-        printer::json(report);
+        printer::json(&report.reported());
         return;
     }
     printer::out(&report.headline());
@@ -62,6 +63,10 @@ pub fn print_report(report: &CheckReport, json: bool) {
     }
     if let Some(message) = &report.message {
         printer::out(&printer::sanitize(message));
+    }
+    let hint = agent_guard_engine::hint(report.code);
+    if matches!(report.decision, Decision::Block | Decision::Ask) && !hint.is_empty() {
+        printer::err(&format!("\nhint: {hint}"));
     }
     for warning in &report.warnings {
         printer::err(&format!("warning: {}", printer::sanitize(warning)));

@@ -1,12 +1,8 @@
 //! `agent-guard demo`: the guard's verdicts on a dozen commands, on a throw-away workspace.
 
-use std::fs;
-use std::path::Path;
-
-use anyhow::Context as _;
 use serde::Serialize;
 
-use agent_guard_config::EnvSnapshot;
+use agent_guard_engine::EnvSnapshot;
 use agent_guard_engine::{CheckRequest, check};
 
 use crate::args::DemoArgs;
@@ -71,7 +67,7 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
         .prefix("agent-guard-demo-")
         .tempdir()?;
     let workspace = dir.path().join("project");
-    prepare(&workspace).context("failed to prepare the demo workspace")?;
+    agent_guard_engine::prepare_demo_workspace(&workspace)?;
     let env = EnvSnapshot {
         home: Some(dir.path().join("home").into()),
         ..EnvSnapshot::capture()
@@ -121,44 +117,4 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
         printer::err(&format!("kept {}", kept.display()));
     }
     Ok(ExitCode::Success)
-}
-
-/// Creates a git workspace: committed sources, a build tree, ignored `node_modules`.
-fn prepare(workspace: &Path) -> anyhow::Result<()> {
-    let files: &[(&str, &str)] = &[
-        (".gitignore", "node_modules/\n*.log\n"),
-        ("src/main.rs", "fn main() { println!(\"hello\"); }\n"),
-        ("build/out/app.o", "object code\n"),
-        ("build/report.txt", "build report\n"),
-        ("dist/bundle.js", "bundle\n"),
-        ("node_modules/left-pad/index.js", "module.exports = 1;\n"),
-        ("notes.txt", "my notes\n"),
-        ("debug.log", "log line\n"),
-        ("scratch/untracked.txt", "not yet committed\n"),
-    ];
-    for (path, content) in files {
-        let path = workspace.join(path);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        fs::write(&path, content)?;
-    }
-    fs::create_dir_all(
-        workspace
-            .parent()
-            .map_or(workspace.to_owned(), |p| p.join("home")),
-    )?;
-    let repo = git2::Repository::init(workspace)?;
-    let mut index = repo.index()?;
-    index.add_path(Path::new(".gitignore"))?;
-    index.add_path(Path::new("src/main.rs"))?;
-    index.write()?;
-    let tree = repo.find_tree(index.write_tree()?)?;
-    let signature = git2::Signature::now("agent-guard demo", "demo@agent-guard.invalid")?;
-    repo.commit(Some("HEAD"), &signature, &signature, "initial", &tree, &[])?;
-    fs::write(
-        workspace.join("src/main.rs"),
-        "fn main() { println!(\"changed\"); }\n",
-    )?;
-    Ok(())
 }

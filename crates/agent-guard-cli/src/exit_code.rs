@@ -7,60 +7,18 @@
 //! | 2 | usage error; enforced BLOCK; `safe-delete` refusal |
 //! | 3 | enforced ASK; `restore` conflicts |
 //!
-//! In hook mode the process never exits 1 or 101: every failure is a deny in the harness's
-//! own format.
+//! The engine's reports say which applies ([`agent_guard_engine::Exit`]); the commands here
+//! return that, and this module adds the two rules of the CLI itself: hook mode never exits
+//! 1 or 101 (every failure is a deny in the harness's own format), and a usage error is 2.
 
-use std::process::ExitCode as StdExitCode;
+pub use agent_guard_types::ExitCode;
 
-/// A process exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitCode {
-    /// 0: success, or proceed.
-    Success,
-    /// 1: internal error.
-    InternalError,
-    /// 2: refused (BLOCK) or usage error.
-    Blocked,
-    /// 3: a human must approve (ASK), or restore conflicts.
-    Ask,
-}
-
-impl ExitCode {
-    /// The numeric value.
-    pub const fn code(self) -> u8 {
-        match self {
-            ExitCode::Success => 0,
-            ExitCode::InternalError => 1,
-            ExitCode::Blocked => 2,
-            ExitCode::Ask => 3,
-        }
-    }
-
-    /// Maps a numeric code reported by the engine.
-    pub fn from_engine(code: i32) -> ExitCode {
-        match code {
-            0 => ExitCode::Success,
-            2 => ExitCode::Blocked,
-            3 => ExitCode::Ask,
-            _ => ExitCode::InternalError,
-        }
-    }
-}
-
-impl ExitCode {
-    /// Maps a hook reply's exit code. Hook mode never exits 1: anything but 0 or 3 is 2.
-    pub const fn from_hook(code: u8) -> ExitCode {
-        match code {
-            0 => ExitCode::Success,
-            3 => ExitCode::Ask,
-            _ => ExitCode::Blocked,
-        }
-    }
-}
-
-impl From<ExitCode> for StdExitCode {
-    fn from(code: ExitCode) -> StdExitCode {
-        StdExitCode::from(code.code())
+/// Maps a hook reply's exit code. Hook mode never exits 1: anything but 0 or 3 is 2.
+pub const fn from_hook(code: u8) -> ExitCode {
+    match code {
+        0 => ExitCode::Success,
+        3 => ExitCode::Ask,
+        _ => ExitCode::Blocked,
     }
 }
 
@@ -74,10 +32,9 @@ mod tests {
         assert_eq!(ExitCode::InternalError.code(), 1);
         assert_eq!(ExitCode::Blocked.code(), 2);
         assert_eq!(ExitCode::Ask.code(), 3);
-        assert_eq!(ExitCode::from_engine(3), ExitCode::Ask);
-        assert_eq!(ExitCode::from_engine(7), ExitCode::InternalError);
-        assert_eq!(ExitCode::from_hook(0), ExitCode::Success);
-        assert_eq!(ExitCode::from_hook(1), ExitCode::Blocked);
-        assert_eq!(ExitCode::from_hook(3), ExitCode::Ask);
+        assert_eq!(from_hook(0), ExitCode::Success);
+        assert_eq!(from_hook(1), ExitCode::Blocked);
+        assert_eq!(from_hook(101), ExitCode::Blocked);
+        assert_eq!(from_hook(3), ExitCode::Ask);
     }
 }

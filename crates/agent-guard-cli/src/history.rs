@@ -1,7 +1,7 @@
 //! `restore`, `undo`, `list`, `show`, `status`, `gc`.
 
-use agent_guard_config::EnvSnapshot;
-use agent_guard_engine::{GcRequest, RestoreRequest, RestoreResult};
+use agent_guard_engine::EnvSnapshot;
+use agent_guard_engine::{Exit as _, GcRequest, ItemKind, RestoreRequest};
 
 use crate::args::{GcArgs, ListArgs, RestoreArgs, ShowArgs, StatusArgs, UndoArgs};
 use crate::check::absolute_cwd;
@@ -19,9 +19,9 @@ pub fn restore(args: &RestoreArgs) -> anyhow::Result<ExitCode> {
         cwd: absolute_cwd(args.cwd.as_deref())?,
         env: EnvSnapshot::capture(),
     };
-    let result = agent_guard_engine::restore(&request, &TerminalProgress::new())?;
-    print_restore(&result, args.json);
-    Ok(restore_exit(result.exit))
+    let report = agent_guard_engine::restore(&request, &TerminalProgress::new())?;
+    print_restore(&report, args.json);
+    Ok(report.exit_code())
 }
 
 /// Runs `undo`.
@@ -33,19 +33,18 @@ pub fn undo(args: &UndoArgs) -> anyhow::Result<ExitCode> {
         env: EnvSnapshot::capture(),
         ..RestoreRequest::default()
     };
-    let result = agent_guard_engine::restore(&request, &TerminalProgress::new())?;
-    print_restore(&result, args.json);
-    Ok(restore_exit(result.exit))
+    let report = agent_guard_engine::restore(&request, &TerminalProgress::new())?;
+    print_restore(&report, args.json);
+    Ok(report.exit_code())
 }
 
-fn print_restore(result: &RestoreResult, json: bool) {
+fn print_restore(report: &agent_guard_engine::RestoreReport, json: bool) {
     if json {
-        printer::json(result);
+        printer::json(&report.reported());
         return;
     }
-    let report = &result.report;
     if let Some(error) = &report.error {
-        printer::err(&format!("error: {}", sanitize(error)));
+        printer::err(&format!("error: {}", sanitize(&error.to_string())));
         return;
     }
     if report.already_restored {
@@ -154,9 +153,9 @@ pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
     ));
     for item in &report.items {
         let kind = item.kind.map_or("?", |k| match k {
-            agent_guard_recovery::ItemKind::File => "file",
-            agent_guard_recovery::ItemKind::Dir => "dir",
-            agent_guard_recovery::ItemKind::Symlink => "symlink",
+            ItemKind::File => "file",
+            ItemKind::Dir => "dir",
+            ItemKind::Symlink => "symlink",
         });
         let state = if item.restorable {
             ""
@@ -171,10 +170,12 @@ pub fn show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     for snapshot in &report.snapshots {
-        printer::out(&format!("  git     {}", sanitize(&snapshot.to_string())));
+        let text = serde_json::to_string(snapshot).unwrap_or_default();
+        printer::out(&format!("  git     {}", sanitize(&text)));
     }
     for failure in &report.failures {
-        printer::out(&format!("  failed  {}", sanitize(&failure.to_string())));
+        let text = serde_json::to_string(failure).unwrap_or_default();
+        printer::out(&format!("  failed  {}", sanitize(&text)));
     }
     printer::err(&format!("hint: restore with `{}`", report.restore_command));
     Ok(ExitCode::Success)
@@ -243,7 +244,7 @@ pub fn gc(args: &GcArgs) -> anyhow::Result<ExitCode> {
         &request,
     )?;
     if args.json {
-        printer::json(&report);
+        printer::json(&report.reported());
     } else {
         let plan = &report.plan;
         printer::out(&format!(
@@ -275,15 +276,11 @@ pub fn gc(args: &GcArgs) -> anyhow::Result<ExitCode> {
                 "hint: purge with `agent-guard gc --execute --all-eligible` (or `--txid ID`)",
             );
         }
-        if let Some(error) = &report.error {
-            printer::err(&format!("error: {}", sanitize(error)));
+        if let Some(refusal) = &report.refusal {
+            printer::err(&format!("error: {}", sanitize(&refusal.to_string())));
         }
     }
-    Ok(if report.exit == 0 {
-        ExitCode::Success
-    } else {
-        ExitCode::InternalError
-    })
+    Ok(report.exit_code())
 }
 
 /// `1.5 MiB`-style sizes.
@@ -301,14 +298,5 @@ fn human_bytes(bytes: u64) -> String {
         format!("{bytes} B")
     } else {
         format!("{value}.{} {}", remainder * 10 / 1024, UNITS[unit])
-    }
-}
-
-/// Restore's contract: 0 restored, 1 errors, 3 conflicts.
-fn restore_exit(exit: i32) -> ExitCode {
-    match exit {
-        0 => ExitCode::Success,
-        3 => ExitCode::Ask,
-        _ => ExitCode::InternalError,
     }
 }

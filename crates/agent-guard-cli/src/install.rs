@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use agent_guard_config::EnvSnapshot;
+use agent_guard_engine::EnvSnapshot;
 use agent_guard_install::{
     Action, DoctorReport, Environment, Error, Harness, InstallOptions, Report, Scope, Status,
 };

@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal as _;
 
-use agent_guard_config::EnvSnapshot;
+use agent_guard_engine::EnvSnapshot;
 use agent_guard_engine::{ModeReport, change_mode, show_mode};
 use agent_guard_types::SessionMode;
 

@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal as _;
 
-use agent_guard_recovery::Progress;
+use agent_guard_engine::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Copies smaller than this finish too fast to deserve a bar.

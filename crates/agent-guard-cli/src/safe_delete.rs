@@ -1,7 +1,7 @@
 //! `agent-guard safe-delete`.
 
-use agent_guard_config::EnvSnapshot;
-use agent_guard_engine::{SafeDeleteRequest, safe_delete};
+use agent_guard_engine::EnvSnapshot;
+use agent_guard_engine::{Exit as _, SafeDeleteRequest, safe_delete};
 
 use crate::args::SafeDeleteArgs;
 use crate::check::absolute_cwd;
@@ -19,15 +19,15 @@ pub fn run(args: &SafeDeleteArgs) -> anyhow::Result<ExitCode> {
     };
     let report = safe_delete(&request, &TerminalProgress::new());
     if args.json {
-        printer::json(&report);
+        printer::json(&report.reported());
     } else {
         let txid = report
             .txid
             .as_deref()
             .map(|t| format!(" txid={t}"))
             .unwrap_or_default();
-        printer::out(&format!("{}{txid}", sanitize(&report.outcome)));
-        if report.exit == 2 {
+        printer::out(&format!("{}{txid}", sanitize(&report.outcome.to_string())));
+        if report.outcome.is_refusal() {
             printer::out(&format!("  {}", report.verdict.explanation));
         }
         for skipped in &report.skipped {
@@ -47,5 +47,5 @@ pub fn run(args: &SafeDeleteArgs) -> anyhow::Result<ExitCode> {
             printer::err(&format!("warning: {}", sanitize(warning)));
         }
     }
-    Ok(ExitCode::from_engine(report.exit))
+    Ok(report.exit_code())
 }

@@ -39,4 +39,7 @@ pub use file::{
     CONFIG_FILE_NAME, ConfigFile, HookConfig, MAX_CONFIG_BYTES, RegenerableConfig, RetentionConfig,
     load_config,
 };
-pub use settings::{DEFAULT_ARTIFACTS, DEFAULT_TRASH_DIRNAME, Settings};
+pub use settings::{
+    DEFAULT_ARTIFACTS, DEFAULT_DEADLINE_MS, DEFAULT_TRASH_DIRNAME, MAX_DEADLINE_MS, Settings,
+    env_deadline,
+};

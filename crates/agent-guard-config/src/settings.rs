@@ -35,9 +35,25 @@ pub const DEFAULT_ARTIFACTS: &[&str] = &[
 const DEFAULT_RETENTION_DAYS: u32 = 30;
 const DEFAULT_RETENTION_MAX_BYTES: u64 = 5 * 1024 * 1024 * 1024;
 const DEFAULT_GRACE_MINUTES: u32 = 60;
-const DEFAULT_DEADLINE_MS: u64 = 5000;
+/// The hook's deadline when neither the environment nor the project sets one.
+pub const DEFAULT_DEADLINE_MS: u64 = 5000;
 /// The longest accepted hook deadline (ten minutes); anything longer is a configuration defect.
-const MAX_DEADLINE_MS: u64 = 600_000;
+pub const MAX_DEADLINE_MS: u64 = 600_000;
+
+/// The hook deadline the environment asks for before any workspace is known:
+/// `AGENT_GUARD_DEADLINE_MS` when it is a number in `1..=MAX_DEADLINE_MS`, else the default.
+///
+/// Hook mode starts its clock with this and adopts the project's `[hook] deadline_ms` once
+/// the workspace is open; unlike [`Settings::resolve`], a malformed value is not an error
+/// here, because the hook must answer (with a deny, at worst) rather than fail.
+pub fn env_deadline(env: &crate::EnvSnapshot) -> u64 {
+    env.deadline_ms
+        .as_deref()
+        .map(str::trim)
+        .and_then(|value| value.parse::<u64>().ok())
+        .filter(|ms| (1..=MAX_DEADLINE_MS).contains(ms))
+        .unwrap_or(DEFAULT_DEADLINE_MS)
+}
 
 /// Values of `AGENT_GUARD_ALLOW_REGENERABLE` that disable regenerable deletion.
 const FALSE_WORDS: &[&str] = &["0", "false", "no", "off"];

@@ -3,15 +3,15 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use serde_json::{Map, Value, json};
-
-use agent_guard_audit::{AuditLog, Clock, REDACTED};
+use agent_guard_audit::{AuditLog, AuditRecord, Clock, Event, REDACTED, Tool};
 use agent_guard_classify::{classify, smells};
 use agent_guard_config::EnvSnapshot;
 use agent_guard_policy::{PolicyContext, decide, dialect_verdict};
 use agent_guard_recovery::{NoProgress, Progress, ensure_layout};
 use agent_guard_session::read_mode;
-use agent_guard_types::{Dialect, DialectResolution, OpSpec, ReasonCode, SessionMode, Verdict};
+use agent_guard_types::{
+    Dialect, DialectOutcome, DialectResolution, OpSpec, ReasonCode, SessionMode, Verdict,
+};
 
 use crate::error::EngineError;
 use crate::report::{CheckReport, OpReport};
@@ -52,7 +52,19 @@ pub fn check(request: &CheckRequest) -> CheckReport {
 
 /// [`check`] with a progress sink for long cross-device moves under `--enforce`.
 pub fn check_with(request: &CheckRequest, progress: &dyn Progress) -> CheckReport {
-    let judged = judge(request);
+    check_observing(request, progress, &|_| {})
+}
+
+/// [`check_with`], telling `on_deadline` the project's hook deadline (`[hook] deadline_ms`,
+/// or `AGENT_GUARD_DEADLINE_MS`) as soon as the workspace is open, so that hook mode can adopt
+/// it without opening the workspace a second time. A line that never opens the workspace
+/// (nothing destructive) never calls it.
+pub fn check_observing(
+    request: &CheckRequest,
+    progress: &dyn Progress,
+    on_deadline: &dyn Fn(u64),
+) -> CheckReport {
+    let judged = judge(request, on_deadline);
     if request.enforce {
         return crate::enforce::enforce(judged, request, progress);
     }
@@ -70,7 +82,7 @@ pub fn check_with(request: &CheckRequest, progress: &dyn Progress) -> CheckRepor
 /// Resolves the dialect, classifies and decides. Opens the workspace only when the line
 /// needs it: a line with no destructive vocabulary touches nothing but, at most, one small
 /// config file.
-pub(crate) fn judge(request: &CheckRequest) -> Judged {
+pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged {
     let started = Instant::now();
     let mut warnings = Vec::new();
     let runtime = Runtime::from_env(&request.env).unwrap_or_else(|error| {
@@ -82,7 +94,11 @@ pub(crate) fn judge(request: &CheckRequest) -> Judged {
     let mut open = |request: &CheckRequest| -> Result<Workspace, Unopened> {
         workspace
             .get_or_insert_with(|| {
-                Workspace::open(&request.cwd, &request.env).map_err(|e| Unopened::of(&e))
+                let opened = Workspace::open(&request.cwd, &request.env);
+                if let Ok(workspace) = &opened {
+                    on_deadline(workspace.settings.deadline_ms);
+                }
+                opened.map_err(|e| Unopened::of(&e))
             })
             .clone()
     };
@@ -198,17 +214,19 @@ fn base_report(
     warnings: Vec<String>,
 ) -> CheckReport {
     let (dialect, requested, outcome, error) = match resolution {
-        DialectResolution::Ok { dialect, requested } => (*dialect, requested.clone(), "ok", None),
+        DialectResolution::Ok { dialect, requested } => {
+            (*dialect, requested.clone(), DialectOutcome::Ok, None)
+        }
         DialectResolution::Unknown => (
             Dialect::Posix,
             Some(REDACTED.to_owned()),
-            "unusable",
+            DialectOutcome::Unusable,
             Some("unknown dialect selector"),
         ),
         DialectResolution::Invalid => (
             Dialect::Posix,
             Some(REDACTED.to_owned()),
-            "unusable",
+            DialectOutcome::Unusable,
             Some("invalid dialect selector"),
         ),
     };
@@ -231,7 +249,6 @@ fn base_report(
         compensations: None,
         warnings,
         message: None,
-        exit: 0,
         verdicts: Vec::new(),
     }
 }
@@ -246,23 +263,18 @@ fn should_audit(report: &CheckReport, ops: &[OpSpec]) -> bool {
 }
 
 /// The common fields of this check's audit records.
-pub(crate) fn audit_fields(report: &CheckReport, event: &str) -> Map<String, Value> {
-    let value = json!({
-        "event": event,
-        "check_id": report.check_id,
-        "decision": report.decision,
-        "code": report.code,
-        "command": REDACTED,
-        "dialect": report.dialect,
-        "dialect_requested": report.dialect_requested,
-        "dialect_outcome": report.dialect_outcome,
-        "guard_latency_ms": report.guard_latency_ms,
-        "mode": report.mode,
-        "tool": "check",
-    });
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
+pub(crate) fn audit_record(report: &CheckReport, event: Event) -> AuditRecord {
+    AuditRecord {
+        check_id: Some(report.check_id.clone()),
+        decision: Some(report.decision),
+        code: Some(report.code),
+        command: Some(REDACTED.to_owned()),
+        dialect: Some(report.dialect),
+        dialect_requested: Some(report.dialect_requested.clone()),
+        dialect_outcome: Some(report.dialect_outcome),
+        guard_latency_ms: Some(report.guard_latency_ms),
+        mode: Some(report.mode),
+        ..AuditRecord::new(event, Tool::Check)
     }
 }
 
@@ -280,7 +292,7 @@ fn audit_check(
     _request: &CheckRequest,
 ) {
     let stored = audit_log(workspace, runtime).and_then(|log| {
-        log.append_relaxed(&audit_fields(report, "check"))
+        log.append_relaxed(&audit_record(report, Event::Check))
             .map_err(|e| error_chain(&e))
     });
     if stored.is_err() {

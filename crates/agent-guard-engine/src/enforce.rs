@@ -5,12 +5,13 @@
 //! and only full success turns the decision into ALLOW (the code is kept) with exit 0. Any
 //! failure refuses the command (exit 2) with what was already moved still restorable.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use agent_guard_audit::{AuditRecord, CompensationRecord, ErrorLabel, Event, Phase};
 use agent_guard_recovery::{Applied, FailureKind, Job, Progress, for_plan};
 use agent_guard_types::{Decision, ReasonCode, Strategy, TxId};
 
-use crate::check::{CheckRequest, Judged, audit_fields, audit_log};
+use crate::check::{CheckRequest, Judged, audit_log, audit_record};
 use crate::report::CheckReport;
 use crate::store::quarantine;
 
@@ -31,22 +32,19 @@ pub(crate) fn enforce(
         workspace.filter(|_| !ops.is_empty() || report.code != ReasonCode::AllowNoop)
     else {
         // The no-op path: nothing destructive, nothing written.
-        report.exit = exit_for(report.decision);
         return report;
     };
     let log = audit_log(&workspace, &runtime);
-    let durable = |report: &CheckReport, event: &str, extra: Value| -> bool {
-        let mut record = audit_fields(report, event);
-        if let Value::Object(extra) = extra {
-            record.extend(extra);
-        }
-        log.as_ref().is_ok_and(|log| log.append(&record).is_ok())
-    };
+    let durable =
+        |record: &AuditRecord| -> bool { log.as_ref().is_ok_and(|log| log.append(record).is_ok()) };
     match report.decision {
         Decision::Ask => {
-            if durable(&report, "ask", json!({"phase": "intent", "reasons": []})) {
-                report.exit = 3;
-            } else {
+            let record = AuditRecord {
+                phase: Some(Phase::Intent),
+                reasons: Some([]),
+                ..audit_record(&report, Event::Ask)
+            };
+            if !durable(&record) {
                 refuse(
                     &mut report,
                     ReasonCode::CompensationFailed,
@@ -56,12 +54,15 @@ pub(crate) fn enforce(
             return report;
         }
         Decision::Block => {
-            if !durable(&report, "enforce-block", json!({"reasons": []})) {
+            let record = AuditRecord {
+                reasons: Some([]),
+                ..audit_record(&report, Event::EnforceBlock)
+            };
+            if !durable(&record) {
                 report
                     .warnings
                     .push("audit unavailable: record could not be stored".to_owned());
             }
-            report.exit = 2;
             return report;
         }
         _ => {}
@@ -69,7 +70,7 @@ pub(crate) fn enforce(
     let needs_intent = report.verdicts.iter().any(|v| {
         agent_guard_policy::lookup(v.code).is_some_and(agent_guard_policy::Reason::needs_intent)
     });
-    if needs_intent && !durable(&report, "enforce-intent", json!({})) {
+    if needs_intent && !durable(&audit_record(&report, Event::EnforceIntent)) {
         refuse(
             &mut report,
             ReasonCode::CompensationFailed,
@@ -97,20 +98,21 @@ pub(crate) fn enforce(
             let (code, reason) = refusal(failure.kind);
             report.compensations = Some(compensations);
             refuse(&mut report, code, reason);
-            let _ = durable(
-                &report,
-                "enforce-error",
-                json!({"error": "compensation failed"}),
-            );
+            let _ = durable(&AuditRecord {
+                error: Some(ErrorLabel::CompensationFailed),
+                ..audit_record(&report, Event::EnforceError)
+            });
             return report;
         }
     }
     report.message = message(&compensations);
-    report.compensations = Some(compensations);
     report.set_verdict(Decision::Allow, report.code);
-    report.exit = 0;
-    let proceed = json!({"compensations": report.compensations});
-    if !durable(&report, "enforce-proceed", proceed) {
+    let proceed = AuditRecord {
+        compensations: Some(compensations_record(&compensations)),
+        ..audit_record(&report, Event::EnforceProceed)
+    };
+    report.compensations = Some(compensations);
+    if !durable(&proceed) {
         if needs_intent {
             refuse(
                 &mut report,
@@ -164,15 +166,22 @@ pub(crate) fn new_txid(runtime: &crate::Runtime) -> TxId {
 fn refuse(report: &mut CheckReport, code: ReasonCode, reason: &str) {
     report.set_verdict(Decision::Block, code);
     report.reasons = vec![reason.to_owned()];
-    report.exit = 2;
 }
 
-const fn exit_for(decision: Decision) -> i32 {
-    match decision {
-        Decision::Block => 2,
-        Decision::Ask => 3,
-        _ => 0,
-    }
+/// The compensations as the audit log keeps them (no paths).
+fn compensations_record(compensations: &[Applied]) -> Vec<CompensationRecord> {
+    compensations
+        .iter()
+        .map(|c| CompensationRecord {
+            strategy: c.strategy,
+            txid: c.txid.clone(),
+            status: c.status,
+            moved: c.moved,
+            skipped: c.skipped,
+            enumerated: c.enumerated,
+            sha: c.sha.clone(),
+        })
+        .collect()
 }
 
 /// What the agent is told after a compensated line.

@@ -35,6 +35,15 @@ pub enum EngineError {
     /// The session mode could not be changed.
     #[error(transparent)]
     Session(#[from] agent_guard_session::SessionError),
+    /// The demo workspace could not be written.
+    #[error("failed to prepare the demo workspace at `{path}`")]
+    Demo {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// An audit write failed.
     #[error(transparent)]
     Audit(#[from] agent_guard_audit::AuditError),

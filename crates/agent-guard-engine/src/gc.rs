@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
+use agent_guard_audit::{Action, AuditRecord, Event, Tool};
 use agent_guard_config::EnvSnapshot;
 use agent_guard_recovery::{GcOutcome, GcPlan, GcPolicy, GcSelection};
 use agent_guard_types::is_generated_id;
@@ -26,7 +26,43 @@ pub struct GcRequest {
     pub all_eligible: bool,
 }
 
-/// The result of `gc`, with its exit code (0 ok, 1 nothing selected or refused).
+/// Why `gc --execute` purged nothing.
+///
+/// It serialises as its message (the `error` field of `gc --json`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GcRefusal {
+    /// `--execute` without `--txid` or `--all-eligible`.
+    NothingSelected,
+    /// The durable intent record could not be written, so nothing was purged.
+    IntentNotAudited,
+    /// The purge was refused (an unmanaged or symlinked id, the grace window, the lock).
+    Purge(String),
+}
+
+impl std::fmt::Display for GcRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GcRefusal::NothingSelected => f.write_str(
+                "nothing selected: --execute needs --txid ID (repeatable) or --all-eligible; \
+                 run `agent-guard gc` first to see the plan",
+            ),
+            GcRefusal::IntentNotAudited => f.write_str("the gc intent could not be audited"),
+            GcRefusal::Purge(why) => f.write_str(why),
+        }
+    }
+}
+
+impl Serialize for GcRefusal {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// The result of `gc`.
 #[derive(Debug, Clone, Serialize)]
 pub struct GcReport {
     /// The plan (always computed).
@@ -35,10 +71,8 @@ pub struct GcReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<GcOutcome>,
     /// Why nothing was purged.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The exit code.
-    pub exit: i32,
+    #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<GcRefusal>,
 }
 
 /// The retention policy of `workspace` (from `.agent-guard.toml` or the environment) at
@@ -63,8 +97,7 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
         return Ok(GcReport {
             plan,
             outcome: None,
-            error: None,
-            exit: 0,
+            refusal: None,
         });
     }
     let selection = if request.all_eligible {
@@ -73,12 +106,7 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
         return Ok(GcReport {
             plan,
             outcome: None,
-            error: Some(
-                "nothing selected: --execute needs --txid ID (repeatable) or --all-eligible; \
-                 run `agent-guard gc` first to see the plan"
-                    .to_owned(),
-            ),
-            exit: 1,
+            refusal: Some(GcRefusal::NothingSelected),
         });
     } else {
         GcSelection::Ids(request.txids.clone())
@@ -88,40 +116,46 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
         GcSelection::Ids(ids) => ids.clone(),
         GcSelection::AllEligible => plan.eligible.iter().map(|e| e.txid.clone()).collect(),
     };
-    let known: Vec<&String> = targets.iter().filter(|t| is_generated_id(t)).collect();
-    let intent =
-        json!({"event": "gc-intent", "tool": "gc", "target_count": targets.len(), "txids": known});
-    let stored = audit_log(&workspace, &runtime)
-        .ok()
-        .zip(intent.as_object().cloned())
-        .is_some_and(|(log, record)| log.append(&record).is_ok());
+    let intent = AuditRecord {
+        target_count: Some(targets.len()),
+        txids: Some(
+            targets
+                .iter()
+                .filter(|t| is_generated_id(t))
+                .cloned()
+                .collect(),
+        ),
+        ..AuditRecord::new(Event::GcIntent, Tool::Gc)
+    };
+    let stored = audit_log(&workspace, &runtime).is_ok_and(|log| log.append(&intent).is_ok());
     if !stored {
         return Ok(GcReport {
             plan,
             outcome: None,
-            error: Some("the gc intent could not be audited".to_owned()),
-            exit: 1,
+            refusal: Some(GcRefusal::IntentNotAudited),
         });
     }
     match agent_guard_recovery::purge(&store, &policy, &selection) {
         Ok(outcome) => {
-            let record = json!({"event": "gc", "tool": "gc", "action": "PURGED", "purged": outcome.purged, "missing_count": outcome.missing.len()});
-            if let (Ok(log), Value::Object(record)) = (audit_log(&workspace, &runtime), record) {
+            let record = AuditRecord {
+                action: Some(Action::Purged),
+                purged: Some(outcome.purged.clone()),
+                missing_count: Some(outcome.missing.len()),
+                ..AuditRecord::new(Event::Gc, Tool::Gc)
+            };
+            if let Ok(log) = audit_log(&workspace, &runtime) {
                 let _ = log.append(&record);
             }
-            let exit = i32::from(!outcome.errors.is_empty());
             Ok(GcReport {
                 plan,
                 outcome: Some(outcome),
-                error: None,
-                exit,
+                refusal: None,
             })
         }
         Err(error) => Ok(GcReport {
             plan,
             outcome: None,
-            error: Some(error_chain(&error)),
-            exit: 1,
+            refusal: Some(GcRefusal::Purge(error_chain(&error))),
         }),
     }
 }

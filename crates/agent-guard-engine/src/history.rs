@@ -3,11 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
+use agent_guard_audit::{AuditRecord, Event, Tool};
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{ItemKind, Progress, RestoreOptions, RestoreReport, Transaction, Usage};
-use agent_guard_types::{TxId, is_generated_id};
+use agent_guard_recovery::{
+    ItemKind, Progress, RestoreOptions, RestoreRefusal, RestoreReport, Transaction, TxState, Usage,
+};
+use agent_guard_types::{Strategy, TxId, is_generated_id};
 
 use crate::check::audit_log;
 use crate::enforce::new_txid;
@@ -33,18 +36,8 @@ pub struct RestoreRequest {
     pub env: EnvSnapshot,
 }
 
-/// The result of a restore, with its exit code (0 ok, 1 errors, 3 conflicts).
-#[derive(Debug, Clone, Serialize)]
-pub struct RestoreResult {
-    /// The recovery report.
-    #[serde(flatten)]
-    pub report: RestoreReport,
-    /// The exit code.
-    pub exit: i32,
-}
-
 /// Restores a transaction (or, with no txid, the newest restorable one of this workspace).
-pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<RestoreResult> {
+pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<RestoreReport> {
     let workspace = Workspace::open(&request.cwd, &request.env)?;
     let runtime = Runtime::from_env(&request.env)?;
     let store = quarantine(&workspace, &runtime, &request.env);
@@ -54,12 +47,9 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
         None
     };
     let Some(txid) = request.txid.clone().or(newest) else {
-        let report = RestoreReport {
-            error: Some("nothing to undo: no restorable transaction in this workspace".to_owned()),
-            errors: vec!["nothing to undo".to_owned()],
-            ..RestoreReport::default()
-        };
-        return Ok(RestoreResult { report, exit: 1 });
+        let mut report = RestoreReport::refused("", RestoreRefusal::NothingToUndo);
+        report.errors = vec!["nothing to undo".to_owned()];
+        return Ok(report);
     };
     let options = RestoreOptions {
         force: request.force,
@@ -83,71 +73,56 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
         &mut || new_txid(&runtime),
         progress,
     );
-    let exit = if !report.errors.is_empty() {
-        1
-    } else if !report.conflicts.is_empty() {
-        3
+    let (txid_field, txid_sha256) = if is_generated_id(&txid) {
+        (Some(txid.clone()), None)
     } else {
-        0
+        (None, Some(agent_guard_audit::sha256_hex(&txid)))
     };
-    let id_field = if is_generated_id(&txid) {
-        "txid"
-    } else {
-        "txid_sha256"
+    let record = AuditRecord {
+        force: Some(request.force),
+        ok: Some(report.ok),
+        restored_count: Some(report.restored.len()),
+        conflict_count: Some(report.conflicts.len()),
+        error_count: Some(report.errors.len()),
+        backup_txids: Some(report.backup_txids.clone()),
+        txid: txid_field,
+        txid_sha256,
+        ..AuditRecord::new(Event::Restore, Tool::Restore)
     };
-    let id_value = if is_generated_id(&txid) {
-        txid.clone()
-    } else {
-        agent_guard_audit::sha256_hex(&txid)
-    };
-    let mut record = json!({
-        "event": "restore",
-        "tool": "restore",
-        "force": request.force,
-        "ok": report.ok,
-        "restored_count": report.restored.len(),
-        "conflict_count": report.conflicts.len(),
-        "error_count": report.errors.len(),
-        "backup_txids": report.backup_txids,
-    });
-    if let Value::Object(map) = &mut record {
-        map.insert(id_field.to_owned(), Value::from(id_value));
-    }
-    let mut result = RestoreResult { report, exit };
+    let mut report = report;
     // A refusal never creates the quarantine just to audit itself.
     let log = if store.trash().is_dir() {
         audit_log(&workspace, &runtime).ok()
     } else {
         None
     };
-    if let (Some(log), Value::Object(record)) = (log, record)
+    if let Some(log) = log
         && log.append(&record).is_err()
     {
-        result
-            .report
+        report
             .errors
             .push("restore audit record could not be stored".to_owned());
-        result.report.ok = false;
-        result.exit = 1;
+        report.ok = false;
     }
-    Ok(result)
+    Ok(report)
 }
 
 /// One transaction in `list`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TxSummary {
     /// The id.
     pub txid: String,
     /// When it started.
     pub ts: Option<String>,
     /// Its state.
-    pub state: &'static str,
+    pub state: TxState,
     /// Items quarantined (and snapshots kept).
     pub items: usize,
     /// Items still restorable.
     pub restorable_items: usize,
     /// `relocate`, `snapshot`.
-    pub strategies: Vec<&'static str>,
+    pub strategies: Vec<Strategy>,
     /// Who created it (`check --enforce`, `safe_delete`, `restore`).
     pub tool: Option<String>,
     /// The first origin, workspace-relative, for humans.
@@ -156,6 +131,7 @@ pub struct TxSummary {
 
 /// The result of `list`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ListReport {
     /// The quarantine root.
     pub trash_root: String,
@@ -194,7 +170,7 @@ fn summary(tx: &Transaction, root: &Path) -> TxSummary {
     TxSummary {
         txid: tx.txid.clone(),
         ts: tx.ts.clone(),
-        state: tx.state().as_str(),
+        state: tx.state(),
         items: tx.items.len() + tx.snapshots.iter().filter(|s| s.sha.is_some()).count(),
         restorable_items: tx.restorable_items(),
         strategies: tx.strategies(),
@@ -238,6 +214,29 @@ pub struct ItemReport {
     pub restorable: bool,
 }
 
+/// A git snapshot or kept ref in `show`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SnapshotReport {
+    /// `worktree`, `stash` or `branch`.
+    pub subject: Option<String>,
+    /// The stash position or branch name.
+    pub name: Option<String>,
+    /// The kept commit (`null` for a clean tree).
+    pub sha: Option<String>,
+    /// The private ref.
+    #[serde(rename = "ref")]
+    pub refname: Option<String>,
+}
+
+/// An item that could not be quarantined, in `show`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailureReport {
+    /// Where it is.
+    pub origin: String,
+    /// Why it was not moved.
+    pub reason: String,
+}
+
 /// The result of `show`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ShowReport {
@@ -246,15 +245,15 @@ pub struct ShowReport {
     /// When it started.
     pub ts: Option<String>,
     /// Its state.
-    pub state: &'static str,
+    pub state: TxState,
     /// Who created it.
     pub meta: Map<String, Value>,
     /// Relocated items.
     pub items: Vec<ItemReport>,
-    /// Git snapshots and kept refs: `{subject, name, sha, ref}`.
-    pub snapshots: Vec<Value>,
-    /// Failures: `{origin, reason}`.
-    pub failures: Vec<Value>,
+    /// Git snapshots and kept refs.
+    pub snapshots: Vec<SnapshotReport>,
+    /// Items that could not be quarantined, and why.
+    pub failures: Vec<FailureReport>,
     /// The restore command.
     pub restore_command: String,
 }
@@ -275,7 +274,7 @@ pub fn show(cwd: &Path, env: &EnvSnapshot, txid: &str) -> Result<Option<ShowRepo
         .items
         .iter()
         .map(|item| {
-            let (files, bytes) = size_of(&item.trash);
+            let (files, bytes) = item.size();
             ItemReport {
                 origin: item.origin.display().to_string(),
                 trash: item.trash.display().to_string(),
@@ -289,40 +288,27 @@ pub fn show(cwd: &Path, env: &EnvSnapshot, txid: &str) -> Result<Option<ShowRepo
     Ok(Some(ShowReport {
         txid: tx.txid.clone(),
         ts: tx.ts.clone(),
-        state: tx.state().as_str(),
+        state: tx.state(),
         meta: tx.meta.clone(),
         items,
         snapshots: tx
             .snapshots
             .iter()
-            .map(|s| json!({"subject": s.subject, "name": s.name, "sha": s.sha, "ref": s.refname}))
+            .map(|s| SnapshotReport {
+                subject: s.subject.clone(),
+                name: s.name.clone(),
+                sha: s.sha.clone(),
+                refname: s.refname.clone(),
+            })
             .collect(),
         failures: tx
             .failures
             .iter()
-            .map(|(o, r)| json!({"origin": o.display().to_string(), "reason": r}))
+            .map(|(origin, reason)| FailureReport {
+                origin: origin.display().to_string(),
+                reason: reason.clone(),
+            })
             .collect(),
         restore_command: format!("agent-guard restore {}", tx.txid),
     }))
-}
-
-/// (files, bytes) below `path`, not following symlinks.
-fn size_of(path: &Path) -> (u64, u64) {
-    let mut files = 0;
-    let mut bytes = 0;
-    for entry in walkdir::WalkDir::new(path)
-        .follow_links(false)
-        .into_iter()
-        .filter_map(std::result::Result::ok)
-    {
-        if let Ok(metadata) = entry.metadata()
-            && !metadata.is_dir()
-        {
-            files += 1;
-            if metadata.is_file() {
-                bytes += metadata.len();
-            }
-        }
-    }
-    (files, bytes)
 }

@@ -8,8 +8,10 @@
 #![warn(missing_docs)]
 
 mod check;
+mod demo;
 mod enforce;
 mod error;
+mod exit;
 mod gc;
 mod history;
 mod mode;
@@ -20,12 +22,26 @@ mod status;
 mod store;
 mod workspace;
 
-pub use check::{CheckRequest, check, check_with};
+pub use check::{CheckRequest, check, check_observing, check_with};
+pub use demo::prepare_demo_workspace;
+
+/// The next thing to do after a verdict with `code` (the registry's hint; empty when the
+/// command simply runs).
+pub fn hint(code: agent_guard_types::ReasonCode) -> &'static str {
+    agent_guard_policy::lookup(code).map_or("", agent_guard_policy::Reason::hint)
+}
+
+// What the front ends need from the layers below, so that they depend on the engine alone.
+pub use agent_guard_config::{DEFAULT_DEADLINE_MS, EnvSnapshot, MAX_DEADLINE_MS, env_deadline};
+pub use agent_guard_recovery::{
+    ItemKind, NoProgress, Progress, RestoreRefusal, RestoreReport, TxState,
+};
 pub use error::{EngineError, Result};
-pub use gc::{GcReport, GcRequest, gc};
+pub use exit::{Exit, Reported};
+pub use gc::{GcRefusal, GcReport, GcRequest, gc};
 pub use history::{
-    ItemReport, ListReport, RestoreRequest, RestoreResult, ShowReport, TxSummary, list, restore,
-    show,
+    FailureReport, ItemReport, ListReport, RestoreRequest, ShowReport, SnapshotReport, TxSummary,
+    list, restore, show,
 };
 pub use mode::{ModeReport, change_mode, show_mode};
 pub use report::{CheckReport, Compensation, OpReport};

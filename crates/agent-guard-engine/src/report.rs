@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use agent_guard_types::{Decision, Dialect, OpSpec, ReasonCode, SessionMode, Verdict};
+use agent_guard_types::{
+    Decision, Dialect, DialectOutcome, OpKind, OpSpec, ReasonCode, SessionMode, Verdict,
+};
 
 /// Op names that may be echoed; anything else is reported as `<opaque>`.
 const SAFE_OP_NAMES: &[&str] = &[
@@ -25,7 +27,7 @@ pub struct OpReport {
     /// The program, from a fixed safe set, else `<opaque>`.
     pub op: String,
     /// The op kind (`fs-delete`, `git-clean`, …).
-    pub kind: &'static str,
+    pub kind: OpKind,
     /// The dialect that classified it.
     pub dialect: Dialect,
     /// Whether its effect is undeterminable.
@@ -42,7 +44,7 @@ impl OpReport {
             } else {
                 "<opaque>".to_owned()
             },
-            kind: op.kind.as_str(),
+            kind: op.kind,
             dialect: op.dialect,
             undeterminable: op.undeterminable,
         }
@@ -66,7 +68,7 @@ pub struct CheckReport {
     /// The requested selector: `null`, its trimmed lower-cased form, or `<redacted>`.
     pub dialect_requested: Option<String>,
     /// `ok` or `unusable`.
-    pub dialect_outcome: &'static str,
+    pub dialect_outcome: DialectOutcome,
     /// Why the selector is unusable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect_error: Option<&'static str>,
@@ -93,8 +95,6 @@ pub struct CheckReport {
     /// What to tell the agent after a compensated line (txids, restore command).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    /// The exit code.
-    pub exit: i32,
     /// The internal verdicts (not serialised).
     #[serde(skip)]
     pub verdicts: Vec<Verdict>,

@@ -4,17 +4,19 @@
 //! the batch with the same path rules as `check`, then relocates it (or deletes provably
 //! regenerable artifacts directly) after a durable intent record.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
+
+use agent_guard_audit::{AuditRecord, Event, Phase, Tool};
 
 use agent_guard_config::EnvSnapshot;
 use agent_guard_policy::{DeleteMode, PolicyContext, decide_paths};
 use agent_guard_recovery::{DirectOutcome, Progress, SkipKind};
 use agent_guard_session::read_mode;
 use agent_guard_types::{
-    Decision, PathSpec, Plan, ReasonCode, SessionMode, Target, Verdict, World as _,
+    Decision, PathSpec, Plan, ReasonCode, SafeDeleteOutcome, SessionMode, Verdict, World as _,
 };
 
 use crate::check::{audit_log, error_chain};
@@ -38,6 +40,7 @@ pub struct SafeDeleteRequest {
 
 /// The verdict part of a report.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VerdictReport {
     /// The decision class.
     pub decision: Decision,
@@ -51,6 +54,7 @@ pub struct VerdictReport {
 
 /// A relocated path.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MovedPath {
     /// Where it was.
     pub origin: String,
@@ -60,6 +64,7 @@ pub struct MovedPath {
 
 /// A path that was not relocated.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkippedPath {
     /// The caller's spelling.
     pub raw: String,
@@ -69,6 +74,7 @@ pub struct SkippedPath {
 
 /// The result of `safe-delete`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SafeDeleteReport {
     /// Always `safe_delete`.
     pub tool: &'static str,
@@ -84,8 +90,8 @@ pub struct SafeDeleteReport {
     pub no_match: Vec<String>,
     /// `--dry-run`.
     pub dry_run: bool,
-    /// What happened, in words.
-    pub outcome: String,
+    /// What happened (the reference tool's texts).
+    pub outcome: SafeDeleteOutcome,
     /// The transaction id, when something was relocated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub txid: Option<String>,
@@ -101,8 +107,6 @@ pub struct SafeDeleteReport {
     /// Non-fatal problems.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// The exit code.
-    pub exit: i32,
 }
 
 /// Runs `safe-delete`. Never fails: problems are refusals with a reason code (exit 2).
@@ -117,17 +121,18 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
             } else {
                 ReasonCode::BlockUndeterminableEffect
             };
-            refuse(&mut report, code, &format!("BLOCKED [{code}]"));
+            refuse(&mut report, code, SafeDeleteOutcome::Blocked(code));
             report.warnings.push(error_chain(&error));
             return report;
         }
     };
     report.workspace = Some(workspace.root.display().to_string());
-    let (targets, no_match) = expand(&request.paths, &request.cwd, workspace.home.as_deref());
+    let (targets, no_match) =
+        agent_guard_world::expand_patterns(&request.paths, &request.cwd, workspace.home.as_deref());
     report.targets = targets.iter().map(|t| t.text.clone()).collect();
     report.no_match = no_match;
     if targets.is_empty() && !report.no_match.is_empty() {
-        "nothing to do (no matches)".clone_into(&mut report.outcome);
+        report.outcome = SafeDeleteOutcome::NoMatches;
         return report;
     }
     let mode = read_mode(workspace.trash(), workspace.settings.session.as_deref()).mode;
@@ -154,24 +159,28 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         &world,
     );
     set_verdict(&mut report, &verdict);
-    let audit = |report: &SafeDeleteReport, phase: &str, durable: bool, extra: Value| -> bool {
+    // One record per phase; the `complete` one also says what moved and what came of it.
+    let audit = |report: &SafeDeleteReport, phase: Phase, durable: bool| -> bool {
         let Ok(log) = audit_log(&workspace, &runtime) else {
             return false;
         };
-        let mut record = json!({
-            "event": if phase == "complete" { "outcome" } else { "decision" },
-            "tool": "safe_delete",
-            "decision": report.verdict.decision,
-            "code": report.verdict.code,
-            "target_count": report.targets.len(),
-            "phase": phase,
-            "mode": report.mode,
-        });
-        if let (Value::Object(record), Value::Object(extra)) = (&mut record, extra) {
-            record.extend(extra);
-        }
-        let Value::Object(record) = record else {
-            return false;
+        let complete = phase == Phase::Complete;
+        let event = if complete {
+            Event::Outcome
+        } else {
+            Event::Decision
+        };
+        let record = AuditRecord {
+            decision: Some(report.verdict.decision),
+            code: Some(report.verdict.code),
+            target_count: Some(report.targets.len()),
+            phase: Some(phase),
+            mode: Some(report.mode),
+            txid: report.txid.clone().filter(|_| complete),
+            moved_count: complete.then_some(report.moved.len()),
+            skipped_count: complete.then_some(report.skipped.len()),
+            outcome: complete.then_some(report.outcome),
+            ..AuditRecord::new(event, Tool::SafeDelete)
         };
         if durable {
             log.append(&record).is_ok()
@@ -180,18 +189,13 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         }
     };
     if verdict.decision == Decision::Block {
-        report.outcome = format!("BLOCKED [{}]", verdict.code);
-        report.exit = 2;
-        let _ = audit(&report, "advisory", false, json!({}));
+        report.outcome = SafeDeleteOutcome::Blocked(verdict.code);
+        let _ = audit(&report, Phase::Advisory, false);
         return report;
     }
     if request.dry_run {
-        report.outcome = format!(
-            "would {} ({})",
-            verdict.decision.as_str().to_ascii_lowercase(),
-            verdict.code
-        );
-        if !audit(&report, "advisory", false, json!({})) {
+        report.outcome = SafeDeleteOutcome::Would(verdict.decision, verdict.code);
+        if !audit(&report, Phase::Advisory, false) {
             report
                 .warnings
                 .push("audit unavailable: record could not be stored".to_owned());
@@ -199,14 +203,14 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         return report;
     }
     if verdict.code == ReasonCode::AllowNoop {
-        "nothing to do (already absent)".clone_into(&mut report.outcome);
+        report.outcome = SafeDeleteOutcome::AlreadyAbsent;
         return report;
     }
-    if !audit(&report, "intent", true, json!({})) {
+    if !audit(&report, Phase::Intent, true) {
         refuse(
             &mut report,
             ReasonCode::CompensationFailed,
-            "BLOCKED: durable audit intent failed",
+            SafeDeleteOutcome::BlockedAuditIntent,
         );
         return report;
     }
@@ -219,15 +223,15 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
                 .map(|p| store.delete_direct(p))
                 .collect();
             report.outcome = if verdict.code == ReasonCode::AllowTrashGc {
-                "deleted directly (quarantine housekeeping)".to_owned()
+                SafeDeleteOutcome::DeletedHousekeeping
             } else {
-                "deleted directly (provably regenerable)".to_owned()
+                SafeDeleteOutcome::DeletedRegenerable
             };
             if report.deleted.contains(&DirectOutcome::Failed) {
                 refuse(
                     &mut report,
                     ReasonCode::CompensationFailed,
-                    "BLOCKED: direct deletion failed",
+                    SafeDeleteOutcome::BlockedDirectFailed,
                 );
             }
         }
@@ -235,11 +239,10 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         _ => refuse(
             &mut report,
             ReasonCode::CompensationFailed,
-            "BLOCKED: nothing to compensate with",
+            SafeDeleteOutcome::BlockedNothingToCompensate,
         ),
     }
-    let counts = json!({"txid": report.txid, "moved_count": report.moved.len(), "skipped_count": report.skipped.len(), "outcome": report.outcome});
-    if !audit(&report, "complete", false, counts) {
+    if !audit(&report, Phase::Complete, false) {
         report
             .warnings
             .push("audit unavailable: outcome record could not be stored".to_owned());
@@ -267,7 +270,7 @@ fn relocate(
             refuse(
                 report,
                 ReasonCode::CompensationFailed,
-                "BLOCKED: quarantine preflight failed",
+                SafeDeleteOutcome::BlockedPreflight,
             );
             return;
         }
@@ -299,86 +302,17 @@ fn relocate(
         refuse(
             report,
             ReasonCode::RelocateFailedStorage,
-            "BLOCKED: quarantine cannot accept relocation",
+            SafeDeleteOutcome::BlockedStorage,
         );
     } else if !result.complete() {
         refuse(
             report,
             ReasonCode::CompensationFailed,
-            "BLOCKED: partial relocation remains recoverable",
+            SafeDeleteOutcome::BlockedPartial,
         );
     } else {
-        "relocated to quarantine".clone_into(&mut report.outcome);
+        report.outcome = SafeDeleteOutcome::Relocated;
     }
-}
-
-/// Expands glob patterns (sorted matches per pattern) and passes literals through.
-fn expand(paths: &[String], cwd: &Path, home: Option<&Path>) -> (Vec<Target>, Vec<String>) {
-    let mut targets = Vec::new();
-    let mut no_match = Vec::new();
-    for raw in paths {
-        let (text, tilde) = match raw.strip_prefix('~') {
-            Some(rest) if rest.is_empty() || rest.starts_with('/') => (raw.clone(), true),
-            _ => (raw.clone(), false),
-        };
-        if text.contains(['$', '`']) {
-            targets.push(Target {
-                opaque: Some("a variable or substitution in a path".to_owned()),
-                ..Target::literal(text)
-            });
-            continue;
-        }
-        if !text.contains(['*', '?', '[']) {
-            targets.push(Target {
-                tilde,
-                ..Target::literal(text)
-            });
-            continue;
-        }
-        let base = if tilde {
-            home.map(Path::to_path_buf).unwrap_or_default()
-        } else {
-            cwd.to_owned()
-        };
-        let pattern_text = if tilde {
-            text[1..].trim_start_matches('/').to_owned()
-        } else {
-            text.clone()
-        };
-        let absolute = Path::new(&pattern_text).is_absolute();
-        let pattern = if absolute {
-            pattern_text.clone()
-        } else {
-            format!(
-                "{}/{}",
-                glob::Pattern::escape(&base.to_string_lossy()),
-                pattern_text
-            )
-        };
-        let options = glob::MatchOptions {
-            case_sensitive: true,
-            require_literal_separator: true,
-            require_literal_leading_dot: true,
-        };
-        let mut matches: Vec<PathBuf> = glob::glob_with(&pattern, options)
-            .map(|paths| paths.filter_map(Result::ok).collect())
-            .unwrap_or_default();
-        matches.sort();
-        if matches.is_empty() {
-            no_match.push(raw.clone());
-        }
-        for path in matches {
-            let shown = if absolute {
-                path
-            } else {
-                path.strip_prefix(&base)
-                    .map(Path::to_path_buf)
-                    .unwrap_or(path)
-            };
-            targets.push(Target::literal(shown.to_string_lossy().into_owned()));
-        }
-    }
-    (targets, no_match)
 }
 
 fn empty_report(request: &SafeDeleteRequest) -> SafeDeleteReport {
@@ -396,14 +330,13 @@ fn empty_report(request: &SafeDeleteRequest) -> SafeDeleteReport {
         targets: Vec::new(),
         no_match: Vec::new(),
         dry_run: request.dry_run,
-        outcome: "nothing to do".to_owned(),
+        outcome: SafeDeleteOutcome::NothingToDo,
         txid: None,
         moved: Vec::new(),
         skipped: Vec::new(),
         deleted: Vec::new(),
         restore_command: None,
         warnings: Vec::new(),
-        exit: 0,
     }
 }
 
@@ -416,13 +349,12 @@ fn set_verdict(report: &mut SafeDeleteReport, verdict: &Verdict) {
     };
 }
 
-fn refuse(report: &mut SafeDeleteReport, code: ReasonCode, outcome: &str) {
+fn refuse(report: &mut SafeDeleteReport, code: ReasonCode, outcome: SafeDeleteOutcome) {
     report.verdict = VerdictReport {
         decision: Decision::Block,
         code,
         explanation: code.explanation(),
         reasons: Vec::new(),
     };
-    outcome.clone_into(&mut report.outcome);
-    report.exit = 2;
+    report.outcome = outcome;
 }

@@ -30,6 +30,7 @@ const DECISION_EVENTS: &[&str] = &[
 
 /// Retention facts: the soft limits and what gc would purge.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Retention {
     /// Days a transaction is kept before it becomes eligible.
     pub soft_days: u32,
@@ -43,6 +44,7 @@ pub struct Retention {
 
 /// The result of `status`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StatusReport {
     /// The workspace root.
     pub workspace: String,

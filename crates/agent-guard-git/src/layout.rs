@@ -58,3 +58,28 @@ fn open(workspace: &Path) -> Result<Repository, GitError> {
         source,
     })
 }
+
+/// Creates a repository at `dir` whose first commit (on `HEAD`) holds `paths` (relative to
+/// `dir`, already written), as `author`. For throw-away workspaces such as `agent-guard demo`.
+///
+/// # Errors
+/// The repository, the index or the commit cannot be written.
+pub fn init_with_commit(dir: &Path, paths: &[&Path], author: (&str, &str)) -> Result<(), GitError> {
+    let git = |source| GitError::Init {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let repo = Repository::init(dir).map_err(git)?;
+    let mut index = repo.index().map_err(git)?;
+    for path in paths {
+        index.add_path(path).map_err(git)?;
+    }
+    index.write().map_err(git)?;
+    let tree = repo
+        .find_tree(index.write_tree().map_err(git)?)
+        .map_err(git)?;
+    let signature = git2::Signature::now(author.0, author.1).map_err(git)?;
+    repo.commit(Some("HEAD"), &signature, &signature, "initial", &tree, &[])
+        .map_err(git)?;
+    Ok(())
+}

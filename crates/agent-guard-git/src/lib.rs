@@ -58,7 +58,7 @@ use serde::Serialize;
 pub use apply::restore_items;
 pub use clean::enumerate_clean;
 pub use error::GitError;
-pub use layout::{common_dir, exclude_file, ignores, init_nested};
+pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
 pub use refs::{Keep, create_kept_refs, drop_private_refs, resolve_keeps};
 pub use snapshot::{CLEAN_NOTE, PreparedSnapshot, delete_refs};
 

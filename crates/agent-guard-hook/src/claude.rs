@@ -47,7 +47,7 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
 
 #[cfg(test)]
 mod tests {
-    use agent_guard_types::Decision;
+    use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
     use crate::{Harness, HookRequest, Outcome, Refusal, parse, render};
@@ -93,7 +93,7 @@ mod tests {
     fn replies() {
         let deny = render(
             Harness::ClaudeCode,
-            &Outcome::verdict(Decision::Block, "BLOCK_WILDCARD", "No."),
+            &Outcome::verdict(Decision::Block, ReasonCode::BlockWildcard, "No."),
         );
         assert_eq!(deny.exit, 0);
         let value = stdout_json(&deny);
@@ -102,14 +102,14 @@ mod tests {
 
         let ask = render(
             Harness::ClaudeCode,
-            &Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+            &Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split."),
         );
         assert_eq!(
             stdout_json(&ask)["hookSpecificOutput"]["permissionDecision"],
             "ask"
         );
 
-        let done = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "Moved.")
+        let done = Outcome::verdict(Decision::Allow, ReasonCode::RelocateTree, "Moved.")
             .with_txids(vec!["tx1".into()]);
         let allow = stdout_json(&render(Harness::ClaudeCode, &done));
         assert_eq!(allow["hookSpecificOutput"]["permissionDecision"], "allow");

@@ -61,7 +61,7 @@ fn cancel(reason: String) -> HookReply {
 
 #[cfg(test)]
 mod tests {
-    use agent_guard_types::Decision;
+    use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
     use crate::{Harness, HookRequest, Outcome, parse, render};
@@ -93,7 +93,7 @@ mod tests {
     fn ask_cancels() {
         let reply = render(
             Harness::Cline,
-            &Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+            &Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split."),
         );
         let value: Value = serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap();
         assert_eq!(value["cancel"], true);

@@ -76,7 +76,7 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
 
 #[cfg(test)]
 mod tests {
-    use agent_guard_types::Decision;
+    use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
     use crate::{Harness, HookRequest, Outcome, parse, render};
@@ -126,8 +126,8 @@ mod tests {
     #[test]
     fn deny_and_ask_exit_2_with_a_reason() {
         for outcome in [
-            Outcome::verdict(Decision::Block, "BLOCK_WILDCARD", "No."),
-            Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+            Outcome::verdict(Decision::Block, ReasonCode::BlockWildcard, "No."),
+            Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split."),
         ] {
             let reply = render(Harness::Codex, &outcome);
             assert_eq!(reply.exit, 2);
@@ -135,14 +135,14 @@ mod tests {
         }
         let ask = render(
             Harness::Codex,
-            &Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+            &Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split."),
         );
         assert!(ask.stderr.unwrap().contains("ask the user"));
     }
 
     #[test]
     fn compensated_allow_adds_context_without_a_decision() {
-        let done = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "Moved.")
+        let done = Outcome::verdict(Decision::Allow, ReasonCode::RelocateTree, "Moved.")
             .with_txids(vec!["tx1".into()]);
         let reply = render(Harness::Codex, &done);
         assert_eq!(reply.exit, 0);

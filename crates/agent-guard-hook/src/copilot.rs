@@ -125,7 +125,7 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
 
 #[cfg(test)]
 mod tests {
-    use agent_guard_types::Decision;
+    use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
     use crate::{Harness, HookRequest, Outcome, Refusal, parse, render};
@@ -182,7 +182,7 @@ mod tests {
     fn every_reply_exits_0_and_deny_is_json() {
         for outcome in [
             Outcome::refused(Refusal::Internal),
-            Outcome::verdict(Decision::Block, "BLOCK_WILDCARD", "No."),
+            Outcome::verdict(Decision::Block, ReasonCode::BlockWildcard, "No."),
         ] {
             let reply = render(Harness::Copilot, &outcome);
             assert_eq!(reply.exit, 0);

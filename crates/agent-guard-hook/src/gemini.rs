@@ -74,7 +74,7 @@ fn deny(reason: String) -> HookReply {
 mod tests {
     use std::path::PathBuf;
 
-    use agent_guard_types::Decision;
+    use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
     use crate::{Harness, HookRequest, Outcome, parse, render};
@@ -112,7 +112,7 @@ mod tests {
     fn replies_are_json_with_decision() {
         let ask = render(
             Harness::Gemini,
-            &Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+            &Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split."),
         );
         let value: Value = serde_json::from_str(ask.stdout.as_deref().unwrap()).unwrap();
         assert_eq!((value["decision"].as_str(), ask.exit), (Some("deny"), 0));

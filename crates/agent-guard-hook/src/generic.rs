@@ -62,7 +62,7 @@ fn refusal_report(outcome: &Outcome) -> Map<String, Value> {
 
 #[cfg(test)]
 mod tests {
-    use agent_guard_types::Decision;
+    use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
     use crate::{Harness, HookRequest, Malformed, Outcome, Refusal, parse, render};
@@ -86,7 +86,7 @@ mod tests {
         let report = json!({"decision": "ALLOW", "code": "ALLOW_NOOP", "exit": 0});
         let allow = render(Harness::Generic, &Outcome::pass().with_report(report));
         assert_eq!(allow.exit, 0);
-        let ask = Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split.");
+        let ask = Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split.");
         assert_eq!(render(Harness::Generic, &ask).exit, 3);
         let refused = render(Harness::Generic, &Outcome::refused(Refusal::Panic));
         let value: Value = serde_json::from_str(refused.stdout.as_deref().unwrap()).unwrap();

@@ -44,7 +44,7 @@ use std::path::PathBuf;
 
 pub use agent_guard_types::Harness;
 pub use detect::detect;
-pub use outcome::{Outcome, Refusal, codes};
+pub use outcome::{Outcome, Refusal};
 pub use payload::{MAX_PAYLOAD_BYTES, Malformed};
 
 /// A shell command a harness is about to run.
@@ -250,13 +250,13 @@ mod tests {
 
     #[test]
     fn a_rewrite_is_rendered_only_on_a_compensated_allow_where_supported() {
-        use agent_guard_types::Decision;
+        use agent_guard_types::{Decision, ReasonCode};
         use serde_json::{Value, json};
         let bytes = shell_payload(Harness::ClaudeCode, Some(&json!("rm -r build")));
         let HookRequest::Shell(call) = parse(Harness::ClaudeCode, &bytes) else {
             panic!("shell")
         };
-        let done = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "Moved.")
+        let done = Outcome::verdict(Decision::Allow, ReasonCode::RelocateTree, "Moved.")
             .with_txids(vec!["t1".into()])
             .with_rewrite(&call, "echo moved".into());
         let out = |harness| -> Value {
@@ -300,9 +300,17 @@ mod tests {
         let outcomes = [
             Outcome::pass(),
             Outcome::refused(Refusal::Panic),
-            Outcome::verdict(agent_guard_types::Decision::Ask, "COMPOUND_CWD_DELETE", "x"),
-            Outcome::verdict(agent_guard_types::Decision::Allow, "RELOCATE_TREE", "x")
-                .with_txids(vec!["t".into()]),
+            Outcome::verdict(
+                agent_guard_types::Decision::Ask,
+                agent_guard_types::ReasonCode::CompoundCwdDelete,
+                "x",
+            ),
+            Outcome::verdict(
+                agent_guard_types::Decision::Allow,
+                agent_guard_types::ReasonCode::RelocateTree,
+                "x",
+            )
+            .with_txids(vec!["t".into()]),
         ];
         for harness in Harness::ALL {
             for outcome in &outcomes {

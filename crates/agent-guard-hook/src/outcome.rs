@@ -2,27 +2,10 @@
 
 use serde_json::{Map, Value};
 
-use agent_guard_types::Decision;
+use agent_guard_types::{Decision, ReasonCode};
 
 use crate::ShellCall;
 use crate::payload::Malformed;
-
-/// Reason codes of the hook layer. They sit beside the policy's
-/// [`ReasonCode`](agent_guard_types::ReasonCode)s and follow the same `DECISION_WHAT` pattern,
-/// but name failures of the hook itself (or a tool the policy does not see), not verdicts on a
-/// command line.
-pub mod codes {
-    /// The payload could not be read (see [`Malformed`](crate::Malformed)).
-    pub const MALFORMED_PAYLOAD: &str = "HOOK_MALFORMED_PAYLOAD";
-    /// The hook failed internally (an error or a caught panic).
-    pub const INTERNAL_ERROR: &str = "HOOK_INTERNAL_ERROR";
-    /// The hook's internal deadline passed before a verdict.
-    pub const DEADLINE_EXCEEDED: &str = "HOOK_DEADLINE_EXCEEDED";
-    /// The hook's command line could not be parsed.
-    pub const USAGE_ERROR: &str = "HOOK_USAGE_ERROR";
-    /// A Codex `apply_patch` deletes files, which cannot be quarantined ahead of the patch.
-    pub const ASK_PATCH_DELETE: &str = "ASK_PATCH_DELETE";
-}
 
 /// Why the hook refused on its own account, before or instead of a verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,13 +27,13 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// The stable code of this refusal.
-    pub const fn code(&self) -> &'static str {
+    /// The stable code of this refusal (a registered [`ReasonCode`]).
+    pub const fn code(&self) -> ReasonCode {
         match self {
-            Refusal::Malformed(_) => codes::MALFORMED_PAYLOAD,
-            Refusal::Internal | Refusal::Panic => codes::INTERNAL_ERROR,
-            Refusal::Deadline { .. } => codes::DEADLINE_EXCEEDED,
-            Refusal::Usage => codes::USAGE_ERROR,
+            Refusal::Malformed(_) => ReasonCode::HookMalformedPayload,
+            Refusal::Internal | Refusal::Panic => ReasonCode::HookInternalError,
+            Refusal::Deadline { .. } => ReasonCode::HookDeadlineExceeded,
+            Refusal::Usage => ReasonCode::HookUsageError,
         }
     }
 
@@ -83,12 +66,14 @@ impl Refusal {
 pub struct Outcome {
     /// The decision class.
     pub decision: Decision,
-    /// The stable reason code (a policy code or one of [`codes`]).
-    pub code: String,
+    /// The stable reason code.
+    pub code: ReasonCode,
     /// A static human explanation of `code`.
     pub explanation: String,
     /// What to tell the agent after a compensation (moved paths, txids, restore commands).
     pub message: Option<String>,
+    /// The next thing to do after a refusal (the reason code's hint from the registry).
+    pub hint: Option<String>,
     /// The transactions made for this call.
     pub txids: Vec<String>,
     /// Set when the hook refused on its own account.
@@ -102,12 +87,13 @@ pub struct Outcome {
 
 impl Outcome {
     /// A verdict of the engine.
-    pub fn verdict(decision: Decision, code: &str, explanation: &str) -> Outcome {
+    pub fn verdict(decision: Decision, code: ReasonCode, explanation: &str) -> Outcome {
         Outcome {
             decision,
-            code: code.to_owned(),
+            code,
             explanation: explanation.to_owned(),
             message: None,
+            hint: None,
             txids: Vec::new(),
             refusal: None,
             report: None,
@@ -119,8 +105,8 @@ impl Outcome {
     pub fn pass() -> Outcome {
         Outcome::verdict(
             Decision::Allow,
-            "ALLOW_NOOP",
-            "Nothing would be deleted by this command.",
+            ReasonCode::AllowNoop,
+            ReasonCode::AllowNoop.explanation(),
         )
     }
 
@@ -136,6 +122,13 @@ impl Outcome {
     #[must_use]
     pub fn with_message(mut self, message: Option<String>) -> Outcome {
         self.message = message;
+        self
+    }
+
+    /// Adds what to do next after a refusal; empty hints are ignored.
+    #[must_use]
+    pub fn with_hint(mut self, hint: &str) -> Outcome {
+        self.hint = (!hint.trim().is_empty()).then(|| hint.to_owned());
         self
     }
 
@@ -193,9 +186,13 @@ impl Outcome {
         let tail = if self.refusal.is_some() {
             "The command was not run (fail-closed). Retry, or ask the user to check the \
              agent-guard hook. Do NOT circumvent the guard."
+                .to_owned()
         } else {
-            "Restate with explicit workspace-relative paths, or use `agent-guard safe-delete \
-             <paths>`. Do NOT circumvent the guard."
+            let next = self.hint.as_deref().unwrap_or(
+                "Restate with explicit workspace-relative paths, or use `agent-guard \
+                 safe-delete <paths>`.",
+            );
+            format!("{next} Do NOT circumvent the guard.")
         };
         let mut reason = format!(
             "[agent-guard] BLOCKED [{}] {} | {tail}",
@@ -301,31 +298,34 @@ mod tests {
     #[test]
     fn kinds() {
         assert_eq!(Outcome::pass().kind(), Kind::Allow);
-        let compensated = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "moved")
+        let compensated = Outcome::verdict(Decision::Allow, ReasonCode::RelocateTree, "moved")
             .with_txids(vec!["t1".into()]);
         assert_eq!(compensated.kind(), Kind::Compensated);
         assert_eq!(
-            Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "x").kind(),
+            Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "x").kind(),
             Kind::Ask
         );
         // An unconfirmed compensation is not an allow.
         for decision in [Decision::Relocate, Decision::Snapshot, Decision::Sanitize] {
-            assert_eq!(Outcome::verdict(decision, "X", "x").kind(), Kind::Deny);
+            assert_eq!(
+                Outcome::verdict(decision, ReasonCode::AllowNoop, "x").kind(),
+                Kind::Deny
+            );
         }
         let refused = Outcome::refused(Refusal::Panic);
         assert_eq!(refused.kind(), Kind::Deny);
-        assert_eq!(refused.code, codes::INTERNAL_ERROR);
+        assert_eq!(refused.code, ReasonCode::HookInternalError);
     }
 
     #[test]
     fn reasons_teach_and_carry_the_undo_command() {
-        let blocked = Outcome::verdict(Decision::Block, "BLOCK_WILDCARD", "Wildcards.");
+        let blocked = Outcome::verdict(Decision::Block, ReasonCode::BlockWildcard, "Wildcards.");
         let reason = blocked.deny_reason();
         assert!(reason.starts_with("[agent-guard] BLOCKED [BLOCK_WILDCARD] Wildcards. | "));
         assert!(reason.contains("agent-guard safe-delete"));
         assert!(reason.contains("Do NOT circumvent the guard."));
 
-        let partial = Outcome::verdict(Decision::Block, "COMPENSATION_FAILED", "Failed.")
+        let partial = Outcome::verdict(Decision::Block, ReasonCode::CompensationFailed, "Failed.")
             .with_txids(vec!["tx1".into()]);
         assert!(
             partial
@@ -333,14 +333,14 @@ mod tests {
                 .contains("Undo with: agent-guard restore tx1")
         );
 
-        let ask = Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split it.");
+        let ask = Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split it.");
         assert!(ask.ask_as_deny_reason().contains("ask the user to confirm"));
         assert_eq!(
             ask.ask_reason(),
             "[agent-guard] NEEDS APPROVAL [COMPOUND_CWD_DELETE] Split it."
         );
 
-        let done = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "Moved.")
+        let done = Outcome::verdict(Decision::Allow, ReasonCode::RelocateTree, "Moved.")
             .with_message(Some(
                 "moved build; txid t9. Undo with: agent-guard restore t9".into(),
             ))

@@ -78,7 +78,10 @@ mod tests {
     #[test]
     fn deny_and_ask_exit_2() {
         for decision in [Decision::Block, Decision::Ask] {
-            let reply = render(Harness::Windsurf, &Outcome::verdict(decision, "X", "y"));
+            let reply = render(
+                Harness::Windsurf,
+                &Outcome::verdict(decision, agent_guard_types::ReasonCode::AllowNoop, "y"),
+            );
             assert_eq!((reply.exit, reply.stdout), (2, None));
             assert!(reply.stderr.is_some());
         }

@@ -21,7 +21,7 @@ use std::io::Write as _;
 
 use rmcp::ServiceExt as _;
 
-use agent_guard_config::EnvSnapshot;
+use agent_guard_engine::EnvSnapshot;
 
 pub use tools::GuardServer;
 

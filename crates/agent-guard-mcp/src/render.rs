@@ -11,7 +11,11 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
-use agent_guard_engine::{EngineError, ListReport, RestoreResult, SafeDeleteReport, StatusReport};
+use agent_guard_engine::{
+    EngineError, Exit as _, ListReport, RestoreRefusal, RestoreReport, SafeDeleteReport,
+    StatusReport,
+};
+use agent_guard_types::ExitCode;
 
 /// What a model should do instead of working around a refusal.
 const NO_WORKAROUND: &str = "Do not work around this with `rm`, `git clean`, a script or \
@@ -47,12 +51,7 @@ pub(crate) fn invalid_arguments(message: &str) -> CallToolResult {
 
 /// An engine error (no report): a tool-level error with the error chain as text.
 pub(crate) fn engine_error(tool: &str, error: &EngineError) -> CallToolResult {
-    let mut text = format!("{tool} failed: {error}");
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        let _ = write!(text, ": {cause}");
-        source = cause.source();
-    }
+    let mut text = format!("{tool} failed: {}", agent_guard_types::error_chain(error));
     text.push_str(
         ". Check `cwd` (it must be inside the workspace) and the workspace's \
          `.agent-guard.toml`; `status` shows the guard's state.",
@@ -62,7 +61,7 @@ pub(crate) fn engine_error(tool: &str, error: &EngineError) -> CallToolResult {
 
 /// The result of `safe_delete`; a refusal (exit 2) is an error result.
 pub(crate) fn safe_delete(report: &SafeDeleteReport) -> Result<CallToolResult, ErrorData> {
-    let refused = report.exit != 0;
+    let refused = report.exit_code() != ExitCode::Success;
     let mut text = String::new();
     if refused {
         let _ = write!(
@@ -115,17 +114,19 @@ pub(crate) fn safe_delete(report: &SafeDeleteReport) -> Result<CallToolResult, E
     for warning in &report.warnings {
         let _ = write!(text, "\nwarning: {warning}");
     }
-    structured(report, text, refused)
+    structured(&report.reported(), text, refused)
 }
 
 /// The result of `restore` or `undo`; errors (exit 1) and conflicts (exit 3) are error results.
-pub(crate) fn restore(result: &RestoreResult) -> Result<CallToolResult, ErrorData> {
-    let report = &result.report;
-    let failed = result.exit != 0;
+pub(crate) fn restore(report: &RestoreReport) -> Result<CallToolResult, ErrorData> {
+    let failed = report.exit_code() != ExitCode::Success;
     let mut text = String::new();
     if let Some(error) = &report.error {
         let _ = write!(text, "restore refused: {error}. Nothing was changed.");
-        if error.contains("unknown transaction") || error.contains("nothing to undo") {
+        if matches!(
+            error,
+            RestoreRefusal::Unknown(_) | RestoreRefusal::NothingToUndo
+        ) {
             text.push_str(" `list` shows this workspace's transactions and their txids.");
         }
     } else if report.already_restored {
@@ -161,7 +162,7 @@ pub(crate) fn restore(result: &RestoreResult) -> Result<CallToolResult, ErrorDat
             report.txid
         );
     }
-    structured(result, text, failed)
+    structured(&report.reported(), text, failed)
 }
 
 /// The result of `list`.

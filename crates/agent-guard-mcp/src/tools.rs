@@ -12,9 +12,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 
-use agent_guard_config::EnvSnapshot;
-use agent_guard_engine::{RestoreRequest, SafeDeleteRequest};
-use agent_guard_recovery::NoProgress;
+use agent_guard_engine::{EnvSnapshot, NoProgress, RestoreRequest, SafeDeleteRequest};
 
 use crate::output::{ListOutput, RestoreOutput, SafeDeleteOutput, StatusOutput};
 use crate::params::{

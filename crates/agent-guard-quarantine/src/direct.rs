@@ -10,6 +10,7 @@ use agent_guard_fsops as fsops;
 
 /// What happened to one directly deleted path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum DirectOutcome {
     /// A file or symlink was removed.

@@ -82,6 +82,7 @@ impl GcPolicy {
 
 /// A transaction gc may purge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GcEntry {
     /// The id.
     pub txid: String,
@@ -91,8 +92,35 @@ pub struct GcEntry {
     pub bytes: u64,
     /// Its recorded items (relocated items and snapshots).
     pub items: usize,
-    /// `age` or `capacity`.
-    pub reason: &'static str,
+    /// Why it is eligible.
+    pub reason: GcReason,
+}
+
+/// Why a transaction is eligible for gc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum GcReason {
+    /// Older than the retention period.
+    Age,
+    /// The oldest while the quarantine is over its size limit.
+    Capacity,
+}
+
+impl GcReason {
+    /// The stable name (`age`, `capacity`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GcReason::Age => "age",
+            GcReason::Capacity => "capacity",
+        }
+    }
+}
+
+impl std::fmt::Display for GcReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What gc would purge (`gc --json`, the default mode).
@@ -258,7 +286,7 @@ impl Quarantine {
             if policy.expired(entry.created) && !policy.fresh(entry.created) {
                 chosen[index] = true;
                 remaining = remaining.saturating_sub(entry.bytes);
-                eligible.push(gc_entry(entry, "age"));
+                eligible.push(gc_entry(entry, GcReason::Age));
             }
         }
         for (index, entry) in inventory.iter().enumerate() {
@@ -271,7 +299,7 @@ impl Quarantine {
             }
             chosen[index] = true;
             remaining = remaining.saturating_sub(entry.bytes);
-            eligible.push(gc_entry(entry, "capacity"));
+            eligible.push(gc_entry(entry, GcReason::Capacity));
         }
         GcPlan {
             transactions: inventory.len(),
@@ -336,7 +364,7 @@ fn validate(
     }
 }
 
-fn gc_entry(entry: &Entry<'_>, reason: &'static str) -> GcEntry {
+fn gc_entry(entry: &Entry<'_>, reason: GcReason) -> GcEntry {
     GcEntry {
         txid: entry.tx.txid.clone(),
         ts: entry.tx.ts.clone(),

@@ -53,7 +53,7 @@ pub use copy::{NoProgress, Progress};
 pub use direct::DirectOutcome;
 pub use error::QuarantineError;
 pub use faults::{FaultPoint, Faults};
-pub use gc::{GcEntry, GcOutcome, GcPlan, GcPolicy, GcSelection};
+pub use gc::{GcEntry, GcOutcome, GcPlan, GcPolicy, GcReason, GcSelection};
 pub use layout::{
     EXCLUDE_COMMENT, LayoutReport, SESSIONS_DIR_NAME, STATE_FILE_NAME, ensure_layout,
 };
@@ -65,7 +65,9 @@ pub use records::{
     Restored, Snapshot, TxStart,
 };
 pub use relocate::{Moved, RelocateItem, RelocationReport, SkipKind, Skipped};
-pub use restore::{FilesOnly, OtherItems, OtherOutcome, RestoreOptions, RestoreReport};
+pub use restore::{
+    FilesOnly, OtherItems, OtherOutcome, RestoreOptions, RestoreRefusal, RestoreReport,
+};
 pub use store::Quarantine;
 pub use stored_path::StoredPath;
 pub use transactions::{Item, SnapshotItem, Transaction, TxState, transactions};

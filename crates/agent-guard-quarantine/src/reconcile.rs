@@ -29,6 +29,7 @@ use agent_guard_fsops as fsops;
 
 /// What a reconciliation resolved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Reconciled {
     /// Items found in the quarantine and recorded as relocated.
     pub relocated: usize,

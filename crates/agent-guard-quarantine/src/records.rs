@@ -20,6 +20,7 @@ pub const MANIFEST_SCHEMA: u64 = 1;
 
 /// The kind of a relocated item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ItemKind {
     /// A regular file.

@@ -6,10 +6,13 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use agent_guard_types::Strategy;
+
 use crate::records::{ItemKind, Method, Record, Restored};
 
 /// A transaction's lifecycle state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum TxState {
     /// Its payload was purged by gc (a tombstone remains).
@@ -37,6 +40,12 @@ impl TxState {
     }
 }
 
+impl std::fmt::Display for TxState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One relocated item.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
@@ -60,6 +69,20 @@ impl Item {
     /// Returns `true` if the quarantined copy is still there.
     pub fn restorable(&self) -> bool {
         self.trash.symlink_metadata().is_ok()
+    }
+
+    /// The quarantined copy's `(files, bytes)`: a directory counts every non-directory below
+    /// it, a file its length, a symlink one file of no bytes; symlinks are never followed.
+    pub fn size(&self) -> (u64, u64) {
+        match self.trash.symlink_metadata() {
+            Ok(metadata) if metadata.is_dir() => {
+                let totals = crate::usage::walk(&self.trash, false);
+                (totals.files, totals.bytes)
+            }
+            Ok(metadata) if metadata.is_file() => (1, metadata.len()),
+            Ok(_) => (1, 0),
+            Err(_) => (0, 0),
+        }
     }
 }
 
@@ -175,14 +198,15 @@ impl Transaction {
         }
     }
 
-    /// The strategies of its items (`relocate`, `snapshot`), sorted.
-    pub fn strategies(&self) -> Vec<&'static str> {
+    /// The strategies of its items (`relocate`, `snapshot`), sorted. Kept refs count as
+    /// `snapshot`, as in the reference tool's listing.
+    pub fn strategies(&self) -> Vec<Strategy> {
         let mut out = Vec::new();
         if !self.items.is_empty() || !self.failures.is_empty() {
-            out.push("relocate");
+            out.push(Strategy::Relocate);
         }
         if !self.snapshots.is_empty() {
-            out.push("snapshot");
+            out.push(Strategy::Snapshot);
         }
         out
     }

@@ -20,6 +20,7 @@ use crate::transactions::{Transaction, transactions};
 
 /// What the quarantine holds (`status --json` `usage`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Usage {
     /// Files, symlinks and other non-directories under the quarantine (journals included).
     pub files: u64,

@@ -302,7 +302,7 @@ fn force_never_preserves_an_ancestor_of_the_quarantine() {
         &agent_guard_quarantine::FilesOnly,
     );
     assert_eq!(
-        report.error.as_deref(),
+        report.error.as_ref().map(ToString::to_string).as_deref(),
         Some("restore target overlaps the quarantine"),
         "{report:?}"
     );
@@ -364,7 +364,7 @@ fn to_restores_into_another_directory() {
     };
     let refused = env.restore(id.as_str(), &inside_trash);
     assert_eq!(
-        refused.error.as_deref(),
+        refused.error.as_ref().map(ToString::to_string).as_deref(),
         Some("restore target overlaps the quarantine")
     );
     assert!(!env.trash.join("x").exists());
@@ -407,12 +407,12 @@ fn path_restores_a_subtree_and_a_full_restore_merges_the_rest() {
     };
     let report = env.restore(id.as_str(), &climbing);
     assert_eq!(
-        report.error.as_deref(),
+        report.error.as_ref().map(ToString::to_string).as_deref(),
         Some("invalid restore path: ../ws/proj")
     );
     let report = env.restore(id.as_str(), &nothing);
     assert_eq!(
-        report.error.as_deref(),
+        report.error.as_ref().map(ToString::to_string).as_deref(),
         Some("no quarantined item matches nope")
     );
 
@@ -579,7 +579,7 @@ fn hostile_ids_are_refused_without_reading_or_creating_anything() {
     ] {
         let report = env.restore(id, &force());
         assert_eq!(
-            report.error.as_deref(),
+            report.error.as_ref().map(ToString::to_string).as_deref(),
             Some("invalid quarantine transaction id"),
             "{id:?}"
         );
@@ -587,7 +587,7 @@ fn hostile_ids_are_refused_without_reading_or_creating_anything() {
     }
     let unknown = env.restore("legacy_1", &force());
     assert_eq!(
-        unknown.error.as_deref(),
+        unknown.error.as_ref().map(ToString::to_string).as_deref(),
         Some("unknown transaction: legacy_1")
     );
     assert_eq!((tree(&env.root), env.manifest()), before);
@@ -604,7 +604,7 @@ fn hostile_ids_are_refused_without_reading_or_creating_anything() {
         &agent_guard_quarantine::FilesOnly,
     );
     assert_eq!(
-        report.error.as_deref(),
+        report.error.as_ref().map(ToString::to_string).as_deref(),
         Some("unknown transaction: legacy_1")
     );
     assert!(!dir.path().join(".agent-trash").exists());
@@ -624,7 +624,11 @@ fn a_transaction_directory_replaced_by_a_symlink_is_refused() {
     for target in [outside.clone(), env.trash.join(txid(15).as_str())] {
         symlink(&target, &tx_dir).unwrap();
         let report = env.restore(id.as_str(), &force());
-        assert_eq!(report.error.as_deref(), Some(SOURCE_OUTSIDE), "{report:?}");
+        assert_eq!(
+            report.error.as_ref().map(ToString::to_string).as_deref(),
+            Some(SOURCE_OUTSIDE),
+            "{report:?}"
+        );
         assert!(!env.ws.join("f.txt").exists() && !env.ws.join("g.txt").exists());
         rm(&tx_dir);
     }
@@ -651,7 +655,7 @@ fn one_unsafe_origin_blocks_the_whole_batch() {
         env.record(&id, bad, &bad_copy);
         let report = env.restore(&id, &force());
         assert_eq!(
-            report.error.as_deref(),
+            report.error.as_ref().map(ToString::to_string).as_deref(),
             Some(TARGET_OUTSIDE),
             "{bad:?}: {report:?}"
         );
@@ -684,7 +688,7 @@ fn quarantine_paths_must_stay_inside_their_own_transaction() {
         env.record(&id, env.ws.join("stolen.txt"), bad);
         let report = env.restore(&id, &force());
         assert_eq!(
-            report.error.as_deref(),
+            report.error.as_ref().map(ToString::to_string).as_deref(),
             Some(SOURCE_OUTSIDE),
             "{bad:?}: {report:?}"
         );
@@ -717,7 +721,10 @@ fn quarantine_paths_must_stay_inside_their_own_transaction() {
         env.trash.join("redirect_1/dir/e.txt"),
     );
     let report = env.restore("redirect_1", &force());
-    assert_eq!(report.error.as_deref(), Some(SOURCE_OUTSIDE));
+    assert_eq!(
+        report.error.as_ref().map(ToString::to_string).as_deref(),
+        Some(SOURCE_OUTSIDE)
+    );
     assert!(env.root.join("elsewhere/e.txt").exists());
 }
 
@@ -733,7 +740,11 @@ fn a_parent_replaced_by_a_symlink_to_outside_is_refused_until_repaired() {
     symlink(&outside, env.ws.join("sub")).unwrap();
     for options in [RestoreOptions::default(), force()] {
         let report = env.restore(id.as_str(), &options);
-        assert_eq!(report.error.as_deref(), Some(TARGET_OUTSIDE), "{report:?}");
+        assert_eq!(
+            report.error.as_ref().map(ToString::to_string).as_deref(),
+            Some(TARGET_OUTSIDE),
+            "{report:?}"
+        );
     }
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     rm(&env.ws.join("sub"));
@@ -812,7 +823,10 @@ fn purged_and_foreign_transactions_are_refused() {
     });
     env.store.append(&[purge]).unwrap();
     let report = env.restore(id.as_str(), &RestoreOptions::default());
-    assert_eq!(report.error, Some(format!("transaction {id} was purged")));
+    assert_eq!(
+        report.error.as_ref().map(ToString::to_string),
+        Some(format!("transaction {id} was purged"))
+    );
 }
 
 // ---------------------------------------------------------------- usage
@@ -885,7 +899,7 @@ fn the_plan_marks_by_age_then_by_capacity_and_never_fresh_ones() {
     let eligible: Vec<_> = plan
         .eligible
         .iter()
-        .map(|e| (e.txid.as_str(), e.reason, e.bytes))
+        .map(|e| (e.txid.as_str(), e.reason.as_str(), e.bytes))
         .collect();
     assert_eq!(eligible, [(old.as_str(), "age", 100)]);
     assert_eq!(plan.remaining_bytes_after_gc, 10);
@@ -901,7 +915,7 @@ fn the_plan_marks_by_age_then_by_capacity_and_never_fresh_ones() {
     let eligible: Vec<_> = plan
         .eligible
         .iter()
-        .map(|e| (e.txid.as_str(), e.reason))
+        .map(|e| (e.txid.as_str(), e.reason.as_str()))
         .collect();
     assert_eq!(eligible, [(old.as_str(), "capacity")]);
     assert_eq!(plan.remaining_bytes_after_gc, 4096);

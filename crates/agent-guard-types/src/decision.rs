@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// tool. Ranks order the classes for aggregation: the verdict of a command line is the
 /// highest-ranked verdict of its operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Decision {
     /// Run the command unchanged.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A shell language whose lexer and classifier judge the command text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
     /// POSIX shells: sh, bash, zsh, dash, ksh.

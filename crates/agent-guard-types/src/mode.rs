@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// A session starts `NORMAL`. A human veto moves it to `RESTRICTED`, where only single files
 /// may be deleted (recoverably). Leaving `RESTRICTED` needs an interactive terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum SessionMode {
     /// Full capability.

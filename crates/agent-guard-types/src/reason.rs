@@ -129,6 +129,22 @@ reason_codes! {
         "The patch deletes files, which cannot be moved into the quarantine ahead of the patch.";
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for ReasonCode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ReasonCode".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let codes: Vec<&str> = ReasonCode::ALL.iter().map(|c| c.as_str()).collect();
+        schemars::json_schema!({
+            "description": "A stable reason code (see docs/reasons.md).",
+            "type": "string",
+            "enum": codes,
+        })
+    }
+}
+
 impl ReasonCode {
     /// Parses a stable string; returns `None` for unknown codes.
     pub fn parse(text: &str) -> Option<ReasonCode> {

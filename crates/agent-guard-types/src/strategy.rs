@@ -7,6 +7,7 @@ use crate::Plan;
 /// How a compensation makes an effect undoable. The kebab-case names are a public contract
 /// (`compensations[].strategy` in `check --json`, the audit log, the manifest).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Strategy {
@@ -66,6 +67,7 @@ impl std::fmt::Display for Strategy {
 /// How far a compensation got. The kebab-case names are a public contract
 /// (`compensations[].status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum CompensationStatus {
     /// Begun; still the status if a failure aborted the line before it finished.

@@ -66,6 +66,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod expand;
 mod facts;
 mod ignore;
 mod protect;
@@ -76,6 +77,7 @@ mod workspace;
 mod world;
 
 pub use error::WorldError;
+pub use expand::expand_patterns;
 pub use protect::{CONTROL_NAMES, PROTECTED_ROOTS};
 pub use workspace::discover_workspace;
 pub use world::RealWorld;

@@ -27,23 +27,19 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-use agent_guard_config::EnvSnapshot;
-use agent_guard_engine::{CheckRequest, Workspace, check_with};
-use agent_guard_hook::{
-    Harness, HookRequest, MAX_PAYLOAD_BYTES, Malformed, Outcome, Refusal, ShellCall, codes, detect,
-    parse, render,
+use agent_guard_engine::EnvSnapshot;
+use agent_guard_engine::{
+    CheckRequest, DEFAULT_DEADLINE_MS, NoProgress, check_observing, env_deadline,
 };
-use agent_guard_recovery::NoProgress;
-use agent_guard_types::Decision;
+use agent_guard_hook::{
+    Harness, HookRequest, MAX_PAYLOAD_BYTES, Malformed, Outcome, Refusal, ShellCall, detect, parse,
+    render,
+};
+use agent_guard_types::{Decision, ReasonCode};
 
 use crate::args::CheckArgs;
 use crate::exit_code::ExitCode;
 use crate::printer;
-
-/// The deadline when neither the environment nor the project sets one.
-const DEFAULT_DEADLINE_MS: u64 = 5000;
-/// The longest deadline accepted from the environment (as `agent_guard_config::Settings`).
-const MAX_DEADLINE_MS: u64 = 600_000;
 
 /// Why an `apply_patch` that deletes files is referred to a human.
 const PATCH_DELETE_EXPLANATION: &str = "The patch deletes files, which cannot be moved into the \
@@ -147,7 +143,7 @@ fn reply(harness: Harness, outcome: &Outcome) -> ExitCode {
     if let Some(stderr) = &reply.stderr {
         printer::err(stderr);
     }
-    ExitCode::from_hook(reply.exit)
+    crate::exit_code::from_hook(reply.exit)
 }
 
 /// Runs the job on a worker thread and waits for it until the deadline.
@@ -190,17 +186,6 @@ fn judge(selector: Selector, dialect_flag: Option<String>, env: EnvSnapshot) -> 
     }
 }
 
-/// `AGENT_GUARD_DEADLINE_MS` if set and valid, else the default (the project's value is
-/// sent by the worker once the workspace is known).
-fn env_deadline(env: &EnvSnapshot) -> u64 {
-    env.deadline_ms
-        .as_deref()
-        .map(str::trim)
-        .and_then(|value| value.parse::<u64>().ok())
-        .filter(|ms| (1..=MAX_DEADLINE_MS).contains(ms))
-        .unwrap_or(DEFAULT_DEADLINE_MS)
-}
-
 /// The job: read, parse, judge.
 fn work(
     selector: Selector,
@@ -229,7 +214,7 @@ fn work(
         HookRequest::NotShell => Outcome::pass(),
         HookRequest::PatchDelete { .. } => Outcome::verdict(
             Decision::Ask,
-            codes::ASK_PATCH_DELETE,
+            ReasonCode::AskPatchDelete,
             PATCH_DELETE_EXPLANATION,
         ),
         HookRequest::Malformed(why) => Outcome::refused(Refusal::Malformed(why)),
@@ -272,26 +257,20 @@ fn shell(
     if env.session.as_deref().is_none_or(|s| s.trim().is_empty()) {
         env.session.clone_from(&call.session);
     }
-    if env
-        .deadline_ms
-        .as_deref()
-        .is_none_or(|d| d.trim().is_empty())
-    {
-        // The project's `[hook] deadline_ms`; a workspace that cannot be opened keeps the
-        // default (the engine refuses a destructive line there anyway).
-        if let Ok(workspace) = Workspace::open(&call.cwd, &env)
-            && workspace.settings.deadline_ms != DEFAULT_DEADLINE_MS
-        {
-            let _ = sender.send(Message::Deadline(workspace.settings.deadline_ms));
+    let fault = env.fault.as_deref().map(str::trim).map(str::to_owned);
+    assert!(
+        fault.as_deref() != Some("hook-panic"),
+        "AGENT_GUARD_FAULT=hook-panic"
+    );
+    // `hook-stall` stalls the judgement once the project's deadline is known (or, for a line
+    // that never opens the workspace, once it is judged): the deadline must still hold.
+    let stall = || {
+        if fault.as_deref() == Some("hook-stall") {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
         }
-    }
-    match env.fault.as_deref().map(str::trim) {
-        Some("hook-panic") => panic!("AGENT_GUARD_FAULT=hook-panic"),
-        Some("hook-stall") => loop {
-            std::thread::sleep(Duration::from_secs(3600));
-        },
-        _ => {}
-    }
+    };
     let request = CheckRequest {
         command: call.command.clone(),
         cwd: call.cwd.clone(),
@@ -300,7 +279,16 @@ fn shell(
         enforce: true,
         env,
     };
-    let report = check_with(&request, &NoProgress);
+    // The project's `[hook] deadline_ms` arrives once the engine opens the workspace; a line
+    // that never opens it (nothing destructive) keeps the environment's or the default.
+    let adopt = |ms: u64| {
+        if ms != DEFAULT_DEADLINE_MS {
+            let _ = sender.send(Message::Deadline(ms));
+        }
+        stall();
+    };
+    let report = check_observing(&request, &NoProgress, &adopt);
+    stall();
     verdict::outcome(harness, &report, call, &request.env)
 }
 

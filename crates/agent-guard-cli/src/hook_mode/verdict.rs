@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
-use agent_guard_config::EnvSnapshot;
-use agent_guard_engine::{CheckReport, Workspace};
+use agent_guard_engine::EnvSnapshot;
+use agent_guard_engine::{CheckReport, Exit as _, Workspace};
 use agent_guard_hook::{Harness, Outcome, ShellCall};
 use agent_guard_types::{CompensationStatus, Decision, Dialect, Strategy};
 
@@ -33,11 +33,12 @@ pub(super) fn outcome(
             .collect::<Vec<_>>()
             .join("\n")
     });
-    let mut outcome = Outcome::verdict(report.decision, report.code.as_str(), report.explanation)
+    let mut outcome = Outcome::verdict(report.decision, report.code, report.explanation)
+        .with_hint(agent_guard_engine::hint(report.code))
         .with_message(message)
         .with_txids(txids);
     if harness == Harness::Generic
-        && let Ok(value) = serde_json::to_value(report)
+        && let Ok(value) = serde_json::to_value(report.reported())
     {
         outcome = outcome.with_report(value);
     }

@@ -37,8 +37,70 @@ use self::paths::{Bounds, SOURCE_OUTSIDE, TARGET_OUTSIDE};
 use self::place::Restorer;
 use self::plan::{Destination, normalise_directory, plan};
 
-/// The error of an id that does not match the transaction id pattern.
-const INVALID_ID: &str = "invalid quarantine transaction id";
+/// Why a restore was refused before anything moved.
+///
+/// It serialises as its message (the `error` field of `restore --json`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RestoreRefusal {
+    /// The id does not match the transaction id pattern (it could name a path).
+    InvalidId,
+    /// No transaction with this id is recorded.
+    Unknown(String),
+    /// The writers' lock could not be taken.
+    Locked(String),
+    /// The manifest could not be read.
+    ManifestUnreadable(String),
+    /// gc purged the transaction.
+    Purged(String),
+    /// The transaction records another workspace.
+    OtherWorkspace(String),
+    /// `undo` found no restorable transaction in this workspace.
+    NothingToUndo,
+    /// A source or target fails the boundary checks, or the destination is unusable.
+    Unsafe(String),
+}
+
+impl std::fmt::Display for RestoreRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RestoreRefusal::InvalidId => f.write_str("invalid quarantine transaction id"),
+            RestoreRefusal::Unknown(id) => write!(f, "unknown transaction: {id}"),
+            RestoreRefusal::Locked(why) => write!(f, "quarantine could not be locked: {why}"),
+            RestoreRefusal::ManifestUnreadable(why) => {
+                write!(f, "manifest could not be read: {why}")
+            }
+            RestoreRefusal::Purged(id) => write!(f, "transaction {id} was purged"),
+            RestoreRefusal::OtherWorkspace(id) => {
+                write!(f, "transaction {id} belongs to another workspace")
+            }
+            RestoreRefusal::NothingToUndo => {
+                f.write_str("nothing to undo: no restorable transaction in this workspace")
+            }
+            RestoreRefusal::Unsafe(why) => f.write_str(why),
+        }
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for RestoreRefusal {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RestoreRefusal".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Why the restore was refused before anything moved.",
+            "type": "string",
+        })
+    }
+}
+
+impl Serialize for RestoreRefusal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
 
 /// What to restore and where.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -55,6 +117,7 @@ pub struct RestoreOptions {
 
 /// The result of one restore (`restore --json`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RestoreReport {
     /// The transaction id as given.
     pub txid: String,
@@ -72,7 +135,7 @@ pub struct RestoreReport {
     pub backup_txids: Vec<String>,
     /// Why the restore was refused before anything moved.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<RestoreRefusal>,
 }
 
 impl RestoreReport {
@@ -92,10 +155,9 @@ impl RestoreReport {
 
     /// A refusal: nothing moved. The message is also an error line, so that callers that
     /// look only at `errors` (exit codes) see it.
-    fn refused(txid: &str, error: impl Into<String>) -> RestoreReport {
-        let error = error.into();
+    pub fn refused(txid: &str, error: RestoreRefusal) -> RestoreReport {
         RestoreReport {
-            errors: vec![error.clone()],
+            errors: vec![error.to_string()],
             error: Some(error),
             ..RestoreReport::new(txid)
         }
@@ -146,14 +208,14 @@ struct Outcome {
     errors: Vec<String>,
     backup_txids: Vec<String>,
     /// Set when the restore was refused before anything moved.
-    refusal: Option<String>,
+    refusal: Option<RestoreRefusal>,
 }
 
 impl Outcome {
     fn refused(error: String) -> Outcome {
         Outcome {
             errors: vec![error.clone()],
-            refusal: Some(error),
+            refusal: Some(RestoreRefusal::Unsafe(error)),
             ..Outcome::default()
         }
     }
@@ -178,9 +240,9 @@ impl Quarantine {
         others: &dyn OtherItems,
     ) -> RestoreReport {
         let Ok(id) = TxId::parse(txid) else {
-            return RestoreReport::refused(txid, INVALID_ID);
+            return RestoreReport::refused(txid, RestoreRefusal::InvalidId);
         };
-        let unknown = || RestoreReport::refused(txid, format!("unknown transaction: {id}"));
+        let unknown = || RestoreReport::refused(txid, RestoreRefusal::Unknown(id.to_string()));
         // Look before locking, so an unknown id creates nothing (not even the lock file).
         if !self.trash().is_dir() || !self.manifest_mentions(&id) {
             return unknown();
@@ -188,10 +250,7 @@ impl Quarantine {
         let _lock = match self.lock() {
             Ok(lock) => lock,
             Err(error) => {
-                return RestoreReport::refused(
-                    txid,
-                    format!("quarantine could not be locked: {error}"),
-                );
+                return RestoreReport::refused(txid, RestoreRefusal::Locked(error.to_string()));
             }
         };
         // Best effort: the transaction view already counts interrupted moves whose copy
@@ -202,7 +261,7 @@ impl Quarantine {
             Err(error) => {
                 return RestoreReport::refused(
                     txid,
-                    format!("manifest could not be read: {error}"),
+                    RestoreRefusal::ManifestUnreadable(error.to_string()),
                 );
             }
         };
@@ -211,13 +270,10 @@ impl Quarantine {
         };
         let tx = &tx;
         if tx.purged {
-            return RestoreReport::refused(txid, format!("transaction {id} was purged"));
+            return RestoreReport::refused(txid, RestoreRefusal::Purged(id.to_string()));
         }
         if !self.owns(tx) {
-            return RestoreReport::refused(
-                txid,
-                format!("transaction {id} belongs to another workspace"),
-            );
+            return RestoreReport::refused(txid, RestoreRefusal::OtherWorkspace(id.to_string()));
         }
         if tx.restorable_items() == 0
             && tx

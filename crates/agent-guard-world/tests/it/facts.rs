@@ -92,7 +92,12 @@ fn tilde_expands_to_home() {
         ..Target::literal("~/x")
     };
     assert_eq!(
-        homeless.path(&target, &f.ws).error.as_deref(),
+        homeless
+            .path(&target, &f.ws)
+            .error
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
         Some("home directory unknown")
     );
     let other_user = f.tilde("~alice/x");
@@ -390,7 +395,7 @@ fn symlink_loops_and_chains() {
     for through in ["loop1/", "loop1/x", "loop1/.."] {
         let spec = f.at(through);
         assert_eq!(
-            spec.error.as_deref(),
+            spec.error.as_ref().map(ToString::to_string).as_deref(),
             Some("too many levels of symbolic links"),
             "{through}"
         );
@@ -411,7 +416,11 @@ fn symlink_loops_and_chains() {
     assert!(forty.error.is_none(), "{forty:#?}");
     assert_eq!(forty.physical, Some(f.ws.join("chain/end")));
     assert_eq!(
-        f.at("chain/l0/").error.as_deref(),
+        f.at("chain/l0/")
+            .error
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
         Some("too many levels of symbolic links")
     );
 }
@@ -444,7 +453,10 @@ fn blank_opaque_and_glob_targets() {
     let f = fixture();
     for blank in ["", "  "] {
         let spec = f.at(blank);
-        assert_eq!(spec.error.as_deref(), Some("empty path"));
+        assert_eq!(
+            spec.error.as_ref().map(ToString::to_string).as_deref(),
+            Some("empty path")
+        );
         assert_eq!(spec.resolved, None);
     }
     let opaque = Target {
@@ -452,7 +464,10 @@ fn blank_opaque_and_glob_targets() {
         ..Target::literal("$DIR")
     };
     let spec = f.world.path(&opaque, &f.ws);
-    assert_eq!(spec.error.as_deref(), Some("variable"));
+    assert_eq!(
+        spec.error.as_ref().map(ToString::to_string).as_deref(),
+        Some("variable")
+    );
     assert_eq!((spec.resolved, spec.protected), (None, None));
 
     let glob = |text: &str| {
