@@ -199,15 +199,7 @@ fn print_doctor(report: &DoctorReport) {
 /// Prints an install error with its hints; a harness without a config file is a usage
 /// error (2), anything else an internal error (1).
 fn report_install_error(error: &Error) -> ExitCode {
-    let mut source = std::error::Error::source(error);
-    printer::err(&format!("error: {}", printer::sanitize(&error.to_string())));
-    while let Some(cause) = source {
-        printer::err(&format!(
-            "  caused by: {}",
-            printer::sanitize(&cause.to_string())
-        ));
-        source = cause.source();
-    }
+    printer::error(&error.to_string(), &agent_guard_types::error_causes(error));
     let hints = error.hints();
     if !hints.is_empty() {
         printer::err("");

@@ -55,12 +55,7 @@ pub fn report_error_as(error: &anyhow::Error, json: bool) -> ExitCode {
             "exit": ExitCode::InternalError.code(),
         }));
     }
-    printer::err(&format!("error: {}", printer::sanitize(&error.to_string())));
-    for cause in error.chain().skip(1) {
-        printer::err(&format!(
-            "  caused by: {}",
-            printer::sanitize(&cause.to_string())
-        ));
-    }
+    let causes: Vec<String> = error.chain().skip(1).map(ToString::to_string).collect();
+    printer::error(&error.to_string(), &causes);
     ExitCode::InternalError
 }

@@ -27,6 +27,15 @@ pub fn err(line: &str) {
     let _ = writeln!(stderr, "{line}");
 }
 
+/// Writes an error and its causes to stderr: `error: …`, then one `  caused by: …` line per
+/// source (the one multi-line error formatter of the CLI).
+pub fn error(message: &str, causes: &[String]) {
+    err(&format!("error: {}", sanitize(message)));
+    for cause in causes {
+        err(&format!("  caused by: {}", sanitize(cause)));
+    }
+}
+
 /// Replaces control, bidi-override and zero-width characters, so that a path or command
 /// supplied by an agent cannot rewrite the terminal or disguise itself.
 pub fn sanitize(text: &str) -> String {

@@ -68,9 +68,7 @@ pub fn log(line: &str) {
 /// Writes `error` and its sources to stderr, one `error:`/`caused by:` line each.
 pub fn log_error(error: &dyn std::error::Error) {
     log(&format!("agent-guard-mcp: error: {error}"));
-    let mut source = error.source();
-    while let Some(cause) = source {
+    for cause in agent_guard_types::error_causes(error) {
         log(&format!("  caused by: {cause}"));
-        source = cause.source();
     }
 }

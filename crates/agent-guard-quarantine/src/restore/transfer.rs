@@ -74,17 +74,7 @@ fn copy_back(source: &Path, target: &Path, progress: &dyn Progress, faults: Faul
     }
 }
 
-/// An error with its sources, `outer: inner: innermost`.
-pub(crate) fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    text
-}
+pub(crate) use agent_guard_types::error_chain as chain;
 
 /// Returns `true` if a no-replace rename failed because the target exists.
 fn is_occupied(error: &std::io::Error) -> bool {
