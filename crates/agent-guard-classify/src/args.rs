@@ -59,6 +59,7 @@ impl Arg {
             glob: self.glob,
             opaque: self.opaque.map(str::to_owned),
             span: Some(self.span),
+            ..Target::default()
         }
     }
 }

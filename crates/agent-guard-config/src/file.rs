@@ -33,6 +33,10 @@ pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
 ///
 /// [hook]
 /// deadline_ms = 5000
+///
+/// [preserve]
+/// max_bytes = 268435456
+/// edit_tools = true
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -47,6 +51,20 @@ pub struct ConfigFile {
     pub retention: RetentionConfig,
     /// Hook settings.
     pub hook: HookConfig,
+    /// Settings of the preservation of overwritten files.
+    pub preserve: PreserveConfig,
+}
+
+/// The `[preserve]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PreserveConfig {
+    /// The largest file whose current version is preserved before an overwrite; a larger
+    /// one makes the verdict ASK.
+    pub max_bytes: Option<u64>,
+    /// `false` lets harness edit tools (`Write`, `Edit`, `apply_patch`, …) through without
+    /// preserving what they replace.
+    pub edit_tools: Option<bool>,
 }
 
 /// The `[regenerable]` table.

@@ -35,6 +35,9 @@ pub const DEFAULT_ARTIFACTS: &[&str] = &[
 const DEFAULT_RETENTION_DAYS: u32 = 30;
 const DEFAULT_RETENTION_MAX_BYTES: u64 = 5 * 1024 * 1024 * 1024;
 const DEFAULT_GRACE_MINUTES: u32 = 60;
+/// The largest file preserved before an overwrite when the project does not say (256 MiB).
+pub const DEFAULT_PRESERVE_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The hook's deadline when neither the environment nor the project sets one.
 pub const DEFAULT_DEADLINE_MS: u64 = 5000;
 /// The longest accepted hook deadline (ten minutes); anything longer is a configuration defect.
@@ -84,6 +87,11 @@ pub struct Settings {
     pub grace_minutes: u32,
     /// The hook's internal deadline in milliseconds (default 5000).
     pub deadline_ms: u64,
+    /// The largest file whose current version is preserved before an overwrite (default
+    /// 256 MiB); a larger one makes the verdict ASK.
+    pub preserve_max_bytes: u64,
+    /// Whether harness edit tools preserve what they replace (default `true`).
+    pub preserve_edit_tools: bool,
     /// The project file's `dialect` selector, unvalidated; the engine ranks it below the flag,
     /// the payload and `AGENT_GUARD_DIALECT`.
     pub dialect_from_config: Option<String>,
@@ -171,6 +179,11 @@ impl Settings {
                 .grace_minutes
                 .unwrap_or(DEFAULT_GRACE_MINUTES),
             deadline_ms,
+            preserve_max_bytes: file
+                .preserve
+                .max_bytes
+                .unwrap_or(DEFAULT_PRESERVE_MAX_BYTES),
+            preserve_edit_tools: file.preserve.edit_tools.unwrap_or(true),
             dialect_from_config: file.dialect.clone(),
             workspace,
         })

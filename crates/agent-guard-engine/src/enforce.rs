@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use agent_guard_audit::{AuditRecord, CompensationRecord, ErrorLabel, Event, Phase};
-use agent_guard_recovery::{Applied, FailureKind, Job, Progress, for_plan};
+use agent_guard_recovery::{Applied, FailureKind, Job, Progress, compensation};
 use agent_guard_types::{Decision, ReasonCode, Strategy, TxId};
 
 use crate::check::{CheckRequest, Judged, audit_log, audit_record};
@@ -82,8 +82,17 @@ pub(crate) fn enforce(
     let mut compensations: Vec<Applied> = Vec::new();
     let verdicts = report.verdicts.clone();
     for verdict in &verdicts {
-        let Some(compensation) = for_plan(&verdict.plan) else {
+        let Some(strategy) = Strategy::for_plan(&verdict.plan) else {
             continue;
+        };
+        // A plan no registered compensation carries out must not run unprotected.
+        let Some(compensation) = compensation(strategy) else {
+            refuse(
+                &mut report,
+                ReasonCode::CompensationFailed,
+                "compensation failed",
+            );
+            return report;
         };
         let job = Job {
             store: &store,

@@ -147,6 +147,7 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         mode,
         allow_regenerable: workspace.settings.allow_regenerable,
         artifacts: workspace.settings.artifacts.clone(),
+        preserve_max_bytes: workspace.settings.preserve_max_bytes,
     };
     let verdict = decide_paths(
         specs,

@@ -15,6 +15,8 @@ pub struct PolicyContext {
     pub allow_regenerable: bool,
     /// Artifact patterns (`fnmatch` syntax) for regenerability.
     pub artifacts: Vec<String>,
+    /// The largest file whose current version is preserved before an overwrite.
+    pub preserve_max_bytes: u64,
 }
 
 impl PolicyContext {
@@ -25,6 +27,7 @@ impl PolicyContext {
             mode: SessionMode::Normal,
             allow_regenerable: true,
             artifacts: Vec::new(),
+            preserve_max_bytes: 256 * 1024 * 1024,
         }
     }
 

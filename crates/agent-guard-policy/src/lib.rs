@@ -37,6 +37,7 @@ mod machine;
 pub mod reasons;
 #[cfg(test)]
 mod testing;
+mod writes;
 
 pub use batch::{DeleteMode, decide_paths};
 pub use context::PolicyContext;

@@ -70,7 +70,10 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     if block_wildcard::op_applies(op) {
         return Some(Verdict::of(ReasonCode::BlockWildcard));
     }
-    let shape_code = if compound_create_delete::applies(op) {
+    let writes = matches!(op.kind, OpKind::Overwrite | OpKind::SideEffectDelete);
+    // A file the line creates before overwriting it holds nothing older to lose: F2 does not
+    // apply to writes.
+    let shape_code = if compound_create_delete::applies(op) && !writes {
         Some(ReasonCode::CompoundCreateDelete)
     } else if compound_cwd_delete::applies(op) {
         Some(ReasonCode::CompoundCwdDelete)
@@ -81,6 +84,12 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         // Hard boundaries still win: judge the targets against the declared cwd first.
         if op.kind == OpKind::FsDelete && !op.targets.is_empty() {
             let verdict = paths(op, ctx, world);
+            if verdict.decision == Decision::Block {
+                return Some(verdict);
+            }
+        }
+        if writes {
+            let verdict = crate::writes::decide(op, ctx, world);
             if verdict.decision == Decision::Block {
                 return Some(verdict);
             }
@@ -96,6 +105,7 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         OpKind::GitResetHard => Verdict::of(ReasonCode::SnapshotGitStash),
         OpKind::GitDiscard => snapshot_git_stash::discard(op, ctx),
         OpKind::GitStashDrop | OpKind::GitBranchDelete => snapshot_git_refs::verdict(op, ctx),
+        OpKind::Overwrite | OpKind::SideEffectDelete => crate::writes::decide(op, ctx, world),
         _ => undeterminable(op),
     })
 }

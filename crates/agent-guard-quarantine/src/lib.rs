@@ -40,6 +40,7 @@ mod layout;
 mod lock;
 mod manifest;
 mod manifest_index;
+mod preserve;
 mod reconcile;
 mod records;
 mod relocate;
@@ -59,10 +60,11 @@ pub use layout::{
 };
 pub use lock::{LOCK_FILE_NAME, StoreLock};
 pub use manifest::{MANIFEST_FILE_NAME, Manifest};
+pub use preserve::{KeptBy, KeptFile, PRESERVE_STRATEGY, PreservationReport, PreserveItem};
 pub use reconcile::Reconciled;
 pub use records::{
-    CopyVerified, Failed, Intent, ItemKind, MANIFEST_SCHEMA, Method, Purged, Record, Relocated,
-    Restored, Snapshot, TxStart,
+    CopyVerified, Failed, Intent, ItemKind, MANIFEST_SCHEMA, Method, PreserveIntent,
+    PreserveMethod, Preserved, Purged, Record, Relocated, Restored, Snapshot, TxStart,
 };
 pub use relocate::{Moved, RelocateItem, RelocationReport, SkipKind, Skipped};
 pub use restore::{
@@ -70,5 +72,5 @@ pub use restore::{
 };
 pub use store::Quarantine;
 pub use stored_path::StoredPath;
-pub use transactions::{Item, SnapshotItem, Transaction, TxState, transactions};
+pub use transactions::{Item, Kept, SnapshotItem, Transaction, TxState, transactions};
 pub use usage::{Overview, Usage};

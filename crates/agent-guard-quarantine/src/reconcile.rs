@@ -14,6 +14,11 @@
 //!
 //! Temporary copies of interrupted cross-device moves (`.agent-guard-partial-*`) are our own
 //! incomplete data and are removed; the origin they were copied from is intact.
+//!
+//! A `preserve-intent` (a copy of a file that stays in place) is resolved the same way: its
+//! copy is renamed into place only once verified, so a copy there is `preserve`
+//! (recovered), and no copy is `preserve-failed` — the file itself was never touched by the
+//! guard, and the command it was kept for did not run (its check never answered).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -22,7 +27,9 @@ use serde::Serialize;
 
 use crate::checkpoint::Closed;
 use crate::error::QuarantineError;
-use crate::records::{Failed, Intent, MANIFEST_SCHEMA, Method, Record, Relocated};
+use crate::records::{
+    Failed, Intent, MANIFEST_SCHEMA, Method, PreserveIntent, Preserved, Record, Relocated,
+};
 use crate::relocate::{PARTIAL_PREFIX, partial_sibling};
 use crate::store::Quarantine;
 use agent_guard_fsops as fsops;
@@ -72,11 +79,23 @@ impl Quarantine {
         let closed = unread.closed_after_reconcile();
         let records = crate::manifest::parse(&unread.bytes);
         let mut open: BTreeMap<(String, PathBuf), Intent> = BTreeMap::new();
+        let mut open_preserves: BTreeMap<(String, PathBuf), PreserveIntent> = BTreeMap::new();
         let mut verified: BTreeSet<(String, PathBuf)> = BTreeSet::new();
         for record in &records {
             match record {
                 Record::RelocateIntent(r) => {
                     open.insert((r.txid.clone(), r.origin_path.0.clone()), r.clone());
+                }
+                Record::PreserveIntent(r) => {
+                    open_preserves.insert((r.txid.clone(), r.origin_path.0.clone()), r.clone());
+                }
+                Record::Preserve(Preserved {
+                    txid, origin_path, ..
+                })
+                | Record::PreserveFailed(Failed {
+                    txid, origin_path, ..
+                }) => {
+                    open_preserves.remove(&(txid.clone(), origin_path.0.clone()));
                 }
                 Record::CopyVerified(r) => {
                     verified.insert((r.txid.clone(), r.origin_path.0.clone()));
@@ -125,6 +144,37 @@ impl Quarantine {
                 }
             };
             outcomes.push(record);
+        }
+        for intent in open_preserves.into_values() {
+            remove_partial(&intent.trash_path.0);
+            if intent.trash_path.0.symlink_metadata().is_ok() {
+                summary.relocated += 1;
+                outcomes.push(Record::Preserve(Preserved {
+                    txid: intent.txid.clone(),
+                    origin_path: intent.origin_path.clone(),
+                    trash_path: intent.trash_path.clone(),
+                    method: None,
+                    size: intent.size,
+                    mode: None,
+                    dev: None,
+                    ino: None,
+                    digest: None,
+                    recovered_from_intent: true,
+                    ts: self.now(),
+                    schema: MANIFEST_SCHEMA,
+                }));
+            } else {
+                summary.not_moved += 1;
+                outcomes.push(Record::PreserveFailed(Failed {
+                    txid: intent.txid.clone(),
+                    origin_path: intent.origin_path.clone(),
+                    trash_path: intent.trash_path.clone(),
+                    reason: "interrupted before the copy; the file is untouched".to_owned(),
+                    recovered_from_intent: true,
+                    ts: self.now(),
+                    schema: MANIFEST_SCHEMA,
+                }));
+            }
         }
         if !outcomes.is_empty() {
             self.append(&outcomes)?;

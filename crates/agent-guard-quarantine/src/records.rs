@@ -55,6 +55,13 @@ pub enum Record {
     Relocate(Relocated),
     /// An item could not be relocated; it is where it was (or both halves are kept).
     RelocateFailed(Failed),
+    /// Written durably immediately before the current version of a file is copied into the
+    /// quarantine (the file stays where it is).
+    PreserveIntent(PreserveIntent),
+    /// A file's current version is in the quarantine, verified; the file is untouched.
+    Preserve(Preserved),
+    /// A file's current version could not be kept; the file is untouched.
+    PreserveFailed(Failed),
     /// A git snapshot (commits under a private ref).
     Snapshot(Snapshot),
     /// A restore attempt.
@@ -71,7 +78,9 @@ impl Record {
             Record::RelocateIntent(r) => &r.txid,
             Record::CopyVerified(r) => &r.txid,
             Record::Relocate(r) => &r.txid,
-            Record::RelocateFailed(r) => &r.txid,
+            Record::RelocateFailed(r) | Record::PreserveFailed(r) => &r.txid,
+            Record::PreserveIntent(r) => &r.txid,
+            Record::Preserve(r) => &r.txid,
             Record::Snapshot(r) => &r.txid,
             Record::Restore(r) => &r.txid,
             Record::Purged(r) => &r.txid,
@@ -191,6 +200,76 @@ pub struct Failed {
     /// Why (`storage unavailable`, an OS error, `interrupted before the move`, …).
     pub reason: String,
     /// Written by crash reconciliation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered_from_intent: bool,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// How a preserved copy was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PreserveMethod {
+    /// The filesystem shares the file's extents (`FICLONE`).
+    Reflink,
+    /// A streamed copy, verified by digest.
+    Copy,
+}
+
+/// `preserve-intent`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PreserveIntent {
+    /// The transaction id.
+    pub txid: String,
+    /// The file (it stays where it is).
+    pub origin_path: StoredPath,
+    /// Where its current version will be kept.
+    pub trash_path: StoredPath,
+    /// The caller's spelling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    /// Its size when the intent was written.
+    #[serde(default)]
+    pub size: u64,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `preserve`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Preserved {
+    /// The transaction id.
+    pub txid: String,
+    /// The file whose version is kept.
+    pub origin_path: StoredPath,
+    /// The kept version.
+    pub trash_path: StoredPath,
+    /// How the copy was made (`None` when recovered from an intent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<PreserveMethod>,
+    /// Size in bytes.
+    #[serde(default)]
+    pub size: u64,
+    /// Permission bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    /// Device of the file when it was kept: with `ino`, restore puts the old bytes back into
+    /// the same inode when it is still there (hard links and open handles keep working).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dev: Option<u64>,
+    /// Inode of the file when it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ino: Option<u64>,
+    /// The content digest of a streamed copy (hex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// Written by crash reconciliation, not by the copy itself.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovered_from_intent: bool,
     /// UTC timestamp.

@@ -202,7 +202,7 @@ impl Quarantine {
     }
 
     /// Relocates one item; `Ok(None)` when it is absent.
-    fn relocate_one(
+    pub(crate) fn relocate_one(
         &self,
         item: &RelocateItem,
         txid: &TxId,
@@ -424,16 +424,16 @@ impl Quarantine {
 }
 
 /// Why an item stopped the transaction, with anything that did reach the quarantine.
-struct Stop {
-    kind: SkipKind,
-    reason: String,
-    moved: Vec<Moved>,
+pub(crate) struct Stop {
+    pub(crate) kind: SkipKind,
+    pub(crate) reason: String,
+    pub(crate) moved: Vec<Moved>,
     /// The transaction's `tx-start` could not be journaled: nothing at all happened.
-    before_start: bool,
+    pub(crate) before_start: bool,
 }
 
 impl Stop {
-    fn failed(reason: &str) -> Stop {
+    pub(crate) fn failed(reason: &str) -> Stop {
         Stop {
             kind: SkipKind::Failed,
             reason: reason.to_owned(),
@@ -443,7 +443,7 @@ impl Stop {
     }
 }
 
-fn skip(item: &RelocateItem, kind: SkipKind, reason: &str) -> Skipped {
+pub(crate) fn skip(item: &RelocateItem, kind: SkipKind, reason: &str) -> Skipped {
     Skipped {
         raw: item.raw.clone(),
         origin: StoredPath::new(&item.origin),
@@ -484,7 +484,7 @@ pub(crate) fn item_kind(metadata: &std::fs::Metadata) -> Option<ItemKind> {
 }
 
 /// Creates `dir` and its missing parents below `tx_dir`.
-fn create_dirs(dir: &Path, tx_dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_dirs(dir: &Path, tx_dir: &Path) -> std::io::Result<()> {
     let mut missing = Vec::new();
     let mut current = dir;
     while current.symlink_metadata().is_err() {

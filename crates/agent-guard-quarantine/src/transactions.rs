@@ -63,6 +63,18 @@ pub struct Item {
     pub recovered_from_intent: bool,
     /// Parts of the origin remained after an interrupted cross-device move.
     pub origin_leftovers: bool,
+    /// A preserved copy (the file stayed where it was): the `(dev, ino)` it had, so that a
+    /// restore can put the old bytes back into the same inode. `None` for moved items.
+    pub kept_from: Option<Kept>,
+}
+
+/// Where a preserved copy came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kept {
+    /// The file's device when its version was kept (`None` when unknown).
+    pub dev: Option<u64>,
+    /// The file's inode when its version was kept (`None` when unknown).
+    pub ino: Option<u64>,
 }
 
 impl Item {
@@ -116,6 +128,8 @@ pub struct Transaction {
     pub ts: Option<String>,
     /// Who created it.
     pub meta: Map<String, Value>,
+    /// The `tx-start` strategy (`relocate`, `preserve`), when recorded.
+    pub strategy: Option<String>,
     /// The workspace it belongs to, when recorded.
     pub workspace: Option<PathBuf>,
     /// Relocated items.
@@ -138,6 +152,7 @@ impl Transaction {
             txid: txid.to_owned(),
             ts: None,
             meta: Map::new(),
+            strategy: None,
             workspace: None,
             items: Vec::new(),
             snapshots: Vec::new(),
@@ -198,11 +213,20 @@ impl Transaction {
         }
     }
 
-    /// The strategies of its items (`relocate`, `snapshot`), sorted. Kept refs count as
-    /// `snapshot`, as in the reference tool's listing.
+    /// Whether this transaction kept versions of files a command overwrote (its restore
+    /// puts the old versions back and keeps the current ones in a new transaction, as
+    /// `--force` does).
+    pub fn is_preserve(&self) -> bool {
+        self.strategy.as_deref() == Some(Strategy::Preserve.as_str())
+    }
+
+    /// The strategies of its items (`relocate`, `preserve`, `snapshot`), sorted. Kept refs
+    /// count as `snapshot`, as in the reference tool's listing.
     pub fn strategies(&self) -> Vec<Strategy> {
         let mut out = Vec::new();
-        if !self.items.is_empty() || !self.failures.is_empty() {
+        if self.is_preserve() {
+            out.push(Strategy::Preserve);
+        } else if !self.items.is_empty() || !self.failures.is_empty() {
             out.push(Strategy::Relocate);
         }
         if !self.snapshots.is_empty() {
@@ -228,6 +252,8 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
     let mut order: Vec<String> = Vec::new();
     let mut by_id: BTreeMap<String, Transaction> = BTreeMap::new();
     let mut open_intents: BTreeMap<(String, PathBuf), crate::records::Intent> = BTreeMap::new();
+    let mut open_preserves: BTreeMap<(String, PathBuf), crate::records::PreserveIntent> =
+        BTreeMap::new();
     for record in records {
         let txid = record.txid();
         if !by_id.contains_key(txid) {
@@ -241,6 +267,7 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
             Record::TxStart(r) => {
                 tx.ts = Some(r.ts.clone());
                 tx.meta.clone_from(&r.meta);
+                tx.strategy = Some(r.strategy.clone());
                 tx.workspace = r.workspace.as_ref().map(|p| p.0.clone());
             }
             Record::RelocateIntent(r) => {
@@ -258,7 +285,33 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                     method: r.method,
                     recovered_from_intent: r.recovered_from_intent,
                     origin_leftovers: r.origin_leftovers,
+                    kept_from: None,
                 });
+            }
+            Record::PreserveIntent(r) => {
+                open_preserves.insert((txid.to_owned(), r.origin_path.0.clone()), r.clone());
+            }
+            Record::Preserve(r) => {
+                open_preserves.remove(&(txid.to_owned(), r.origin_path.0.clone()));
+                tx.items.retain(|i| i.origin != r.origin_path.0);
+                tx.items.push(Item {
+                    origin: r.origin_path.0.clone(),
+                    trash: r.trash_path.0.clone(),
+                    kind: Some(ItemKind::File),
+                    size: Some(r.size),
+                    method: None,
+                    recovered_from_intent: r.recovered_from_intent,
+                    origin_leftovers: false,
+                    kept_from: Some(Kept {
+                        dev: r.dev,
+                        ino: r.ino,
+                    }),
+                });
+            }
+            Record::PreserveFailed(r) => {
+                open_preserves.remove(&(txid.to_owned(), r.origin_path.0.clone()));
+                tx.failures
+                    .push((r.origin_path.0.clone(), r.reason.clone()));
             }
             Record::RelocateFailed(r) => {
                 open_intents.remove(&(txid.to_owned(), r.origin_path.0.clone()));
@@ -302,6 +355,30 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                 method: None,
                 recovered_from_intent: true,
                 origin_leftovers: false,
+                kept_from: None,
+            });
+        } else {
+            tx.pending.push(intent.origin_path.0.clone());
+        }
+    }
+    for ((txid, _), intent) in open_preserves {
+        let Some(tx) = by_id.get_mut(&txid) else {
+            continue;
+        };
+        // A preserved copy is renamed into place only once verified.
+        if intent.trash_path.0.symlink_metadata().is_ok() {
+            tx.items.push(Item {
+                origin: intent.origin_path.0.clone(),
+                trash: intent.trash_path.0.clone(),
+                kind: Some(ItemKind::File),
+                size: Some(intent.size),
+                method: None,
+                recovered_from_intent: true,
+                origin_leftovers: false,
+                kept_from: Some(Kept {
+                    dev: None,
+                    ino: None,
+                }),
             });
         } else {
             tx.pending.push(intent.origin_path.0.clone());

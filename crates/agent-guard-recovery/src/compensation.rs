@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use agent_guard_quarantine::{OtherItems, OtherOutcome, Progress, Quarantine, Transaction};
 use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
 
-use crate::{clean_enumerate, preserve_refs, relocate, snapshot};
+use crate::{clean_enumerate, preserve, preserve_refs, relocate, snapshot};
 
 /// What one compensation runs with: the quarantine, the transaction it creates, who asked,
 /// and where to report progress.
@@ -165,6 +165,7 @@ pub static COMPENSATIONS: &[&dyn Compensation] = &[
     &clean_enumerate::CleanEnumerate,
     &snapshot::Snapshot,
     &preserve_refs::PreserveRefs,
+    &preserve::Preserve,
 ];
 
 /// The compensation of `strategy`.

@@ -33,6 +33,7 @@
 mod clean_enumerate;
 mod compensation;
 mod error;
+mod preserve;
 mod preserve_refs;
 mod relocate;
 mod restore;
@@ -44,6 +45,7 @@ pub use compensation::{
     for_plan,
 };
 pub use error::RecoveryError;
+pub use preserve::{Preserve, items as preserve_items};
 pub use preserve_refs::{PreserveRefs, preserve_refs};
 pub use relocate::{Relocate, items as relocate_items};
 pub use restore::{purge, restore};

@@ -61,6 +61,13 @@ pub enum OpKind {
     GitStashDrop,
     /// Deletes a branch regardless of merge state (`git branch -D`).
     GitBranchDelete,
+    /// Replaces or truncates the content of existing paths (`>`, `truncate`, `cp` onto,
+    /// `mv` onto, `sed -i`, `Set-Content`, `copy /y`); new paths are only created. How it
+    /// treats an existing target is [`OpSpec::write`].
+    Overwrite,
+    /// Reads its inputs, then deletes them (`gzip f`, `tar --remove-files`, `zip -m`,
+    /// `rsync --remove-source-files`).
+    SideEffectDelete,
     /// Destructive, but what it destroys cannot be known.
     Unknown,
 }
@@ -77,6 +84,8 @@ impl OpKind {
             OpKind::GitPushForce => "git-push-force",
             OpKind::GitStashDrop => "git-stash-drop",
             OpKind::GitBranchDelete => "git-branch-delete",
+            OpKind::Overwrite => "overwrite",
+            OpKind::SideEffectDelete => "side-effect-delete",
             OpKind::Unknown => "unknown",
         }
     }
@@ -92,6 +101,43 @@ impl OpKind {
                 | OpKind::GitStashDrop
                 | OpKind::GitBranchDelete
         )
+    }
+}
+
+/// How a writing command treats a target that exists (facts of [`OpKind::Overwrite`] and
+/// [`OpKind::SideEffectDelete`] ops). It decides how the old version can be kept: a path the
+/// command never reads can be moved away first; one it reads, or writes in place, is copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteMode {
+    /// Truncates or rewrites the file in place; its inode stays (`>`, `truncate`, `dd of=`,
+    /// `cp` onto, `tee`, `Set-Content`).
+    #[default]
+    InPlace,
+    /// Reads the old content, then renames a new file over it (`sed -i`, `perl -i`, `rsync`).
+    ReplaceAfterRead,
+    /// Replaces the path without reading it (`mv` onto, `ln -f`, `install`,
+    /// `cp --remove-destination`).
+    Replace,
+    /// Reads the path, then deletes it (`gzip f`, `tar --remove-files`).
+    ReadThenRemove,
+}
+
+impl WriteMode {
+    /// Returns the stable kebab-case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WriteMode::InPlace => "in-place",
+            WriteMode::ReplaceAfterRead => "replace-after-read",
+            WriteMode::Replace => "replace",
+            WriteMode::ReadThenRemove => "read-then-remove",
+        }
+    }
+
+    /// Whether the command needs the old version where it is when it starts (so it must be
+    /// copied, not moved away).
+    pub const fn reads_target(self) -> bool {
+        !matches!(self, WriteMode::Replace)
     }
 }
 
@@ -118,6 +164,10 @@ pub struct Target {
     pub opaque: Option<String>,
     /// Where the word is in the command text, when known.
     pub span: Option<Span>,
+    /// The command acts on where a final symlink leads, not on the link (`>` and `cp` onto a
+    /// link write through it; `rm` and `mv` onto it act on the link itself).
+    #[serde(default)]
+    pub through_symlink: bool,
 }
 
 impl Target {
@@ -171,6 +221,10 @@ pub struct OpSpec {
     pub name_match: bool,
     /// Scope flags that matter for replay (`git clean -d -x -X`).
     pub extra_flags: Vec<String>,
+    /// How an [`OpKind::Overwrite`] or [`OpKind::SideEffectDelete`] op treats existing
+    /// targets.
+    #[serde(default)]
+    pub write: WriteMode,
     /// Index of the simple command in the line, in textual order.
     pub segment_index: usize,
     /// The dialect that classified it.
@@ -202,6 +256,7 @@ impl OpSpec {
             files_only: false,
             name_match: false,
             extra_flags: Vec::new(),
+            write: WriteMode::InPlace,
             segment_index: 0,
             dialect,
             undeterminable: false,

@@ -62,6 +62,8 @@ pub struct PathSpec {
     pub relative: Option<PathBuf>,
     /// What is at the path (a final symlink is not followed).
     pub entry: EntryKind,
+    /// The size in bytes of what is at the path (a regular file's length; 0 otherwise).
+    pub size: u64,
     /// The target contains active wildcards.
     pub glob: bool,
     /// Why the path could not be resolved (empty, a variable, …).

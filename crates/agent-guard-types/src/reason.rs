@@ -112,6 +112,15 @@ reason_codes! {
     /// A compensation was attempted and failed.
     CompensationFailed => "COMPENSATION_FAILED", Block,
         "The guard could not make this delete recoverable, so the command must not run; anything already moved stays restorable.";
+    /// The current version of overwritten files is preserved first.
+    SnapshotOverwrite => "SNAPSHOT_OVERWRITE", Snapshot,
+        "The current version of every existing file the command overwrites is preserved first, so the overwrite can be undone.";
+    /// Files the command reads and then deletes are preserved first.
+    SnapshotConsumedInput => "SNAPSHOT_CONSUMED_INPUT", Snapshot,
+        "The command deletes its input files after reading them (gzip, tar --remove-files, …); they are preserved first, so they can be restored.";
+    /// A file to preserve is larger than the configured cap.
+    AskPreserveTooLarge => "ASK_PRESERVE_TOO_LARGE", Ask,
+        "A file this command overwrites is larger than the preservation cap, so keeping its current version first would be too costly; a human must approve.";
     /// Hook mode: the harness's payload could not be read.
     HookMalformedPayload => "HOOK_MALFORMED_PAYLOAD", Block,
         "The hook payload could not be read, so the tool call was refused (fail-closed).";

@@ -19,6 +19,8 @@ pub enum Strategy {
     Snapshot,
     /// Keep the commits of dropped refs (stash entries, branches) under private refs.
     PreserveRefs,
+    /// Keep the current version of files a command overwrites or consumes.
+    Preserve,
 }
 
 impl Strategy {
@@ -28,6 +30,7 @@ impl Strategy {
         Strategy::CleanEnumerate,
         Strategy::Snapshot,
         Strategy::PreserveRefs,
+        Strategy::Preserve,
     ];
 
     /// The stable kebab-case name.
@@ -37,6 +40,7 @@ impl Strategy {
             Strategy::CleanEnumerate => "clean-enumerate",
             Strategy::Snapshot => "snapshot",
             Strategy::PreserveRefs => "preserve-refs",
+            Strategy::Preserve => "preserve",
         }
     }
 
@@ -54,6 +58,7 @@ impl Strategy {
             Plan::CleanEnumerate { .. } => Some(Strategy::CleanEnumerate),
             Plan::Snapshot { .. } => Some(Strategy::Snapshot),
             Plan::PreserveRefs { .. } => Some(Strategy::PreserveRefs),
+            Plan::Preserve(_) => Some(Strategy::Preserve),
         }
     }
 }

@@ -35,6 +35,10 @@ pub enum Plan {
         /// The pathspecs being discarded, if the op is limited to paths.
         pathspecs: Vec<String>,
     },
+    /// Keep the current version of existing paths a command overwrites or consumes: copied
+    /// (reflinked where the filesystem can) when the command reads or rewrites them in place,
+    /// moved into the quarantine when it replaces them unread.
+    Preserve(Vec<Preserved>),
     /// Keep the commits a ref-deleting command would drop, under private refs.
     PreserveRefs {
         /// The directory git runs in.
@@ -44,6 +48,15 @@ pub enum Plan {
         /// `true` for stash entries, `false` for branches.
         stash: bool,
     },
+}
+
+/// One path whose current version a [`Plan::Preserve`] keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preserved {
+    /// The path's facts (what the world found).
+    pub spec: PathSpec,
+    /// How the command treats it, which decides copy or move.
+    pub mode: crate::WriteMode,
 }
 
 /// The verdict on one operation (or on a whole line, after aggregation).

@@ -69,7 +69,7 @@ pub(crate) fn path_facts(world: &RealWorld, target: &Target, base: &Path) -> Pat
         // A glob is not probed: below the real base its spelling stays lexical.
         physical_glob(world, &origin, &mut budget)
     } else {
-        physical_walk(world, &origin, &mut budget)
+        physical_walk(world, &origin, target.through_symlink, &mut budget)
     };
     let Ok(physical) = physical else {
         spec.error = Some(TOO_MANY_LINKS.to_owned());
@@ -77,9 +77,10 @@ pub(crate) fn path_facts(world: &RealWorld, target: &Target, base: &Path) -> Pat
     };
 
     if !target.glob {
-        spec.entry = match physical.symlink_metadata() {
-            Ok(metadata) => entry_kind(metadata.file_type()),
-            Err(_) => EntryKind::Absent,
+        (spec.entry, spec.size) = match physical.symlink_metadata() {
+            Ok(metadata) if metadata.is_file() => (EntryKind::File, metadata.len()),
+            Ok(metadata) => (entry_kind(metadata.file_type()), 0),
+            Err(_) => (EntryKind::Absent, 0),
         };
     }
     // A symlink is judged where it sits, but an alias of a root is still a root.
@@ -158,17 +159,23 @@ fn root() -> PathBuf {
     PathBuf::from(std::path::MAIN_SEPARATOR_STR)
 }
 
-/// The kernel-faithful physical spelling (see [`walk`]).
+/// The kernel-faithful physical spelling (see [`walk`]). With `through`, a final symlink is
+/// followed too: the command acts on where it leads (`echo x > link`).
 fn physical_walk(
     world: &RealWorld,
     origin: &Origin,
+    through: bool,
     budget: &mut LinkBudget,
 ) -> Result<PathBuf, crate::resolve::TooManyLinks> {
     let start = match &origin.start {
         Some(base) => world.physical_base(base, budget)?,
         None => root(),
     };
-    walk(start, steps(origin.prefix.as_deref(), &origin.text), budget)
+    let mut steps = steps(origin.prefix.as_deref(), &origin.text);
+    if through && let Some(crate::resolve::Step::Name { follow, .. }) = steps.last_mut() {
+        *follow = true;
+    }
+    walk(start, steps, budget)
 }
 
 /// The spelling of a glob: its base (or home) resolved, the pattern folded lexically below it.

@@ -10,6 +10,7 @@ pub mod allow_noop;
 pub mod allow_regenerable;
 pub mod allow_trash_gc;
 pub mod ask_patch_delete;
+pub mod ask_preserve_too_large;
 pub mod block_config_invalid;
 pub mod block_dialect_invalid;
 pub mod block_dialect_unknown;
@@ -33,8 +34,10 @@ pub mod relocate_narrow;
 pub mod relocate_paths;
 pub mod relocate_tree;
 pub mod relocate_via_clean_enumerate;
+pub mod snapshot_consumed_input;
 pub mod snapshot_git_refs;
 pub mod snapshot_git_stash;
+pub mod snapshot_overwrite;
 
 /// The documentation of one reason code, in fixed sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,6 +212,9 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &block_config_invalid::BlockConfigInvalid,
     &relocate_failed_storage::RelocateFailedStorage,
     &compensation_failed::CompensationFailed,
+    &snapshot_overwrite::SnapshotOverwrite,
+    &snapshot_consumed_input::SnapshotConsumedInput,
+    &ask_preserve_too_large::AskPreserveTooLarge,
     &hook_malformed_payload::HookMalformedPayload,
     &hook_internal_error::HookInternalError,
     &hook_deadline_exceeded::HookDeadlineExceeded,

@@ -24,6 +24,7 @@
 //! own calls: `fs-err` wraps the OS error, which would hide `ENOSPC` from
 //! [`fsops::is_storage_full`], and [`CopyError`] names the path already.
 
+mod clone;
 mod digest;
 mod pool;
 mod remove;
@@ -39,6 +40,7 @@ use std::path::{Path, PathBuf};
 use crate::faults::Faults;
 use agent_guard_fsops as fsops;
 
+pub(crate) use clone::{Cloned, clone_file, write_into};
 pub(crate) use remove::{remove_copied_source, remove_source};
 
 /// Progress of a long copy (the CLI draws a bar on a terminal; the library never prints).

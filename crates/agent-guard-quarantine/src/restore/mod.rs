@@ -370,13 +370,10 @@ impl Quarantine {
                 }
             }
         };
-        let checked = plan(
-            &bounds,
-            &tx.items,
-            &destination,
-            &options.paths,
-            options.force,
-        )?;
+        // A preservation's restore replaces what the command left with the kept version, and
+        // keeps the current one in a new transaction first, as `--force` does.
+        let force = options.force || tx.is_preserve();
+        let checked = plan(&bounds, &tx.items, &destination, &options.paths, force)?;
         if let Some(dir) = &destination.lexical {
             fs_err::create_dir_all(&destination.physical).map_err(|e| e.to_string())?;
             if paths::resolve_existing(dir).as_ref() != Some(&destination.physical) {
@@ -388,7 +385,12 @@ impl Quarantine {
             bounds: &bounds,
             base: destination.physical,
             txid: id,
-            force: options.force,
+            force,
+            kept: tx
+                .items
+                .iter()
+                .map(|item| item.kept_from.is_some())
+                .collect(),
             known_ids,
             new_txid,
             progress,

@@ -12,7 +12,8 @@ use serde_json::{Map, Value};
 
 use agent_guard_types::TxId;
 
-use crate::copy::Progress;
+use crate::copy::{Progress, write_into};
+use crate::preserve::PreserveItem;
 use crate::relocate::{RelocateItem, SkipKind};
 use crate::restore::paths::{Bounds, SOURCE_OUTSIDE, TARGET_OVERLAPS, resolve_existing};
 use crate::restore::plan::Unit;
@@ -44,6 +45,9 @@ pub(crate) struct Restorer<'a> {
     pub(crate) base: PathBuf,
     pub(crate) txid: &'a TxId,
     pub(crate) force: bool,
+    /// For each item, whether it is a preserved copy (its file stayed in place): a regular
+    /// file at its target gets the old bytes written into it, keeping its inode.
+    pub(crate) kept: Vec<bool>,
     /// Every transaction id in the manifest (a backup id must be new).
     pub(crate) known_ids: HashSet<String>,
     pub(crate) new_txid: &'a mut dyn FnMut() -> TxId,
@@ -90,7 +94,14 @@ impl Restorer<'_> {
         }
         self.touched.insert(unit.item);
         let mut placement = Placement::default();
-        self.place(&source, &target, &mut placement);
+        let in_place = self.kept.get(unit.item).copied().unwrap_or(false)
+            && source.symlink_metadata().is_ok_and(|m| m.is_file())
+            && target.symlink_metadata().is_ok_and(|m| m.is_file());
+        if in_place {
+            self.write_back(&source, &target, &mut placement);
+        } else {
+            self.place(&source, &target, &mut placement);
+        }
         if !placement.clashes.is_empty() {
             if self.force {
                 self.preserve_and_retry(unit, (&source, &target), &mut placement);
@@ -186,19 +197,64 @@ impl Restorer<'_> {
         }
     }
 
-    /// `--force`: preserves every clashing occupant in one new transaction, then moves the
-    /// quarantined versions back where the targets are free again.
-    fn preserve_and_retry(&mut self, unit: &Unit, checked: (&Path, &Path), out: &mut Placement) {
-        let mut wanted = Vec::new();
-        for (source, target) in std::mem::take(&mut out.clashes) {
-            match self.bounds.preservable(&target, &target) {
-                Ok(()) => wanted.push((source, target)),
-                Err(error) => out.errors.push(format!("{error}: {}", target.display())),
+    /// Puts a preserved version back into the regular file at `target`, in place (same inode,
+    /// so hard links and open handles see it): the current content is first kept in a new
+    /// transaction unless it already is the preserved one; the quarantine copy is removed
+    /// once written.
+    fn write_back(&mut self, source: &Path, target: &Path, out: &mut Placement) {
+        let same = same_content(source, target);
+        if !same {
+            let Some(backup) = self.backup_id(out, &[target.to_path_buf()]) else {
+                return;
+            };
+            let items = [PreserveItem {
+                origin: target.to_path_buf(),
+                raw: target.display().to_string(),
+                copy: true,
+            }];
+            match self
+                .store
+                .preserve_locked(&items, &backup, self.backup_meta(), self.progress)
+            {
+                Ok(report) if report.complete() => {}
+                Ok(report) => {
+                    let reason = report
+                        .skipped
+                        .first()
+                        .map_or("preservation stopped early", |s| s.reason.as_str());
+                    return out.errors.push(format!(
+                        "could not preserve the current {}: {reason}",
+                        target.display()
+                    ));
+                }
+                Err(error) => {
+                    return out.errors.push(format!(
+                        "could not preserve the current version in {backup}: {}",
+                        chain(&error)
+                    ));
+                }
             }
         }
-        if wanted.is_empty() {
-            return;
+        match write_into(source, target) {
+            Ok(()) => {
+                if let Err(error) = fsops::remove_file(source) {
+                    out.errors.push(format!(
+                        "restored {} but its quarantine copy could not be removed: {error}",
+                        target.display()
+                    ));
+                }
+                out.moved.push((source.to_path_buf(), target.to_path_buf()));
+            }
+            Err(error) => out.errors.push(format!(
+                "could not write the preserved version into {}: {error}",
+                target.display()
+            )),
         }
+    }
+
+    /// A fresh backup transaction id for preserving `targets`, or `None` (with the targets
+    /// reported as conflicts) when the id is taken.
+    fn backup_id(&mut self, out: &mut Placement, targets: &[PathBuf]) -> Option<TxId> {
         let backup = (self.new_txid)();
         let taken = self.known_ids.contains(backup.as_str())
             || backup == *self.txid
@@ -213,12 +269,39 @@ impl Restorer<'_> {
             out.errors.push(format!(
                 "backup transaction {backup} already exists; nothing was preserved"
             ));
-            out.conflicts
-                .extend(wanted.into_iter().map(|(_, target)| target));
-            return;
+            out.conflicts.extend(targets.iter().cloned());
+            return None;
         }
         self.known_ids.insert(backup.to_string());
         self.backup_txids.push(backup.to_string());
+        Some(backup)
+    }
+
+    /// The `meta` of a backup transaction made by this restore.
+    fn backup_meta(&self) -> Map<String, Value> {
+        let mut meta = Map::new();
+        meta.insert("tool".to_owned(), Value::from("restore"));
+        meta.insert("restoring_txid".to_owned(), Value::from(self.txid.as_str()));
+        meta
+    }
+
+    /// `--force`: preserves every clashing occupant in one new transaction, then moves the
+    /// quarantined versions back where the targets are free again.
+    fn preserve_and_retry(&mut self, unit: &Unit, checked: (&Path, &Path), out: &mut Placement) {
+        let mut wanted = Vec::new();
+        for (source, target) in std::mem::take(&mut out.clashes) {
+            match self.bounds.preservable(&target, &target) {
+                Ok(()) => wanted.push((source, target)),
+                Err(error) => out.errors.push(format!("{error}: {}", target.display())),
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let targets: Vec<PathBuf> = wanted.iter().map(|(_, target)| target.clone()).collect();
+        let Some(backup) = self.backup_id(out, &targets) else {
+            return;
+        };
         let items: Vec<RelocateItem> = wanted
             .iter()
             .map(|(_, target)| RelocateItem {
@@ -226,9 +309,7 @@ impl Restorer<'_> {
                 raw: target.display().to_string(),
             })
             .collect();
-        let mut meta = Map::new();
-        meta.insert("tool".to_owned(), Value::from("restore"));
-        meta.insert("restoring_txid".to_owned(), Value::from(self.txid.as_str()));
+        let meta = self.backup_meta();
         let report = match self
             .store
             .relocate_locked(&items, &backup, meta, self.progress)
@@ -312,6 +393,33 @@ impl Restorer<'_> {
                 }
                 dir = current.parent();
             }
+        }
+    }
+}
+
+/// Whether two regular files hold the same bytes (sizes first, then a streamed compare).
+fn same_content(a: &Path, b: &Path) -> bool {
+    use std::io::Read as _;
+    let (Ok(ma), Ok(mb)) = (a.metadata(), b.metadata()) else {
+        return false;
+    };
+    if ma.len() != mb.len() {
+        return false;
+    }
+    let (Ok(mut fa), Ok(mut fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let mut ba = vec![0_u8; 64 * 1024];
+    let mut bb = vec![0_u8; 64 * 1024];
+    loop {
+        let Ok(n) = fa.read(&mut ba) else {
+            return false;
+        };
+        if n == 0 {
+            return fb.read(&mut bb[..1]).is_ok_and(|m| m == 0);
+        }
+        if fb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
         }
     }
 }

@@ -1,0 +1,153 @@
+//! The verdict on a command that overwrites or consumes files (`OpKind::Overwrite`,
+//! `OpKind::SideEffectDelete`).
+//!
+//! Overwriting is deleting content, so the same boundaries hold as for deletes, in the same
+//! order: undeterminable targets, protected roots, protected paths (a write into `.git` or the
+//! quarantine is refused even when the file is new), the workspace boundary (an existing file
+//! outside is refused; a new one outside destroys nothing), wildcards. What remains is the set
+//! of existing files whose current version must be kept first.
+
+use agent_guard_types::{
+    EntryKind, OpKind, OpSpec, PathSpec, Plan, Preserved, Protected, ReasonCode, Verdict, World,
+};
+
+use crate::PolicyContext;
+use crate::reasons::{
+    allow_noop, ask_preserve_too_large, block_protected_ancestor, block_protected_path,
+    block_undeterminable_effect, block_wildcard,
+};
+
+/// Decides an overwriting or consuming op.
+pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
+    let specs: Vec<PathSpec> = op.targets.iter().map(|t| world.path(t, &ctx.cwd)).collect();
+    if let Some(verdict) = block_undeterminable_effect::batch(&specs) {
+        return verdict;
+    }
+    if block_protected_ancestor::applies(&specs) {
+        return Verdict::of(ReasonCode::BlockProtectedAncestor);
+    }
+    // A write into the quarantine is tampering with the means of recovery, whatever it
+    // names; a device node is never a file whose version could be kept.
+    if block_protected_path::applies(&specs)
+        || specs
+            .iter()
+            .any(|s| s.inside_trash || (s.entry == EntryKind::Special && !s.inside_workspace))
+    {
+        return Verdict::of(ReasonCode::BlockProtectedPath);
+    }
+    if specs
+        .iter()
+        .any(|s| s.exists() && s.protected == Some(Protected::OutsideWorkspace))
+    {
+        return Verdict::of(ReasonCode::BlockOutOfWorkspace);
+    }
+    if block_wildcard::applies(&specs) {
+        return Verdict::of(ReasonCode::BlockWildcard);
+    }
+    // Only existing regular files and symlinks lose content; a directory target is written
+    // into (or refused by the command), a new path is only created.
+    let affected: Vec<PathSpec> = specs
+        .into_iter()
+        .filter(|s| s.exists() && s.inside_workspace && s.is_file_or_symlink())
+        .collect();
+    if allow_noop::all_absent(&affected) {
+        return Verdict::of(ReasonCode::AllowNoop);
+    }
+    if let Some(big) = ask_preserve_too_large::over(&affected, ctx.preserve_max_bytes) {
+        return Verdict::of(ReasonCode::AskPreserveTooLarge).because(format!(
+            "{} is {} bytes, over the {}-byte preservation cap",
+            big.raw, big.size, ctx.preserve_max_bytes
+        ));
+    }
+    let code = if op.kind == OpKind::SideEffectDelete {
+        ReasonCode::SnapshotConsumedInput
+    } else {
+        ReasonCode::SnapshotOverwrite
+    };
+    let plan = Plan::Preserve(
+        affected
+            .into_iter()
+            .map(|spec| Preserved {
+                spec,
+                mode: op.write,
+            })
+            .collect(),
+    );
+    Verdict::of(code).with_plan(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{FakeWorld, absent, dir, file, protected};
+    use agent_guard_types::{Dialect, Target, WriteMode};
+
+    fn write(targets: &[&str], mode: WriteMode) -> OpSpec {
+        let mut op = OpSpec::new(">", OpKind::Overwrite, Dialect::Posix);
+        op.targets = targets.iter().map(|t| Target::literal(*t)).collect();
+        op.write = mode;
+        op
+    }
+
+    fn code(op: &OpSpec, world: &FakeWorld) -> ReasonCode {
+        decide(op, &PolicyContext::new("/ws"), world).code
+    }
+
+    #[test]
+    fn existing_files_are_preserved_new_ones_are_not() {
+        let world = FakeWorld::with([file("notes.txt"), absent("new.txt"), dir("build")]);
+        let verdict = decide(
+            &write(&["notes.txt", "new.txt", "build"], WriteMode::InPlace),
+            &PolicyContext::new("/ws"),
+            &world,
+        );
+        assert_eq!(verdict.code, ReasonCode::SnapshotOverwrite);
+        let Plan::Preserve(files) = verdict.plan else {
+            panic!("{verdict:?}")
+        };
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].spec.raw, "notes.txt");
+        assert_eq!(
+            code(&write(&["new.txt"], WriteMode::InPlace), &world),
+            ReasonCode::AllowNoop
+        );
+    }
+
+    #[test]
+    fn boundaries_hold_as_for_deletes() {
+        let world = FakeWorld::with([
+            protected(file(".git/HEAD"), Protected::GitMetadata),
+            protected(file("/etc/passwd"), Protected::OutsideWorkspace),
+            protected(absent("/tmp/new"), Protected::OutsideWorkspace),
+        ]);
+        assert_eq!(
+            code(&write(&[".git/HEAD"], WriteMode::InPlace), &world),
+            ReasonCode::BlockProtectedPath
+        );
+        assert_eq!(
+            code(&write(&["/etc/passwd"], WriteMode::InPlace), &world),
+            ReasonCode::BlockOutOfWorkspace
+        );
+        assert_eq!(
+            code(&write(&["/tmp/new"], WriteMode::InPlace), &world),
+            ReasonCode::AllowNoop,
+            "creating a file outside destroys nothing"
+        );
+    }
+
+    #[test]
+    fn consumed_inputs_and_the_size_cap() {
+        let mut big = file("big.bin");
+        big.size = 10;
+        let world = FakeWorld::with([file("a.txt"), big]);
+        let mut gzip = write(&["a.txt"], WriteMode::ReadThenRemove);
+        gzip.kind = OpKind::SideEffectDelete;
+        assert_eq!(code(&gzip, &world), ReasonCode::SnapshotConsumedInput);
+        let mut ctx = PolicyContext::new("/ws");
+        ctx.preserve_max_bytes = 9;
+        assert_eq!(
+            decide(&write(&["big.bin"], WriteMode::InPlace), &ctx, &world).code,
+            ReasonCode::AskPreserveTooLarge
+        );
+    }
+}

@@ -1,0 +1,99 @@
+//! Preserve: keep the current version of files a command overwrites or consumes (`>`,
+//! `truncate`, `cp` onto, `mv` onto, `sed -i`, `gzip`, …) before it runs.
+//!
+//! The quarantine does the work (see `agent_guard_quarantine::Quarantine::preserve`): a file
+//! the command reads or rewrites in place is reflinked or copied, and stays where it is; a file
+//! it replaces unread is moved away. Restore (the quarantine's, for every file item) writes the
+//! old bytes back into the file in place, keeping what the command left in a new transaction.
+
+use agent_guard_quarantine::{PreservationReport, PreserveItem, SkipKind};
+use agent_guard_types::{CompensationStatus, Plan, Preserved, Strategy};
+
+use crate::compensation::{Applied, Compensation, Failure, FailureKind, Job, relative};
+
+/// The preserve compensation (`SNAPSHOT_OVERWRITE`, `SNAPSHOT_CONSUMED_INPUT`).
+#[derive(Debug, Clone, Copy)]
+pub struct Preserve;
+
+impl Compensation for Preserve {
+    fn strategy(&self) -> Strategy {
+        Strategy::Preserve
+    }
+
+    fn apply(&self, job: &Job<'_>, plan: &Plan) -> Applied {
+        let Plan::Preserve(files) = plan else {
+            return Applied::failed(
+                Strategy::Preserve,
+                &job.txid,
+                Failure::with_detail(FailureKind::Failed, "not a preserve plan"),
+            );
+        };
+        let mut meta = job.meta.clone();
+        meta.insert("strategy".to_owned(), Strategy::Preserve.as_str().into());
+        match job
+            .store
+            .preserve(&items(files), &job.txid, meta, job.progress)
+        {
+            Ok(report) => outcome(&report, job),
+            Err(error) => Applied::failed(
+                Strategy::Preserve,
+                &job.txid,
+                Failure::because(FailureKind::Failed, &error),
+            ),
+        }
+    }
+}
+
+/// The files a preserve plan keeps: each existing file's physical path; copied when the
+/// command needs it where it is, moved when it replaces it unread.
+pub fn items(files: &[Preserved]) -> Vec<PreserveItem> {
+    files
+        .iter()
+        .filter_map(|file| {
+            file.spec.physical.clone().map(|origin| PreserveItem {
+                origin,
+                raw: file.spec.raw.clone(),
+                copy: file.mode.reads_target(),
+            })
+        })
+        .collect()
+}
+
+fn outcome(report: &PreservationReport, job: &Job<'_>) -> Applied {
+    let skipped: Vec<_> = report
+        .skipped
+        .iter()
+        .filter(|s| s.kind != SkipKind::Absent)
+        .collect();
+    let (status, failure) = if report.storage_failure {
+        (
+            CompensationStatus::StorageFailed,
+            Some(Failure {
+                kind: FailureKind::Storage,
+                detail: skipped.first().map(|s| s.reason.clone()),
+            }),
+        )
+    } else if report.complete() {
+        (CompensationStatus::Complete, None)
+    } else {
+        (
+            CompensationStatus::Partial,
+            Some(Failure {
+                kind: FailureKind::Partial,
+                detail: skipped.first().map(|s| format!("{}: {}", s.raw, s.reason)),
+            }),
+        )
+    };
+    let workspace = job.store.workspace();
+    Applied {
+        moved: report.kept.len(),
+        skipped: skipped.len(),
+        paths: report
+            .kept
+            .iter()
+            .map(|k| relative(k.origin.path(), workspace))
+            .collect(),
+        failure,
+        ..Applied::new(Strategy::Preserve, &job.txid, status)
+    }
+}
