@@ -17,8 +17,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         return Ok(crate::hook_mode::run(args));
     }
     let cwd = absolute_cwd(args.cwd.as_deref())?;
+    let (command, words) = match args.command.as_slice() {
+        [line] => (line.clone(), Vec::new()),
+        words => (String::new(), words.to_vec()),
+    };
     let request = CheckRequest {
-        command: join_command(&args.command),
+        command,
+        argv: words,
         cwd,
         dialect_flag: args.dialect.clone(),
         dialect_payload: None,
@@ -29,16 +34,6 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let report = check_with(&request, &progress);
     print_report(&report, args.json);
     Ok(report.exit_code())
-}
-
-/// Joins COMMAND arguments with single spaces, dropping `--` separators.
-pub fn join_command(parts: &[String]) -> String {
-    parts
-        .iter()
-        .filter(|p| p.as_str() != "--")
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Returns `cwd` made absolute against the process directory (default: the process dir).

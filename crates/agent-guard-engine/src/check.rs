@@ -23,6 +23,10 @@ use crate::workspace::Workspace;
 pub struct CheckRequest {
     /// The command line.
     pub command: String,
+    /// The command as separate words (`check -- rm -- -rf`), when it was given so: spelled
+    /// in the resolved dialect so that exactly these words are judged (it replaces
+    /// `command`). A word the dialect cannot spell is a refusal.
+    pub argv: Vec<String>,
     /// The declared working directory.
     pub cwd: PathBuf,
     /// `--dialect`, if given.
@@ -123,9 +127,23 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         Vec::new()
     } else {
         let dialect = resolution.dialect().unwrap_or_default();
-        let classification = classify(&request.command, dialect);
-        report.ops = classification.ops.iter().map(OpReport::of).collect();
-        classification.ops
+        let command = if request.argv.is_empty() {
+            Ok(request.command.clone())
+        } else {
+            agent_guard_lex::quote_words(dialect, &request.argv)
+        };
+        match command {
+            Ok(command) => {
+                let classification = classify(&command, dialect);
+                report.ops = classification.ops.iter().map(OpReport::of).collect();
+                classification.ops
+            }
+            Err(unquotable) => vec![OpSpec::unknown(
+                "<unparseable>",
+                dialect,
+                unquotable.to_string(),
+            )],
+        }
     };
 
     let mut opened = None;

@@ -26,18 +26,20 @@ impl Workspace {
             .as_deref()
             .filter(|v| !v.is_empty())
             .map(Path::new);
-        let root = discover_workspace(cwd, override_).map_err(|source| EngineError::Workspace {
-            cwd: cwd.to_owned(),
-            source,
-        })?;
-        let file = load_config(&root).map_err(EngineError::Config)?;
-        let settings =
-            Settings::resolve(root.clone(), env, file.as_ref()).map_err(EngineError::Config)?;
         let home = env
             .home
             .as_deref()
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
+        let root = discover_workspace(cwd, override_, home.as_deref()).map_err(|source| {
+            EngineError::Workspace {
+                cwd: cwd.to_owned(),
+                source,
+            }
+        })?;
+        let file = load_config(&root).map_err(EngineError::Config)?;
+        let settings =
+            Settings::resolve(root.clone(), env, file.as_ref()).map_err(EngineError::Config)?;
         Ok(Workspace {
             root,
             settings,

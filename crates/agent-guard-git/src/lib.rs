@@ -56,6 +56,13 @@ use git2::{Repository, Signature};
 use serde::Serialize;
 
 pub use apply::restore_items;
+
+/// Returns `true` if the file name `name` matches the shell glob `pattern` (`*`, `?`,
+/// `[…]` with `!`/`^` negation, ranges and `[:class:]`, `\` escapes), byte for byte: names
+/// that are not UTF-8 match as they are. Leading dots are the caller's business.
+pub fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
+    wildmatch::wildmatch(pattern, name, false)
+}
 pub use clean::enumerate_clean;
 pub use error::GitError;
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};

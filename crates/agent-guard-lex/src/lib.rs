@@ -14,6 +14,7 @@ pub mod expand;
 mod list;
 pub mod posix;
 pub mod powershell;
+mod quote;
 mod wordbuf;
 
 pub use ast::{
@@ -21,3 +22,4 @@ pub use ast::{
     Separator, SimpleCommand, Word, WordPart,
 };
 pub use expand::{Expansion, Field, expand_word};
+pub use quote::{Unquotable, quote_words};

@@ -142,6 +142,8 @@ pub struct Transaction {
     pub pending: Vec<PathBuf>,
     /// The last restore attempt.
     pub last_restore: Option<Restored>,
+    /// Every path any restore of this transaction reported as put back.
+    pub restored_paths: std::collections::BTreeSet<PathBuf>,
     /// Purged by gc.
     pub purged: bool,
 }
@@ -159,6 +161,7 @@ impl Transaction {
             failures: Vec::new(),
             pending: Vec::new(),
             last_restore: None,
+            restored_paths: std::collections::BTreeSet::new(),
             purged: false,
         }
     }
@@ -338,7 +341,11 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                         .map(str::to_owned),
                 });
             }
-            Record::Restore(r) => tx.last_restore = Some(r.clone()),
+            Record::Restore(r) => {
+                tx.restored_paths
+                    .extend(r.restored.iter().map(|p| p.path().to_path_buf()));
+                tx.last_restore = Some(r.clone());
+            }
             Record::Purged(_) => tx.purged = true,
         }
     }

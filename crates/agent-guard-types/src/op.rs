@@ -168,6 +168,11 @@ pub struct Target {
     /// link write through it; `rm` and `mv` onto it act on the link itself).
     #[serde(default)]
     pub through_symlink: bool,
+    /// The exact path, when [`Target::text`] cannot spell it (a name that is not UTF-8, found
+    /// by expanding a glob): resolution uses it instead of the text, which is then only a
+    /// lossy spelling for messages.
+    #[serde(skip)]
+    pub exact: Option<std::path::PathBuf>,
 }
 
 impl Target {

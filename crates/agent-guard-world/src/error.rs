@@ -24,6 +24,18 @@ pub enum WorldError {
         #[source]
         source: io::Error,
     },
+    /// No git repository contains the start directory, and it is the filesystem root, another
+    /// protected root or the home directory: a workspace is never chosen there by fallback.
+    #[error(
+        "no workspace: `{}` is not inside a git repository, and the guard never makes the \
+         filesystem root or the home directory a workspace by itself; run it inside a project, \
+         or set AGENT_GUARD_WORKSPACE to the project's directory",
+        cwd.display()
+    )]
+    NoWorkspace {
+        /// The directory the command ran in.
+        cwd: PathBuf,
+    },
     /// A relative start directory could not be made absolute.
     #[error("cannot make `{}` absolute", path.display())]
     Absolute {

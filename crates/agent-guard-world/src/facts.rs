@@ -29,6 +29,8 @@ struct Origin {
     prefix: Option<PathBuf>,
     /// The text below the origin.
     text: String,
+    /// The exact path below the origin, when the text cannot spell it.
+    exact: Option<PathBuf>,
 }
 
 /// Computes the facts for one target; see [`World::path`](agent_guard_types::World::path).
@@ -46,7 +48,7 @@ pub(crate) fn path_facts(world: &RealWorld, target: &Target, base: &Path) -> Pat
         spec.error = Some(reason.clone());
         return spec;
     }
-    if let Some(spelling) = windows_spelling(&target.text) {
+    if let Some(spelling) = windows_spelling(&target.text).filter(|_| target.exact.is_none()) {
         // Never mapped onto the POSIX tree, never probed.
         spec.resolved = Some(PathBuf::from(&target.text));
         spec.protected = Some(match spelling {
@@ -118,6 +120,21 @@ pub(crate) fn path_facts(world: &RealWorld, target: &Target, base: &Path) -> Pat
 /// Works out the lexical spelling and where the physical walk starts.
 fn origin(world: &RealWorld, target: &Target, base: &Path) -> Result<Origin, &'static str> {
     let text = target.text.as_str();
+    if let Some(exact) = &target.exact {
+        let base = if base.is_absolute() {
+            base.to_path_buf()
+        } else {
+            world.workspace.join(base)
+        };
+        let absolute = exact.has_root();
+        return Ok(Origin {
+            resolved: fold_lexical(&base.join(exact)),
+            start: (!absolute).then_some(base),
+            prefix: None,
+            text: String::new(),
+            exact: Some(exact.clone()),
+        });
+    }
     if target.tilde {
         let home = world.home.as_deref().ok_or(HOME_UNKNOWN)?;
         let rest = text.strip_prefix('~').unwrap_or(text);
@@ -131,6 +148,7 @@ fn origin(world: &RealWorld, target: &Target, base: &Path) -> Result<Origin, &'s
             start: None,
             prefix: Some(home.to_path_buf()),
             text: rest.to_owned(),
+            exact: None,
         });
     }
     if Path::new(text).has_root() {
@@ -139,6 +157,7 @@ fn origin(world: &RealWorld, target: &Target, base: &Path) -> Result<Origin, &'s
             start: None,
             prefix: None,
             text: text.to_owned(),
+            exact: None,
         });
     }
     let base = if base.is_absolute() {
@@ -151,6 +170,7 @@ fn origin(world: &RealWorld, target: &Target, base: &Path) -> Result<Origin, &'s
         start: Some(base),
         prefix: None,
         text: text.to_owned(),
+        exact: None,
     })
 }
 
@@ -171,7 +191,10 @@ fn physical_walk(
         Some(base) => world.physical_base(base, budget)?,
         None => root(),
     };
-    let mut steps = steps(origin.prefix.as_deref(), &origin.text);
+    let mut steps = match &origin.exact {
+        Some(exact) => crate::resolve::steps_of_path(exact),
+        None => steps(origin.prefix.as_deref(), &origin.text),
+    };
     if through && let Some(crate::resolve::Step::Name { follow, .. }) = steps.last_mut() {
         *follow = true;
     }

@@ -25,7 +25,7 @@
 //! std::fs::create_dir_all(dir.path().join("project/.git"))?;
 //! std::fs::create_dir_all(dir.path().join("project/build"))?;
 //!
-//! let workspace = discover_workspace(&dir.path().join("project/build"), None)?;
+//! let workspace = discover_workspace(&dir.path().join("project/build"), None, None)?;
 //! let world = RealWorld::new(workspace.clone(), workspace.join(".agent-trash"), None);
 //!
 //! let build = world.path(&Target::literal("build"), &workspace);

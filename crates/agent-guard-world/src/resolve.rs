@@ -130,6 +130,16 @@ pub(crate) fn steps(prefix: Option<&Path>, text: &str) -> Vec<Step> {
     steps
 }
 
+/// The steps of an exact relative or absolute path (no trailing slash: the last name is not
+/// followed), for a name the text cannot spell.
+pub(crate) fn steps_of_path(path: &Path) -> Vec<Step> {
+    let mut all = steps(Some(path), "");
+    if let Some(Step::Name { follow, .. }) = all.last_mut() {
+        *follow = false;
+    }
+    all
+}
+
 /// The steps that resolve `path` completely, following every component including the last.
 pub(crate) fn steps_following_all(path: &Path) -> Vec<Step> {
     let mut all = steps(Some(path), "");

@@ -8,8 +8,10 @@ use std::path::PathBuf;
 /// Without `--enforce` nothing is moved and the exit code is 0 whatever the decision: read
 /// `decision` from the output.
 ///
-/// Pass the command as one quoted argument after `--`: `agent-guard check -- 'rm -rf build'`.
-/// Several arguments are joined with single spaces.
+/// Pass the command after `--`, as one quoted argument (`agent-guard check -- 'rm -rf
+/// build'`: the text is judged as the shell will read it), or as several words (`agent-guard
+/// check -- rm -- -rf`: exactly those words are judged, quoted for the dialect). An unknown
+/// option before `--` is a usage error, never part of the command.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CheckArgs {
     /// The directory the command will run in [default: the current directory]
@@ -50,11 +52,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "NAME", conflicts_with_all = ["cwd", "command"])]
     pub harness: Option<String>,
 
-    /// The command to judge (after `--`)
+    /// The command to judge (after `--`): one command line, or its words
     #[arg(
         value_name = "COMMAND",
         trailing_var_arg = true,
-        allow_hyphen_values = true
+        required_unless_present = "harness"
     )]
     pub command: Vec<String>,
 }

@@ -278,6 +278,7 @@ fn shell(
         dialect_payload: call.dialect.clone(),
         enforce: true,
         env,
+        ..CheckRequest::default()
     };
     // The project's `[hook] deadline_ms` arrives once the engine opens the workspace; a line
     // that never opens it (nothing destructive) keeps the environment's or the default.

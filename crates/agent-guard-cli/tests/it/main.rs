@@ -7,6 +7,7 @@
     reason = "test support code sets up and tears down fixtures"
 )]
 
+mod argv;
 mod check;
 mod crash;
 mod dialects;

@@ -133,6 +133,10 @@ pub struct RestoreReport {
     pub errors: Vec<String>,
     /// New transactions that preserved occupants (`--force`).
     pub backup_txids: Vec<String>,
+    /// Items an earlier restore of this transaction had already put back (their quarantine
+    /// copies are gone because of it); not errors.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub previously_restored: Vec<String>,
     /// Why the restore was refused before anything moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<RestoreRefusal>,
@@ -149,6 +153,7 @@ impl RestoreReport {
             conflicts: Vec::new(),
             errors: Vec::new(),
             backup_txids: Vec::new(),
+            previously_restored: Vec::new(),
             error: None,
         }
     }
@@ -207,6 +212,8 @@ struct Outcome {
     conflicts: Vec<PathBuf>,
     errors: Vec<String>,
     backup_txids: Vec<String>,
+    /// What earlier restores had already put back.
+    previously: Vec<PathBuf>,
     /// Set when the restore was refused before anything moved.
     refusal: Option<RestoreRefusal>,
 }
@@ -335,6 +342,7 @@ impl Quarantine {
             conflicts: text(outcome.conflicts),
             errors: outcome.errors,
             backup_txids: outcome.backup_txids,
+            previously_restored: text(outcome.previously),
             error: outcome.refusal,
             ..RestoreReport::new(txid)
         }
@@ -391,6 +399,9 @@ impl Quarantine {
                 .iter()
                 .map(|item| item.kept_from.is_some())
                 .collect(),
+            origins: tx.items.iter().map(|item| item.origin.clone()).collect(),
+            restored_before: tx.restored_paths.clone(),
+            previously: Vec::new(),
             known_ids,
             new_txid,
             progress,
@@ -411,6 +422,7 @@ impl Quarantine {
             conflicts: restorer.conflicts,
             errors: restorer.errors,
             backup_txids: restorer.backup_txids,
+            previously: restorer.previously,
             refusal: None,
         })
     }

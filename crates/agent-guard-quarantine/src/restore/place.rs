@@ -48,6 +48,13 @@ pub(crate) struct Restorer<'a> {
     /// For each item, whether it is a preserved copy (its file stayed in place): a regular
     /// file at its target gets the old bytes written into it, keeping its inode.
     pub(crate) kept: Vec<bool>,
+    /// For each item, its recorded origin, and every path an earlier restore put back: an
+    /// item whose quarantine copy is gone because an earlier restore moved it back is
+    /// reported as such, not as an error.
+    pub(crate) origins: Vec<PathBuf>,
+    pub(crate) restored_before: std::collections::BTreeSet<PathBuf>,
+    /// Items an earlier restore of this transaction already put back.
+    pub(crate) previously: Vec<PathBuf>,
     /// Every transaction id in the manifest (a backup id must be new).
     pub(crate) known_ids: HashSet<String>,
     pub(crate) new_txid: &'a mut dyn FnMut() -> TxId,
@@ -87,6 +94,21 @@ impl Restorer<'_> {
             }
         };
         if source.symlink_metadata().is_err() {
+            let origin = self.origins.get(unit.item).map(|o| {
+                if unit.sub.as_os_str().is_empty() {
+                    o.clone()
+                } else {
+                    o.join(&unit.sub)
+                }
+            });
+            let earlier = origin.as_ref().is_some_and(|origin| {
+                self.restored_before
+                    .iter()
+                    .any(|restored| origin.starts_with(restored))
+            });
+            if let (true, Some(origin)) = (earlier, origin) {
+                return self.previously.push(origin);
+            }
             return self.errors.push(format!(
                 "quarantine copy vanished: {}",
                 unit.source.display()

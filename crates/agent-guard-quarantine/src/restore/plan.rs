@@ -18,7 +18,7 @@ pub(crate) struct Unit {
     /// Where it goes, lexically: the recorded origin, or `<--to>/<workspace-relative path>`.
     pub(crate) target: PathBuf,
     /// The subpath below the item (empty for the whole item).
-    sub: PathBuf,
+    pub(crate) sub: PathBuf,
 }
 
 /// The checked plan: the units, and the physical quarantine path of every item (so that
