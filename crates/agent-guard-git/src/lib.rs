@@ -66,7 +66,7 @@ pub fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
 pub use clean::enumerate_clean;
 pub use error::GitError;
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
-pub use refs::{Keep, create_kept_refs, drop_private_refs, resolve_keeps};
+pub use refs::{Keep, branch_tip, create_kept_refs, drop_private_refs, resolve_keeps, set_branch};
 pub use snapshot::{CLEAN_NOTE, PreparedSnapshot, delete_refs};
 
 /// The namespace of every ref this crate creates.

@@ -279,3 +279,38 @@ pub(crate) fn restore_branch(tree: &WorkTree, item: &GitItem, out: &mut GitResto
         )),
     }
 }
+
+/// The commit branch `name` (without `refs/heads/`) points to, or `None` when it does not
+/// exist.
+///
+/// # Errors
+/// The branch cannot be looked up.
+pub fn branch_tip(tree: &WorkTree, name: &str) -> Result<Option<String>, GitError> {
+    match tree.repo.find_reference(&format!("refs/heads/{name}")) {
+        Ok(reference) => Ok(reference.target().map(|id| id.to_string())),
+        Err(error) if error.code() == ErrorCode::NotFound => Ok(None),
+        Err(source) => Err(GitError::Git {
+            action: "look up a branch",
+            path: tree.root.clone(),
+            source,
+        }),
+    }
+}
+
+/// Points branch `name` at `sha`, replacing whatever it points to (the caller kept that
+/// first).
+///
+/// # Errors
+/// The id is invalid or the ref cannot be written.
+pub fn set_branch(tree: &WorkTree, name: &str, sha: &str) -> Result<(), GitError> {
+    let id = Oid::from_str(sha).map_err(tree.error("parse a kept commit id"))?;
+    tree.repo
+        .reference(
+            &format!("refs/heads/{name}"),
+            id,
+            true,
+            &format!("agent-guard: restore branch {name}"),
+        )
+        .map_err(tree.error("restore a branch"))?;
+    Ok(())
+}

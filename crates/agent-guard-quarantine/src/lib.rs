@@ -68,7 +68,8 @@ pub use records::{
 };
 pub use relocate::{Moved, RelocateItem, RelocationReport, SkipKind, Skipped};
 pub use restore::{
-    FilesOnly, OtherItems, OtherOutcome, RestoreOptions, RestoreRefusal, RestoreReport,
+    FilesOnly, OtherItems, OtherOutcome, OtherRequest, RestoreOptions, RestoreRefusal,
+    RestoreReport,
 };
 pub use store::Quarantine;
 pub use stored_path::StoredPath;

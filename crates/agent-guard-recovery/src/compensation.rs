@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use agent_guard_quarantine::{OtherItems, OtherOutcome, Progress, Quarantine, Transaction};
+use agent_guard_quarantine::{
+    OtherItems, OtherOutcome, OtherRequest, Progress, Quarantine, Transaction,
+};
 use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
 
 use crate::{clean_enumerate, preserve, preserve_refs, relocate, snapshot};
@@ -149,8 +151,16 @@ pub trait Compensation: Sync + std::fmt::Debug {
     fn apply(&self, job: &Job<'_>, plan: &Plan) -> Applied;
 
     /// Restores what this compensation kept in `tx` apart from quarantined files (which
-    /// the quarantine restores itself). Called with the writers' lock held.
-    fn restore(&self, _store: &Quarantine, _tx: &Transaction, _out: &mut OtherOutcome) {}
+    /// the quarantine restores itself). Called with the writers' lock held; with
+    /// `request.force`, what now holds the place is kept in a new transaction first.
+    fn restore(
+        &self,
+        _store: &Quarantine,
+        _tx: &Transaction,
+        _request: &mut OtherRequest<'_>,
+        _out: &mut OtherOutcome,
+    ) {
+    }
 
     /// Releases what this compensation keeps outside the quarantine directory (private git
     /// refs) once gc purged `tx`. Returns how many things it released.
@@ -186,10 +196,15 @@ pub fn for_plan(plan: &Plan) -> Option<&'static dyn Compensation> {
 pub struct Registered;
 
 impl OtherItems for Registered {
-    fn restore(&self, store: &Quarantine, tx: &Transaction) -> OtherOutcome {
+    fn restore(
+        &self,
+        store: &Quarantine,
+        tx: &Transaction,
+        request: &mut OtherRequest<'_>,
+    ) -> OtherOutcome {
         let mut out = OtherOutcome::default();
         for compensation in COMPENSATIONS {
-            compensation.restore(store, tx, &mut out);
+            compensation.restore(store, tx, request, &mut out);
         }
         out
     }

@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use agent_guard_git::{KeptRef, RefSubject, Subject, WorkTree};
 use agent_guard_quarantine::{
-    MANIFEST_SCHEMA, OtherOutcome, Quarantine, Record, Snapshot as SnapshotRecord, StoredPath,
-    Transaction,
+    MANIFEST_SCHEMA, OtherOutcome, OtherRequest, Quarantine, Record, Snapshot as SnapshotRecord,
+    StoredPath, Transaction,
 };
 use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
 
@@ -60,12 +60,88 @@ impl Compensation for PreserveRefs {
         }
     }
 
-    fn restore(&self, store: &Quarantine, tx: &Transaction, out: &mut OtherOutcome) {
-        restore_subjects(store, tx, &[Subject::Stash, Subject::Branch], out);
+    fn restore(
+        &self,
+        store: &Quarantine,
+        tx: &Transaction,
+        request: &mut OtherRequest<'_>,
+        out: &mut OtherOutcome,
+    ) {
+        let mut kept = OtherOutcome::default();
+        restore_subjects(store, tx, &[Subject::Stash, Subject::Branch], &mut kept);
+        if request.force {
+            force_branches(store, tx, request, &mut kept);
+        }
+        out.restored.append(&mut kept.restored);
+        out.conflicts.append(&mut kept.conflicts);
+        out.errors.append(&mut kept.errors);
+        out.backup_txids.append(&mut kept.backup_txids);
     }
 
     fn release(&self, store: &Quarantine, tx: &Transaction) -> usize {
         release_subjects(store, tx, &[Subject::Stash, Subject::Branch])
+    }
+}
+
+/// `--force` for branches that point elsewhere now (`git branch -M`, `-f` moved them): the
+/// current tip is kept in a new transaction, then the branch is reset to the kept commit.
+fn force_branches(
+    store: &Quarantine,
+    tx: &Transaction,
+    request: &mut OtherRequest<'_>,
+    out: &mut OtherOutcome,
+) {
+    let prefix = "refs/heads/";
+    let clashing: Vec<String> = out
+        .conflicts
+        .iter()
+        .filter_map(|c| c.strip_prefix(prefix).map(str::to_owned))
+        .collect();
+    if clashing.is_empty() {
+        return;
+    }
+    for item in crate::snapshot::git_items(store, tx, &[Subject::Branch]) {
+        let Some(name) = item.name.clone().filter(|n| clashing.contains(n)) else {
+            continue;
+        };
+        let full = format!("{prefix}{name}");
+        let result = (|| -> Result<String, RecoveryError> {
+            let tree = WorkTree::discover(&item.repository, store.git_user_dir())?;
+            let backup = (request.new_txid)();
+            if backup.as_str() == tx.txid || store.tx_dir(&backup).symlink_metadata().is_ok() {
+                return Err(agent_guard_quarantine::QuarantineError::TxExists {
+                    txid: backup.to_string(),
+                }
+                .into());
+            }
+            let mut meta = Map::new();
+            meta.insert("tool".to_owned(), Value::from("restore"));
+            meta.insert("restoring_txid".to_owned(), Value::from(tx.txid.clone()));
+            meta.insert(
+                "strategy".to_owned(),
+                Value::from(Strategy::PreserveRefs.as_str()),
+            );
+            keep_refs_locked(
+                store,
+                &tree,
+                &backup,
+                &RefSubject::Branches(vec![name.clone()]),
+                &meta,
+            )?;
+            agent_guard_git::set_branch(&tree, &name, &item.sha)?;
+            Ok(backup.to_string())
+        })();
+        match result {
+            Ok(backup) => {
+                out.conflicts.retain(|c| *c != full);
+                out.restored.push(format!("ref:{name}"));
+                out.backup_txids.push(backup);
+            }
+            Err(error) => out.errors.push(format!(
+                "ref:{name}: could not keep the current tip before resetting it: {}",
+                agent_guard_types::error_chain(&error)
+            )),
+        }
     }
 }
 
@@ -86,9 +162,21 @@ pub fn preserve_refs(
     meta: &Map<String, Value>,
 ) -> Result<Vec<KeptRef>, RecoveryError> {
     let tree = WorkTree::discover(cwd, store.git_user_dir())?;
-    let keeps = agent_guard_git::resolve_keeps(&tree, txid, subject)?;
     let _lock = store.lock()?;
-    let created = agent_guard_git::create_kept_refs(&tree, &keeps)?;
+    keep_refs_locked(store, &tree, txid, subject, meta)
+}
+
+/// [`preserve_refs`] for a caller that holds the writers' lock.
+fn keep_refs_locked(
+    store: &Quarantine,
+    tree: &WorkTree,
+    txid: &TxId,
+    subject: &RefSubject,
+    meta: &Map<String, Value>,
+) -> Result<Vec<KeptRef>, RecoveryError> {
+    let tree = tree;
+    let keeps = agent_guard_git::resolve_keeps(tree, txid, subject)?;
+    let created = agent_guard_git::create_kept_refs(tree, &keeps)?;
     let ts = store.now();
     let records: Vec<Record> = keeps
         .iter()
@@ -110,7 +198,7 @@ pub fn preserve_refs(
         })
         .collect();
     if let Err(error) = store.append(&records) {
-        agent_guard_git::delete_refs(&tree, &created);
+        agent_guard_git::delete_refs(tree, &created);
         return Err(error.into());
     }
     Ok(keeps.into_iter().map(|keep| keep.kept).collect())

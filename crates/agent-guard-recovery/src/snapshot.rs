@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use agent_guard_git::{GitItem, PreparedSnapshot, Subject, WorkTree};
 use agent_guard_quarantine::{
-    MANIFEST_SCHEMA, OtherOutcome, Quarantine, Record, Snapshot as SnapshotRecord, SnapshotItem,
-    StoredPath, Transaction,
+    MANIFEST_SCHEMA, OtherOutcome, OtherRequest, Quarantine, Record, Snapshot as SnapshotRecord,
+    SnapshotItem, StoredPath, Transaction,
 };
 use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
 
@@ -67,7 +67,13 @@ impl Compensation for Snapshot {
         }
     }
 
-    fn restore(&self, store: &Quarantine, tx: &Transaction, out: &mut OtherOutcome) {
+    fn restore(
+        &self,
+        store: &Quarantine,
+        tx: &Transaction,
+        _request: &mut OtherRequest<'_>,
+        out: &mut OtherOutcome,
+    ) {
         restore_subjects(store, tx, &[Subject::Worktree], out);
     }
 

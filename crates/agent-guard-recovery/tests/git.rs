@@ -708,3 +708,61 @@ fn snapshot_timing_20k_files() {
     println!("snapshot_worktree: median {:?} (all {ours:?})", ours[2]);
     println!("git stash create:  median {:?} (all {theirs:?})", theirs[2]);
 }
+
+/// `git branch -M old new` renames over `new`: its old tip was kept, and a forced restore
+/// resets `new` to it, keeping what `new` points to now in a new transaction (issue 12,
+/// item 2: every ref snapshot must be restorable).
+#[test]
+fn a_forced_restore_resets_a_renamed_over_branch_and_keeps_its_tip() {
+    let fixture = project();
+    fixture.git(&["branch", "target"]);
+    fixture.git(&["switch", "-q", "-c", "source"]);
+    fixture.write("source.txt", "only on source\n");
+    fixture.git(&["add", "source.txt"]);
+    fixture.git(&["commit", "-q", "-m", "source"]);
+    fixture.git(&["switch", "-q", "main"]);
+    let target_tip = fixture.git(&["rev-parse", "target"]);
+    let source_tip = fixture.git(&["rev-parse", "source"]);
+    let quarantine = fixture.quarantine();
+    let id = txid(60);
+    quarantine
+        .preserve_refs(
+            &fixture.ws,
+            &id,
+            &RefSubject::Branches(vec!["target".to_owned(), "source".to_owned()]),
+            meta(),
+        )
+        .unwrap();
+    fixture.git(&["branch", "-M", "source", "target"]);
+    assert_eq!(fixture.git(&["rev-parse", "target"]), source_tip);
+
+    let restore = |force: bool| {
+        let mut ids = (0x70..).map(txid);
+        agent_guard_recovery::restore(
+            &quarantine,
+            id.as_str(),
+            &agent_guard_recovery::RestoreOptions {
+                force,
+                ..Default::default()
+            },
+            &mut || ids.next().unwrap(),
+            &agent_guard_recovery::NoProgress,
+        )
+    };
+    let plain = restore(false);
+    assert_eq!(plain.conflicts, ["refs/heads/target"], "{plain:?}");
+    assert_eq!(
+        fixture.git(&["rev-parse", "source"]),
+        source_tip,
+        "recreated"
+    );
+    let forced = restore(true);
+    assert!(forced.ok, "{forced:?}");
+    assert_eq!(fixture.git(&["rev-parse", "target"]), target_tip);
+    assert_eq!(fixture.git(&["rev-parse", "source"]), source_tip);
+    assert_eq!(forced.backup_txids.len(), 1, "{forced:?}");
+    // The tip that `target` had after the rename is kept and can be put back.
+    let backup = agent_guard_types::TxId::parse(&forced.backup_txids[0]).unwrap();
+    let kept = fixture.transaction(&backup);
+    assert_eq!(kept.snapshots[0].sha.as_deref(), Some(source_tip.trim()));
+}

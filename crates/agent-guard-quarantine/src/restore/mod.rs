@@ -173,7 +173,29 @@ impl RestoreReport {
 /// and kept refs, which their compensations put back.
 pub trait OtherItems {
     /// Restores `tx`'s other items; called with the writers' lock held.
-    fn restore(&self, store: &Quarantine, tx: &Transaction) -> OtherOutcome;
+    fn restore(
+        &self,
+        store: &Quarantine,
+        tx: &Transaction,
+        request: &mut OtherRequest<'_>,
+    ) -> OtherOutcome;
+}
+
+/// What a restore of other items may do: overwrite (after keeping the current value in a
+/// new transaction, as `--force` does for files), and the ids of such transactions.
+pub struct OtherRequest<'a> {
+    /// `--force`: a ref that points elsewhere now is kept in a new transaction, then reset.
+    pub force: bool,
+    /// The id of each new (backup) transaction.
+    pub new_txid: &'a mut dyn FnMut() -> TxId,
+}
+
+impl std::fmt::Debug for OtherRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OtherRequest")
+            .field("force", &self.force)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What [`OtherItems::restore`] did, one line per item.
@@ -185,6 +207,8 @@ pub struct OtherOutcome {
     pub conflicts: Vec<String>,
     /// Failures.
     pub errors: Vec<String>,
+    /// New transactions that kept what a forced restore replaced.
+    pub backup_txids: Vec<String>,
 }
 
 /// A restore of files only: a transaction's other items are reported as not restorable.
@@ -192,7 +216,12 @@ pub struct OtherOutcome {
 pub struct FilesOnly;
 
 impl OtherItems for FilesOnly {
-    fn restore(&self, _store: &Quarantine, tx: &Transaction) -> OtherOutcome {
+    fn restore(
+        &self,
+        _store: &Quarantine,
+        tx: &Transaction,
+        _request: &mut OtherRequest<'_>,
+    ) -> OtherOutcome {
         OtherOutcome {
             errors: tx
                 .snapshots
@@ -308,7 +337,12 @@ impl Quarantine {
             && options.to.is_none()
             && options.paths.is_empty()
         {
-            let others = others.restore(self, tx);
+            let mut request = OtherRequest {
+                force: options.force,
+                new_txid,
+            };
+            let others = others.restore(self, tx, &mut request);
+            outcome.backup_txids.extend(others.backup_txids);
             outcome
                 .restored
                 .extend(others.restored.into_iter().map(PathBuf::from));

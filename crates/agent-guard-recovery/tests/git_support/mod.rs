@@ -173,7 +173,13 @@ impl GitOps for Quarantine {
     }
 
     fn restore_git_items(&self, tx: &Transaction) -> OtherOutcome {
-        Registered.restore(self, tx)
+        let mut ids = (0xf0..).map(txid);
+        let mut next = || ids.next().expect("ids are plenty");
+        let mut request = agent_guard_recovery::OtherRequest {
+            force: false,
+            new_txid: &mut next,
+        };
+        Registered.restore(self, tx, &mut request)
     }
 
     fn drop_git_refs(&self, tx: &Transaction) -> Result<usize, RecoveryError> {
