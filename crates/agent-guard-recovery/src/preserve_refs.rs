@@ -174,7 +174,6 @@ fn keep_refs_locked(
     subject: &RefSubject,
     meta: &Map<String, Value>,
 ) -> Result<Vec<KeptRef>, RecoveryError> {
-    let tree = tree;
     let keeps = agent_guard_git::resolve_keeps(tree, txid, subject)?;
     let created = agent_guard_git::create_kept_refs(tree, &keeps)?;
     let ts = store.now();
