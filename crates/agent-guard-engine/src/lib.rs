@@ -20,6 +20,7 @@ mod runtime;
 mod safe_delete;
 mod status;
 mod store;
+mod txref;
 mod workspace;
 
 pub use check::{CheckRequest, check, check_observing, check_with};
@@ -50,4 +51,5 @@ pub use safe_delete::{
     MovedPath, SafeDeleteReport, SafeDeleteRequest, SkippedPath, VerdictReport, safe_delete,
 };
 pub use status::{Retention, StatusReport, status};
+pub use txref::{TxRefError, is_backup, is_parked, resolve as resolve_txref, undoable};
 pub use workspace::Workspace;
