@@ -149,6 +149,15 @@ pub enum WordPart {
         /// The raw text including delimiters.
         raw: String,
     },
+    /// Quoted text whose value the guard cannot state: ANSI-C quoting whose bytes are not
+    /// UTF-8 (`$'\xff'`), or an escape whose meaning depends on the shell's version.
+    /// Always opaque.
+    Opaque {
+        /// The raw text of the quoted section.
+        raw: String,
+        /// Why it is opaque (a short static text).
+        reason: &'static str,
+    },
 }
 
 /// A brace expansion.

@@ -110,6 +110,28 @@ fn ansi_c_and_locale_quotes() {
 }
 
 #[test]
+fn ansi_c_escapes_are_bytes() {
+    // Byte escapes join into UTF-8 text (issue 12 item 4).
+    let c = only(r"rm -rf $'r\xc3\xa9sum\xc3\xa9.txt' $'\303\251t\303\251' $'\x{c3}\x{a9}'");
+    assert_eq!(c.words[2].parts, [lit("résumé.txt", true)]);
+    assert_eq!(c.words[3].parts, [lit("été", true)]);
+    assert_eq!(c.words[4].parts, [lit("é", true)]);
+    // Bytes that are not UTF-8 cannot be a `String`: the part is opaque, never re-spelled.
+    let src = r"rm a$'\xff'b $'\uD800'";
+    let c = only(src);
+    for (word, raw) in [(&c.words[1], r"$'\xff'"), (&c.words[2], r"$'\uD800'")] {
+        assert!(word.literal_text().is_none(), "{raw}");
+        assert!(
+            word.parts
+                .iter()
+                .any(|p| matches!(p, WordPart::Opaque { raw: r, .. } if r == raw)),
+            "{:?}",
+            word.parts
+        );
+    }
+}
+
+#[test]
 fn backslash_escapes_and_continuations() {
     assert_eq!(
         only(r"rm a\ b").words[1].parts,
