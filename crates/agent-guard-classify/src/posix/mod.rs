@@ -16,6 +16,10 @@ use crate::{Classification, find, fs_delete, windows_verbs};
 /// How deep `bash -c '…'` / `eval` scripts are followed before giving up.
 pub(crate) const MAX_NESTING: u32 = 4;
 
+/// Why an op of the sh reading of `((…))` is undeterminable.
+const MAYBE_ARITHMETIC: &str =
+    "`((…))` runs this in POSIX sh (nested subshells) and nothing in bash (arithmetic)";
+
 /// Classifies POSIX shell text.
 pub(crate) fn classify(text: &str, nesting: u32) -> Classification {
     let text = match prepass::windows_backslashes(text) {
@@ -39,8 +43,18 @@ fn classify_script(script: &Script, source: &str, nesting: u32) -> Classificatio
         smells: None,
     };
     for (index, command) in script.commands.iter().enumerate() {
-        for mut op in classify_command(command, index, &mut line, &mut positions) {
+        // The sh reading of `((…))` runs nothing in bash: it does not shape the line.
+        let mut scratch = Positions::default();
+        let shaping = if command.context.maybe_arithmetic {
+            &mut scratch
+        } else {
+            &mut positions
+        };
+        for mut op in classify_command(command, index, &mut line, shaping) {
             crate::place(&mut op, index, command);
+            if command.context.maybe_arithmetic && op.kind != OpKind::Unknown {
+                op.mark_undeterminable(MAYBE_ARITHMETIC);
+            }
             ops.push(op);
         }
     }

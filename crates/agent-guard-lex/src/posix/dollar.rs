@@ -72,7 +72,7 @@ impl Lexer<'_> {
     }
 
     /// The first position at or after `from` whose byte fails `keep` (or the region end).
-    fn run_while(&self, from: usize, keep: impl Fn(u8) -> bool) -> usize {
+    pub(super) fn run_while(&self, from: usize, keep: impl Fn(u8) -> bool) -> usize {
         let region = self.bytes.get(from..self.limit).unwrap_or(&[]);
         region
             .iter()
