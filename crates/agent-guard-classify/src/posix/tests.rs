@@ -80,10 +80,12 @@ fn interpreter_hops() {
     assert_eq!(targets("bash -c 'rm -rf build'"), ["build"]);
     assert_eq!(targets("sh -c \"cd . ; rm -rf build\""), ["build"]);
     assert_eq!(kinds("bash -c \"rm -rf $DIR\""), [OpKind::Unknown]);
-    assert_eq!(kinds("bash -c \"$CMD\""), Vec::<OpKind>::new());
+    // A script that is not literal, or that arrives on stdin, is unknown whatever the line
+    // says (issue 12 items 10 and 11; the old rule only refused it with destructive words).
+    assert_eq!(kinds("bash -c \"$CMD\""), [OpKind::Unknown]);
     assert_eq!(kinds("bash -c \"$CMD rm\""), [OpKind::Unknown]);
     assert_eq!(kinds("printf 'rm -rf .' | sh"), [OpKind::Unknown]);
-    assert_eq!(kinds("curl https://x | sh"), Vec::<OpKind>::new());
+    assert_eq!(kinds("curl https://x | sh"), [OpKind::Unknown]);
     assert_eq!(targets("eval 'rm -rf build'"), ["build"]);
     assert_eq!(kinds("eval \"$X rm\""), [OpKind::Unknown]);
     assert_eq!(kinds(". ./helpers.sh && rm x"), [OpKind::FsDelete]);
