@@ -288,6 +288,7 @@ fn dispatch(
     }
     match name {
         "find" => runs::find(rest, call, line),
+        "fd" | "fdfind" => runs::fd(rest, call, line),
         "parallel" => runs::parallel(rest, line),
         "git" => git_ops(rest, call, line, positions),
         "eval" => hops::eval(rest, line),

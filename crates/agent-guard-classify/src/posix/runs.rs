@@ -1,5 +1,5 @@
-//! Programs that run a command for each of many arguments: `find -exec`/`-execdir`/`-ok`
-//! and GNU `parallel`.
+//! Programs that run a command for each of many arguments: `find -exec`/`-execdir`/`-ok`,
+//! `fd -x`/`-X` and GNU `parallel`.
 //!
 //! The command they run is classified with the same rules as a command typed on the line
 //! (wrappers peeled, `sh -c` scripts read, in both directions): `find . -exec sh -c 'echo
@@ -99,6 +99,34 @@ fn exec(argv: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
     };
     let mut scratch = Positions::default();
     run(argv, inner, line, &mut scratch)
+}
+
+/// `fd [options] [PATTERN] [PATH…] -x|--exec CMD… [;]` and `-X|--exec-batch CMD…`: fd
+/// runs CMD for each match (or once with all of them), the path filled into `{}` or
+/// appended. The matches are only known when it runs.
+pub(super) fn fd(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
+    let Some(at) = args
+        .iter()
+        .position(|a| matches!(a.known(), Some("-x" | "--exec" | "-X" | "--exec-batch")))
+    else {
+        return Vec::new();
+    };
+    let rest = &args[at + 1..];
+    let end = rest
+        .iter()
+        .position(|a| a.known() == Some(";"))
+        .unwrap_or(rest.len());
+    let inner = exec(&rest[..end], call, line);
+    if inner.is_empty() {
+        return Vec::new();
+    }
+    let mut op = OpSpec::new("fd", OpKind::FsDelete, Dialect::Posix);
+    op.recursive = true;
+    op.mark_undeterminable("fd runs a destructive command for each file it finds");
+    for note in inner.into_iter().flat_map(|op| op.notes) {
+        op.note(note);
+    }
+    vec![op]
 }
 
 /// GNU parallel's options (its manual, 2024). Canonical names: `none` runs nothing,

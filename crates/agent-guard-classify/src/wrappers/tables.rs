@@ -45,6 +45,7 @@ pub(super) const ENV: &[Opt] = &[
     Opt::flag("0", Some('0'), Some("null")),
     Opt::flag("v", Some('v'), Some("debug")),
     Opt::value("u", Some('u'), Some("unset")),
+    Opt::value("a", Some('a'), Some("argv0")),
     Opt::value("chdir", Some('C'), Some("chdir")),
     Opt::value("split", Some('S'), Some("split-string")),
     Opt::optional("sig", None, Some("block-signal")),

@@ -109,6 +109,7 @@ fn programs_that_run_their_arguments_are_peeled() {
         ("ssh-agent rm x", 1),
         ("entr -r rm x", 2),
         ("sudo flock /l busybox rm x", 4),
+        ("env -a cleaner rm x", 3),
     ] {
         assert_eq!(start(words), at, "{words}");
     }
