@@ -12,6 +12,7 @@ mod crash;
 mod dialects;
 mod example;
 mod git;
+mod hardening;
 mod hooks;
 mod install;
 mod mode;
