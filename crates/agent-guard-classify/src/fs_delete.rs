@@ -1,4 +1,5 @@
-//! `rm`, `rmdir`, `unlink` and `shred`: the POSIX path deleters.
+//! `rm`, `rmdir`, `unlink`, `shred`, `srm` and `wipe`: the POSIX path deleters; and the
+//! programs that delete as a side effect (`rsync --delete`, `tar --remove-files`, …).
 //!
 //! Options follow GNU coreutils: clusters, unique long prefixes, and options after operands
 //! (`rm build -rf` is recursive) until `--`. An option we do not know might change what is
@@ -52,8 +53,69 @@ const SHRED: &[Opt] = &[
     Opt::flag("info", None, Some("version")),
 ];
 
+/// secure-delete's `srm` and macOS `srm`: `-r` recurses, the rest choose wiping methods.
+const SRM: &[Opt] = &[
+    Opt::flag("recursive", Some('r'), Some("recursive")),
+    Opt::flag("recursive", Some('R'), None),
+    Opt::flag("force", Some('f'), Some("force")),
+    Opt::flag("neutral", Some('d'), Some("directory")),
+    Opt::flag("neutral", Some('i'), Some("interactive")),
+    Opt::flag("neutral", Some('l'), None),
+    Opt::flag("neutral", Some('v'), Some("verbose")),
+    Opt::flag("neutral", Some('x'), Some("one-file-system")),
+    Opt::flag("neutral", Some('z'), Some("zero")),
+    Opt::flag("neutral", Some('s'), Some("simple")),
+    Opt::flag("neutral", Some('m'), Some("medium")),
+    Opt::flag("neutral", Some('P'), Some("openbsd")),
+    Opt::flag("neutral", Some('D'), Some("dod")),
+    Opt::flag("neutral", Some('E'), Some("doe")),
+    Opt::flag("neutral", Some('G'), Some("gutmann")),
+    Opt::flag("neutral", Some('C'), Some("rcmp")),
+    Opt::flag("neutral", Some('n'), Some("nounlink")),
+    Opt::flag("info", Some('h'), Some("help")),
+    Opt::flag("info", Some('V'), Some("version")),
+];
+
+/// `wipe [options] FILE…`: `-r` recurses, `-k` keeps the wiped file (its content is gone
+/// all the same).
+const WIPE: &[Opt] = &[
+    Opt::flag("recursive", Some('r'), None),
+    Opt::flag("recursive", Some('R'), None),
+    Opt::flag("force", Some('f'), None),
+    Opt::flag("neutral", Some('i'), None),
+    Opt::flag("neutral", Some('c'), None),
+    Opt::flag("neutral", Some('D'), None),
+    Opt::flag("neutral", Some('k'), None),
+    Opt::flag("neutral", Some('s'), None),
+    Opt::flag("neutral", Some('q'), None),
+    Opt::flag("neutral", Some('a'), None),
+    Opt::flag("neutral", Some('v'), None),
+    Opt::flag("neutral", Some('e'), None),
+    Opt::flag("neutral", Some('Z'), None),
+    Opt::value("neutral", Some('Q'), None),
+    Opt::value("neutral", Some('l'), None),
+    Opt::value("neutral", Some('o'), None),
+    Opt::value("neutral", Some('x'), None),
+    Opt::value("neutral", Some('M'), None),
+    Opt::value("neutral", Some('S'), None),
+    Opt::value("neutral", Some('T'), None),
+    Opt::flag("info", Some('h'), None),
+];
+
+/// `gio remove [-f] LOCATION…` (glib): deletes, unlike `gio trash`.
+const GIO_REMOVE: &[Opt] = &[
+    Opt::flag("force", Some('f'), Some("force")),
+    Opt::flag("info", Some('h'), Some("help")),
+];
+
 /// The programs this module parses.
-pub(crate) const PROGRAMS: &[&str] = &["rm", "rmdir", "unlink", "shred"];
+pub(crate) const PROGRAMS: &[&str] = &["rm", "rmdir", "unlink", "shred", "srm", "wipe"];
+
+/// Returns `true` if the last component of a program path is one of [`PROGRAMS`].
+pub(crate) fn deletes_by_name(path: &str) -> bool {
+    let name = crate::args::basename(path).to_ascii_lowercase();
+    PROGRAMS.contains(&name.as_str())
+}
 
 /// Parses one of [`PROGRAMS`] (`name` lower-cased) with its arguments (after the name).
 /// Returns `None` when nothing is deleted (`--help`, `--version`).
@@ -62,6 +124,8 @@ pub(crate) fn parse(name: &str, args: &[Arg]) -> Option<OpSpec> {
         "rm" => RM,
         "rmdir" => RMDIR,
         "unlink" => UNLINK,
+        "srm" => SRM,
+        "wipe" => WIPE,
         _ => SHRED,
     };
     let mut op = OpSpec::new(name, OpKind::FsDelete, Dialect::Posix);
@@ -115,6 +179,74 @@ pub(crate) fn parse(name: &str, args: &[Arg]) -> Option<OpSpec> {
     Some(op)
 }
 
+/// Programs that delete files as a side effect of another job, choosing which while they
+/// run: rsync's `--delete*` and `--remove-source-files`, tar's `--remove-files`, zip's
+/// `-m`, 7-Zip's `-sdel`, and `gio remove`. Like robocopy's `/MIR`, they are
+/// undeterminable recursive deletes of their operands.
+pub(crate) fn side_effect(name: &str, args: &[Arg]) -> Option<OpSpec> {
+    if name == "gio" {
+        return gio(args);
+    }
+    let texts: Vec<&str> = args.iter().filter_map(Arg::known).collect();
+    let long = |prefix: &str| texts.iter().find(|t| t.starts_with(prefix)).copied();
+    let flag = match name {
+        "rsync" => long("--delete")
+            .or_else(|| long("--del").filter(|t| *t == "--del"))
+            .or_else(|| long("--remove-source-files"))
+            .or_else(|| long("--remove-sent-files")),
+        "tar" | "gtar" | "bsdtar" => long("--remove-files"),
+        "zip" => texts
+            .iter()
+            .find(|t| {
+                **t == "--move"
+                    || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains('m'))
+            })
+            .copied(),
+        "7z" | "7za" | "7zz" | "7zr" => long("-sdel"),
+        _ => None,
+    }?;
+    let mut op = OpSpec::new(name, OpKind::FsDelete, Dialect::Posix);
+    op.recursive = true;
+    op.targets = args
+        .iter()
+        .filter(|a| !a.is_option())
+        .map(Arg::target)
+        .collect();
+    op.mark_undeterminable(format!(
+        "{name} {flag} decides what it deletes while it runs"
+    ));
+    Some(op)
+}
+
+/// `gio remove [-f] LOCATION…`; a URI (`file://…`, `sftp://…`) is not a plain path.
+fn gio(args: &[Arg]) -> Option<OpSpec> {
+    let (sub, rest) = args.split_first()?;
+    if sub.known() != Some("remove") {
+        return None;
+    }
+    let mut op = OpSpec::new("gio", OpKind::FsDelete, Dialect::Posix);
+    let (items, _) = getopt::parse(rest, GIO_REMOVE, Order::Permute);
+    for item in items {
+        match item {
+            Item::Opt { name: "info", .. } => return None,
+            Item::Opt { name: "force", .. } => op.force = true,
+            Item::Operand(arg) => {
+                let mut target = arg.target();
+                if target.text.contains("://") && target.opaque.is_none() {
+                    target.opaque = Some("a URI, not a path".to_owned());
+                }
+                op.targets.push(target);
+            }
+            Item::Opt { .. } => {}
+            Item::Unknown(flag) | Item::Ambiguous(flag) => {
+                op.mark_undeterminable(format!("unknown flag {flag}"));
+            }
+            Item::MissingValue(flag) => op.mark_undeterminable(format!("--{flag} needs a value")),
+        }
+    }
+    Some(op)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +291,45 @@ mod tests {
         assert!(o.dir_only && !o.undeterminable);
         assert_eq!(targets(&o), ["a/b/c"]);
         assert!(!op("rm -rd x").unwrap().dir_only);
+    }
+
+    #[test]
+    fn secure_deleters_are_deleters() {
+        let o = op("srm -rfz secrets").unwrap();
+        assert!(o.recursive && o.force && !o.undeterminable);
+        assert_eq!(targets(&o), ["secrets"]);
+        let o = op("wipe -rfq -Q 3 old").unwrap();
+        assert!(o.recursive && !o.undeterminable);
+        assert_eq!(targets(&o), ["old"]);
+        assert!(op("srm --help").is_none());
+        assert!(deletes_by_name("/usr/bin/SRM"));
+    }
+
+    #[test]
+    fn side_effect_deleters_are_undeterminable() {
+        let args = |line: &str| -> Vec<Arg> { line.split_whitespace().map(Arg::literal).collect() };
+        for (name, line) in [
+            ("rsync", "-a --delete src/ dst/"),
+            ("rsync", "-av --delete-after src/ dst/"),
+            ("rsync", "-a --remove-source-files src/ dst/"),
+            ("tar", "czf out.tgz --remove-files build"),
+            ("zip", "-rm out.zip build"),
+            ("7z", "a out.7z build -sdel"),
+        ] {
+            let o = side_effect(name, &args(line)).unwrap_or_else(|| panic!("{name} {line}"));
+            assert!(o.undeterminable && o.recursive, "{name} {line}");
+        }
+        for (name, line) in [
+            ("rsync", "-a src/ dst/"),
+            ("tar", "czf out.tgz build"),
+            ("zip", "-r out.zip build"),
+            ("gio", "trash x"),
+        ] {
+            assert!(side_effect(name, &args(line)).is_none(), "{name} {line}");
+        }
+        let o = side_effect("gio", &args("remove -f a.txt file:///x")).unwrap();
+        assert!(o.force && o.targets[1].opaque.is_some());
+        assert_eq!(o.targets[0].text, "a.txt");
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub(crate) struct Call<'a> {
     pub(crate) nesting: u32,
     /// The calling line's dialect.
     pub(crate) dialect: Dialect,
-    /// The host's stdin is a pipe (it may read its program from there).
+    /// The host's stdin is a pipe or a redirected file (it may read its program there).
     pub(crate) piped: bool,
 }
 
@@ -118,10 +118,19 @@ fn opaque(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool, why: &str) -> H
     }
 }
 
-/// A host with no script reads one from stdin.
-fn stdin(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
+/// An unknown op whatever the line says: the program the host runs cannot be known.
+fn unknown(call: Call<'_>, why: &str) -> Hop {
+    Hop {
+        ops: vec![OpSpec::unknown(call.program, call.dialect, why)],
+        changes_cwd: false,
+    }
+}
+
+/// A host with no script reads one from stdin: from a pipe or a redirected file it is
+/// unknown; from the terminal nothing the guard can see.
+fn stdin(call: Call<'_>) -> Hop {
     if call.piped {
-        opaque(call, line_smells, "shell program arrives via stdin")
+        unknown(call, "shell program arrives via stdin")
     } else {
         Hop::default()
     }
@@ -131,7 +140,7 @@ fn stdin(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
 fn cmd(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
     for (i, arg) in call.args.iter().enumerate() {
         let Some(text) = arg.text.as_deref() else {
-            return opaque(call, line_smells, "cmd switches are not literal");
+            return unknown(call, "cmd switches are not literal");
         };
         // Git Bash users write `cmd //c …` so that MSYS does not turn `/c` into a path; MSYS
         // hands cmd a single slash.
@@ -160,7 +169,7 @@ fn cmd(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
                     cmd_script(call.args[i + 1..].iter())
                 };
                 let Some(script) = script else {
-                    return opaque(call, line_smells, "the cmd /c command is not literal");
+                    return unknown(call, "the cmd /c command is not literal");
                 };
                 return Hop {
                     ops: nested(call, Dialect::Cmd, &strip_cmd_quotes(&script)),
@@ -171,7 +180,7 @@ fn cmd(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
             _ => return opaque(call, line_smells, "unknown cmd switch"),
         }
     }
-    stdin(call, line_smells)
+    stdin(call)
 }
 
 /// The command line a nested cmd receives: the caller's own text when it is cmd, otherwise
@@ -312,8 +321,12 @@ fn powershell(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
     let mut i = 0;
     while let Some(arg) = call.args.get(i) {
         let Some(text) = arg.text.as_deref() else {
-            return opaque(call, line_smells, "PowerShell arguments are not literal");
+            return unknown(call, "PowerShell arguments are not literal");
         };
+        if text == "-" {
+            // `pwsh -`: the commands are read from stdin.
+            return unknown(call, "shell program arrives via stdin");
+        }
         let name = text
             .strip_prefix("--")
             .or_else(|| text.strip_prefix(['-', '/']))
@@ -323,11 +336,11 @@ fn powershell(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
             if call.program == "pwsh" {
                 return opaque(call, line_smells, "a PowerShell script file");
             }
-            return command(call, &call.args[i..], changes_cwd, line_smells);
+            return command(call, &call.args[i..], changes_cwd);
         };
         match ps_param(&name) {
             Some(PsParam::Command) => {
-                return command(call, &call.args[i + 1..], changes_cwd, line_smells);
+                return command(call, &call.args[i + 1..], changes_cwd);
             }
             Some(PsParam::Encoded) => {
                 let decoded = call
@@ -346,7 +359,11 @@ fn powershell(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
                 return Hop { ops, changes_cwd };
             }
             Some(PsParam::File) => {
-                return opaque(call, line_smells, "a PowerShell script file");
+                return match call.args.get(i + 1).map(|a| a.text.as_deref()) {
+                    Some(Some("-")) => unknown(call, "shell program arrives via stdin"),
+                    Some(None) => unknown(call, "the PowerShell script file is not literal"),
+                    _ => opaque(call, line_smells, "a PowerShell script file"),
+                };
             }
             Some(PsParam::Flag) => i += 1,
             Some(PsParam::Value) => i += 2,
@@ -363,22 +380,17 @@ fn powershell(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool) -> Hop {
             }
         }
     }
-    stdin(call, line_smells)
+    stdin(call)
 }
 
 /// `-Command SCRIPT…`: the remaining arguments joined by spaces are the script.
-fn command(
-    call: Call<'_>,
-    args: &[HostArg],
-    changes_cwd: bool,
-    line_smells: &mut dyn FnMut() -> bool,
-) -> Hop {
+fn command(call: Call<'_>, args: &[HostArg], changes_cwd: bool) -> Hop {
     let texts: Option<Vec<&str>> = args.iter().map(|a| a.text.as_deref()).collect();
     let Some(texts) = texts else {
-        return opaque(call, line_smells, "the PowerShell command is not literal");
+        return unknown(call, "the PowerShell command is not literal");
     };
     if texts.first() == Some(&"-") {
-        return opaque(call, line_smells, "shell program arrives via stdin");
+        return unknown(call, "shell program arrives via stdin");
     }
     Hop {
         ops: nested(call, Dialect::PowerShell, &texts.join(" ")),

@@ -65,12 +65,13 @@ pub(crate) fn interpreter(name: &str) -> Option<Lang> {
 /// Where the interpreter's standard input comes from.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Stdin<'a> {
-    /// Nothing the guard can see (a terminal, a file).
+    /// Nothing the guard can see into at top level (a terminal, `/dev/null`).
     Unseen,
-    /// A heredoc or here-string body.
+    /// A literal heredoc or here-string body.
     Text(&'a str),
-    /// A pipe: the program is somewhere earlier on this line (its text is given).
-    Pipe(&'a str),
+    /// A stream whose content the guard cannot know (a pipe, a file, a descriptor, a heredoc
+    /// with expansions); the text says which.
+    Unknown(&'a str),
 }
 
 /// One interpreter invocation.
@@ -80,8 +81,6 @@ pub(crate) struct Invocation<'a> {
     pub(crate) lang: Lang,
     /// The arguments after the program name; `None` where not known statically.
     pub(crate) args: &'a [Option<&'a str>],
-    /// The whole line's text, smelled when the code is not literal (as for `bash -c "$S"`).
-    pub(crate) line: &'a str,
     /// Its standard input.
     pub(crate) stdin: Stdin<'a>,
     /// The calling dialect.
@@ -94,31 +93,45 @@ enum Source<'a> {
     Inline(Vec<&'a str>),
     /// An inline code argument whose text is not known.
     Opaque,
-    /// Standard input (no script named, or `-`).
+    /// Standard input (no script named, `-`, `/dev/stdin`, `/dev/fd/N`).
     Stdin,
-    /// A script file, a module (`-m`), or nothing to run (`--version`).
+    /// A script file named literally.
+    File,
+    /// A script whose name is not literal (a variable, `<(…)`).
+    OpaqueFile,
+    /// A module (`-m`), or nothing to run (`--version`).
     Elsewhere,
 }
 
-/// The ops of an interpreter invocation: one unknown op when its code can delete files.
+/// The ops of an interpreter invocation: one unknown op when its code can delete files, or
+/// when the code cannot be known (not literal, or read from a stream).
 pub(crate) fn classify(call: Invocation<'_>) -> Vec<OpSpec> {
     let label = call.lang.label();
     let note = match (source(call.lang, call.args), call.stdin) {
         (Source::Inline(codes), _) if codes.iter().any(|c| deletes(c)) => {
             format!("inline {label} code can delete files; which ones cannot be known")
         }
-        (Source::Opaque, _) if deletes(call.line) || smells(call.line) => {
-            format!("{label} code that is not literal, on a line with destructive words")
+        (Source::Opaque, _) => format!("{label} code that is not literal"),
+        (Source::OpaqueFile, _) => {
+            format!("the {label} script is not a literal file (a variable, a process substitution)")
         }
         (Source::Stdin, Stdin::Text(body)) if deletes(body) => {
             format!("a {label} program on stdin can delete files; which ones cannot be known")
         }
-        (Source::Stdin, Stdin::Pipe(line)) if deletes(line) => {
-            format!("a piped {label} program can delete files; which ones cannot be known")
+        (Source::Stdin, Stdin::Unknown(how)) => {
+            format!("the {label} program is {how}: what it runs cannot be known")
         }
         _ => return Vec::new(),
     };
     vec![OpSpec::unknown("<inline code>", call.dialect, note)]
+}
+
+/// Returns `true` for a path through which a program reads a stream instead of a file.
+fn channel(path: &str) -> bool {
+    path == "-"
+        || path == "/dev/stdin"
+        || path.starts_with("/dev/fd/")
+        || (path.starts_with("/proc/") && path.contains("/fd/"))
 }
 
 /// Reads the interpreter's options up to its code.
@@ -139,22 +152,23 @@ fn source<'a>(lang: Lang, args: &[Option<&'a str>]) -> Source<'a> {
         index += 1;
         // An opaque word where an option or a script name would be.
         let Some(text) = *arg else {
-            return found(codes, Source::Elsewhere);
+            return found(codes, Source::OpaqueFile);
         };
-        if text == "-" {
+        if channel(text) {
             return found(codes, Source::Stdin);
         }
         if text == "--" {
-            let next = if index < args.len() {
-                Source::Elsewhere
-            } else {
-                Source::Stdin
+            let next = match args.get(index) {
+                None => Source::Stdin,
+                Some(Some(file)) if channel(file) => Source::Stdin,
+                Some(Some(_)) => Source::File,
+                Some(None) => Source::OpaqueFile,
             };
             return found(codes, next);
         }
         if !text.starts_with('-') {
             // A script file, or (after inline code) the code's own arguments.
-            return found(codes, Source::Elsewhere);
+            return found(codes, Source::File);
         }
         match option(lang, text) {
             Opt::Code(Some(code)) => codes.push(code),
@@ -178,15 +192,19 @@ fn source<'a>(lang: Lang, args: &[Option<&'a str>]) -> Source<'a> {
     found(codes, Source::Stdin)
 }
 
-/// `deno [flags] eval [flags] CODE`; other subcommands run files.
+/// `deno [flags] eval [flags] CODE`, `deno run FILE` (`-` is stdin); other subcommands run
+/// files.
 fn deno_source<'a>(args: &[Option<&'a str>]) -> Source<'a> {
-    let mut in_eval = false;
+    let mut mode = None;
     for arg in args {
-        match (*arg, in_eval) {
-            (Some(text), _) if text.starts_with('-') => {}
-            (Some("eval"), false) => in_eval = true,
-            (Some(code), true) => return Source::Inline(vec![code]),
-            (None, true) => return Source::Opaque,
+        match (*arg, mode) {
+            (Some(text), _) if text.starts_with('-') && text != "-" => {}
+            (Some(sub @ ("eval" | "run")), None) => mode = Some(sub),
+            (Some(code), Some("eval")) => return Source::Inline(vec![code]),
+            (Some(file), Some(_)) if channel(file) => return Source::Stdin,
+            (Some(_), Some(_)) => return Source::File,
+            (None, Some("eval")) => return Source::Opaque,
+            (None, Some(_)) => return Source::OpaqueFile,
             _ => return Source::Elsewhere,
         }
     }
@@ -235,6 +253,17 @@ fn option(lang: Lang, text: &str) -> Opt<'_> {
         Lang::Php => (&['r'], &['c', 'd', 'z']),
     };
     if lang == Lang::Python && letters.starts_with('m') {
+        return Opt::Stop;
+    }
+    // Version and help flags print and exit.
+    let stops: &[char] = match lang {
+        Lang::Python => &['V', 'h', '?'],
+        Lang::Node | Lang::Ruby => &['v', 'h'],
+        Lang::Perl => &['v', 'V'],
+        Lang::Php => &['v', 'h', 'i', 'm'],
+        Lang::Deno => &[],
+    };
+    if letters.starts_with(stops) {
         return Opt::Stop;
     }
     if lang == Lang::Python && letters.chars().all(|c| c.is_ascii_digit() || c == '.') {

@@ -70,6 +70,11 @@ pub struct CommandContext {
     pub in_control_flow: bool,
     /// Preceded by `!` (exit status negated).
     pub negated: bool,
+    /// Read from `((…))` as nested subshells. POSIX sh (dash) runs `((rm -rf a))` as two
+    /// subshells, bash evaluates it as arithmetic and runs nothing: the command runs only if
+    /// the shell is not bash. Commands in substitutions inside `((…))` run in both readings
+    /// and are listed without this flag.
+    pub maybe_arithmetic: bool,
 }
 
 /// Returns the context of a construct nested one level inside `ctx` (never negated itself).
@@ -148,6 +153,15 @@ pub enum WordPart {
     Arithmetic {
         /// The raw text including delimiters.
         raw: String,
+    },
+    /// Quoted text whose value the guard cannot state: ANSI-C quoting whose bytes are not
+    /// UTF-8 (`$'\xff'`), or an escape whose meaning depends on the shell's version.
+    /// Always opaque.
+    Opaque {
+        /// The raw text of the quoted section.
+        raw: String,
+        /// Why it is opaque (a short static text).
+        reason: &'static str,
     },
 }
 

@@ -172,6 +172,7 @@ fn expand_parts(parts: &[WordPart], limit: usize, depth: u32) -> Result<Vec<Acc>
             WordPart::CommandSubstitution { .. } => return Err("command substitution"),
             WordPart::ProcessSubstitution { .. } => return Err("process substitution"),
             WordPart::Arithmetic { .. } => return Err("arithmetic expansion"),
+            WordPart::Opaque { reason, .. } => return Err(reason),
         }
     }
     Ok(fields)

@@ -7,7 +7,7 @@
 
 mod del_rd;
 
-use agent_guard_lex::{Script, Separator, SimpleCommand};
+use agent_guard_lex::{Script, SimpleCommand};
 use agent_guard_types::{Dialect, OpSpec};
 
 use crate::Classification;
@@ -57,11 +57,12 @@ fn command(
             continue;
         };
         let Some(text) = head.literal().map(str::to_owned) else {
-            return windows::opaque_if_line_smells(
-                line,
+            // `%CMD% /s /q x`, `call %X%`: whatever runs is unknown.
+            return vec![windows::unknown(
+                "<opaque>",
                 Dialect::Cmd,
                 "command name is not literal",
-            );
+            )];
         };
         if toks.len() == 1 && windows::program_name(&text) == "call" {
             start += 1;
@@ -89,7 +90,7 @@ fn command(
             args: &args,
             nesting: line.nesting,
             dialect: Dialect::Cmd,
-            piped: command.separator == Separator::Pipe,
+            piped: windows::stdin_stream(command),
         };
         let hop = hosts::run(call, &mut || line.smells());
         if hop.changes_cwd {
@@ -114,16 +115,15 @@ fn command(
             windows::runner(text, Dialect::Cmd)
         }
         "rm" | "remove-item" | "ri" => vec![windows::mismatch(&name, Dialect::Cmd)],
-        _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::interpreter(
-            lang,
-            &args,
-            line.source,
-            command.separator == Separator::Pipe,
-            Dialect::Cmd,
-        ),
-        _ if POSIX_SHELLS.contains(&name.as_str()) => {
-            windows::opaque_if_smelly(text, Dialect::Cmd, "a POSIX shell runs the script")
+        _ if let Some(lang) = crate::inline_code::interpreter(&name) => {
+            windows::interpreter(lang, &args, windows::stdin_stream(command), Dialect::Cmd)
         }
+        _ if POSIX_SHELLS.contains(&name.as_str()) => {
+            windows::posix_shell(text, windows::stdin_stream(command), Dialect::Cmd)
+        }
+        "forfiles" => windows::later::forfiles(&args, line.nesting, Dialect::Cmd),
+        "doskey" => windows::later::doskey(command, line.source, line.nesting),
+        "set" => windows::later::set(&args, Dialect::Cmd),
         _ if glued_deleter(&head_text) => vec![windows::unknown(
             &name,
             Dialect::Cmd,

@@ -17,8 +17,9 @@ const OPTS: &[Opt] = &[
     Opt::value("exclude", Some('e'), Some("exclude")),
 ];
 
-/// Parses the arguments after `git clean`.
-pub(super) fn parse(args: &[Arg]) -> agent_guard_types::OpSpec {
+/// Parses the arguments after `git clean`. `require_force_off`: the line set
+/// `clean.requireForce` to false before, so no `-f` is needed.
+pub(super) fn parse(args: &[Arg], require_force_off: bool) -> agent_guard_types::OpSpec {
     let mut op = git_op(OpKind::GitClean);
     let mut forces = 0;
     let (items, _) = getopt::parse(args, OPTS, Order::Permute);
@@ -57,6 +58,10 @@ pub(super) fn parse(args: &[Arg]) -> agent_guard_types::OpSpec {
     op.force = forces > 0;
     if forces > 1 {
         op.mark_undeterminable("git clean -ff also removes nested repositories");
+    }
+    if !op.force && !op.dry_run && require_force_off {
+        op.force = true;
+        op.note("clean.requireForce is false: git clean deletes without -f");
     }
     if !op.force && !op.dry_run {
         // git refuses to clean without -f (clean.requireForce defaults to true).

@@ -32,7 +32,7 @@ const CHECKOUT: &[Opt] = &[
     Opt::flag("n", Some('q'), Some("quiet")),
     Opt::flag("force", Some('f'), Some("force")),
     Opt::value("branch", Some('b'), None),
-    Opt::value("branch", Some('B'), None),
+    Opt::value("force-branch", Some('B'), None),
     Opt::value("branch", None, Some("orphan")),
     Opt::flag("n", None, Some("detach")),
     Opt::optional("n", Some('t'), Some("track")),
@@ -63,7 +63,7 @@ const SWITCH: &[Opt] = &[
     Opt::flag("force", Some('f'), Some("force")),
     Opt::flag("force", None, Some("discard-changes")),
     Opt::value("n", Some('c'), Some("create")),
-    Opt::value("n", Some('C'), Some("force-create")),
+    Opt::value("force-branch", Some('C'), Some("force-create")),
     Opt::flag("n", Some('d'), Some("detach")),
     Opt::flag("n", None, Some("guess")),
     Opt::flag("n", None, Some("no-guess")),
@@ -179,6 +179,10 @@ pub(super) fn checkout(args: &[Arg]) -> Option<OpSpec> {
         op.targets = paths.iter().map(pathspec).collect();
         return Some(op);
     }
+    if let Some(name) = forced_branch(before, CHECKOUT) {
+        // `-B NAME` resets NAME if it exists (local changes are kept or refused).
+        return Some(name);
+    }
     if flags.contains(&"branch") {
         // Creating a branch keeps local changes (or refuses).
         return None;
@@ -212,8 +216,25 @@ pub(super) fn checkout(args: &[Arg]) -> Option<OpSpec> {
     Some(op)
 }
 
-/// `git switch -f` / `--discard-changes`.
+/// The branch a forcing option (`checkout -B NAME`, `switch -C NAME`) resets, as a
+/// branch-keeping op.
+fn forced_branch(args: &[Arg], opts: &[Opt]) -> Option<OpSpec> {
+    let (items, _) = getopt::parse(args, opts, Order::Permute);
+    items.into_iter().find_map(|item| match item {
+        Item::Opt {
+            name: "force-branch",
+            value,
+            attached,
+        } => super::history::forced_branch(value, attached),
+        _ => None,
+    })
+}
+
+/// `git switch -f` / `--discard-changes`; `-C NAME` resets a branch.
 pub(super) fn switch(args: &[Arg]) -> Option<OpSpec> {
+    if let Some(op) = forced_branch(args, SWITCH) {
+        return Some(op);
+    }
     let mut op = git_op(OpKind::GitDiscard);
     let (flags, _) = scan(args, SWITCH, &mut op, Order::Permute);
     (flags.contains(&"force") || op.undeterminable).then(|| {
@@ -237,6 +258,100 @@ pub(super) fn rm(args: &[Arg]) -> Option<OpSpec> {
         op.mark_undeterminable("pathspecs read from a file");
     }
     op.targets = operands.into_iter().map(pathspec).collect();
+    Some(op)
+}
+
+const READ_TREE: &[Opt] = &[
+    Opt::flag("m", Some('m'), None),
+    Opt::flag("reset", None, Some("reset")),
+    Opt::flag("u", Some('u'), None),
+    Opt::flag("n", Some('i'), None),
+    Opt::flag("dry-run", Some('n'), Some("dry-run")),
+    Opt::flag("n", Some('v'), None),
+    Opt::flag("n", Some('q'), None),
+    Opt::flag("n", None, Some("trivial")),
+    Opt::flag("n", None, Some("aggressive")),
+    Opt::value("prefix", None, Some("prefix")),
+    Opt::value("n", None, Some("index-output")),
+    Opt::flag("n", None, Some("no-sparse-checkout")),
+    Opt::flag("empty", None, Some("empty")),
+    Opt::flag("n", None, Some("recurse-submodules")),
+    Opt::flag("n", None, Some("no-recurse-submodules")),
+];
+
+/// `git read-tree -u --reset TREE` replaces the work tree with TREE, local changes and
+/// colliding untracked files included, like `git reset --hard TREE` without moving `HEAD`:
+/// the hard-reset kind, whose preflight checks the collisions. `read-tree -m -u` merges
+/// into the work tree (git refuses to lose local changes there, but a snapshot costs
+/// nothing): a discard. Without `-u` only the index changes.
+pub(super) fn read_tree(args: &[Arg], wrapped: bool) -> Option<OpSpec> {
+    let mut op = git_op(OpKind::GitDiscard);
+    let (flags, trees) = scan(args, READ_TREE, &mut op, Order::Permute);
+    if !flags.contains(&"u") || flags.contains(&"dry-run") {
+        return None;
+    }
+    let reset = flags.contains(&"reset");
+    if !reset && !flags.contains(&"m") {
+        return None;
+    }
+    if flags.contains(&"prefix") || flags.contains(&"empty") {
+        op.mark_undeterminable("git read-tree with --prefix or --empty");
+    }
+    if reset {
+        let mut hard = git_op(OpKind::GitResetHard);
+        hard.notes = op.notes;
+        hard.undeterminable = op.undeterminable;
+        hard.note("git read-tree -u --reset replaces the work tree like git reset --hard");
+        hard.targets = trees.iter().map(|a| a.target()).collect();
+        if hard.targets.len() != 1 || hard.targets.iter().any(|t| t.opaque.is_some()) {
+            hard.mark_undeterminable("git read-tree --reset needs one literal tree");
+        }
+        if wrapped {
+            hard.mark_undeterminable(
+                "wrappers or assignments may change the git context of a hard reset",
+            );
+        }
+        return Some(hard);
+    }
+    op.note("git read-tree -m -u merges trees into the work tree");
+    Some(op)
+}
+
+const CHECKOUT_INDEX: &[Opt] = &[
+    Opt::flag("force", Some('f'), Some("force")),
+    Opt::flag("all", Some('a'), Some("all")),
+    Opt::flag("n", Some('u'), Some("index")),
+    Opt::flag("n", Some('q'), Some("quiet")),
+    Opt::flag("n", Some('n'), Some("no-create")),
+    Opt::flag("temp", None, Some("temp")),
+    Opt::flag("stdin", None, Some("stdin")),
+    Opt::flag("n", Some('z'), None),
+    Opt::flag("n", None, Some("ignore-skip-worktree-bits")),
+    Opt::value("prefix", None, Some("prefix")),
+    Opt::value("n", None, Some("stage")),
+];
+
+/// `git checkout-index -f [-a | PATH…]` overwrites work-tree files with the index version:
+/// a discard of those paths (all of them with `-a`). Without `-f` existing files are kept.
+pub(super) fn checkout_index(args: &[Arg]) -> Option<OpSpec> {
+    let mut op = git_op(OpKind::GitDiscard);
+    let (flags, paths) = scan(args, CHECKOUT_INDEX, &mut op, Order::Permute);
+    if !flags.contains(&"force") || flags.contains(&"temp") {
+        return None;
+    }
+    if flags.contains(&"stdin") {
+        op.mark_undeterminable("paths read from stdin");
+    }
+    if flags.contains(&"prefix") {
+        op.mark_undeterminable("git checkout-index --prefix writes elsewhere");
+    }
+    if !flags.contains(&"all") {
+        if paths.is_empty() && !op.undeterminable {
+            return None;
+        }
+        op.targets = paths.into_iter().map(pathspec).collect();
+    }
+    op.note("git checkout-index -f overwrites work-tree files with the index");
     Some(op)
 }
 
@@ -272,6 +387,32 @@ mod tests {
         assert!(git("checkout README.md").is_some());
         assert!(git("checkout -p").unwrap().undeterminable);
         assert!(git("checkout -- '*.py'").unwrap().targets[0].glob);
+    }
+
+    #[test]
+    fn plumbing_that_discards() {
+        use agent_guard_types::OpKind;
+        let o = git("read-tree -u --reset HEAD").unwrap();
+        assert_eq!(o.kind, OpKind::GitResetHard);
+        assert!(!o.undeterminable);
+        assert_eq!(o.targets[0].text, "HEAD");
+        assert!(git("read-tree --reset -u a b").unwrap().undeterminable);
+        assert_eq!(
+            git("read-tree -m -u HEAD").unwrap().kind,
+            OpKind::GitDiscard
+        );
+        assert!(git("read-tree HEAD").is_none());
+        assert!(git("read-tree --reset HEAD").is_none());
+        assert!(git("read-tree -n -u --reset HEAD").is_none());
+        let o = git("checkout-index -a -f").unwrap();
+        assert_eq!(o.kind, OpKind::GitDiscard);
+        assert!(o.targets.is_empty());
+        let o = git("checkout-index -f -- src/a.py").unwrap();
+        assert_eq!(o.targets[0].text, "src/a.py");
+        assert!(git("checkout-index -a").is_none());
+        assert!(git("checkout-index -f --temp a").is_none());
+        assert!(git("update-index --force-remove a").is_none());
+        assert!(git("rm -r --cached dir").is_none());
     }
 
     #[test]

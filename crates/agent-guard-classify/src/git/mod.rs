@@ -5,11 +5,15 @@
 //! the guard would judge the wrong tree.
 
 mod clean;
+mod config;
 mod discard;
+mod history;
 mod push;
 mod refs;
 mod reset;
 mod worktree;
+
+pub(crate) use config::{Disarmed, Program};
 
 use agent_guard_types::{Dialect, OpKind, OpSpec};
 
@@ -28,6 +32,17 @@ const DESTRUCTIVE: &[&str] = &[
     "branch",
     "worktree",
     "submodule",
+    "read-tree",
+    "checkout-index",
+    "update-ref",
+    "tag",
+    "reflog",
+    "gc",
+    "prune",
+    "repack",
+    "symbolic-ref",
+    "filter-repo",
+    "config",
 ];
 
 /// Environment variables that do not change which repository or tree git acts on.
@@ -52,6 +67,8 @@ pub(crate) struct GitContext {
     pub wrapped: bool,
     /// An assignment sets a `GIT_*` variable that changes the repository or tree.
     pub context_env: bool,
+    /// Safety settings switched off earlier on the line.
+    pub disarmed: Disarmed,
 }
 
 /// Returns `true` if assigning `name` changes which repository or tree git acts on.
@@ -59,13 +76,36 @@ pub(crate) fn is_context_env(name: &str) -> bool {
     name.starts_with("GIT_") && !HARMLESS_ENV_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
-/// Parses the arguments after `git`. `None` when the subcommand destroys nothing.
-pub(crate) fn parse(args: &[Arg], context: GitContext) -> Option<OpSpec> {
+/// Everything a git invocation does that the guard judges.
+#[derive(Debug, Default)]
+pub(crate) struct Parsed {
+    /// The destructive op, if the subcommand destroys something.
+    pub(crate) op: Option<OpSpec>,
+    /// Programs its configuration runs or stores (`-c core.editor=…`, `git config alias.x`).
+    pub(crate) programs: Vec<Program>,
+    /// Safety settings it switches off for later commands (`git config clean.requireForce
+    /// false`).
+    pub(crate) disarms: Disarmed,
+}
+
+/// Parses the arguments after `git`: the op, the programs, the disarmed settings.
+pub(crate) fn run(args: &[Arg], context: GitContext) -> Parsed {
+    run_at(args, context, 0)
+}
+
+/// How many git aliases are expanded (git itself refuses alias loops).
+const MAX_ALIASES: u32 = 4;
+
+fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
+    let mut parsed = Parsed::default();
     let mut uncertain = context.context_env;
+    let mut aliases: Vec<(String, Option<String>)> = Vec::new();
+    let mut opaque_word = false;
     let mut index = 0;
     while let Some(arg) = args.get(index) {
         let Some(text) = arg.known() else {
             uncertain = true;
+            opaque_word = true;
             index += 1;
             continue;
         };
@@ -75,54 +115,223 @@ pub(crate) fn parse(args: &[Arg], context: GitContext) -> Option<OpSpec> {
         match global_option(text) {
             Global::Harmless => index += 1,
             Global::Context { takes_value } => {
-                uncertain = true;
+                // A `-c` setting the guard understands does not move the repository.
+                let understood = text.starts_with("-c")
+                    && (if text == "-c" {
+                        args.get(index + 1).and_then(Arg::known)
+                    } else {
+                        Some(&text[2..])
+                    })
+                    .is_some_and(|pair| config::understood(&config::pair(pair).0));
+                uncertain |= !understood;
+                if let Some(glued) = text.strip_prefix("-c") {
+                    let value = if glued.is_empty() {
+                        args.get(index + 1).map(Arg::known)
+                    } else {
+                        Some(Some(glued))
+                    };
+                    match value {
+                        Some(Some(pair)) => {
+                            config_pair(
+                                &config::pair(pair),
+                                &mut parsed,
+                                &mut aliases,
+                                &mut context,
+                            );
+                        }
+                        Some(None) => parsed.programs.push(Program {
+                            script: None,
+                            exact: false,
+                            repo_root: false,
+                            note: "git -c with a setting that is not literal".to_owned(),
+                        }),
+                        None => {}
+                    }
+                }
+                if text.starts_with("--config-env") {
+                    // `--config-env=KEY=VAR`: the value comes from the environment.
+                    let spec = text
+                        .split_once('=')
+                        .map(|(_, s)| s)
+                        .or_else(|| args.get(index + 1).and_then(Arg::known));
+                    if let Some((key, _)) = spec.and_then(|s| s.split_once('=')) {
+                        config_pair(
+                            &(key.to_owned(), None),
+                            &mut parsed,
+                            &mut aliases,
+                            &mut context,
+                        );
+                    }
+                }
                 index += 1 + usize::from(takes_value);
             }
-            Global::NoCommand => return None,
+            Global::NoCommand => return parsed,
             Global::Unknown => {
                 uncertain = true;
                 index += 1;
             }
         }
     }
+    let known_sub = |t: &str| DESTRUCTIVE.contains(&t) || aliases.iter().any(|(n, _)| n == t);
     if uncertain
         && args
             .get(index)
             .and_then(Arg::known)
-            .is_none_or(|t| !DESTRUCTIVE.contains(&t))
+            .is_none_or(|t| !known_sub(t))
     {
         // Context options of unknown arity: take the first destructive word as the subcommand.
-        index = args[index.min(args.len())..]
+        let Some(found) = args[index.min(args.len())..]
             .iter()
-            .position(|a| a.known().is_some_and(|t| DESTRUCTIVE.contains(&t)))
-            .map(|p| p + index)?;
+            .position(|a| a.known().is_some_and(known_sub))
+        else {
+            if opaque_word {
+                // `git $SUB -fdx`: the word that is not literal may be the subcommand.
+                let mut op = git_op(OpKind::Unknown);
+                op.mark_undeterminable("the git subcommand is not literal");
+                parsed.op = Some(op);
+            }
+            return parsed;
+        };
+        index += found;
     }
-    let sub = args.get(index)?.known()?;
+    let Some(sub_arg) = args.get(index) else {
+        return parsed;
+    };
+    let Some(sub) = sub_arg.known() else {
+        let mut op = git_op(OpKind::Unknown);
+        op.mark_undeterminable("the git subcommand is not literal");
+        parsed.op = Some(op);
+        return parsed;
+    };
     let rest = &args[index + 1..];
-    let mut op = match sub {
-        "clean" => Some(clean::parse(rest)),
+    if let Some((_, value)) = aliases.iter().rev().find(|(name, _)| name == sub) {
+        let context = GitContext {
+            context_env: context.context_env || uncertain,
+            ..context
+        };
+        alias(value.as_deref(), rest, context, depth, &mut parsed);
+        return parsed;
+    }
+    if sub == "config" {
+        for (key, value) in config::writes(rest) {
+            parsed.disarms = parsed
+                .disarms
+                .union(config::disarms(&key, value.as_deref()));
+            parsed
+                .programs
+                .extend(config::program(&key, value.as_deref(), true));
+        }
+        return parsed;
+    }
+    let op = match sub {
+        "clean" => Some(clean::parse(rest, context.disarmed.require_force)),
         "reset" => reset::parse(rest, context.wrapped),
         "restore" => discard::restore(rest),
         "checkout" => discard::checkout(rest),
         "switch" => discard::switch(rest),
         "rm" => discard::rm(rest),
+        "read-tree" => discard::read_tree(rest, context.wrapped),
+        "checkout-index" => discard::checkout_index(rest),
         "push" => push::parse(rest),
         "stash" => refs::stash(rest),
         "branch" => refs::branch(rest),
+        "update-ref" => history::update_ref(rest),
+        "tag" => history::tag(rest),
+        "reflog" => history::reflog(rest),
+        "gc" => history::gc(rest, context.disarmed),
+        "prune" => history::prune(rest),
+        "repack" => history::repack(rest),
+        "symbolic-ref" => history::symbolic_ref(rest),
+        "filter-repo" => history::filter_repo(rest),
         "worktree" => worktree::worktree(rest),
         "submodule" => worktree::submodule(rest),
         _ => None,
-    }?;
-    op.sub = Some(sub.to_owned());
-    if op.targets.iter().any(|t| t.opaque.is_some()) {
-        op.mark_undeterminable("a git argument is not literal");
+    };
+    parsed.op = op.map(|mut op| {
+        op.sub = Some(sub.to_owned());
+        if op.targets.iter().any(|t| t.opaque.is_some()) {
+            op.mark_undeterminable("a git argument is not literal");
+        }
+        if uncertain && op.kind != OpKind::Other {
+            op.mark_undeterminable(
+                "git global options or environment change the repository or work tree",
+            );
+        }
+        op
+    });
+    parsed
+}
+
+/// One `-c key=value` of this invocation: a program it may run, a safety it disarms for
+/// this command, or an alias it defines.
+fn config_pair(
+    (key, value): &(String, Option<String>),
+    parsed: &mut Parsed,
+    aliases: &mut Vec<(String, Option<String>)>,
+    context: &mut GitContext,
+) {
+    context.disarmed = context
+        .disarmed
+        .union(config::disarms(key, value.as_deref()));
+    if let Some(name) = key.strip_prefix("alias.").filter(|n| !n.is_empty()) {
+        aliases.push((name.to_owned(), value.clone()));
+        return;
     }
-    if uncertain && op.kind != OpKind::Other {
-        op.mark_undeterminable(
-            "git global options or environment change the repository or work tree",
-        );
+    parsed
+        .programs
+        .extend(config::program(key, value.as_deref(), false));
+}
+
+/// Runs an alias defined with `-c alias.NAME=VALUE` and invoked by this command: `!…` is a
+/// shell command (with the arguments appended, run from the top of the work tree), anything
+/// else is more git arguments.
+fn alias(value: Option<&str>, rest: &[Arg], context: GitContext, depth: u32, parsed: &mut Parsed) {
+    let note = "a git alias defined with -c runs this";
+    let Some(value) = value else {
+        parsed.programs.push(Program {
+            script: None,
+            exact: false,
+            repo_root: true,
+            note: "a git alias whose value is not literal".to_owned(),
+        });
+        return;
+    };
+    if let Some(shell) = value.strip_prefix('!') {
+        let extra: Option<Vec<String>> = rest
+            .iter()
+            .map(|a| a.known().map(|t| format!("'{}'", t.replace('\'', "'\\''"))))
+            .collect();
+        parsed.programs.push(Program {
+            script: extra.map(|extra| {
+                std::iter::once(shell.to_owned())
+                    .chain(extra)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }),
+            exact: true,
+            repo_root: true,
+            note: note.to_owned(),
+        });
+        return;
     }
-    Some(op)
+    if depth >= MAX_ALIASES {
+        let mut op = git_op(OpKind::Unknown);
+        op.mark_undeterminable("git aliases nested too deeply");
+        parsed.op = Some(op);
+        return;
+    }
+    // The alias's words, split as the shell would, then the command's own arguments.
+    let script = agent_guard_lex::posix::lex(value);
+    let mut expanded: Vec<Arg> = script
+        .commands
+        .first()
+        .map(|c| crate::args::expand_all(c, value))
+        .unwrap_or_default();
+    expanded.extend(rest.iter().cloned());
+    let inner = run_at(&expanded, context, depth + 1);
+    parsed.op = inner.op;
+    parsed.programs.extend(inner.programs);
+    parsed.disarms = parsed.disarms.union(inner.disarms);
 }
 
 /// Creates a git op of `kind`.
@@ -209,7 +418,7 @@ mod tests {
 
     pub(crate) fn git(line: &str) -> Option<OpSpec> {
         let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
-        parse(&args, GitContext::default())
+        run(&args, GitContext::default()).op
     }
 
     #[test]

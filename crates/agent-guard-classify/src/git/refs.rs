@@ -35,11 +35,12 @@ pub(super) fn stash(args: &[Arg]) -> Option<OpSpec> {
     Some(op)
 }
 
-/// `git branch -D <name>…`, `--delete --force`, and forced overwrites (`-f`, `-M`, `-C`).
+/// `git branch -D <name>…`, `--delete --force`, and forced overwrites (`-f NAME`,
+/// `-M`/`-C`, `-m -f`, `--move --force`, `--copy --force`).
 pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
     let mut delete = false;
     let mut force = false;
-    let mut overwrite = false;
+    let mut moves = false;
     let mut names = Vec::new();
     let mut options_done = false;
     for arg in args {
@@ -47,6 +48,7 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
             Some("--") if !options_done => options_done = true,
             Some("--delete") if !options_done => delete = true,
             Some("--force") if !options_done => force = true,
+            Some("--move" | "--copy") if !options_done => moves = true,
             Some(text) if !options_done && text.starts_with("--") => {}
             Some(text) if !options_done && text.starts_with('-') && text.len() > 1 => {
                 for letter in text[1..].chars() {
@@ -57,7 +59,11 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
                         }
                         'd' => delete = true,
                         'f' => force = true,
-                        'M' | 'C' => overwrite = true,
+                        'M' | 'C' => {
+                            moves = true;
+                            force = true;
+                        }
+                        'm' | 'c' => moves = true,
                         _ => {}
                     }
                 }
@@ -68,9 +74,9 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
     let mut op = git_op(OpKind::GitBranchDelete);
     if delete && force {
         op.targets = names.iter().map(|a| a.target()).collect();
-    } else if (overwrite || force) && !delete {
-        // `git branch -f name start` / `-M old new`: the branch that gets overwritten.
-        let overwritten = if overwrite {
+    } else if force && !delete {
+        // `git branch -f name start` / `-M old new` / `-M new`: the branch overwritten.
+        let overwritten = if moves {
             names.get(1).or(names.first())
         } else {
             names.first()
@@ -81,6 +87,7 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
             return None;
         }
     } else {
+        // `-d` refuses unmerged branches, `-m`/`-c` refuse to overwrite.
         return None;
     }
     if op.targets.iter().any(|t| t.opaque.is_some()) {
@@ -116,5 +123,14 @@ mod tests {
             "main"
         );
         assert_eq!(git("branch -M old new").unwrap().targets[0].text, "new");
+        assert_eq!(git("branch -m -f old new").unwrap().targets[0].text, "new");
+        assert_eq!(
+            git("branch --move --force old new").unwrap().targets[0].text,
+            "new"
+        );
+        assert_eq!(git("branch -c -f a b").unwrap().targets[0].text, "b");
+        assert_eq!(git("branch -C main").unwrap().targets[0].text, "main");
+        assert!(git("branch -m old new").is_none());
+        assert!(git("branch -c a b").is_none());
     }
 }

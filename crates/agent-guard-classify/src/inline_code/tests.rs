@@ -108,7 +108,12 @@ fn the_code_is_found_after_the_options() {
     );
     assert!(matches!(
         source(Lang::Python, &[s("tool.py"), s("-c"), s("X")]),
-        Source::Elsewhere
+        Source::File
+    ));
+    assert!(matches!(source(Lang::Python, &[None]), Source::OpaqueFile));
+    assert!(matches!(
+        source(Lang::Python, &[s("/dev/stdin")]),
+        Source::Stdin
     ));
     assert!(matches!(
         source(Lang::Python, &[s("-m"), s("http.server")]),
@@ -157,6 +162,14 @@ fn the_code_is_found_after_the_options() {
     );
     assert!(matches!(
         source(Lang::Deno, &[s("run"), s("x.ts")]),
+        Source::File
+    ));
+    assert!(matches!(
+        source(Lang::Deno, &[s("run"), s("-")]),
+        Source::Stdin
+    ));
+    assert!(matches!(
+        source(Lang::Python, &[s("-V")]),
         Source::Elsewhere
     ));
     assert!(matches!(source(Lang::Deno, &[]), Source::Elsewhere));

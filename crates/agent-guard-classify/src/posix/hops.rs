@@ -1,13 +1,17 @@
-//! Interpreter hops: `bash -c '…'`, `eval …`, `source f`, a program piped into a shell, and
-//! foreign shell hosts (`cmd`, `powershell`).
+//! Interpreter hops: `bash -c '…'`, `eval …`, `source f`, a program on a shell's stdin,
+//! command strings of wrappers (`su -c`, `watch`), and foreign shell hosts (`cmd`,
+//! `powershell`).
 //!
-//! A literal script is classified with the same pipeline (bounded depth). A script whose
-//! text is not known statically is an unknown destructive op if anything about it smells.
+//! A literal program is classified with the same pipeline (bounded depth). A program whose
+//! text is not literal, or that arrives through a pipe, a process substitution, a file or a
+//! descriptor, is an unknown op whatever the line says: what it runs cannot be known.
+//! A script *file* named literally (`bash build.sh`) stays out of scope unless its words
+//! smell (the reference's rule).
 
 use agent_guard_lex::{RedirectOp, Separator, SimpleCommand};
 use agent_guard_types::{Dialect, OpSpec};
 
-use super::{Line, command_text, nested};
+use super::{Call, Line, command_text, nested, nested_in};
 use crate::args::Arg;
 use crate::inline_code::{self, Invocation, Lang, Stdin};
 use crate::smell::smells;
@@ -16,30 +20,38 @@ use crate::smell::smells;
 const VALUED: &[char] = &['o', 'O'];
 const VALUED_LONG: &[&str] = &["--rcfile", "--init-file"];
 
-/// `sh`, `bash`, … with `-c SCRIPT`, a script file, or a program on stdin.
-pub(super) fn shell(
-    name: &str,
-    rest: &[Arg],
-    command: &SimpleCommand,
-    _index: usize,
-    line: &mut Line<'_>,
-) -> Vec<OpSpec> {
+/// Shells whose syntax is not sh's: what the POSIX rules read in their scripts may not be
+/// what they run, so a destructive op found there is undeterminable.
+const NOT_SH: &[&str] = &[
+    "csh", "tcsh", "fish", "nu", "nushell", "elvish", "xonsh", "rc", "es",
+];
+
+/// Returns `true` for a path through which a program reads a stream instead of a file:
+/// stdin, an inherited descriptor, a process substitution's `/dev/fd/N`, bash's sockets.
+pub(crate) fn is_channel(path: &str) -> bool {
+    path == "-"
+        || path == "/dev/stdin"
+        || path.starts_with("/dev/fd/")
+        || path.starts_with("/dev/tcp/")
+        || path.starts_with("/dev/udp/")
+        || (path.starts_with("/proc/") && path.contains("/fd/"))
+}
+
+/// An unknown op: the program that runs cannot be known.
+fn unknown(why: &str) -> Vec<OpSpec> {
+    vec![OpSpec::unknown("<opaque>", Dialect::Posix, why)]
+}
+
+/// `sh`, `bash`, `fish`, … with `-c SCRIPT`, a script file, or a program on stdin.
+pub(super) fn shell(name: &str, rest: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
     let mut dash_c = false;
     let mut no_exec = false;
-    let mut reads_stdin_flag = false;
+    let mut explicit_stdin = false;
     let mut index = 0;
-    let rest = if name == "busybox" {
-        // `busybox sh -c …`
-        match rest.first().and_then(Arg::known) {
-            Some("sh" | "ash" | "bash") => &rest[1..],
-            _ => return Vec::new(),
-        }
-    } else {
-        rest
-    };
     while let Some(arg) = rest.get(index) {
         let Some(text) = arg.known() else { break };
         if text == "--" || text == "-" {
+            explicit_stdin |= text == "-";
             index += 1;
             break;
         }
@@ -56,99 +68,182 @@ pub(super) fn shell(
         let letters = &text[1..];
         dash_c |= letters.contains('c');
         no_exec |= text.starts_with('-') && letters.contains('n');
-        reads_stdin_flag |= letters.contains('s');
+        explicit_stdin |= letters.contains('s');
         index += 1 + letters.chars().filter(|c| VALUED.contains(c)).count();
     }
     if no_exec {
         return Vec::new();
     }
-    if dash_c {
-        return match rest.get(index) {
+    // `xargs sh …`, `find -exec sh … {}`: more arguments come after the visible ones. They
+    // fill the script's position only when the argv ends before it.
+    let mut ops = if dash_c {
+        match rest.get(index) {
+            None if call.from_stdin => unknown("the shell -c script arrives on stdin"),
+            None => return Vec::new(),
             Some(script) => match script.known() {
                 Some(text) if !script.glob || script.quoted => {
-                    nested(text, line, "shell -c script")
+                    let stream = !matches!(
+                        stdin_source(call, line, false),
+                        StdinSource::Terminal | StdinSource::Empty
+                    );
+                    nested_in(text, line, "shell -c script", stream)
                 }
-                _ => opaque_if_line_smells(line, "shell -c script is not literal"),
+                _ => unknown("shell -c script is not literal"),
             },
-            None => Vec::new(),
-        };
+        }
+    } else if explicit_stdin {
+        stdin_program(call, line, true)
+    } else {
+        match rest.get(index) {
+            None if call.from_stdin => unknown("the shell's script names arrive on stdin"),
+            None => stdin_program(call, line, false),
+            Some(file) => match file.known() {
+                Some(path) if is_channel(path) => stdin_program(call, line, true),
+                // `bash build.sh`: the file's contents are out of scope unless the words smell.
+                Some(_) if !file.glob || file.quoted => opaque_if_smelly(
+                    command_text(call.command, line.source),
+                    "indirect shell execution",
+                ),
+                _ => unknown(
+                    "the shell's script is not a literal file (a variable, a process substitution)",
+                ),
+            },
+        }
+    };
+    if NOT_SH.contains(&name) {
+        for op in &mut ops {
+            op.mark_undeterminable(format!("{name}'s syntax is not sh's"));
+        }
     }
-    if rest.get(index).is_some() && !reads_stdin_flag {
-        // `bash script.sh`: the script's contents are out of scope unless the words smell.
-        let text = command_text(command, line.source);
-        return opaque_if_smelly(text, "indirect shell execution");
-    }
-    stdin_program(command, line)
+    ops
 }
 
-/// A shell reading its program from stdin: a heredoc, a here-string, or a pipe.
-fn stdin_program(command: &SimpleCommand, line: &mut Line<'_>) -> Vec<OpSpec> {
-    for redirect in &command.redirects {
+/// Where a program read from stdin comes from.
+enum StdinSource {
+    /// A literal heredoc or here-string.
+    Literal(String),
+    /// A heredoc or here-string with expansions: its text is only known when it runs.
+    Expanded,
+    /// A pipe, a file, a descriptor, a process substitution.
+    Stream(&'static str),
+    /// `< /dev/null`: an empty program.
+    Empty,
+    /// Nothing redirected at top level: the terminal.
+    Terminal,
+}
+
+/// What the command's stdin is. `explicit`: the program asked for stdin (`-s`, `-`,
+/// `/dev/stdin`), so an unredirected stdin is a stream the guard cannot see too.
+fn stdin_source(call: Call<'_>, line: &Line<'_>, explicit: bool) -> StdinSource {
+    for redirect in call.command.redirects.iter().rev() {
+        if redirect.fd.is_some_and(|fd| fd != 0) {
+            continue;
+        }
         match (redirect.op, &redirect.heredoc, &redirect.target) {
             (RedirectOp::HereDoc | RedirectOp::HereDocStrip, Some(doc), _) => {
-                if doc.quoted || !doc.body.contains(['$', '`']) {
-                    return nested(&doc.body, line, "heredoc program");
-                }
-                return opaque_if_smelly(&doc.body, "heredoc program has expansions");
+                return if doc.quoted || !doc.body.contains(['$', '`']) {
+                    StdinSource::Literal(doc.body.clone())
+                } else {
+                    StdinSource::Expanded
+                };
             }
             (RedirectOp::HereString, _, Some(word)) => {
                 return match word.literal_text() {
-                    Some(text) => nested(&text, line, "here-string program"),
-                    None => opaque_if_smelly(
-                        word.raw(line.source),
-                        "here-string program is not literal",
-                    ),
+                    Some(text) => StdinSource::Literal(text),
+                    None => StdinSource::Expanded,
                 };
             }
-            (RedirectOp::In, _, _) => {
-                let text = command_text(command, line.source);
-                return opaque_if_smelly(text, "shell program read from a file");
+            (RedirectOp::In, _, Some(word))
+                if word.literal_text().as_deref() == Some("/dev/null") =>
+            {
+                return StdinSource::Empty;
             }
+            (RedirectOp::In | RedirectOp::ReadWrite, _, _) => {
+                return StdinSource::Stream("read from a file");
+            }
+            (RedirectOp::DupIn, _, _) => return StdinSource::Stream("read from a descriptor"),
             _ => {}
         }
     }
-    if matches!(command.separator, Separator::Pipe | Separator::PipeAll) && line.smells() {
-        return vec![OpSpec::unknown(
-            "<opaque>",
-            Dialect::Posix,
-            "shell program arrives via stdin",
-        )];
+    if matches!(call.command.separator, Separator::Pipe | Separator::PipeAll) {
+        return StdinSource::Stream("piped in");
     }
-    Vec::new()
+    if explicit || call.command.context.depth > 0 || line.stdin_stream {
+        // Inside a group, subshell or loop, stdin may be a pipe into the construct.
+        return StdinSource::Stream("read from stdin");
+    }
+    StdinSource::Terminal
 }
 
-/// `python -c …`, `node -e …`, a heredoc fed to `python3 -`…: see [`crate::inline_code`].
+/// A shell reading its program from stdin.
+fn stdin_program(call: Call<'_>, line: &mut Line<'_>, explicit: bool) -> Vec<OpSpec> {
+    match stdin_source(call, line, explicit) {
+        StdinSource::Literal(text) => nested(&text, line, "stdin program"),
+        StdinSource::Expanded => unknown("the shell's program on stdin has expansions"),
+        StdinSource::Stream(how) => unknown(&format!("the shell's program is {how}")),
+        StdinSource::Empty | StdinSource::Terminal => Vec::new(),
+    }
+}
+
+/// A wrapper's command string (`su -c`, `flock -c`, `script -c`, `watch`, `sg`).
+pub(super) fn command_string(script: Option<&str>, wrapper: &str, line: &Line<'_>) -> Vec<OpSpec> {
+    match script {
+        Some(text) => nested(text, line, &format!("{wrapper} command string")),
+        None => unknown(&format!("the {wrapper} command string is not literal")),
+    }
+}
+
+/// A program stored or run by something else (a git alias, `core.editor`, a trap): its
+/// ops, undeterminable unless it runs exactly as written (`exact`).
+pub(super) fn program(
+    script: Option<&str>,
+    note: &str,
+    exact: bool,
+    line: &Line<'_>,
+) -> Vec<OpSpec> {
+    let Some(text) = script else {
+        return unknown(note);
+    };
+    let mut ops = nested(text, line, note);
+    if !exact {
+        for op in &mut ops {
+            op.mark_undeterminable(note);
+        }
+    }
+    ops
+}
+
+/// `python -c …`, `node -e …`, a heredoc or a pipe fed to `python3 -`…: see
+/// [`crate::inline_code`].
 pub(super) fn interpreter(
     lang: Lang,
     rest: &[Arg],
-    command: &SimpleCommand,
+    call: Call<'_>,
     line: &Line<'_>,
 ) -> Vec<OpSpec> {
-    let args: Vec<Option<&str>> = rest.iter().map(Arg::known).collect();
-    let mut here_string = None;
-    let mut stdin = Stdin::Unseen;
-    for redirect in &command.redirects {
-        match (redirect.op, &redirect.heredoc, &redirect.target) {
-            (RedirectOp::HereDoc | RedirectOp::HereDocStrip, Some(doc), _) => {
-                stdin = Stdin::Text(&doc.body);
-            }
-            (RedirectOp::HereString, _, Some(word)) => {
-                here_string = Some(word.raw(line.source));
-            }
-            _ => {}
+    // Arguments from stdin (`xargs python3`) come after the visible ones.
+    let args: Vec<Option<&str>> = rest
+        .iter()
+        .map(Arg::known)
+        .chain(call.from_stdin.then_some(None))
+        .collect();
+    let channel_named = rest
+        .iter()
+        .filter_map(Arg::known)
+        .any(|t| is_channel(t) && t != "-");
+    let body;
+    let stdin = match stdin_source(call, line, channel_named) {
+        StdinSource::Literal(text) => {
+            body = text;
+            Stdin::Text(&body)
         }
-    }
-    if let Some(text) = here_string {
-        stdin = Stdin::Text(text);
-    } else if matches!(stdin, Stdin::Unseen)
-        && matches!(command.separator, Separator::Pipe | Separator::PipeAll)
-    {
-        stdin = Stdin::Pipe(line.source);
-    }
+        StdinSource::Expanded => Stdin::Unknown("a heredoc with expansions"),
+        StdinSource::Stream(how) => Stdin::Unknown(how),
+        StdinSource::Empty | StdinSource::Terminal => Stdin::Unseen,
+    };
     inline_code::classify(Invocation {
         lang,
         args: &args,
-        line: line.source,
         stdin,
         dialect: Dialect::Posix,
     })
@@ -161,23 +256,49 @@ pub(super) fn eval(rest: &[Arg], line: &mut Line<'_>) -> Vec<OpSpec> {
         Some(words) if rest.iter().all(|a| !a.glob || a.quoted) => {
             nested(&words.join(" "), line, "eval")
         }
-        _ => {
-            if line.smells() {
-                vec![OpSpec::unknown(
-                    "<opaque>",
-                    Dialect::Posix,
-                    "eval of a value that is not literal",
-                )]
-            } else {
-                Vec::new()
-            }
-        }
+        _ => unknown("eval of a value that is not literal"),
     }
 }
 
-/// `source FILE` / `. FILE`: the file's contents are unknown.
-pub(super) fn source(command: &SimpleCommand, line: &mut Line<'_>) -> Vec<OpSpec> {
-    opaque_if_smelly(command_text(command, line.source), "sourced script")
+/// `source FILE` / `. FILE`: a literal file's contents are out of scope; a name that is not
+/// literal, or a stream (`<(…)`, `/dev/stdin`, `/dev/fd/3`), is an unknown program.
+pub(super) fn source(rest: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
+    let Some(file) = rest.first() else {
+        return if call.from_stdin {
+            unknown("the sourced file's name arrives on stdin")
+        } else {
+            Vec::new()
+        };
+    };
+    match file.known() {
+        Some(path) if is_channel(path) => stdin_program(call, line, true),
+        Some(_) if !file.glob || file.quoted => {
+            opaque_if_smelly(command_text(call.command, line.source), "sourced script")
+        }
+        _ => unknown("the sourced file is not literal (a variable, a process substitution)"),
+    }
+}
+
+/// `at TIME`, `batch`: the job is a program read from stdin (or `-f FILE`), run later.
+pub(super) fn at(rest: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
+    let mut index = 0;
+    while let Some(text) = rest.get(index).and_then(Arg::known) {
+        match text {
+            "-l" | "-r" | "-d" | "-c" | "-V" | "-h" => return Vec::new(),
+            "-f" => {
+                return opaque_if_smelly(command_text(call.command, line.source), "an at job file");
+            }
+            "-q" | "-t" => index += 2,
+            _ if text.starts_with('-') => index += 1,
+            _ => break,
+        }
+    }
+    let note = "at runs the job later";
+    match stdin_source(call, line, false) {
+        StdinSource::Literal(text) => program(Some(&text), note, false, line),
+        StdinSource::Expanded | StdinSource::Stream(_) => unknown("the at job is not literal"),
+        StdinSource::Empty | StdinSource::Terminal => Vec::new(),
+    }
 }
 
 /// `cmd /c …`, `powershell -Command …` typed into a POSIX shell (Git Bash, WSL): a literal
@@ -199,27 +320,34 @@ pub(super) fn foreign_host(
             tail: None,
         })
         .collect();
+    let redirected = command.redirects.iter().any(|r| {
+        matches!(
+            r.op,
+            RedirectOp::In
+                | RedirectOp::DupIn
+                | RedirectOp::HereDoc
+                | RedirectOp::HereDocStrip
+                | RedirectOp::HereString
+        )
+    });
+    // Inside a group or subshell, stdin may be a pipe into the construct.
+    let piped = matches!(command.separator, Separator::Pipe | Separator::PipeAll)
+        || redirected
+        || command.context.depth > 0
+        || line.stdin_stream;
     let call = crate::hosts::Call {
         program: name,
         args: &args,
         nesting: line.nesting,
         dialect: Dialect::Posix,
-        piped: matches!(command.separator, Separator::Pipe | Separator::PipeAll),
+        piped,
     };
     crate::hosts::run(call, &mut || line.smells()).ops
 }
 
-fn opaque_if_line_smells(line: &mut Line<'_>, why: &str) -> Vec<OpSpec> {
-    if line.smells() {
-        vec![OpSpec::unknown("<opaque>", Dialect::Posix, why)]
-    } else {
-        Vec::new()
-    }
-}
-
 fn opaque_if_smelly(text: &str, why: &str) -> Vec<OpSpec> {
     if smells(text) {
-        vec![OpSpec::unknown("<opaque>", Dialect::Posix, why)]
+        unknown(why)
     } else {
         Vec::new()
     }

@@ -1,23 +1,43 @@
 //! The POSIX front end: lex the line, then classify each simple command.
+//!
+//! A command is peeled of its wrappers (`sudo`, `env`, `flock`, `busybox`, …), then judged
+//! by its name. Programs that run their arguments (`find -exec`, `parallel`, `sh -c`,
+//! `eval`) have that argv or script classified with the same rules; strings that run later
+//! (`trap`, `alias`, `GIT_EDITOR=…`) are classified where they are defined.
 
 mod hops;
+mod later;
 mod prepass;
+mod runs;
 
 use agent_guard_lex::{Script, SimpleCommand, posix};
 use agent_guard_types::{Dialect, OpKind, OpSpec};
 
 use crate::args::{Arg, basename, expand_all};
-use crate::git::{self, GitContext};
+use crate::git::{self, Disarmed, GitContext};
 use crate::shapes::Positions;
 use crate::smell::smells;
 use crate::wrappers::{self, Unwrap};
-use crate::{Classification, find, fs_delete, windows_verbs};
+use crate::{Classification, fs_delete, windows_verbs};
 
 /// How deep `bash -c '…'` / `eval` scripts are followed before giving up.
 pub(crate) const MAX_NESTING: u32 = 4;
 
+/// Why an op of the sh reading of `((…))` is undeterminable.
+const MAYBE_ARITHMETIC: &str =
+    "`((…))` runs this in POSIX sh (nested subshells) and nothing in bash (arithmetic)";
+
+/// Why a command whose name is not literal is an unknown op.
+const NAME_NOT_LITERAL: &str = "command name is not literal";
+
 /// Classifies POSIX shell text.
 pub(crate) fn classify(text: &str, nesting: u32) -> Classification {
+    classify_in(text, nesting, false)
+}
+
+/// Classifies POSIX shell text whose stdin is a stream (`curl … | bash -c 'sh'`) when
+/// `stdin_stream` is set: a shell in it that reads stdin reads that stream.
+fn classify_in(text: &str, nesting: u32, stdin_stream: bool) -> Classification {
     let text = match prepass::windows_backslashes(text) {
         Ok(text) => text,
         Err(note) => return Classification::unparseable(Dialect::Posix, note),
@@ -26,23 +46,44 @@ pub(crate) fn classify(text: &str, nesting: u32) -> Classification {
     if let Some(error) = &script.error {
         return Classification::lex_failed(&script, error, &text, Dialect::Posix);
     }
-    classify_script(&script, &text, nesting)
+    classify_script(&script, &text, nesting, stdin_stream)
 }
 
 /// Classifies an already-lexed script.
-fn classify_script(script: &Script, source: &str, nesting: u32) -> Classification {
+fn classify_script(
+    script: &Script,
+    source: &str,
+    nesting: u32,
+    stdin_stream: bool,
+) -> Classification {
     let mut ops = Vec::new();
     let mut positions = Positions::default();
     let mut line = Line {
         source,
         nesting,
         smells: None,
+        git: Disarmed::default(),
+        deferred: Vec::new(),
+        stdin_stream,
     };
     for (index, command) in script.commands.iter().enumerate() {
         for mut op in classify_command(command, index, &mut line, &mut positions) {
             crate::place(&mut op, index, command);
+            if command.context.maybe_arithmetic && op.kind != OpKind::Unknown {
+                op.mark_undeterminable(MAYBE_ARITHMETIC);
+            }
             ops.push(op);
         }
+    }
+    // A trap action runs when the shell exits or gets the signal: after every command of the
+    // line, so a `cd` anywhere before the end changes its targets (F1).
+    let end = script.commands.len();
+    for (mut op, index) in std::mem::take(&mut line.deferred) {
+        if let Some(command) = script.commands.get(index) {
+            crate::place(&mut op, index, command);
+        }
+        op.segment_index = end;
+        ops.push(op);
     }
     Classification::of_ops(ops, &positions, script)
 }
@@ -52,6 +93,13 @@ pub(crate) struct Line<'a> {
     source: &'a str,
     nesting: u32,
     smells: Option<bool>,
+    /// git safety settings an earlier command of the line switched off
+    /// (`git config clean.requireForce false`).
+    git: Disarmed,
+    /// Ops of `trap` actions, with the index of the `trap` command: they run last.
+    deferred: Vec<(OpSpec, usize)>,
+    /// The line's stdin is a stream the guard cannot see (it is a nested script).
+    stdin_stream: bool,
 }
 
 impl Line<'_> {
@@ -61,25 +109,74 @@ impl Line<'_> {
     }
 }
 
+/// What surrounds one argv being classified.
+#[derive(Clone, Copy)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts about where an argv comes from, not a state machine"
+)]
+struct Call<'c> {
+    /// The simple command the argv belongs to (its redirections and separator).
+    command: &'c SimpleCommand,
+    /// The command's index in the line.
+    index: usize,
+    /// Reached through wrappers or leading assignments.
+    wrapped: bool,
+    /// An assignment sets a `GIT_*` variable that changes the repository or tree.
+    context_env: bool,
+    /// The argv gets arguments the guard cannot see (`xargs`, `find -exec … {}`).
+    from_stdin: bool,
+    /// The argv is the command's own words (not one built by `find -exec` or `parallel`),
+    /// so its name counts for the line's shapes.
+    own: bool,
+}
+
 fn classify_command(
     command: &SimpleCommand,
     index: usize,
     line: &mut Line<'_>,
     positions: &mut Positions,
 ) -> Vec<OpSpec> {
+    // The sh reading of `((…))` runs nothing in bash: it does not shape the line.
+    let mut scratch = Positions::default();
+    let positions = if command.context.maybe_arithmetic {
+        &mut scratch
+    } else {
+        positions
+    };
     positions.note_redirects(command, index, line.source);
     let args = expand_all(command, line.source);
-    let mut wrapped = !command.assignments.is_empty();
-    let mut context_env = command
+    let context_env = command
         .assignments
         .iter()
         .filter_map(agent_guard_lex::Word::literal_text)
         .any(|t| wrappers::assignment_name(&t).is_some_and(git::is_context_env));
-    let unwrapped = match wrappers::unwrap(&args) {
-        Unwrap::Command(u) => u,
+    let mut ops = later::assignments(command, line);
+    let call = Call {
+        command,
+        index,
+        wrapped: !command.assignments.is_empty(),
+        context_env,
+        from_stdin: false,
+        own: true,
+    };
+    ops.extend(run(&args, call, line, positions));
+    ops
+}
+
+/// Classifies one argv: peels wrappers, then judges the command by its name.
+fn run(
+    args: &[Arg],
+    call: Call<'_>,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
+    let (unwrapped, script) = match wrappers::unwrap(args) {
+        Unwrap::Command(u) => (u, None),
+        Unwrap::Script(u, script) => (u, Some(script)),
         Unwrap::NoCommand => return Vec::new(),
         Unwrap::Ambiguous(reason) => {
-            let text = command_text(command, line.source);
+            let text = command_text(call.command, line.source);
             return if smells(text) {
                 vec![OpSpec::unknown("<opaque>", Dialect::Posix, reason)]
             } else {
@@ -87,58 +184,98 @@ fn classify_command(
             };
         }
     };
-    wrapped |= !unwrapped.wrappers.is_empty();
-    context_env |= unwrapped.assigned.iter().any(|n| git::is_context_env(n));
-    let Some(name_arg) = args.get(unwrapped.start) else {
-        return Vec::new();
-    };
-    let rest = &args[unwrapped.start + 1..];
-    let Some(name) = name_arg.known() else {
-        return if line.smells() {
-            vec![OpSpec::unknown(
-                "<opaque>",
-                Dialect::Posix,
-                "command name is not literal",
-            )]
-        } else {
-            Vec::new()
+    let wrapped = call.wrapped || !unwrapped.wrappers.is_empty();
+    let from_stdin = call.from_stdin || unwrapped.from_stdin;
+    let mut ops = later::wrapper_assignments(args, &unwrapped.assignment_args, line);
+    let mut found = if let Some(script) = script {
+        let runner = unwrapped.wrappers.last().copied().unwrap_or("a wrapper");
+        hops::command_string(script.as_deref(), runner, line)
+    } else {
+        let Some(name_arg) = args.get(unwrapped.start) else {
+            return ops;
         };
+        let call = Call {
+            wrapped,
+            from_stdin,
+            context_env: call.context_env
+                || unwrapped.assigned.iter().any(|n| git::is_context_env(n)),
+            ..call
+        };
+        named(
+            name_arg,
+            &args[unwrapped.start + 1..],
+            call,
+            line,
+            positions,
+        )
+    };
+    for op in &mut found {
+        op.wrapped |= wrapped;
+        if from_stdin && op.kind != OpKind::Unknown {
+            op.mark_undeterminable("arguments arrive from stdin (xargs) or per file (find)");
+        }
+    }
+    if unwrapped.changes_cwd && !found.is_empty() {
+        positions.note_cwd_change(call.index);
+    }
+    ops.extend(found);
+    ops
+}
+
+/// Judges a command by its name `name_arg`, with its arguments `rest`.
+fn named(
+    name_arg: &Arg,
+    rest: &[Arg],
+    call: Call<'_>,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
+    let Some(name) = literal_name(name_arg) else {
+        // Whatever runs is unknown: `$a$b -rf x`, `"$CMD" x`, `$(printf r)m x`. The sh
+        // reading of `((…))` is almost always arithmetic (`(( $n > 1 ))`), so there only a
+        // line with destructive words is refused.
+        if call.command.context.maybe_arithmetic && !line.smells() {
+            return Vec::new();
+        }
+        return vec![OpSpec::unknown(
+            "<opaque>",
+            Dialect::Posix,
+            NAME_NOT_LITERAL,
+        )];
     };
     let lowered = basename(name).to_ascii_lowercase();
     let lowered = lowered.strip_suffix(".exe").unwrap_or(&lowered).to_owned();
-    if !command.context.in_substitution {
-        positions.note_command(&lowered, index);
+    if call.own && !call.command.context.in_substitution {
+        positions.note_command(&lowered, call.index);
     }
-    let mut ops = dispatch(
-        &lowered,
-        rest,
-        command,
-        index,
-        line,
-        GitContext {
-            wrapped,
-            context_env,
-        },
-    );
-    for op in &mut ops {
-        op.wrapped |= wrapped;
-        if unwrapped.from_stdin && op.kind != OpKind::Unknown {
-            op.mark_undeterminable("arguments arrive from stdin (xargs)");
-        }
-        if unwrapped.changes_cwd {
-            positions.note_cwd_change(index);
-        }
-    }
-    ops
+    dispatch(&lowered, rest, call, line, positions)
 }
+
+/// The command name, when it is literal: not opaque, and not a pattern the shell would
+/// expand (`r?`, `*`; a lone `[` is the test command).
+fn literal_name(arg: &Arg) -> Option<&str> {
+    let name = arg.known()?;
+    let pattern = arg.glob
+        && (name.contains(['*', '?'])
+            || name
+                .find('[')
+                .is_some_and(|at| name[at + 1..].contains(']'))
+            || ["@(", "!(", "+("].iter().any(|g| name.contains(g)));
+    (!pattern).then_some(name)
+}
+
+/// The shells whose `-c`, script and stdin forms are followed.
+pub(crate) const SHELLS: &[&str] = &[
+    "sh", "bash", "rbash", "zsh", "ksh", "ksh93", "mksh", "lksh", "pdksh", "oksh", "dash", "ash",
+    "yash", "posh", "osh", "csh", "tcsh", "fish", "nu", "nushell", "elvish", "xonsh", "rc", "es",
+];
 
 fn dispatch(
     name: &str,
     rest: &[Arg],
-    command: &SimpleCommand,
-    index: usize,
+    call: Call<'_>,
     line: &mut Line<'_>,
-    git_context: GitContext,
+    positions: &mut Positions,
 ) -> Vec<OpSpec> {
     if fs_delete::PROGRAMS.contains(&name) {
         return fs_delete::parse(name, rest).into_iter().collect();
@@ -146,15 +283,27 @@ fn dispatch(
     if windows_verbs::VERBS.contains(&name) {
         return vec![windows_verbs::parse(name, rest)];
     }
+    if SHELLS.contains(&name) {
+        return hops::shell(name, rest, call, line);
+    }
     match name {
-        "find" => find::parse(rest).into_iter().collect(),
-        "git" => git::parse(rest, git_context).into_iter().collect(),
-        "sh" | "bash" | "zsh" | "ksh" | "dash" | "ash" | "mksh" | "yash" | "busybox" => {
-            hops::shell(name, rest, command, index, line)
-        }
+        "find" => runs::find(rest, call, line),
+        "fd" | "fdfind" => runs::fd(rest, call, line),
+        "parallel" => runs::parallel(rest, line),
+        "git" => git_ops(rest, call, line, positions),
         "eval" => hops::eval(rest, line),
-        "source" | "." => hops::source(command, line),
-        "cmd" | "powershell" | "pwsh" => hops::foreign_host(name, rest, command, line),
+        "source" | "." => hops::source(rest, call, line),
+        "at" | "batch" => hops::at(rest, call, line),
+        "trap" => {
+            let ops = later::trap(rest, line);
+            line.deferred
+                .extend(ops.into_iter().map(|op| (op, call.index)));
+            Vec::new()
+        }
+        "alias" => later::alias(rest, line),
+        "hash" => later::hash(rest),
+        "export" | "declare" | "typeset" | "local" | "readonly" => later::declare(rest, line),
+        "cmd" | "powershell" | "pwsh" => hops::foreign_host(name, rest, call.command, line),
         "rimraf" => vec![OpSpec::unknown(
             name,
             Dialect::Posix,
@@ -165,11 +314,50 @@ fn dispatch(
             Dialect::Posix,
             "known destructive vocabulary is incompatible with the selected dialect",
         )],
-        _ => match crate::inline_code::interpreter(name) {
-            Some(lang) => hops::interpreter(lang, rest, command, line),
-            None => Vec::new(),
-        },
+        _ => {
+            if let Some(op) = fs_delete::side_effect(name, rest) {
+                return vec![op];
+            }
+            match crate::inline_code::interpreter(name) {
+                Some(lang) => hops::interpreter(lang, rest, call, line),
+                None => Vec::new(),
+            }
+        }
     }
+}
+
+/// `git …`: its destructive op, the programs its configuration runs or stores, and the
+/// safety settings it switches off for the rest of the line.
+fn git_ops(
+    rest: &[Arg],
+    call: Call<'_>,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
+    let parsed = git::run(
+        rest,
+        GitContext {
+            wrapped: call.wrapped,
+            context_env: call.context_env,
+            disarmed: line.git,
+        },
+    );
+    line.git = line.git.union(parsed.disarms);
+    let mut ops: Vec<OpSpec> = parsed.op.into_iter().collect();
+    for program in parsed.programs {
+        let found = hops::program(
+            program.script.as_deref(),
+            &program.note,
+            program.exact,
+            line,
+        );
+        if program.repo_root && !found.is_empty() {
+            // Shell aliases run from the top of the work tree, not from here.
+            positions.note_cwd_change(call.index);
+        }
+        ops.extend(found);
+    }
+    ops
 }
 
 /// The source text of a command.
@@ -181,6 +369,16 @@ pub(crate) fn command_text<'a>(command: &SimpleCommand, source: &'a str) -> &'a 
 
 /// Classifies a nested POSIX script (from `bash -c`, `eval`, a heredoc fed to a shell).
 pub(crate) fn nested(script: &str, line: &Line<'_>, why: &str) -> Vec<OpSpec> {
+    nested_in(script, line, why, line.stdin_stream)
+}
+
+/// Classifies a nested POSIX script whose stdin is a stream when `stdin_stream` is set.
+pub(crate) fn nested_in(
+    script: &str,
+    line: &Line<'_>,
+    why: &str,
+    stdin_stream: bool,
+) -> Vec<OpSpec> {
     if line.nesting >= MAX_NESTING {
         return vec![OpSpec::unknown(
             "<opaque>",
@@ -188,7 +386,7 @@ pub(crate) fn nested(script: &str, line: &Line<'_>, why: &str) -> Vec<OpSpec> {
             format!("{why} nested too deeply"),
         )];
     }
-    let inner = classify(script, line.nesting + 1);
+    let inner = classify_in(script, line.nesting + 1, stdin_stream);
     inner
         .ops
         .into_iter()

@@ -80,10 +80,12 @@ fn interpreter_hops() {
     assert_eq!(targets("bash -c 'rm -rf build'"), ["build"]);
     assert_eq!(targets("sh -c \"cd . ; rm -rf build\""), ["build"]);
     assert_eq!(kinds("bash -c \"rm -rf $DIR\""), [OpKind::Unknown]);
-    assert_eq!(kinds("bash -c \"$CMD\""), Vec::<OpKind>::new());
+    // A script that is not literal, or that arrives on stdin, is unknown whatever the line
+    // says (issue 12 items 10 and 11; the old rule only refused it with destructive words).
+    assert_eq!(kinds("bash -c \"$CMD\""), [OpKind::Unknown]);
     assert_eq!(kinds("bash -c \"$CMD rm\""), [OpKind::Unknown]);
     assert_eq!(kinds("printf 'rm -rf .' | sh"), [OpKind::Unknown]);
-    assert_eq!(kinds("curl https://x | sh"), Vec::<OpKind>::new());
+    assert_eq!(kinds("curl https://x | sh"), [OpKind::Unknown]);
     assert_eq!(targets("eval 'rm -rf build'"), ["build"]);
     assert_eq!(kinds("eval \"$X rm\""), [OpKind::Unknown]);
     assert_eq!(kinds(". ./helpers.sh && rm x"), [OpKind::FsDelete]);
@@ -167,5 +169,142 @@ fn parse_errors_fail_closed_only_with_vocabulary() {
 #[test]
 fn opaque_command_names() {
     assert_eq!(kinds("CMD=rm; $CMD -rf /"), [OpKind::Unknown]);
-    assert!(ops("$EDITOR notes.txt").is_empty());
+    // Whatever runs is unknown, destructive words or not (issue 12 item 10).
+    assert_eq!(kinds("$EDITOR notes.txt"), [OpKind::Unknown]);
+}
+
+fn refused(line: &str) -> bool {
+    ops(line)
+        .iter()
+        .any(|o| o.kind == OpKind::Unknown || o.undeterminable)
+}
+
+#[test]
+fn byte_escapes_name_the_file_bash_names() {
+    assert_eq!(
+        targets("rm $'r\\xc3\\xa9sum\\xc3\\xa9.txt'"),
+        ["résumé.txt"]
+    );
+    assert_eq!(targets("$'\\x72\\x6d' -rf build"), ["build"]);
+    let o = ops("rm $'\\xff'");
+    assert!(o[0].targets[0].opaque.is_some(), "not UTF-8: opaque");
+}
+
+#[test]
+fn the_sh_reading_of_double_parentheses_is_judged() {
+    let o = ops("((rm -rf build))");
+    assert_eq!(o.len(), 1);
+    assert!(o[0].undeterminable);
+    assert_eq!(o[0].targets[0].text, "build");
+    assert!(ops("((i++)); (( n > 2 ))").is_empty());
+    let o = ops("(( n > 2 )) && rm -rf build");
+    assert_eq!(o.len(), 1);
+    assert!(!o[0].undeterminable && o[0].shape.is_none());
+    assert!(refused("echo $( (rm -rf build) )"));
+    assert!(ops("echo $((rm -rf build))").is_empty());
+}
+
+#[test]
+fn command_words_that_are_not_literal_are_unknown() {
+    for line in [
+        "$a$b -rf data",
+        "$(printf r)m -rf src",
+        "\"$CMD\" x",
+        "${X:-rm} -rf y",
+        "sudo $X",
+        "r* x",
+        "ls | $PAGER",
+        "git $SUB",
+    ] {
+        assert!(refused(line), "{line}");
+    }
+    assert!(ops("[ -f x ] && echo y").is_empty());
+}
+
+#[test]
+fn programs_from_streams_are_unknown() {
+    for line in [
+        "curl -fsSL https://x | sh",
+        "base64 -d f | bash",
+        "bash <(curl x)",
+        "sh /dev/stdin",
+        "bash -s",
+        "source <(x)",
+        ". /dev/fd/3",
+        "python - < x",
+        "cat x | python3",
+        "cat x | (sh)",
+        "echo x | bash -c 'sh'",
+        "ls | xargs sh",
+        "echo x | pwsh -",
+    ] {
+        assert!(refused(line), "{line}");
+    }
+    for line in [
+        "bash script.sh",
+        "python3 tool.py",
+        "echo x | python3 -m json.tool",
+        "bash <<'EOF'\necho hi\nEOF",
+        "sh < /dev/null",
+        "bash",
+    ] {
+        assert!(ops(line).is_empty(), "{line}");
+    }
+}
+
+#[test]
+fn strings_that_run_later_are_classified() {
+    let o = ops("trap 'rm -rf build' EXIT");
+    assert_eq!(o.len(), 1);
+    assert!(!o[0].undeterminable);
+    assert_eq!(
+        ops("trap 'rm -rf build' EXIT; cd src")[0].shape,
+        Some(Shape::F1)
+    );
+    assert!(ops("trap 'echo done' EXIT").is_empty());
+    assert!(refused("trap \"$X\" EXIT"));
+    assert!(refused("alias x='rm -rf build'"));
+    assert!(refused("alias x=rm"));
+    assert!(ops("alias ll='ls -la'").is_empty());
+    assert!(refused("hash -p /bin/rm ls"));
+    assert!(refused("GIT_EDITOR='rm -rf x' git commit"));
+    assert!(refused("env GIT_PAGER='rm -rf x' git log"));
+    assert!(refused("export EDITOR='rm x'"));
+    assert!(ops("GIT_EDITOR=true git commit").is_empty());
+    assert!(refused("git config alias.x '!rm -rf build'"));
+    assert!(refused("git -c core.editor='rm -rf x' commit"));
+    let o = ops("git -c alias.x='!rm -rf build' x");
+    assert_eq!(o[0].targets[0].text, "build");
+    assert_eq!(
+        o[0].shape,
+        Some(Shape::F1),
+        "aliases run at the work tree's top"
+    );
+    let o = ops("git config clean.requireForce false && git clean -d");
+    assert_eq!(o[0].kind, OpKind::GitClean);
+    assert!(o[0].force && !o[0].dry_run);
+    assert!(ops("git clean -d")[0].dry_run);
+}
+
+#[test]
+fn per_file_commands_are_classified_both_ways() {
+    assert!(ops("find . -exec sh -c 'echo {} | grep x' \\; -print").is_empty());
+    assert!(ops("find . -exec bash -c 'wc -l \"$0\"' {} +").is_empty());
+    assert!(ops("ls | xargs sh -c 'echo \"$1\"' _").is_empty());
+    for line in [
+        "find . -exec sudo rm {} +",
+        "find . -exec sh -c 'rm -rf \"$1\"' _ {} \\;",
+        "find . -execdir busybox rm {} \\;",
+        "find . -exec {} \\;",
+        "ls | xargs -I{} sh -c 'rm {}'",
+        "ls | parallel rm",
+        "fd -e o -x rm",
+        "fd . -X rm -rf",
+    ] {
+        assert!(refused(line), "{line}");
+    }
+    assert!(ops("fd -e py -x wc -l").is_empty());
+    assert_eq!(targets("parallel rm -rf ::: a b"), ["a", "b"]);
+    assert_eq!(targets("busybox rm -rf build"), ["build"]);
+    assert_eq!(targets("flock /tmp/l -c 'rm -rf build'"), ["build"]);
 }

@@ -124,13 +124,19 @@ fn words(
     };
     let head = windows::whole(first);
     let Some(head_text) = head.literal() else {
-        // An expression statement (`$x`, `(…).Count`) runs no command; a script block or
-        // expression run with `&` lists its own commands. Only `& $name` hides one.
-        let block = matches!(&first.parts[..], [WordPart::CommandSubstitution { .. }]);
+        // An expression statement (`$x`, `(…).Count`) runs no command, and a script block
+        // run with `&` or `.` lists its own commands. But `& $name`, `& ("Remove" +
+        // "-Item")`, `. $script` run a command whose name is only known when it runs.
+        let block = matches!(&first.parts[..],
+            [WordPart::CommandSubstitution { raw }] if raw.starts_with('{'));
         return if invoked && !block {
-            windows::opaque_if_line_smells(line, Dialect::PowerShell, "command name is not literal")
+            vec![windows::unknown(
+                "<opaque>",
+                Dialect::PowerShell,
+                "command name is not literal",
+            )]
         } else {
-            Vec::new()
+            program_assignment(command, line)
         };
     };
     let name = windows::program_name(head_text);
@@ -139,6 +145,12 @@ fn words(
     }
     let args = &words[1..];
     let piped = command.separator == Separator::Pipe;
+    if !command.assignments.is_empty() {
+        let ops = program_assignment(command, line);
+        if !ops.is_empty() {
+            return ops;
+        }
+    }
     if REMOVE_ITEM.contains(&name.as_str()) {
         return vec![remove_item::parse(&name, args, piped)];
     }
@@ -155,7 +167,7 @@ fn words(
             args: &host_args,
             nesting: line.nesting,
             dialect: Dialect::PowerShell,
-            piped,
+            piped: windows::stdin_stream(command),
         };
         let hop = hosts::run(call, &mut || line.smells());
         if hop.changes_cwd {
@@ -166,7 +178,9 @@ fn words(
     let toks: Vec<Tok> = args.iter().map(windows::whole).collect();
     let text = line.text(command);
     match name.as_str() {
-        "invoke-expression" | "iex" => invoke_expression(&toks, line),
+        "invoke-expression" | "iex" => invoke_expression(&toks, piped, line),
+        "set-alias" | "new-alias" | "sal" | "nal" => windows::later::set_alias(&toks),
+        "forfiles" => windows::later::forfiles(&toks, line.nesting, Dialect::PowerShell),
         _ if STARTERS.contains(&name.as_str()) => windows::opaque_if_smelly(
             text,
             Dialect::PowerShell,
@@ -178,11 +192,14 @@ fn words(
         _ if crate::runners::starts(&name, toks.first().and_then(Tok::literal)) => {
             windows::runner(text, Dialect::PowerShell)
         }
-        _ if let Some(lang) = crate::inline_code::interpreter(&name) => {
-            windows::interpreter(lang, &toks, line.source, piped, Dialect::PowerShell)
-        }
+        _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::interpreter(
+            lang,
+            &toks,
+            windows::stdin_stream(command),
+            Dialect::PowerShell,
+        ),
         _ if POSIX_SHELLS.contains(&name.as_str()) => {
-            windows::opaque_if_smelly(text, Dialect::PowerShell, "a POSIX shell runs the script")
+            windows::posix_shell(text, windows::stdin_stream(command), Dialect::PowerShell)
         }
         _ => windows::floor(&name, &toks, Dialect::PowerShell)
             .into_iter()
@@ -190,8 +207,31 @@ fn words(
     }
 }
 
-/// `Invoke-Expression 'script'` (or `-Command 'script'`): a literal script is classified.
-fn invoke_expression(args: &[Tok], line: &mut Line<'_>) -> Vec<OpSpec> {
+/// `$env:GIT_EDITOR = '…'`: a program variable set to destructive words (or to a value
+/// that is not literal) is refused.
+fn program_assignment(command: &SimpleCommand, line: &Line<'_>) -> Vec<OpSpec> {
+    let Some(target) = command.assignments.first() else {
+        return Vec::new();
+    };
+    let name = target.raw(line.source);
+    if !name.to_ascii_lowercase().starts_with("$env:") {
+        return Vec::new();
+    }
+    let value: Option<Vec<String>> = command
+        .words
+        .iter()
+        .map(|w| windows::whole(w).literal().map(str::to_owned))
+        .collect();
+    windows::later::variable(
+        name,
+        value.map(|v| v.join(" ")).as_deref(),
+        Dialect::PowerShell,
+    )
+}
+
+/// `Invoke-Expression 'script'` (or `-Command 'script'`): a literal script is classified;
+/// one that is not literal, or arrives through the pipeline, is an unknown program.
+fn invoke_expression(args: &[Tok], piped: bool, line: &mut Line<'_>) -> Vec<OpSpec> {
     let mut scripts = Vec::new();
     for tok in args {
         match remove_item::parameter(tok) {
@@ -216,12 +256,17 @@ fn invoke_expression(args: &[Tok], line: &mut Line<'_>) -> Vec<OpSpec> {
         [script] if script.literal().is_some() => {
             hosts::nested_script(script.literal().unwrap_or_default(), line.nesting, "iex")
         }
-        [] => Vec::new(),
-        _ => windows::opaque_if_line_smells(
-            line,
+        [] if !piped => Vec::new(),
+        [] => vec![windows::unknown(
+            "iex",
+            Dialect::PowerShell,
+            "Invoke-Expression of a script that arrives through the pipeline",
+        )],
+        _ => vec![windows::unknown(
+            "iex",
             Dialect::PowerShell,
             "Invoke-Expression of a value that is not literal",
-        ),
+        )],
     }
 }
 

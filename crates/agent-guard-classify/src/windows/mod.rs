@@ -1,6 +1,7 @@
 //! What the cmd and PowerShell front ends share: arguments split the way the Windows
 //! programs split them, target normalisation, the driver loop and the vocabulary floor.
 
+pub(crate) mod later;
 mod tok;
 
 use agent_guard_lex::{Script, SimpleCommand};
@@ -222,6 +223,20 @@ pub(crate) fn opaque_if_smelly(text: &str, dialect: Dialect, why: &str) -> Vec<O
     }
 }
 
+/// A POSIX shell run from cmd or PowerShell (Git for Windows, WSL): its script is not
+/// classified, so it is refused when it has destructive words, and always when the shell
+/// reads its program from a pipe or a redirected file.
+pub(crate) fn posix_shell(text: &str, stdin_stream: bool, dialect: Dialect) -> Vec<OpSpec> {
+    if stdin_stream {
+        return vec![unknown(
+            "<opaque>",
+            dialect,
+            "a POSIX shell reads its program from a pipe or a file",
+        )];
+    }
+    opaque_if_smelly(text, dialect, "a POSIX shell runs the script")
+}
+
 /// Why a foreign word is refused.
 const MISMATCH: &str = "known destructive vocabulary is incompatible with the selected dialect";
 
@@ -237,12 +252,22 @@ pub(crate) fn floor(name: &str, args: &[Tok], dialect: Dialect) -> Option<OpSpec
         true
     } else if name == "find" || name == "git" {
         let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
-        let op = if name == "find" {
-            find::parse(&probe)
+        if name == "find" {
+            find::parse(&probe).is_some_and(|op| !op.dry_run)
         } else {
-            git::parse(&probe, git::GitContext::default())
-        };
-        op.is_some_and(|op| op.kind != OpKind::Other && !op.dry_run)
+            // git runs its configured programs (`-c core.pager=…`) with its own `sh`.
+            let parsed = git::run(&probe, git::GitContext::default());
+            parsed
+                .op
+                .is_some_and(|op| op.kind != OpKind::Other && !op.dry_run)
+                || parsed.programs.iter().any(|p| {
+                    p.script.as_deref().is_none_or(|script| {
+                        !crate::classify_nested(script, Dialect::Posix, crate::posix::MAX_NESTING)
+                            .ops
+                            .is_empty()
+                    })
+                })
+        }
     } else {
         false
     };
@@ -282,13 +307,26 @@ pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Option<OpSpec> {
     Some(op)
 }
 
+/// Returns `true` if a command's stdin is a stream the guard cannot see: a pipe, or a
+/// file or descriptor redirected in.
+pub(crate) fn stdin_stream(command: &SimpleCommand) -> bool {
+    command.separator == agent_guard_lex::Separator::Pipe
+        || command.redirects.iter().any(|r| {
+            matches!(
+                r.op,
+                agent_guard_lex::RedirectOp::In
+                    | agent_guard_lex::RedirectOp::DupIn
+                    | agent_guard_lex::RedirectOp::ReadWrite
+            )
+        })
+}
+
 /// `python -c …`, `node -e …` and the like, from cmd or PowerShell: see
-/// [`crate::inline_code`]. A piped program is looked for on the whole line.
+/// [`crate::inline_code`]. A program read from a piped or redirected stdin is unknown.
 pub(crate) fn interpreter(
     lang: crate::inline_code::Lang,
     args: &[Tok],
-    line: &str,
-    piped: bool,
+    stdin_stream: bool,
     dialect: Dialect,
 ) -> Vec<OpSpec> {
     use crate::inline_code::{Invocation, Stdin, classify};
@@ -296,9 +334,8 @@ pub(crate) fn interpreter(
     classify(Invocation {
         lang,
         args: &args,
-        line,
-        stdin: if piped {
-            Stdin::Pipe(line)
+        stdin: if stdin_stream {
+            Stdin::Unknown("piped or redirected in")
         } else {
             Stdin::Unseen
         },

@@ -160,7 +160,8 @@ pub(crate) fn tokens(word: &Word, split: Split) -> Vec<Tok> {
             WordPart::Parameter { raw, .. }
             | WordPart::CommandSubstitution { raw }
             | WordPart::ProcessSubstitution { raw }
-            | WordPart::Arithmetic { raw } => {
+            | WordPart::Arithmetic { raw }
+            | WordPart::Opaque { raw, .. } => {
                 acc.started = true;
                 acc.pieces.push(Piece::Opaque(raw.clone()));
             }

@@ -14,6 +14,7 @@ mod dialects;
 mod example;
 mod failures;
 mod git;
+mod hardening;
 mod hooks;
 mod install;
 mod mode;

@@ -232,6 +232,36 @@ impl Lexer<'_> {
                     continue;
                 }
             }
+            // bash's `coproc [NAME] COMMAND` runs COMMAND in the background; NAME is only
+            // allowed before a compound command (`coproc w { rm -rf build; }`).
+            if self.peek_word(b"coproc") {
+                self.pos += 6;
+                self.skip_blanks();
+                let name = self.pos;
+                let end = self.run_while(name, |b| b.is_ascii_alphanumeric() || b == b'_');
+                if end > name {
+                    self.pos = end;
+                    self.skip_blanks();
+                    let compound = self.peek() == Some(b'(')
+                        || matches!(
+                            self.peek_reserved(),
+                            Some(
+                                Kw::LBrace
+                                    | Kw::If
+                                    | Kw::While
+                                    | Kw::Until
+                                    | Kw::For
+                                    | Kw::Select
+                                    | Kw::Case
+                                    | Kw::DBracket
+                            )
+                        );
+                    if !compound {
+                        self.pos = name;
+                    }
+                }
+                continue;
+            }
             match self.peek_reserved() {
                 Some(Kw::Bang) => {
                     self.pos += 1;

@@ -8,7 +8,7 @@ use agent_guard_types::Span;
 use super::command::{Kw, Stop, grow};
 use super::dollar::ArithOutcome;
 use super::word::WordMode;
-use super::{Lexer, nested};
+use super::{Lexer, nested, remap};
 use crate::ast::{CommandContext, LexErrorKind, Separator, SimpleCommand, Word, WordPart};
 
 /// Context of commands inside a control-flow construct.
@@ -104,12 +104,60 @@ impl Lexer<'_> {
         let outcome = self.try_arith(ctx, start, start + 2);
         self.leave();
         match outcome {
-            ArithOutcome::Done => self.trailing(ctx, sep),
+            ArithOutcome::Done => {
+                self.sh_reading(ctx, start);
+                self.trailing(ctx, sep);
+            }
             ArithOutcome::Fallback { .. } => {
                 self.pos = start;
                 self.subshell(ctx, sep);
             }
         }
+    }
+
+    /// The other reading of an arithmetic command `start..pos`: POSIX sh (dash) runs
+    /// `((rm -rf a))` as nested subshells. A child lexer reads the text that way; if it is
+    /// valid as subshells, their commands are listed with
+    /// [`CommandContext::maybe_arithmetic`] (those in substitutions are already listed: they
+    /// run in both readings). The bytes read are charged to the arithmetic budget, shared with
+    /// the child, so nested ambiguous `((` stay linear; past the budget the line is an error.
+    fn sh_reading(&mut self, ctx: CommandContext, start: usize) {
+        let end = self.pos;
+        let cost = end.saturating_sub(start).max(1);
+        if self.arith.budget < cost {
+            self.set_error(LexErrorKind::TooDeep, start, start + 2);
+            return;
+        }
+        self.arith.budget -= cost;
+        if !self.enter() {
+            return;
+        }
+        let text = self.slice(start, end);
+        let mut child = Lexer::new(text, self.guard);
+        child.arith.budget = self.arith.budget;
+        let inner = CommandContext {
+            maybe_arithmetic: true,
+            ..ctx
+        };
+        child.subshell(inner, Separator::Start);
+        let valid = child.error.is_none() && !child.aborted && child.pos == text.len();
+        let aborted = child.aborted;
+        self.arith.budget = child.arith.budget;
+        let (commands, _) = child.finish();
+        if valid {
+            for mut cmd in commands {
+                if cmd.context.in_substitution {
+                    continue;
+                }
+                remap::command(&mut cmd, &|off| off + start);
+                self.commands.push(cmd);
+            }
+        }
+        if aborted {
+            self.set_error(LexErrorKind::TooDeep, start, start + 2);
+            self.aborted = true;
+        }
+        self.leave();
     }
 
     fn if_clause(&mut self, ctx: CommandContext, sep: Separator) {

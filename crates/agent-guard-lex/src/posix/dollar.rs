@@ -29,6 +29,9 @@ fn substituted(ctx: CommandContext) -> CommandContext {
     }
 }
 
+/// Why a `$'…'` word whose bytes are not UTF-8 is opaque.
+const NOT_UTF8: &str = "the name is bytes that are not UTF-8";
+
 /// Special parameters after a lone `$`.
 const SPECIAL_PARAMS: &[u8] = b"@*#?$!-0123456789";
 
@@ -69,7 +72,7 @@ impl Lexer<'_> {
     }
 
     /// The first position at or after `from` whose byte fails `keep` (or the region end).
-    fn run_while(&self, from: usize, keep: impl Fn(u8) -> bool) -> usize {
+    pub(super) fn run_while(&self, from: usize, keep: impl Fn(u8) -> bool) -> usize {
         let region = self.bytes.get(from..self.limit).unwrap_or(&[]);
         region
             .iter()
@@ -232,7 +235,8 @@ impl Lexer<'_> {
         });
     }
 
-    /// `$'…'` at `pos`: ANSI-C quoting, decoded to a quoted literal.
+    /// `$'…'` at `pos`: ANSI-C quoting, decoded to a quoted literal (opaque when its bytes are
+    /// not UTF-8).
     fn ansi_quote(&mut self, buf: &mut WordBuf) {
         let start = self.pos;
         let body = start + 2;
@@ -249,7 +253,15 @@ impl Lexer<'_> {
             }
         }
         let end = close.unwrap_or(self.limit);
-        buf.lit(&ansi::decode(self.slice(body, end)), true);
+        match String::from_utf8(ansi::decode(self.slice(body, end))) {
+            Ok(text) => buf.lit(&text, true),
+            // A `String` cannot carry the name, and any other spelling would name another
+            // file: the part is opaque.
+            Err(_) => buf.part(WordPart::Opaque {
+                raw: self.slice(start, close.map_or(end, |c| c + 1)).to_owned(),
+                reason: NOT_UTF8,
+            }),
+        }
         if let Some(c) = close {
             self.pos = c + 1;
         } else {

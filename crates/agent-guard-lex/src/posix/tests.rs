@@ -110,6 +110,28 @@ fn ansi_c_and_locale_quotes() {
 }
 
 #[test]
+fn ansi_c_escapes_are_bytes() {
+    // Byte escapes join into UTF-8 text (issue 12 item 4).
+    let c = only(r"rm -rf $'r\xc3\xa9sum\xc3\xa9.txt' $'\303\251t\303\251' $'\x{c3}\x{a9}'");
+    assert_eq!(c.words[2].parts, [lit("résumé.txt", true)]);
+    assert_eq!(c.words[3].parts, [lit("été", true)]);
+    assert_eq!(c.words[4].parts, [lit("é", true)]);
+    // Bytes that are not UTF-8 cannot be a `String`: the part is opaque, never re-spelled.
+    let src = r"rm a$'\xff'b $'\uD800'";
+    let c = only(src);
+    for (word, raw) in [(&c.words[1], r"$'\xff'"), (&c.words[2], r"$'\uD800'")] {
+        assert!(word.literal_text().is_none(), "{raw}");
+        assert!(
+            word.parts
+                .iter()
+                .any(|p| matches!(p, WordPart::Opaque { raw: r, .. } if r == raw)),
+            "{:?}",
+            word.parts
+        );
+    }
+}
+
+#[test]
 fn backslash_escapes_and_continuations() {
     assert_eq!(
         only(r"rm a\ b").words[1].parts,
@@ -692,11 +714,37 @@ fn arithmetic_command() {
     let src = "((x > 2)) && rm y";
     let script = lex(src);
     assert_eq!(script.error, None);
-    assert!(script.commands.iter().all(|c| c.redirects.is_empty()));
-    assert_eq!(script.commands.len(), 1);
-    assert_eq!(words(src, &script.commands[0]), ["rm", "y"]);
-    assert_eq!(script.commands[0].separator, Separator::And);
-    assert_eq!(ok("(( $(rm z) + 1 ))"), [["rm", "z"]]);
+    // bash's reading runs nothing; the commands of sh's reading are flagged.
+    let (sh, bash): (Vec<_>, Vec<_>) = script
+        .commands
+        .iter()
+        .partition(|c| c.context.maybe_arithmetic);
+    assert!(bash.iter().all(|c| c.redirects.is_empty()));
+    assert_eq!(bash.len(), 1);
+    assert_eq!(words(src, bash[0]), ["rm", "y"]);
+    assert_eq!(bash[0].separator, Separator::And);
+    assert_eq!(sh.len(), 1);
+    assert_eq!(words(src, sh[0]), ["x"]);
+    assert_eq!(sh[0].context.depth, 2);
+    // A substitution runs in both readings and is listed once, unflagged; in sh's reading
+    // its output is the command name.
+    let src = "(( $(rm z) + 1 ))";
+    let script = lex(src);
+    let all: Vec<(Vec<String>, bool)> = script
+        .commands
+        .iter()
+        .map(|c| (words(src, c), c.context.maybe_arithmetic))
+        .collect();
+    assert_eq!(
+        all,
+        [
+            (
+                vec!["$(rm z)".to_owned(), "+".to_owned(), "1".to_owned()],
+                true
+            ),
+            (vec!["rm".to_owned(), "z".to_owned()], false)
+        ]
+    );
     // Not arithmetic: nested subshells.
     let src = "((cd x); rm y)";
     let script = lex(src);
@@ -704,6 +752,51 @@ fn arithmetic_command() {
     let all: Vec<Vec<String>> = script.commands.iter().map(|c| words(src, c)).collect();
     assert_eq!(all, [["cd", "x"], ["rm", "y"]]);
     assert_eq!(script.commands[0].context.depth, 2);
+    assert!(!script.commands[0].context.maybe_arithmetic);
+}
+
+#[test]
+fn coproc_prefixes_a_command() {
+    assert_eq!(ok("coproc rm -rf build"), [["rm", "-rf", "build"]]);
+    assert_eq!(ok("coproc w { rm -rf build; }"), [["rm", "-rf", "build"]]);
+    assert_eq!(ok("coproc { rm -rf build; }"), [["rm", "-rf", "build"]]);
+    assert_eq!(ok("coproc w (rm -rf build)"), [["rm", "-rf", "build"]]);
+    assert_eq!(ok("coproc cat x"), [["cat", "x"]]);
+    assert_eq!(ok("echo coproc"), [["echo", "coproc"]]);
+}
+
+#[test]
+fn arithmetic_text_is_also_read_as_subshells() {
+    // dash runs these as nested subshells (issue 12 item 5).
+    let src = "((rm -rf a))";
+    let script = lex(src);
+    assert_eq!(script.error, None);
+    assert_eq!(script.commands.len(), 1);
+    assert_eq!(words(src, &script.commands[0]), ["rm", "-rf", "a"]);
+    assert!(script.commands[0].context.maybe_arithmetic);
+    assert!(script.commands[0].context.in_subshell);
+    let src = "echo x; ((cd b; rm -rf a)) | cat";
+    let flagged: Vec<Vec<String>> = lex(src)
+        .commands
+        .iter()
+        .filter(|c| c.context.maybe_arithmetic)
+        .map(|c| words(src, c))
+        .collect();
+    assert_eq!(flagged, [vec!["cd", "b"], vec!["rm", "-rf", "a"]]);
+    // Arithmetic that is not valid as subshells has only bash's reading.
+    for src in ["(( (a) + (b) ))", "(( x = (1 + 2) * 3 ))"] {
+        let script = lex(src);
+        assert_eq!(script.error, None, "{src}");
+        assert!(
+            script
+                .commands
+                .iter()
+                .all(|c| !c.context.maybe_arithmetic || words(src, c) != ["a"]),
+            "{src}"
+        );
+    }
+    // `$((…))` is arithmetic in every shell.
+    assert!(lex("echo $((rm -rf a))").commands.len() == 1);
 }
 
 // 9. Brace expansion ----------------------------------------------------------------------------
@@ -1151,6 +1244,24 @@ fn deep_nesting_is_too_deep_not_a_crash() {
         // An unclosed backtick is reported before its body is lexed.
         assert!(lex(&"`$(".repeat(n)).error.is_some());
         assert!(lex(&"\\`".repeat(n)).error.is_none());
+    });
+}
+
+#[test]
+fn ambiguous_arithmetic_stays_linear() {
+    on_small_stack(|| {
+        for n in [8, 30, 2_000] {
+            for text in [
+                format!("{}x{}", "((".repeat(n), "))".repeat(n)),
+                format!("{}x{}", "(( $(".repeat(n), ") ))".repeat(n)),
+                format!("{}x{}", "(( `".repeat(n), "` ))".repeat(n)),
+                "((x)) ".repeat(n),
+            ] {
+                let started = std::time::Instant::now();
+                let _ = lex(&text);
+                assert!(started.elapsed().as_secs() < 5, "{n}: {}", &text[..12]);
+            }
+        }
     });
 }
 

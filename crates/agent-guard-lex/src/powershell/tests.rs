@@ -34,6 +34,21 @@ fn find<'a>(script: &'a Script, src: &str, head: &str) -> &'a SimpleCommand {
 }
 
 #[test]
+fn unicode_escapes_depend_on_the_version() {
+    // `u{e9} is é in PowerShell 7 and the letters u{e9} in Windows PowerShell 5.1.
+    let script = ok("Remove-Item \"r`u{e9}sum`u{e9}.txt\"");
+    let word = &script.commands[0].words[1];
+    assert!(word.literal_text().is_none());
+    assert!(
+        word.parts
+            .iter()
+            .any(|p| matches!(p, WordPart::Opaque { .. }))
+    );
+    // Without a closing brace it is an escaped `u` in both.
+    assert_eq!(words("Write-Host \"`u{e9\""), [vec!["Write-Host", "u{e9"]]);
+}
+
+#[test]
 fn quoting_and_escapes() {
     assert_eq!(
         words("Remove-Item -Recurse \"a b\" 'c d' e`f"),

@@ -320,6 +320,10 @@ impl Lexer<'_> {
                         self.pos += 1;
                         return !closes;
                     };
+                    if next == 'u' && self.byte(self.pos + 2) == Some(b'{') {
+                        self.unicode_escape(buf);
+                        continue;
+                    }
                     buf.lit(escaped(next).encode_utf8(&mut [0; 4]), true);
                     self.pos += 1 + next.len_utf8();
                 }
@@ -336,6 +340,24 @@ impl Lexer<'_> {
                 }
             }
         }
+    }
+
+    /// `` `u{…} `` inside double quotes, at `pos`: PowerShell 7 reads the code point, Windows
+    /// PowerShell 5.1 the letters `u{…}`. Which one runs the line is unknown, so the part is
+    /// opaque (an unclosed brace is an escaped `u` in both).
+    fn unicode_escape(&mut self, buf: &mut WordBuf) {
+        let open = self.pos + 3;
+        let close = self.run_end(open, b"}\"\n");
+        if self.byte(close) != Some(b'}') {
+            buf.lit("u", true);
+            self.pos += 2;
+            return;
+        }
+        buf.part(WordPart::Opaque {
+            raw: self.slice(self.pos, close + 1).to_owned(),
+            reason: "a `u{…} escape: PowerShell 7 reads a character, Windows PowerShell 5.1 the letters",
+        });
+        self.pos = close + 1;
     }
 
     /// A backtick outside quotes: the next character literally.

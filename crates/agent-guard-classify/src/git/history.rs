@@ -1,0 +1,350 @@
+//! Commands that delete or move refs and the history only they reach: `update-ref`,
+//! `tag -d`/`-f`, `reflog expire|delete`, `gc --prune=…`, `prune`, `repack -a -d`,
+//! `symbolic-ref -d`, `filter-repo`.
+//!
+//! A branch overwritten through `update-ref refs/heads/…` is the existing branch-keeping
+//! kind (`SNAPSHOT_GIT_REFS` keeps its commit first). The others have no compensation yet:
+//! they are unknown ops whose note names what would be lost.
+
+use agent_guard_types::{OpKind, OpSpec, Target};
+
+use super::config::Disarmed;
+use super::git_op;
+use crate::args::Arg;
+use crate::getopt::{self, Item, Opt, Order};
+
+/// An unknown git op: `what` would be lost, and nothing keeps it yet.
+fn lost(what: String) -> OpSpec {
+    let mut op = git_op(OpKind::Unknown);
+    op.mark_undeterminable(what);
+    op
+}
+
+/// The literal texts of the arguments that are not options.
+fn operands(args: &[Arg]) -> Vec<&Arg> {
+    let mut out = Vec::new();
+    let mut done = false;
+    for arg in args {
+        if !done && arg.known() == Some("--") {
+            done = true;
+        } else if done || !arg.is_option() {
+            out.push(arg);
+        }
+    }
+    out
+}
+
+fn names(args: &[&Arg]) -> String {
+    args.iter()
+        .map(|a| a.known().unwrap_or("<not literal>"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const UPDATE_REF: &[Opt] = &[
+    Opt::flag("delete", Some('d'), Some("delete")),
+    Opt::value("m", Some('m'), None),
+    Opt::flag("n", None, Some("no-deref")),
+    Opt::flag("n", None, Some("create-reflog")),
+    Opt::flag("stdin", None, Some("stdin")),
+    Opt::flag("n", Some('z'), None),
+    Opt::flag("n", None, Some("batch-updates")),
+];
+
+/// `git update-ref [-d] REF [NEW [OLD]]`, `--stdin`.
+pub(super) fn update_ref(args: &[Arg]) -> Option<OpSpec> {
+    let (items, _) = getopt::parse(args, UPDATE_REF, Order::Permute);
+    let mut delete = false;
+    let mut refs = Vec::new();
+    for item in &items {
+        match item {
+            Item::Opt { name: "delete", .. } => delete = true,
+            Item::Opt { name: "stdin", .. } => {
+                return Some(lost(
+                    "git update-ref --stdin reads ref updates from stdin: which refs move or go is unknown"
+                        .to_owned(),
+                ));
+            }
+            Item::Operand(arg) => refs.push(*arg),
+            _ => {}
+        }
+    }
+    let name = refs.first()?;
+    if delete {
+        return Some(lost(format!(
+            "git update-ref -d deletes {}: the commits only it reaches would be lost (no ref-keeping compensation yet)",
+            names(&refs[..1])
+        )));
+    }
+    refs.get(1)?;
+    match name.known() {
+        Some(text) if text.starts_with("refs/heads/") => {
+            let mut op = git_op(OpKind::GitBranchDelete);
+            op.targets.push(name.target());
+            op.note("git update-ref overwrites the branch");
+            Some(op)
+        }
+        _ => Some(lost(format!(
+            "git update-ref moves {}: what it pointed to would be lost (no ref-keeping compensation yet)",
+            names(&refs[..1])
+        ))),
+    }
+}
+
+const TAG: &[Opt] = &[
+    Opt::flag("delete", Some('d'), Some("delete")),
+    Opt::flag("force", Some('f'), Some("force")),
+    Opt::flag("n", Some('a'), Some("annotate")),
+    Opt::flag("n", Some('s'), Some("sign")),
+    Opt::flag("n", Some('v'), Some("verify")),
+    Opt::flag("n", Some('l'), Some("list")),
+    Opt::flag("n", Some('e'), Some("edit")),
+    Opt::flag("n", Some('i'), Some("ignore-case")),
+    Opt::optional("n", Some('n'), None),
+    Opt::value("n", Some('m'), Some("message")),
+    Opt::value("n", Some('F'), Some("file")),
+    Opt::value("n", Some('u'), Some("local-user")),
+    Opt::value("n", None, Some("contains")),
+    Opt::value("n", None, Some("no-contains")),
+    Opt::value("n", None, Some("points-at")),
+    Opt::value("n", None, Some("merged")),
+    Opt::value("n", None, Some("no-merged")),
+    Opt::value("n", None, Some("sort")),
+    Opt::value("n", None, Some("format")),
+    Opt::value("n", None, Some("cleanup")),
+    Opt::optional("n", None, Some("column")),
+    Opt::optional("n", None, Some("color")),
+    Opt::flag("n", None, Some("create-reflog")),
+    Opt::flag("n", None, Some("no-sign")),
+    Opt::value("n", None, Some("trailer")),
+];
+
+/// `git tag -d NAME…` deletes tags; `git tag -f NAME [COMMIT]` moves an existing one.
+pub(super) fn tag(args: &[Arg]) -> Option<OpSpec> {
+    let (items, _) = getopt::parse(args, TAG, Order::Permute);
+    let has = |n: &str| {
+        items
+            .iter()
+            .any(|i| matches!(i, Item::Opt { name, .. } if *name == n))
+    };
+    let tags: Vec<&Arg> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Operand(a) => Some(*a),
+            _ => None,
+        })
+        .collect();
+    if tags.is_empty() {
+        return None;
+    }
+    if has("delete") {
+        return Some(lost(format!(
+            "git tag -d deletes {}: an annotated tag object and the commits only it reaches would be lost (no ref-keeping compensation yet)",
+            names(&tags)
+        )));
+    }
+    if has("force") {
+        return Some(lost(format!(
+            "git tag -f moves {} if it exists: what it pointed to would be lost (no ref-keeping compensation yet)",
+            names(&tags[..1])
+        )));
+    }
+    None
+}
+
+/// `git reflog expire|delete …` drop reflog entries (`--dry-run`/`-n` only reports).
+pub(super) fn reflog(args: &[Arg]) -> Option<OpSpec> {
+    let sub = args.first()?.known()?;
+    if !matches!(sub, "expire" | "delete") {
+        return None;
+    }
+    if args[1..]
+        .iter()
+        .any(|a| matches!(a.known(), Some("-n" | "--dry-run")))
+    {
+        return None;
+    }
+    Some(lost(format!(
+        "git reflog {sub} drops reflog entries: commits reachable only from them become prunable (no ref-keeping compensation yet)"
+    )))
+}
+
+/// `git gc --prune=<date>` prunes unreachable objects younger than the default two weeks;
+/// so does any gc after the line shortened `gc.pruneExpire`.
+pub(super) fn gc(args: &[Arg], disarmed: Disarmed) -> Option<OpSpec> {
+    let prune = args
+        .iter()
+        .filter_map(Arg::known)
+        .find_map(|t| t.strip_prefix("--prune="));
+    if let Some(when) = prune {
+        return Some(lost(format!(
+            "git gc --prune={when} deletes unreachable objects now: dropped commits and stashes would be lost (no ref-keeping compensation yet)"
+        )));
+    }
+    disarmed.prune.then(|| {
+        lost(
+            "git gc after the line changed gc.pruneExpire or a reflog expiry: unreachable objects may be deleted now (no ref-keeping compensation yet)"
+                .to_owned(),
+        )
+    })
+}
+
+/// `git prune` deletes every unreachable loose object (unless `--expire` limits it).
+pub(super) fn prune(args: &[Arg]) -> Option<OpSpec> {
+    if args
+        .iter()
+        .any(|a| matches!(a.known(), Some("-n" | "--dry-run")))
+    {
+        return None;
+    }
+    Some(lost(
+        "git prune deletes unreachable objects: dropped commits and stashes would be lost (no ref-keeping compensation yet)"
+            .to_owned(),
+    ))
+}
+
+/// `git repack -a -d` drops unreachable objects that were packed (`-A` or `-k` keep them).
+pub(super) fn repack(args: &[Arg]) -> Option<OpSpec> {
+    let mut all = false;
+    let mut delete = false;
+    let mut keep = false;
+    for text in args.iter().filter_map(Arg::known) {
+        match text {
+            "--keep-unreachable" | "--cruft" | "--pack-kept-objects" => keep = true,
+            "-n" => return None,
+            _ if text.starts_with('-') && !text.starts_with("--") => {
+                all |= text.contains('a');
+                delete |= text.contains('d');
+                keep |= text.contains('A') || text.contains('k');
+            }
+            _ => {}
+        }
+    }
+    (all && delete && !keep).then(|| {
+        lost(
+            "git repack -a -d drops unreachable packed objects: dropped commits would be lost (no ref-keeping compensation yet)"
+                .to_owned(),
+        )
+    })
+}
+
+/// `git symbolic-ref -d NAME` / `--delete`.
+pub(super) fn symbolic_ref(args: &[Arg]) -> Option<OpSpec> {
+    let delete = args.iter().filter_map(Arg::known).any(|t| {
+        t == "--delete" || (t.starts_with('-') && !t.starts_with("--") && t.contains('d'))
+    });
+    delete.then(|| {
+        let refs = operands(args);
+        lost(format!(
+            "git symbolic-ref -d deletes the symbolic ref {} (no ref-keeping compensation yet)",
+            names(&refs)
+        ))
+    })
+}
+
+/// `git filter-repo` rewrites every ref and expires the reflogs: the old history goes.
+pub(super) fn filter_repo(args: &[Arg]) -> Option<OpSpec> {
+    if args
+        .iter()
+        .filter_map(Arg::known)
+        .any(|t| matches!(t, "--analyze" | "--dry-run" | "-h" | "--help" | "--version"))
+    {
+        return None;
+    }
+    Some(lost(
+        "git filter-repo rewrites every ref and expires the reflogs: the old history would be lost (no ref-keeping compensation yet)"
+            .to_owned(),
+    ))
+}
+
+/// A branch named by `git checkout -B NAME` or `git switch -C NAME` (the value as an
+/// argument, or attached): reset if it exists.
+pub(super) fn forced_branch(value: Option<&Arg>, attached: Option<String>) -> Option<OpSpec> {
+    let target = match (value, attached) {
+        (_, Some(text)) => Target::literal(text),
+        (Some(arg), None) => arg.target(),
+        (None, None) => return None,
+    };
+    let mut op = git_op(OpKind::GitBranchDelete);
+    if target.opaque.is_some() {
+        op.mark_undeterminable("branch name is not literal");
+    }
+    op.targets.push(target);
+    op.note("resets the branch if it exists");
+    Some(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::git;
+    use agent_guard_types::OpKind;
+
+    fn kind(line: &str) -> Option<OpKind> {
+        git(line).map(|o| o.kind)
+    }
+
+    #[test]
+    fn ref_deletion_is_unknown_until_kept() {
+        for line in [
+            "update-ref -d refs/heads/x",
+            "update-ref --delete refs/tags/v1",
+            "update-ref refs/tags/v1 HEAD",
+            "update-ref HEAD HEAD~1",
+            "update-ref --stdin",
+            "tag -d v1.0",
+            "tag --delete v1 v2",
+            "tag -f v1.0 HEAD~2",
+            "reflog expire --expire=now --all",
+            "reflog delete HEAD@{1}",
+            "gc --prune=now",
+            "gc --prune=all --aggressive",
+            "prune",
+            "prune --expire=now",
+            "repack -a -d",
+            "repack -adf",
+            "symbolic-ref -d HEAD",
+            "filter-repo --path src",
+        ] {
+            let op = git(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(op.kind, OpKind::Unknown, "{line}");
+            assert!(op.undeterminable, "{line}");
+        }
+    }
+
+    #[test]
+    fn harmless_forms() {
+        for line in [
+            "tag",
+            "tag -l",
+            "tag v1.0",
+            "tag -a v1.0 -m release",
+            "tag -m -d v1",
+            "reflog",
+            "reflog show",
+            "reflog expire -n --all",
+            "gc",
+            "gc --aggressive",
+            "prune -n",
+            "repack -a -d -k",
+            "repack -A -d",
+            "repack -d",
+            "symbolic-ref HEAD refs/heads/main",
+            "update-ref refs/heads/x",
+            "filter-repo --analyze",
+        ] {
+            assert_eq!(kind(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn branch_overwrites_are_kept() {
+        let op = git("update-ref refs/heads/main HEAD~3").unwrap();
+        assert_eq!(op.kind, OpKind::GitBranchDelete);
+        assert_eq!(op.targets[0].text, "refs/heads/main");
+        let op = git("checkout -B main origin/main").unwrap();
+        assert_eq!(op.kind, OpKind::GitBranchDelete);
+        assert_eq!(op.targets[0].text, "main");
+        let op = git("switch -C topic").unwrap();
+        assert_eq!(op.targets[0].text, "topic");
+    }
+}

@@ -1,0 +1,428 @@
+//! Programs that run a command for each of many arguments: `find -exec`/`-execdir`/`-ok`,
+//! `fd -x`/`-X` and GNU `parallel`.
+//!
+//! The command they run is classified with the same rules as a command typed on the line
+//! (wrappers peeled, `sh -c` scripts read, in both directions): `find . -exec sh -c 'echo
+//! {} | grep x' \;` runs nothing destructive and is allowed, `find . -exec sudo rm {} +`
+//! deletes. What a per-file command deletes depends on the files found or the arguments
+//! read, so a destructive one is undeterminable.
+
+use agent_guard_types::{Dialect, OpKind, OpSpec};
+
+use super::{Call, Line, nested, run};
+use crate::args::Arg;
+use crate::getopt::{self, Item, Opt, Order};
+use crate::shapes::Positions;
+
+/// `find …`: starting points, then an expression; `-delete` deletes, `-exec CMD … ;` and
+/// `-exec CMD … {} +` (and `-execdir`, `-ok`, `-okdir`) run `CMD` per file.
+pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
+    let mut notes = Vec::new();
+    let mut deletes = false;
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        index += 1;
+        match arg.known() {
+            Some("-delete") => {
+                deletes = true;
+                notes.push("find -delete deletes what the expression matches".to_owned());
+            }
+            Some(action @ ("-exec" | "-execdir" | "-ok" | "-okdir")) => {
+                let end = exec_end(args, index);
+                let command = &args[index..end];
+                index = (end + 1).min(args.len().max(end));
+                let inner = exec(command, call, line);
+                if !inner.is_empty() {
+                    deletes = true;
+                    notes.push(format!("find {action} runs a destructive command per file"));
+                    notes.extend(inner.into_iter().flat_map(|op| op.notes));
+                }
+            }
+            _ => {}
+        }
+    }
+    if !deletes {
+        return Vec::new();
+    }
+    let mut op = OpSpec::new("find", OpKind::FsDelete, Dialect::Posix);
+    op.recursive = true;
+    // Starting points are the operands before the first expression token.
+    for arg in args {
+        let is_expression = arg
+            .known()
+            .is_some_and(|t| t.starts_with('-') || t == "(" || t == "!");
+        if is_expression {
+            break;
+        }
+        op.targets.push(arg.target());
+    }
+    op.mark_undeterminable("find selects what it deletes at run time");
+    for note in notes {
+        op.note(note);
+    }
+    vec![op]
+}
+
+/// The index of the word that ends an `-exec` command started at `from`: a `;`, or a `+`
+/// right after `{}`. Without one (find refuses the line) the command runs to the end.
+fn exec_end(args: &[Arg], from: usize) -> usize {
+    let mut at = from;
+    while let Some(arg) = args.get(at) {
+        match arg.known() {
+            Some(";") => return at,
+            Some("+") if at > from && args[at - 1].known() == Some("{}") => return at,
+            _ => at += 1,
+        }
+    }
+    args.len()
+}
+
+/// The ops of a command `find` runs per file. A command name made from the file (`{}`) is
+/// unknown.
+fn exec(argv: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
+    if argv
+        .first()
+        .and_then(Arg::known)
+        .is_some_and(|t| t.contains("{}"))
+    {
+        return vec![OpSpec::unknown(
+            "<opaque>",
+            Dialect::Posix,
+            "find runs the files it finds as programs",
+        )];
+    }
+    let inner = Call {
+        from_stdin: true,
+        own: false,
+        wrapped: true,
+        ..call
+    };
+    let mut scratch = Positions::default();
+    run(argv, inner, line, &mut scratch)
+}
+
+/// `fd [options] [PATTERN] [PATH…] -x|--exec CMD… [;]` and `-X|--exec-batch CMD…`: fd
+/// runs CMD for each match (or once with all of them), the path filled into `{}` or
+/// appended. The matches are only known when it runs.
+pub(super) fn fd(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
+    let Some(at) = args
+        .iter()
+        .position(|a| matches!(a.known(), Some("-x" | "--exec" | "-X" | "--exec-batch")))
+    else {
+        return Vec::new();
+    };
+    let rest = &args[at + 1..];
+    let end = rest
+        .iter()
+        .position(|a| a.known() == Some(";"))
+        .unwrap_or(rest.len());
+    let inner = exec(&rest[..end], call, line);
+    if inner.is_empty() {
+        return Vec::new();
+    }
+    let mut op = OpSpec::new("fd", OpKind::FsDelete, Dialect::Posix);
+    op.recursive = true;
+    op.mark_undeterminable("fd runs a destructive command for each file it finds");
+    for note in inner.into_iter().flat_map(|op| op.notes) {
+        op.note(note);
+    }
+    vec![op]
+}
+
+/// GNU parallel's options (its manual, 2024). Canonical names: `none` runs nothing,
+/// `remote` runs jobs on other hosts, `sep` changes the argument separators, `quote` runs
+/// the command without a shell, `files` reads arguments from files.
+const PARALLEL: &[Opt] = &[
+    Opt::flag("null", Some('0'), Some("null")),
+    Opt::flag("k", Some('k'), Some("keep-order")),
+    Opt::flag("quote", Some('q'), Some("quote")),
+    Opt::flag("X", Some('X'), Some("xargs")),
+    Opt::flag("m", Some('m'), None),
+    Opt::flag("u", Some('u'), Some("ungroup")),
+    Opt::flag("g", None, Some("group")),
+    Opt::flag("lb", None, Some("line-buffer")),
+    Opt::flag("lb", None, Some("lb")),
+    Opt::flag("v", Some('v'), Some("verbose")),
+    Opt::flag("t", Some('t'), None),
+    Opt::flag("dry", None, Some("dry-run")),
+    Opt::flag("dry", None, Some("dryrun")),
+    Opt::flag("eta", None, Some("eta")),
+    Opt::flag("bar", None, Some("bar")),
+    Opt::flag("progress", None, Some("progress")),
+    Opt::flag("tag", None, Some("tag")),
+    Opt::flag("cite", None, Some("will-cite")),
+    Opt::flag("cite", None, Some("no-notice")),
+    Opt::flag("shuf", None, Some("shuf")),
+    Opt::flag("r", Some('r'), Some("no-run-if-empty")),
+    Opt::flag("plus", None, Some("plus")),
+    Opt::flag("pipe", None, Some("pipe")),
+    Opt::flag("pipe", None, Some("spreadstdin")),
+    Opt::flag("rr", None, Some("round-robin")),
+    Opt::flag("link", None, Some("link")),
+    Opt::flag("link", None, Some("xapply")),
+    Opt::flag("p", Some('p'), Some("interactive")),
+    Opt::flag("fg", None, Some("fg")),
+    Opt::flag("bg", None, Some("bg")),
+    Opt::flag("files", None, Some("files")),
+    Opt::flag("silent", None, Some("silent")),
+    Opt::flag("halt", None, Some("halt-on-error")),
+    Opt::value("j", Some('j'), Some("jobs")),
+    Opt::value("j", Some('P'), Some("max-procs")),
+    Opt::value("n", Some('n'), Some("max-args")),
+    Opt::value("n", Some('N'), Some("max-replace-args")),
+    Opt::value("L", Some('L'), Some("max-lines")),
+    Opt::optional("l", Some('l'), None),
+    Opt::value("files", Some('a'), Some("arg-file")),
+    Opt::value("sep", Some('I'), None),
+    Opt::optional("sep", Some('i'), Some("replace")),
+    Opt::value("colsep", Some('C'), Some("colsep")),
+    Opt::value("d", Some('d'), Some("delimiter")),
+    Opt::value("E", Some('E'), None),
+    Opt::value("s", Some('s'), Some("max-chars")),
+    Opt::value("remote", Some('S'), Some("sshlogin")),
+    Opt::value("remote", None, Some("sshloginfile")),
+    Opt::value("remote", None, Some("slf")),
+    Opt::flag("remote", None, Some("nonall")),
+    Opt::flag("remote", None, Some("onall")),
+    Opt::value("o", None, Some("results")),
+    Opt::value("o", None, Some("res")),
+    Opt::value("o", None, Some("joblog")),
+    Opt::value("o", None, Some("timeout")),
+    Opt::value("o", None, Some("delay")),
+    Opt::value("o", None, Some("retries")),
+    Opt::value("o", None, Some("halt")),
+    Opt::value("o", None, Some("tmpdir")),
+    Opt::value("chdir", None, Some("workdir")),
+    Opt::value("chdir", None, Some("wd")),
+    Opt::value("o", None, Some("env")),
+    Opt::value("o", None, Some("block")),
+    Opt::value("o", None, Some("block-size")),
+    Opt::value("o", None, Some("memfree")),
+    Opt::value("o", None, Some("load")),
+    Opt::value("o", None, Some("nice")),
+    Opt::value("o", None, Some("tagstring")),
+    Opt::value("o", None, Some("header")),
+    Opt::value("o", None, Some("termseq")),
+    Opt::value("sep", None, Some("arg-sep")),
+    Opt::value("sep", None, Some("arg-file-sep")),
+    Opt::value("sep", None, Some("rpl")),
+    Opt::flag("none", None, Some("version")),
+    Opt::flag("none", None, Some("help")),
+    Opt::flag("none", Some('h'), None),
+    Opt::flag("none", None, Some("number-of-cpus")),
+    Opt::flag("none", None, Some("number-of-cores")),
+    Opt::flag("none", None, Some("citation")),
+];
+
+/// The most jobs built from `:::` arguments before they are judged as unknown.
+const MAX_JOBS: usize = 64;
+
+/// Why a parallel command is unknown.
+fn unknown(why: &str) -> Vec<OpSpec> {
+    vec![OpSpec::unknown("parallel", Dialect::Posix, why)]
+}
+
+/// `parallel [options] [COMMAND…] (::: ARGS… | :::: FILES…)…`: runs COMMAND once per
+/// argument (or per combination, one from each `:::` group), through the shell, with
+/// `{}`-style replacement strings filled in or the argument appended. Without `:::` the
+/// arguments are read from stdin.
+pub(super) fn parallel(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
+    let (items, consumed) = getopt::parse(rest, PARALLEL, Order::StopAtOperand);
+    let mut quote = false;
+    let mut elsewhere = false;
+    let mut from_files = false;
+    for item in &items {
+        match item {
+            Item::Opt { name: "none", .. } | Item::MissingValue(_) => return Vec::new(),
+            Item::Opt { name: "remote", .. } => {
+                return unknown("parallel runs jobs on other hosts");
+            }
+            Item::Opt { name: "sep", .. } => {
+                return unknown("parallel's replacement strings or separators are changed");
+            }
+            Item::Opt { name: "quote", .. } => quote = true,
+            Item::Opt { name: "files", .. } => from_files = true,
+            Item::Opt { name: "chdir", .. } => elsewhere = true,
+            Item::Unknown(o) | Item::Ambiguous(o) => {
+                return unknown(&format!("parallel option {o} has unknown arity"));
+            }
+            _ => {}
+        }
+    }
+    let words = &rest[consumed..];
+    let separator = |a: &Arg| matches!(a.known(), Some(":::" | ":::+" | "::::" | "::::+"));
+    let command_end = words.iter().position(separator).unwrap_or(words.len());
+    let Some(template) = words[..command_end]
+        .iter()
+        .map(|a| a.known().filter(|_| !a.glob || a.quoted))
+        .collect::<Option<Vec<&str>>>()
+    else {
+        return unknown("the parallel command is not literal");
+    };
+    let mut groups: Vec<Option<Vec<&str>>> = Vec::new();
+    for word in &words[command_end..] {
+        match word.known() {
+            Some(":::" | ":::+") => groups.push(Some(Vec::new())),
+            Some("::::" | "::::+") => {
+                from_files = true;
+                groups.push(None);
+            }
+            _ => {
+                if let Some(slot) = groups.last_mut() {
+                    let text = word.known().filter(|_| !word.glob || word.quoted);
+                    match (slot.as_mut(), text) {
+                        (Some(group), Some(text)) => group.push(text),
+                        _ => *slot = None,
+                    }
+                }
+            }
+        }
+    }
+    let literal: Option<Vec<Vec<&str>>> = groups.into_iter().collect();
+    let jobs = match literal {
+        Some(groups) if !groups.is_empty() && !from_files => combinations(&groups),
+        // Arguments from stdin, from files or not literal: one job with an unknown argument.
+        _ => None,
+    };
+    let mut ops = Vec::new();
+    if let Some(jobs) = jobs {
+        for job in jobs {
+            ops.extend(nested(
+                &job_script(&template, &job, quote),
+                line,
+                "parallel job",
+            ));
+        }
+    } else {
+        let unknown_argument = ["$PARALLEL_ARGUMENT"];
+        let script = job_script(&template, &unknown_argument, quote);
+        for mut op in nested(&script, line, "parallel job") {
+            op.mark_undeterminable("parallel reads its arguments when it runs");
+            ops.push(op);
+        }
+    }
+    if elsewhere {
+        for op in &mut ops {
+            op.mark_undeterminable("parallel --workdir runs the jobs in another directory");
+        }
+    }
+    ops
+}
+
+/// Every combination of one argument from each group, in parallel's order; `None` past
+/// [`MAX_JOBS`].
+fn combinations<'a>(groups: &[Vec<&'a str>]) -> Option<Vec<Vec<&'a str>>> {
+    let mut jobs: Vec<Vec<&str>> = vec![Vec::new()];
+    for group in groups {
+        let mut next = Vec::new();
+        for job in &jobs {
+            for arg in group {
+                if next.len() >= MAX_JOBS {
+                    return None;
+                }
+                let mut job = job.clone();
+                job.push(*arg);
+                next.push(job);
+            }
+        }
+        jobs = next;
+    }
+    Some(jobs)
+}
+
+/// Returns `true` for a replacement string: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`,
+/// `{%}`, `{n}`, `{n.}`, … or a perl expression `{= … =}`.
+fn replacement_at(text: &str, at: usize) -> Option<(usize, usize)> {
+    let rest = text.get(at..)?;
+    if !rest.starts_with('{') {
+        return None;
+    }
+    let close = rest.find('}')?;
+    let inner = &rest[1..close];
+    let position: String = inner.chars().take_while(char::is_ascii_digit).collect();
+    let modifier = &inner[position.len()..];
+    let known = matches!(modifier, "" | "." | "/" | "//" | "/." | "#" | "%")
+        || (inner.starts_with('=') && inner.ends_with('='));
+    if !known {
+        return None;
+    }
+    let index = position
+        .parse::<usize>()
+        .ok()
+        .map_or(0, |n| n.saturating_sub(1));
+    Some((close + 1, index))
+}
+
+/// The shell command parallel runs for one job: the template joined with spaces (each word
+/// quoted with `-q`), replacement strings filled with the quoted argument, or the arguments
+/// appended when the template has none. An empty template runs the arguments themselves.
+fn job_script(template: &[&str], job: &[&str], quote: bool) -> String {
+    if template.is_empty() {
+        return job.join(" ");
+    }
+    let mut used = false;
+    let mut words = Vec::new();
+    for word in template {
+        let mut out = String::new();
+        let mut at = 0;
+        while at < word.len() {
+            if let Some((len, index)) = replacement_at(word, at) {
+                let value = if word[at..at + len].starts_with("{=") {
+                    "$PARALLEL_PERL_EXPRESSION"
+                } else {
+                    job.get(index).copied().unwrap_or("")
+                };
+                if quote {
+                    out.push_str(value);
+                } else {
+                    out.push_str(&sh_quote(value));
+                }
+                used = true;
+                at += len;
+            } else {
+                let c = word[at..].chars().next().unwrap_or(' ');
+                out.push(c);
+                at += c.len_utf8();
+            }
+        }
+        words.push(if quote { sh_quote(&out) } else { out });
+    }
+    if !used {
+        words.extend(job.iter().map(|a| sh_quote(a)));
+    }
+    words.join(" ")
+}
+
+/// Quotes a value for sh, as parallel does; the unknown-argument placeholder stays a
+/// variable so that it reads as opaque.
+fn sh_quote(value: &str) -> String {
+    if value.starts_with("$PARALLEL_") {
+        return format!("\"{value}\"");
+    }
+    format!("'{}'", value.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_fill_replacement_strings_or_append() {
+        assert_eq!(job_script(&["rm", "-rf"], &["a b"], false), "rm -rf 'a b'");
+        assert_eq!(job_script(&["rm", "{}.o"], &["x"], false), "rm 'x'.o");
+        assert_eq!(
+            job_script(&["mv", "{1}", "{2}"], &["a", "b"], false),
+            "mv 'a' 'b'"
+        );
+        assert_eq!(job_script(&[], &["rm -rf x"], false), "rm -rf x");
+        assert_eq!(job_script(&["rm {}"], &["x"], true), "'rm x'");
+    }
+
+    #[test]
+    fn combinations_multiply_and_stop() {
+        let groups = vec![vec!["a", "b"], vec!["1", "2"]];
+        assert_eq!(combinations(&groups).unwrap().len(), 4);
+        let big: Vec<&str> = vec!["x"; 65];
+        assert!(combinations(&[big]).is_none());
+    }
+}
