@@ -30,7 +30,8 @@ pub enum Status {
 /// One check of one installed hook.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    /// What was checked (`binary`, `fail-closed`, `trust`, `project-trust`, `deny`, `no-op`).
+    /// What was checked (`binary`, `fail-closed`, `trust`, `project-trust`, `plugin`, `deny`,
+    /// `no-op`).
     pub name: &'static str,
     /// The result.
     pub status: Status,
@@ -104,6 +105,9 @@ struct Found {
     placement: Placement,
     handler: Json,
     matcher: Option<String>,
+    /// For a hook file of its own (Cline, `OpenCode`): whether it is exactly what install
+    /// writes.
+    pristine: Option<bool>,
 }
 
 fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
@@ -111,7 +115,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
         return Ok(Vec::new());
     };
     let Some(layout) = Layout::of(harness) else {
-        return Ok(script::command(&bytes)
+        return Ok(script::command(harness, &bytes)
             .map(|command| Found {
                 command,
                 placement: Placement {
@@ -120,6 +124,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
                 },
                 handler: Json::Null,
                 matcher: None,
+                pristine: Some(script::is_pristine(harness, &bytes)),
             })
             .into_iter()
             .collect());
@@ -147,6 +152,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
                 .map(str::to_owned),
             placement,
             handler,
+            pristine: None,
         })
         .collect())
 }
@@ -167,6 +173,25 @@ fn check(
     }
     if harness == Harness::Codex {
         checks.extend(codex_checks(env, scope, path, found, &reinstall));
+    }
+    if let (Harness::OpenCode, Some(pristine)) = (harness, found.pristine) {
+        checks.push(if pristine {
+            Check {
+                name: "plugin",
+                status: Status::Pass,
+                detail: "the plugin is exactly what install wrote".to_owned(),
+                hint: None,
+            }
+        } else {
+            warn(
+                "plugin",
+                "the plugin was edited since install: the checks below cover only the command it runs".to_owned(),
+                format!(
+                    "move `{}` away and run `agent-guard install {harness} --{scope}` again",
+                    path.display()
+                ),
+            )
+        });
     }
     if checks[0].status == Status::Pass {
         let script = (harness == Harness::Cline).then_some(path);
@@ -388,6 +413,15 @@ fn fail(name: &'static str, detail: String, hint: &str) -> Check {
         status: Status::Fail,
         detail,
         hint: Some(hint.to_owned()),
+    }
+}
+
+fn warn(name: &'static str, detail: String, hint: String) -> Check {
+    Check {
+        name,
+        status: Status::Warn,
+        detail,
+        hint: Some(hint),
     }
 }
 

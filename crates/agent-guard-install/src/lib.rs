@@ -1,9 +1,9 @@
 //! Installs agent-guard into agent harnesses, removes it again, and checks what is installed.
 //!
 //! This crate sits beside the pipeline, not in it: it edits the harnesses' own hook
-//! configuration files (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, Cline, Windsurf)
-//! so that their pre-tool hook runs `agent-guard check --enforce --harness <name>`. It never
-//! judges a command itself.
+//! configuration files (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, Cline, Windsurf,
+//! Qwen Code) and writes `OpenCode`'s plugin, so that their pre-tool hook runs
+//! `agent-guard check --enforce --harness <name>`. It never judges a command itself.
 //!
 //! - [`install()`] adds one hook entry (idempotently), sets the harness's fail-closed option
 //!   where it has one, and for Codex records hook trust in `$CODEX_HOME/config.toml`.
