@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::activation;
 use crate::codex;
 use crate::edit::{self, Action};
 use crate::entry::{self, Layout, Placement, Removed};
@@ -131,6 +132,7 @@ pub fn install(env: &Environment, options: &InstallOptions) -> Result<Report> {
         });
     }
     notes.extend(limits(harness, options));
+    notes.extend(activation::notes(env, harness, options.scope));
     Ok(report(options, Some(command), files, notes))
 }
 

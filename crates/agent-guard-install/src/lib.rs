@@ -10,7 +10,8 @@
 //! - [`uninstall()`] restores each file byte for byte when nothing else changed it since
 //!   (the previous bytes live in `$XDG_STATE_HOME/agent-guard/installs/`), and otherwise
 //!   removes only agent-guard's entry.
-//! - [`doctor()`] finds every installed hook and runs it with a synthetic payload.
+//! - [`doctor()`] finds every installed hook, checks that the harness would run it at all
+//!   (folder trust, switches that turn hooks off), and runs it with a synthetic payload.
 //!
 //! JSON files keep their key order and indentation; TOML files keep comments and layout
 //! (`toml_edit`). Every write is atomic and preceded by a backup of the file's bytes.
@@ -24,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+mod activation;
 mod codex;
 mod doctor;
 mod edit;

@@ -176,8 +176,13 @@ fn assert_doctor_passes(env: &TestEnv, harness: &str, scope: &str) {
     if hook_mode_available(env) {
         assert_eq!(check(entry, "deny"), "pass", "{entry:#}");
         assert_eq!(check(entry, "no-op"), "pass", "{entry:#}");
-        let project_untrusted =
-            harness == "codex" && scope == "project" && check(entry, "project-trust") == "fail";
+        // A project hook in a folder the harness does not trust never fires: a FAIL.
+        let project_untrusted = scope == "project"
+            && match harness {
+                "codex" => check(entry, "project-trust") == "fail",
+                "copilot" => check(entry, "folder-trust") == "fail",
+                _ => false,
+            };
         assert_eq!(code, i32::from(project_untrusted), "{report:#}");
     }
 }
@@ -501,6 +506,183 @@ fn codex_hooks_list(codex: &Path, env: &TestEnv) -> Value {
     child.kill().unwrap();
     child.wait().unwrap();
     reply["result"]["data"][0].clone()
+}
+
+fn notes(output: &Output) -> Vec<String> {
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Copilot CLI skips repository hooks silently in a folder it does not trust: a project
+/// install there is a hook that never fires, which doctor FAILs until the folder is trusted.
+#[test]
+fn doctor_fails_an_untrusted_copilot_folder() {
+    let env = TestEnv::new();
+    let output = ok(&env, &["install", "copilot", "--project", "--json"]);
+    assert!(
+        notes(&output)
+            .iter()
+            .any(|n| n.contains("does not trust") && n.contains("trustedFolders")),
+        "install says so: {:?}",
+        notes(&output)
+    );
+    let (code, report) = doctor(&env);
+    assert_eq!(code, 1, "{report:#}");
+    let entry = hook(&report, "copilot", "project");
+    assert_eq!(check(entry, "folder-trust"), "fail", "{entry:#}");
+    let text = String::from_utf8_lossy(&run(&env, &["doctor"]).stdout).into_owned();
+    assert!(
+        text.contains("FAIL  folder-trust") && text.contains("hint: start `copilot`"),
+        "{text}"
+    );
+
+    // The user trusts a parent folder, as Copilot itself writes it (with its comments).
+    let config = env.fixture.home.join(".copilot/config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let parent = env.ws().parent().unwrap().display().to_string();
+    std::fs::write(
+        &config,
+        format!(
+            "// User settings belong in settings.json.\n// This file is managed automatically.\n{{\n  \"trustedFolders\": [\n    {parent:?}\n  ]\n}}\n"
+        ),
+    )
+    .unwrap();
+    let (code, report) = doctor(&env);
+    let entry = hook(&report, "copilot", "project");
+    assert_eq!(check(entry, "folder-trust"), "pass", "{entry:#}");
+    if hook_mode_available(&env) {
+        assert_eq!(code, 0, "{report:#}");
+    }
+
+    // A user install needs no trust.
+    let env = TestEnv::new();
+    ok(&env, &["install", "copilot", "--user"]);
+    let (_, report) = doctor(&env);
+    assert_eq!(
+        check(hook(&report, "copilot", "user"), "folder-trust"),
+        "missing"
+    );
+}
+
+/// A repository's `.github/copilot/settings.json` with `disableAllHooks` switches agent-guard
+/// off, whichever scope it is installed in.
+#[test]
+fn doctor_fails_a_copilot_repository_that_disables_hooks() {
+    let env = TestEnv::new();
+    ok(&env, &["install", "copilot", "--user"]);
+    let repo = env.ws().join(".github/copilot");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::write(repo.join("settings.json"), r#"{"disableAllHooks": true}"#).unwrap();
+    let (code, report) = doctor(&env);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        check(hook(&report, "copilot", "user"), "hooks-enabled"),
+        "fail"
+    );
+    std::fs::write(
+        repo.join("settings.local.json"),
+        r#"{"disableAllHooks": false}"#,
+    )
+    .unwrap();
+    let (_, report) = doctor(&env);
+    assert_eq!(
+        check(hook(&report, "copilot", "user"), "hooks-enabled"),
+        "pass",
+        "the local file outranks the shared one"
+    );
+}
+
+/// Gemini CLI runs no hooks in a folder it does not trust, and honours the hook switches of
+/// its settings layers.
+#[test]
+fn doctor_reads_gemini_folder_trust_and_hook_switches() {
+    let env = TestEnv::new();
+    let output = ok(&env, &["install", "gemini", "--project", "--json"]);
+    assert!(
+        notes(&output).iter().any(|n| n.contains("trusted folders")),
+        "{:?}",
+        notes(&output)
+    );
+    let gemini = env.fixture.home.join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let state = |env: &TestEnv| {
+        let (code, report) = doctor(env);
+        let entry = hook(&report, "gemini", "project").clone();
+        (
+            code,
+            check(&entry, "folder-trust").to_owned(),
+            check(&entry, "hooks-enabled").to_owned(),
+        )
+    };
+    assert_eq!(&state(&env).1, "warn", "not yet trusted: Gemini asks");
+
+    let ws = env.ws().display().to_string();
+    std::fs::write(
+        gemini.join("trustedFolders.json"),
+        format!("{{{ws:?}: \"DO_NOT_TRUST\"}}"),
+    )
+    .unwrap();
+    let (code, trust, _) = state(&env);
+    assert_eq!((code, trust.as_str()), (1, "fail"));
+
+    std::fs::write(
+        gemini.join("trustedFolders.json"),
+        format!("{{{ws:?}: \"TRUST_FOLDER\"}}"),
+    )
+    .unwrap();
+    let (_, trust, hooks) = state(&env);
+    assert_eq!((trust.as_str(), hooks.as_str()), ("pass", "pass"));
+
+    std::fs::write(
+        gemini.join("settings.json"),
+        "{\n  // mine\n  \"hooksConfig\": {\"disabled\": [\"agent-guard\"]}\n}\n",
+    )
+    .unwrap();
+    let (code, _, hooks) = state(&env);
+    assert_eq!((code, hooks.as_str()), (1, "fail"));
+
+    std::fs::write(
+        gemini.join("settings.json"),
+        r#"{"hooksConfig": {"enabled": false}, "security": {"folderTrust": {"enabled": false}}}"#,
+    )
+    .unwrap();
+    let (code, trust, hooks) = state(&env);
+    assert_eq!((code, trust.as_str(), hooks.as_str()), (1, "pass", "fail"));
+}
+
+/// Qwen Code: folder trust is off by default; `disableAllHooks` in any layer that wins turns
+/// the hook off.
+#[test]
+fn doctor_reads_qwen_disable_all_hooks() {
+    let env = TestEnv::new();
+    ok(&env, &["install", "qwen-code", "--project"]);
+    let (_, report) = doctor(&env);
+    let entry = hook(&report, "qwen-code", "project");
+    assert_eq!(check(entry, "folder-trust"), "pass", "{entry:#}");
+    assert_eq!(check(entry, "hooks-enabled"), "pass", "{entry:#}");
+    let qwen = env.fixture.home.join(".qwen");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(qwen.join("settings.json"), r#"{"disableAllHooks": true}"#).unwrap();
+    let (code, report) = doctor(&env);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        check(hook(&report, "qwen-code", "project"), "hooks-enabled"),
+        "fail"
+    );
+    std::fs::write(
+        qwen.join("settings.json"),
+        r#"{"security": {"folderTrust": {"enabled": true}}}"#,
+    )
+    .unwrap();
+    let (_, report) = doctor(&env);
+    let entry = hook(&report, "qwen-code", "project");
+    assert_eq!(check(entry, "folder-trust"), "warn", "{entry:#}");
+    assert_eq!(check(entry, "hooks-enabled"), "pass", "{entry:#}");
 }
 
 /// The `OpenCode` plugin install writes, driven by `node` outside `OpenCode`: it lets a call
