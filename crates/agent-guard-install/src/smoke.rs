@@ -161,7 +161,13 @@ pub(crate) fn read(harness: Harness, outcome: &Outcome) -> Reply {
     }
     match (harness, outcome.code) {
         (_, None) => Reply::Invalid(format!("no exit status within {TIMEOUT_SECS} s")),
-        (Harness::Copilot | Harness::Cline, Some(code)) if code != 0 => Reply::Invalid(format!(
+        // Copilot CLI 1.0.102 blocks on a non-zero exit, but older releases skip the hook and
+        // run the command, and a reply is read only on exit 0: agent-guard never exits
+        // non-zero for Copilot, so one that does is broken.
+        (Harness::Copilot, Some(code)) if code != 0 => Reply::Invalid(format!(
+            "exit {code}: Copilot CLI reads no reply then (older releases run the command)"
+        )),
+        (Harness::Cline, Some(code)) if code != 0 => Reply::Invalid(format!(
             "exit {code}: {harness} treats a non-zero exit as a failed hook and runs the command"
         )),
         (Harness::Codex, Some(2)) if !stderr_reason => Reply::Invalid(
