@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""Scripted OpenAI Responses API mock for the Codex end-to-end tests.
+"""Scripted OpenAI API mock for the Codex, Copilot CLI, Qwen Code and OpenCode end-to-end tests.
 
-Serves `POST /v1/responses` (SSE) on loopback. The script has two steps, chosen by what the
-request carries rather than by a counter:
+Serves, on loopback, the Responses API (`POST …/responses`, SSE; Codex) and the Chat
+Completions API (`POST …/chat/completions`, streamed or not; the others). The script has two
+steps, chosen by what the request carries rather than by a counter:
 
-  * a request whose `input` holds a `function_call_output` (or any request once
-    `--max-tool-calls` calls were scripted) gets the final text;
-  * any other request that offers a shell tool gets one `function_call` of it, with the
-    command under test in the argument shape that tool declares;
-  * anything else gets a short text.
+  * a request that holds a tool result (a `function_call_output` item, or a `tool` message),
+    or any request once `--max-tool-calls` calls were scripted, gets the final text;
+  * any other request that offers a shell tool gets one call of it, with the command under
+    test in the argument shape that tool declares;
+  * anything else (titles, summaries) gets a short text.
 
 Every request is appended to `--log` as one JSON line: method, path, which answer it got,
-the `output` of every `function_call_output`, and the full body. Stdlib only.
+every tool result (`call_id` and `content` text), and the full body. Stdlib only.
 """
 
 import argparse
@@ -23,6 +24,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG_LOCK = threading.Lock()
+# The id of the scripted call in a Chat Completions answer.
+TOOL_CALL_ID = "call_mock_01"
 
 
 def call_outputs(body):
@@ -52,6 +55,55 @@ def shell_call(tools, command):
         return "exec_command", json.dumps({"cmd": command})
     if "shell" in by_name:  # {"command": ["bash", "-lc", "<script>"]}
         return "shell", json.dumps({"command": ["bash", "-lc", command]})
+    return None
+
+
+# Chat Completions shell tools, by name: Copilot CLI and OpenCode call theirs `bash`, Qwen Code
+# (a Gemini CLI fork) `run_shell_command`.
+CHAT_SHELL_TOOLS = ("bash", "run_shell_command", "shell")
+
+
+def text_of(content):
+    """Flattens a chat message `content` (a string or a list of parts) to text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part.get("text", "") if isinstance(part, dict) and "text" in part else json.dumps(part)
+            for part in content
+        )
+    return json.dumps(content)
+
+
+def chat_tool_results(body):
+    """Returns every `tool` message of a chat request, in order."""
+    return [
+        {"call_id": message.get("tool_call_id"), "content": text_of(message.get("content"))}
+        for message in body.get("messages", []) or []
+        if isinstance(message, dict) and message.get("role") == "tool"
+    ]
+
+
+def chat_shell_call(tools, command):
+    """Picks the chat shell tool the request offers and builds its arguments: the command,
+    plus a filler for every other required property. Returns (name, arguments JSON) or None."""
+    by_name = {}
+    for tool in tools or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict):
+            by_name[function.get("name")] = function
+    for name in CHAT_SHELL_TOOLS:
+        if name not in by_name:
+            continue
+        schema = by_name[name].get("parameters") or {}
+        props = schema.get("properties") or {}
+        args = {"command": command}
+        for key in schema.get("required") or []:
+            if key in args:
+                continue
+            kind = (props.get(key) or {}).get("type")
+            args[key] = False if kind == "boolean" else 1000 if kind in ("number", "integer") else "scripted by the mock"
+        return name, json.dumps(args)
     return None
 
 
@@ -98,6 +150,9 @@ class Handler(BaseHTTPRequestHandler):
                 body = {"unparsed": raw.decode("utf-8", "replace")}
         path = self.path.split("?", 1)[0]
         opts = self.server.opts
+        if path.endswith("/chat/completions"):
+            self.chat(body)
+            return
         if not path.endswith("/responses"):
             self.record({"method": "POST", "path": self.path, "answer": "404", "body": body})
             self.reply(404, "application/json", b'{"error":{"message":"mock: not found"}}')
@@ -135,6 +190,51 @@ class Handler(BaseHTTPRequestHandler):
             {"type": "response.completed", "response": {"id": resp_id, "usage": usage}},
         ]
         self.reply(200, "text/event-stream", sse(events))
+
+
+    def chat(self, body):
+        """Answers a Chat Completions request (streamed when it asks for a stream)."""
+        opts = self.server.opts
+        results = chat_tool_results(body)
+        call = None
+        with LOG_LOCK:
+            self.server.requests += 1
+            number = self.server.requests
+            done = bool(results) or self.server.tool_calls >= opts.max_tool_calls
+            if not done:
+                call = chat_shell_call(body.get("tools"), opts.command)
+                if call is not None:
+                    self.server.tool_calls += 1
+        if done:
+            answer, message = "final", {"role": "assistant", "content": opts.final_text}
+        elif call is not None:
+            answer = "tool_call:" + call[0]
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"index": 0, "id": TOOL_CALL_ID, "type": "function",
+                 "function": {"name": call[0], "arguments": call[1]}}]}
+        else:
+            answer, message = "aux", {"role": "assistant", "content": "ok"}
+        self.record({"method": "POST", "path": self.path, "answer": answer, "tool_results": results, "body": body})
+
+        finish = "tool_calls" if "tool_calls" in message else "stop"
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        base = {"id": "chatcmpl-mock-%02d" % number, "created": int(time.time()), "model": body.get("model") or "mock-model"}
+        if not body.get("stream"):
+            reply = dict(base, object="chat.completion", usage=usage,
+                         choices=[{"index": 0, "message": message, "finish_reason": finish}])
+            self.reply(200, "application/json", json.dumps(reply).encode())
+            return
+        chunk = dict(base, object="chat.completion.chunk")
+        delta = {"role": "assistant", "content": message.get("content") or ""}
+        if "tool_calls" in message:
+            delta["tool_calls"] = message["tool_calls"]
+        chunks = [
+            dict(chunk, choices=[{"index": 0, "delta": delta, "finish_reason": None}]),
+            dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": finish}]),
+            dict(chunk, choices=[], usage=usage),
+        ]
+        payload = "".join("data: %s\n\n" % json.dumps(c) for c in chunks) + "data: [DONE]\n\n"
+        self.reply(200, "text/event-stream", payload.encode())
 
 
 def main():

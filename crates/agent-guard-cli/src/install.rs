@@ -86,6 +86,9 @@ fn environment(cwd: Option<&std::path::Path>) -> anyhow::Result<Environment> {
         codex_home: path(env.codex_home),
         copilot_home: path(env.copilot_home),
         claude_config_dir: path(env.claude_config_dir),
+        gemini_cli_home: path(env.gemini_cli_home),
+        qwen_home: path(env.qwen_home),
+        xdg_config_home: path(env.xdg_config_home),
     })
 }
 

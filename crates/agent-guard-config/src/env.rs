@@ -46,6 +46,10 @@ pub struct EnvSnapshot {
     pub copilot_home: Option<OsString>,
     /// `CLAUDE_CONFIG_DIR`: Claude Code's configuration directory.
     pub claude_config_dir: Option<OsString>,
+    /// `GEMINI_CLI_HOME`: the home directory Gemini CLI keeps `.gemini/` in.
+    pub gemini_cli_home: Option<OsString>,
+    /// `QWEN_HOME`: Qwen Code's configuration directory.
+    pub qwen_home: Option<OsString>,
 }
 
 impl EnvSnapshot {
@@ -79,6 +83,8 @@ impl EnvSnapshot {
             codex_home: raw(env_vars::CODEX_HOME),
             copilot_home: raw(env_vars::COPILOT_HOME),
             claude_config_dir: raw(env_vars::CLAUDE_CONFIG_DIR),
+            gemini_cli_home: raw(env_vars::GEMINI_CLI_HOME),
+            qwen_home: raw(env_vars::QWEN_HOME),
         }
     }
 

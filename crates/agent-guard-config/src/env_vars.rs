@@ -51,6 +51,12 @@ pub const COPILOT_HOME: &str = "COPILOT_HOME";
 /// Claude Code's configuration directory (default `~/.claude`).
 pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 
+/// The home directory Gemini CLI keeps `.gemini/` in (default `HOME`).
+pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";
+
+/// Qwen Code's configuration directory (default `~/.qwen`).
+pub const QWEN_HOME: &str = "QWEN_HOME";
+
 /// Test-only, unstable: arms one crash-injection point of the relocation
 /// (`after-intent`, `after-move`, `before-done`, `during-copy`, `during-removal`), or, in hook
 /// mode only, makes the hook panic (`hook-panic`) or stall past its deadline (`hook-stall`).

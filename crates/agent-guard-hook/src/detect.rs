@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::Harness;
+use crate::{Harness, qwen};
 
 /// The harness whose payload `bytes` looks like, or `None` when the shape is unknown (or the
 /// bytes are not a JSON object).
@@ -31,6 +31,11 @@ pub fn detect(bytes: &[u8]) -> Option<Harness> {
     }
     match text("hook_event_name") {
         "BeforeTool" => Some(Harness::Gemini),
+        "tool.execute.before" => Some(Harness::OpenCode),
+        // Qwen Code: Claude Code's shape with Gemini CLI's tool names (and its own call id).
+        "PreToolUse" if has("tool_call_id") || text("tool_name") == qwen::SHELL_TOOL => {
+            Some(Harness::QwenCode)
+        }
         "PreToolUse" if has("turn_id") || has("model") => Some(Harness::Codex),
         "PreToolUse" if text("tool_use_id").starts_with("toolu_") => Some(Harness::ClaudeCode),
         "PreToolUse" if has("timestamp") && !has("tool_use_id") => Some(Harness::Copilot),
@@ -87,6 +92,16 @@ mod tests {
             (
                 json!({"agent_action_name": "pre_run_command"}),
                 Harness::Windsurf,
+            ),
+            (
+                json!({"hook_event_name": "PreToolUse", "tool_name": "run_shell_command",
+                       "tool_use_id": "toolu_1796124619004_pwornfj5o",
+                       "tool_call_id": "call_mock_01"}),
+                Harness::QwenCode,
+            ),
+            (
+                json!({"hook_event_name": "tool.execute.before", "tool": "bash"}),
+                Harness::OpenCode,
             ),
             (json!({"command": "ls", "cwd": "/w"}), Harness::Generic),
         ];

@@ -15,7 +15,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::outcome::Kind;
-use crate::payload::{self, Field, Malformed};
+use crate::payload::{self, Field};
 use crate::{HookReply, HookRequest, Outcome, ShellCall};
 
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
@@ -26,17 +26,15 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     }
     let input = payload::req_obj(map, "tool_input", "tool_input")?;
     let command = payload::command(input, "command", "tool_input.command")?;
-    let mut cwd = payload::cwd(payload::opt_str(map, "cwd", "cwd")?, "cwd", None)?;
-    let directory = match payload::opt_str(input, "directory", "tool_input.directory")? {
-        Some(dir) => Some(dir),
-        None => payload::opt_str(input, "dir_path", "tool_input.dir_path")?,
-    };
-    if let Some(dir) = directory.map(str::trim).filter(|d| !d.is_empty()) {
-        cwd = cwd.join(dir);
-    }
-    if !cwd.is_absolute() {
-        return Err(Malformed::RelativeCwd("cwd"));
-    }
+    let cwd = payload::cwd(payload::opt_str(map, "cwd", "cwd")?, "cwd", None)?;
+    let cwd = payload::run_dir(
+        cwd,
+        input,
+        &[
+            ("directory", "tool_input.directory"),
+            ("dir_path", "tool_input.dir_path"),
+        ],
+    )?;
     Ok(HookRequest::Shell(ShellCall {
         command,
         cwd,

@@ -1,7 +1,7 @@
 //! Harness hook protocols: parse a pre-tool payload, render the harness's own reply.
 //!
-//! Agent harnesses (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, Cline, Windsurf) call a
-//! pre-tool hook with their own JSON on stdin and read their own reply format. This crate
+//! Agent harnesses (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, Cline, Windsurf, Qwen
+//! Code, and `OpenCode` through agent-guard's plugin) call a pre-tool hook with their own JSON on stdin and read their own reply format. This crate
 //! sits between the CLI's hook mode and those harnesses:
 //!
 //! ```text
@@ -35,8 +35,10 @@ mod cursor;
 mod detect;
 mod gemini;
 mod generic;
+mod opencode;
 mod outcome;
 mod payload;
+mod qwen;
 mod tool_use;
 mod windsurf;
 
@@ -137,6 +139,8 @@ pub fn parse(harness: Harness, bytes: &[u8]) -> HookRequest {
         Harness::Cursor => cursor::parse(&map),
         Harness::Cline => cline::parse(&map),
         Harness::Windsurf => windsurf::parse(&map),
+        Harness::QwenCode => qwen::parse(&map),
+        Harness::OpenCode => opencode::parse(&map),
         Harness::Generic => generic::parse(&map),
     };
     parsed.unwrap_or_else(HookRequest::Malformed)
@@ -152,6 +156,8 @@ pub fn render(harness: Harness, outcome: &Outcome) -> HookReply {
         Harness::Cursor => cursor::render(outcome),
         Harness::Cline => cline::render(outcome),
         Harness::Windsurf => windsurf::render(outcome),
+        Harness::QwenCode => qwen::render(outcome),
+        Harness::OpenCode => opencode::render(outcome),
         Harness::Generic => generic::render(outcome),
     }
 }
@@ -193,13 +199,18 @@ mod tests {
                 "preToolUse": {"toolName": "execute_command", "parameters": {}}}),
             Harness::Windsurf => json!({"agent_action_name": "pre_run_command",
                 "tool_info": {"cwd": "/w"}}),
+            Harness::QwenCode => json!({"hook_event_name": "PreToolUse",
+                "tool_name": "run_shell_command", "cwd": "/w", "tool_input": {}}),
+            Harness::OpenCode => json!({"hook_event_name": "tool.execute.before",
+                "tool": "bash", "directory": "/w", "args": {}}),
             Harness::Generic => json!({"cwd": "/w"}),
         };
         if let Some(command) = command {
             let slot = match harness {
-                Harness::ClaudeCode | Harness::Codex | Harness::Gemini => {
+                Harness::ClaudeCode | Harness::Codex | Harness::Gemini | Harness::QwenCode => {
                     &mut value["tool_input"]["command"]
                 }
+                Harness::OpenCode => &mut value["args"]["command"],
                 Harness::Copilot => &mut value["toolArgs"]["command"],
                 Harness::Cline => &mut value["preToolUse"]["parameters"]["command"],
                 Harness::Windsurf => &mut value["tool_info"]["command_line"],
@@ -282,6 +293,9 @@ mod tests {
             out(Harness::Copilot)["modifiedArgs"]["command"],
             "echo moved"
         );
+        assert_eq!(out(Harness::OpenCode)["args"]["command"], "echo moved");
+        // Qwen Code's `PreToolUse` has no rewrite: none is sent.
+        assert!(!out(Harness::QwenCode).to_string().contains("echo moved"));
         assert!(
             out(Harness::ClaudeCode)["hookSpecificOutput"]["additionalContext"]
                 .as_str()

@@ -148,7 +148,7 @@ impl Outcome {
 
     /// Replaces `call`'s command with `command` for the harnesses that accept a rewritten
     /// input (Claude Code and Codex `updatedInput`, Gemini `tool_input`, Copilot
-    /// `modifiedArgs`); the others ignore it. Only meaningful on a compensated allow: the CLI
+    /// `modifiedArgs`, `OpenCode` `args`); the others ignore it. Only meaningful on a compensated allow: the CLI
     /// uses it to turn a fully quarantined single delete into a command that announces the
     /// txid, so the agent sees success and the undo command instead of "No such file".
     #[must_use]
@@ -237,6 +237,22 @@ impl Outcome {
                 ),
             }
         )
+    }
+
+    /// The reason of a deny that stands in for a rewrite, where a harness has neither a
+    /// rewrite nor context for the model (Qwen Code): the compensation already did all the
+    /// command would do, so it is not run, and the reason tells the agent so.
+    pub(crate) fn done_reason(&self) -> String {
+        let mut reason = format!("[agent-guard] DONE [{}] {}", self.code, self.explanation);
+        if let Some(undo) = self.undo_text() {
+            reason.push_str(" | ");
+            reason.push_str(&undo.replace('\n', " "));
+        }
+        reason.push_str(
+            " | The command itself was not run: everything it would delete is already in the \
+             quarantine. Do not run it again.",
+        );
+        reason
     }
 
     /// The context for the agent after a compensation: what moved, txids, restore commands.
@@ -348,6 +364,9 @@ mod tests {
         let context = done.context();
         assert_eq!(context.matches("agent-guard restore t9").count(), 1);
         assert!(done.allow_reason().contains("txid t9"));
+        let reason = done.done_reason();
+        assert!(reason.starts_with("[agent-guard] DONE [RELOCATE_TREE] Moved. | moved build"));
+        assert!(reason.contains("agent-guard restore t9") && !reason.contains('\n'));
     }
 
     #[test]

@@ -235,6 +235,24 @@ fn absolute(dir: &str, field: &'static str) -> Field<PathBuf> {
     }
 }
 
+/// `cwd` moved by a tool's directory argument: the first of `keys` that `input` holds as a
+/// non-blank string (a relative one is joined to `cwd`, an absolute one replaces it). Every
+/// key present must be a string.
+pub(crate) fn run_dir(
+    cwd: PathBuf,
+    input: &Map<String, Value>,
+    keys: &[(&str, &'static str)],
+) -> Field<PathBuf> {
+    for (key, field) in keys {
+        if let Some(dir) = opt_str(input, key, field)?.map(str::trim)
+            && !dir.is_empty()
+        {
+            return Ok(cwd.join(dir));
+        }
+    }
+    Ok(cwd)
+}
+
 /// The shell command: a required, non-blank string.
 pub(crate) fn command(map: &Map<String, Value>, key: &str, field: &'static str) -> Field<String> {
     req_str(map, key, field).map(str::to_owned)
@@ -285,6 +303,20 @@ mod tests {
         let numeric = map(json!({"shell_dialect": 42}));
         assert_eq!(dialect(&[&numeric]), Some("42".into()));
         assert_eq!(dialect(&[&map(json!({"dialect": null}))]), None);
+    }
+
+    #[test]
+    fn run_dir_takes_the_first_non_blank_key() {
+        let keys = [("directory", "directory"), ("dir_path", "dir_path")];
+        let cwd = PathBuf::from("/w");
+        let moved = |input: Value| run_dir(cwd.clone(), &map(input), &keys);
+        assert_eq!(moved(json!({})), Ok(PathBuf::from("/w")));
+        assert_eq!(
+            moved(json!({"directory": " ", "dir_path": "web"})),
+            Ok(PathBuf::from("/w/web"))
+        );
+        assert_eq!(moved(json!({"directory": "/x"})), Ok(PathBuf::from("/x")));
+        assert!(moved(json!({"directory": 3})).is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::activation;
 use crate::codex;
 use crate::entry::{self, Layout, Placement};
 use crate::error::Result;
@@ -30,7 +31,8 @@ pub enum Status {
 /// One check of one installed hook.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    /// What was checked (`binary`, `fail-closed`, `trust`, `project-trust`, `deny`, `no-op`).
+    /// What was checked (`binary`, `fail-closed`, `trust`, `project-trust`, `folder-trust`,
+    /// `hooks-enabled`, `plugin`, `deny`, `no-op`).
     pub name: &'static str,
     /// The result.
     pub status: Status,
@@ -39,6 +41,38 @@ pub struct Check {
     /// How to fix a warning or failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+}
+
+impl Check {
+    /// A check that passed.
+    pub(crate) fn pass(name: &'static str, detail: String) -> Check {
+        Check {
+            name,
+            status: Status::Pass,
+            detail,
+            hint: None,
+        }
+    }
+
+    /// A weakness, with how to fix it.
+    pub(crate) fn warn(name: &'static str, detail: String, hint: String) -> Check {
+        Check {
+            name,
+            status: Status::Warn,
+            detail,
+            hint: Some(hint),
+        }
+    }
+
+    /// A failure, with how to fix it.
+    pub(crate) fn fail(name: &'static str, detail: String, hint: String) -> Check {
+        Check {
+            name,
+            status: Status::Fail,
+            detail,
+            hint: Some(hint),
+        }
+    }
 }
 
 /// One installed hook and its checks.
@@ -74,7 +108,8 @@ pub struct DoctorReport {
 
 /// Finds agent-guard's hooks in every harness's project and user config and checks each:
 /// the binary exists and is executable, the harness's fail-closed option is set, Codex trust
-/// is recorded, and the exact command denies `rm -rf /` and lets `ls` through when given a
+/// is recorded, the harness would run the hook at all (folder trust, switches that turn
+/// hooks off), and the exact command denies `rm -rf /` and lets `ls` through when given a
 /// synthetic payload in the harness's format (run in a temporary workspace).
 pub fn doctor(env: &Environment) -> Result<DoctorReport> {
     let mut hooks = Vec::new();
@@ -104,6 +139,9 @@ struct Found {
     placement: Placement,
     handler: Json,
     matcher: Option<String>,
+    /// For a hook file of its own (Cline, `OpenCode`): whether it is exactly what install
+    /// writes.
+    pristine: Option<bool>,
 }
 
 fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
@@ -111,7 +149,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
         return Ok(Vec::new());
     };
     let Some(layout) = Layout::of(harness) else {
-        return Ok(script::command(&bytes)
+        return Ok(script::command(harness, &bytes)
             .map(|command| Found {
                 command,
                 placement: Placement {
@@ -120,6 +158,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
                 },
                 handler: Json::Null,
                 matcher: None,
+                pristine: Some(script::is_pristine(harness, &bytes)),
             })
             .into_iter()
             .collect());
@@ -147,6 +186,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
                 .map(str::to_owned),
             placement,
             handler,
+            pristine: None,
         })
         .collect())
 }
@@ -168,6 +208,21 @@ fn check(
     if harness == Harness::Codex {
         checks.extend(codex_checks(env, scope, path, found, &reinstall));
     }
+    if let (Harness::OpenCode, Some(pristine)) = (harness, found.pristine) {
+        checks.push(if pristine {
+            Check::pass("plugin", "the plugin is exactly what install wrote".to_owned())
+        } else {
+            Check::warn(
+                "plugin",
+                "the plugin was edited since install: the checks below cover only the command it runs".to_owned(),
+                format!(
+                    "move `{}` away and run `agent-guard install {harness} --{scope}` again",
+                    path.display()
+                ),
+            )
+        });
+    }
+    checks.extend(activation::checks(env, harness, scope));
     if checks[0].status == Status::Pass {
         let script = (harness == Harness::Cline).then_some(path);
         checks.extend(smoke_checks(harness, &found.command, script));
@@ -383,12 +438,7 @@ fn describe(reply: &Reply) -> String {
 }
 
 fn fail(name: &'static str, detail: String, hint: &str) -> Check {
-    Check {
-        name,
-        status: Status::Fail,
-        detail,
-        hint: Some(hint.to_owned()),
-    }
+    Check::fail(name, detail, hint.to_owned())
 }
 
 #[cfg(test)]

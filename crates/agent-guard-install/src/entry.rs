@@ -15,7 +15,7 @@ pub(crate) const TIMEOUT_SECS: u64 = 30;
 /// How a harness nests its hook handlers under `hooks.<event>`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Shape {
-    /// `hooks.<event> = [{matcher, hooks: [handler…]}…]` (Claude Code, Codex, Gemini).
+    /// `hooks.<event> = [{matcher, hooks: [handler…]}…]` (Claude Code, Codex, Gemini, Qwen).
     Grouped {
         event: &'static str,
         matcher: &'static str,
@@ -47,6 +47,8 @@ impl Layout {
             // `apply_patch` too: a patch can delete files (`*** Delete File:`).
             Harness::Codex => Some(grouped("PreToolUse", "Bash|apply_patch")),
             Harness::Gemini => Some(grouped("BeforeTool", "run_shell_command")),
+            // Claude Code's event, Gemini CLI's tool name.
+            Harness::QwenCode => Some(grouped("PreToolUse", "run_shell_command")),
             Harness::Copilot => Some(Layout {
                 shape: Shape::Flat {
                     event: "preToolUse",
@@ -68,7 +70,7 @@ impl Layout {
                 command_key: "command",
                 versioned: false,
             }),
-            Harness::Cline | Harness::Generic => None,
+            Harness::Cline | Harness::OpenCode | Harness::Generic => None,
         }
     }
 
@@ -104,6 +106,13 @@ pub(crate) fn handler(harness: Harness, command: &str, fail_closed: bool) -> Jso
             ("command", command),
             ("timeout", Json::uint(TIMEOUT_SECS * 1000)),
         ]),
+        // Seconds since Qwen Code 0.24 (values of 1000 and more still read as milliseconds).
+        Harness::QwenCode => Json::object([
+            ("name", Json::str("agent-guard")),
+            ("type", Json::str("command")),
+            ("command", command),
+            ("timeout", Json::uint(TIMEOUT_SECS)),
+        ]),
         Harness::Copilot => Json::object([
             ("type", Json::str("command")),
             ("bash", command),
@@ -114,7 +123,7 @@ pub(crate) fn handler(harness: Harness, command: &str, fail_closed: bool) -> Jso
             ("timeout", Json::uint(TIMEOUT_SECS)),
             ("failClosed", Json::Bool(true)),
         ]),
-        Harness::Windsurf | Harness::Cline | Harness::Generic => {
+        Harness::Windsurf | Harness::Cline | Harness::OpenCode | Harness::Generic => {
             Json::object([("command", command), ("show_output", Json::Bool(true))])
         }
     }

@@ -55,10 +55,13 @@ pub enum Error {
         expected: &'static str,
     },
 
-    /// A hook script agent-guard did not write (or one edited since) is in place (Cline).
-    #[error("`{}` already exists and is not agent-guard's own script; it was left untouched", path.display())]
+    /// A hook file agent-guard did not write (or one edited since) is in place (Cline's
+    /// script, `OpenCode`'s plugin).
+    #[error("`{}` already exists and is not agent-guard's own file; it was left untouched", path.display())]
     ForeignScript {
-        /// The script.
+        /// The harness.
+        harness: Harness,
+        /// The file.
         path: PathBuf,
     },
 
@@ -91,6 +94,12 @@ impl Error {
             ],
             Error::Shape { .. } => vec![
                 "add the hook by hand, see `adapters/<harness>/README.md`".to_owned(),
+            ],
+            Error::ForeignScript {
+                harness: Harness::OpenCode,
+                ..
+            } => vec![
+                "move the file away and install again; agent-guard's plugin has to be exactly what install writes".to_owned(),
             ],
             Error::ForeignScript { .. } => vec![
                 "Cline runs one `PreToolUse` script per directory: call `agent-guard check --enforce --harness cline` from your script, or move it away and install again".to_owned(),

@@ -50,6 +50,12 @@ pub struct Environment {
     pub copilot_home: Option<PathBuf>,
     /// `CLAUDE_CONFIG_DIR` (default `~/.claude`).
     pub claude_config_dir: Option<PathBuf>,
+    /// `GEMINI_CLI_HOME`: the home directory Gemini CLI puts `.gemini/` in (default `HOME`).
+    pub gemini_cli_home: Option<PathBuf>,
+    /// `QWEN_HOME`: Qwen Code's configuration directory (default `~/.qwen`).
+    pub qwen_home: Option<PathBuf>,
+    /// `XDG_CONFIG_HOME`: where `OpenCode` keeps its user config (default `~/.config`).
+    pub xdg_config_home: Option<PathBuf>,
 }
 
 impl Environment {
@@ -79,6 +85,41 @@ impl Environment {
         Ok(canonical(&raw))
     }
 
+    /// A directory given by an environment variable (absolute), else `default` under the home.
+    fn dir_or_home(&self, var: Option<&Path>, default: &str) -> Result<PathBuf> {
+        match var {
+            Some(dir) if dir.is_absolute() => Ok(dir.to_path_buf()),
+            _ => Ok(self.home()?.join(default)),
+        }
+    }
+
+    /// Gemini CLI's user directory: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`.
+    pub(crate) fn gemini_dir(&self) -> Result<PathBuf> {
+        let home = match &self.gemini_cli_home {
+            Some(dir) if dir.is_absolute() => dir.as_path(),
+            _ => self.home()?,
+        };
+        Ok(home.join(".gemini"))
+    }
+
+    /// Qwen Code's user directory: `QWEN_HOME`, else `~/.qwen`.
+    pub(crate) fn qwen_dir(&self) -> Result<PathBuf> {
+        self.dir_or_home(self.qwen_home.as_deref(), ".qwen")
+    }
+
+    /// Copilot CLI's configuration directory: `COPILOT_HOME`, else `~/.copilot`.
+    pub(crate) fn copilot_home(&self) -> Result<PathBuf> {
+        self.dir_or_home(self.copilot_home.as_deref(), ".copilot")
+    }
+
+    /// `OpenCode`'s user configuration directory: `$XDG_CONFIG_HOME/opencode`, else
+    /// `~/.config/opencode`.
+    pub(crate) fn opencode_dir(&self) -> Result<PathBuf> {
+        Ok(self
+            .dir_or_home(self.xdg_config_home.as_deref(), ".config")?
+            .join("opencode"))
+    }
+
     /// The directory that holds install records.
     pub(crate) fn state_dir(&self) -> Result<PathBuf> {
         let base = match &self.state_home {
@@ -90,27 +131,19 @@ impl Environment {
 
     /// The hook configuration file of `harness` in `scope`.
     pub fn config_path(&self, harness: Harness, scope: Scope) -> Result<PathBuf> {
-        let home_dir = |var: &Option<PathBuf>, default: &str| -> Result<PathBuf> {
-            match var {
-                Some(dir) if dir.is_absolute() => Ok(dir.clone()),
-                _ => Ok(self.home()?.join(default)),
-            }
-        };
         let path = match (harness, scope) {
             (Harness::ClaudeCode, Scope::Project) => self.workspace().join(".claude/settings.json"),
-            (Harness::ClaudeCode, Scope::User) => {
-                home_dir(&self.claude_config_dir, ".claude")?.join("settings.json")
-            }
+            (Harness::ClaudeCode, Scope::User) => self
+                .dir_or_home(self.claude_config_dir.as_deref(), ".claude")?
+                .join("settings.json"),
             (Harness::Codex, Scope::Project) => self.workspace().join(".codex/hooks.json"),
             (Harness::Codex, Scope::User) => self.codex_home()?.join("hooks.json"),
             (Harness::Gemini, Scope::Project) => self.workspace().join(".gemini/settings.json"),
-            (Harness::Gemini, Scope::User) => self.home()?.join(".gemini/settings.json"),
+            (Harness::Gemini, Scope::User) => self.gemini_dir()?.join("settings.json"),
             (Harness::Copilot, Scope::Project) => {
                 self.workspace().join(".github/hooks/agent-guard.json")
             }
-            (Harness::Copilot, Scope::User) => {
-                home_dir(&self.copilot_home, ".copilot")?.join("hooks/agent-guard.json")
-            }
+            (Harness::Copilot, Scope::User) => self.copilot_home()?.join("hooks/agent-guard.json"),
             (Harness::Cursor, Scope::Project) => self.workspace().join(".cursor/hooks.json"),
             (Harness::Cursor, Scope::User) => self.home()?.join(".cursor/hooks.json"),
             (Harness::Cline, Scope::Project) => {
@@ -119,6 +152,12 @@ impl Environment {
             (Harness::Cline, Scope::User) => self.home()?.join("Documents/Cline/Hooks/PreToolUse"),
             (Harness::Windsurf, Scope::Project) => self.workspace().join(".windsurf/hooks.json"),
             (Harness::Windsurf, Scope::User) => self.home()?.join(".codeium/windsurf/hooks.json"),
+            (Harness::QwenCode, Scope::Project) => self.workspace().join(".qwen/settings.json"),
+            (Harness::QwenCode, Scope::User) => self.qwen_dir()?.join("settings.json"),
+            (Harness::OpenCode, Scope::Project) => {
+                self.workspace().join(".opencode/plugins/agent-guard.js")
+            }
+            (Harness::OpenCode, Scope::User) => self.opencode_dir()?.join("plugins/agent-guard.js"),
             (Harness::Generic, _) => return Err(Error::NotInstallable { harness }),
         };
         Ok(path)
@@ -183,5 +222,31 @@ mod tests {
             root.join("home/.local/state/agent-guard/installs")
         );
         assert!(env.config_path(Harness::Generic, Scope::User).is_err());
+        assert_eq!(
+            env.config_path(Harness::OpenCode, Scope::User).unwrap(),
+            root.join("home/.config/opencode/plugins/agent-guard.js")
+        );
+        let env = Environment {
+            gemini_cli_home: Some(root.join("g")),
+            qwen_home: Some(root.join("q")),
+            xdg_config_home: Some(root.join("xdg")),
+            ..env
+        };
+        assert_eq!(
+            env.config_path(Harness::Gemini, Scope::User).unwrap(),
+            root.join("g/.gemini/settings.json")
+        );
+        assert_eq!(
+            env.config_path(Harness::QwenCode, Scope::User).unwrap(),
+            root.join("q/settings.json")
+        );
+        assert_eq!(
+            env.config_path(Harness::OpenCode, Scope::Project).unwrap(),
+            root.join("ws/.opencode/plugins/agent-guard.js")
+        );
+        assert_eq!(
+            env.config_path(Harness::OpenCode, Scope::User).unwrap(),
+            root.join("xdg/opencode/plugins/agent-guard.js")
+        );
     }
 }

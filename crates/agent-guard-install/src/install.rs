@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::activation;
 use crate::codex;
 use crate::edit::{self, Action};
 use crate::entry::{self, Layout, Placement, Removed};
@@ -69,13 +70,14 @@ pub fn install(env: &Environment, options: &InstallOptions) -> Result<Report> {
     let mut notes = Vec::new();
 
     let Some(layout) = Layout::of(harness) else {
-        let new = script::cline(&command);
+        let new = script::render(harness, &command);
         if let Some(bytes) = &current
-            && !script::is_pristine(bytes)
+            && !script::is_pristine(harness, bytes)
         {
-            return Err(Error::ForeignScript { path });
+            return Err(Error::ForeignScript { harness, path });
         }
-        let action = edit::apply(&store, &path, &owner, current.as_deref(), &new, 0o755, None)?;
+        let mode = script::mode(harness);
+        let action = edit::apply(&store, &path, &owner, current.as_deref(), &new, mode, None)?;
         files.push(FileChange { path, action });
         notes.extend(limits(harness, options));
         return Ok(report(options, Some(command), files, notes));
@@ -130,6 +132,7 @@ pub fn install(env: &Environment, options: &InstallOptions) -> Result<Report> {
         });
     }
     notes.extend(limits(harness, options));
+    notes.extend(activation::notes(env, harness, options.scope));
     Ok(report(options, Some(command), files, notes))
 }
 
@@ -148,8 +151,8 @@ pub fn uninstall(env: &Environment, harness: Harness, scope: Scope) -> Result<Re
     let Some(layout) = Layout::of(harness) else {
         let mut notes = Vec::new();
         let without = match &current {
-            Some(bytes) if script::is_pristine(bytes) => None,
-            Some(bytes) if script::is_ours(bytes) => {
+            Some(bytes) if script::is_pristine(harness, bytes) => None,
+            Some(bytes) if script::is_ours(harness, bytes) => {
                 notes.push(format!(
                     "`{}` was edited since install and was left in place; delete it yourself if it should go",
                     path.display()
@@ -345,10 +348,13 @@ fn limits(harness: Harness, options: &InstallOptions) -> Vec<String> {
             "this Claude Code predates `onFailure` (2.1.295): a hook that crashes or times out does not block"
         }
         Harness::Gemini => {
-            "Gemini CLI has no fail-closed option: a hook that crashes or times out does not block"
+            "Gemini CLI has no fail-closed option: a hook that exits 1, prints nothing on a failure, or times out does not block"
         }
         Harness::Copilot => {
-            "Copilot CLI skips a hook that fails or times out: that call is not guarded"
+            "Copilot CLI blocks the call when the hook fails, but runs it when the hook times out (`timeoutSec`)"
+        }
+        Harness::QwenCode => {
+            "Qwen Code has no fail-closed option: a hook that fails (other than with exit 2), cannot start or times out does not block"
         }
         Harness::Cline => {
             "enable hooks in Cline's settings; Cline cannot ask a human, so ASK becomes a cancel that tells the agent to ask"

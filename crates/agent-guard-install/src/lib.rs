@@ -1,16 +1,17 @@
 //! Installs agent-guard into agent harnesses, removes it again, and checks what is installed.
 //!
 //! This crate sits beside the pipeline, not in it: it edits the harnesses' own hook
-//! configuration files (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, Cline, Windsurf)
-//! so that their pre-tool hook runs `agent-guard check --enforce --harness <name>`. It never
-//! judges a command itself.
+//! configuration files (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, Cline, Windsurf,
+//! Qwen Code) and writes `OpenCode`'s plugin, so that their pre-tool hook runs
+//! `agent-guard check --enforce --harness <name>`. It never judges a command itself.
 //!
 //! - [`install()`] adds one hook entry (idempotently), sets the harness's fail-closed option
 //!   where it has one, and for Codex records hook trust in `$CODEX_HOME/config.toml`.
 //! - [`uninstall()`] restores each file byte for byte when nothing else changed it since
 //!   (the previous bytes live in `$XDG_STATE_HOME/agent-guard/installs/`), and otherwise
 //!   removes only agent-guard's entry.
-//! - [`doctor()`] finds every installed hook and runs it with a synthetic payload.
+//! - [`doctor()`] finds every installed hook, checks that the harness would run it at all
+//!   (folder trust, switches that turn hooks off), and runs it with a synthetic payload.
 //!
 //! JSON files keep their key order and indentation; TOML files keep comments and layout
 //! (`toml_edit`). Every write is atomic and preceded by a backup of the file's bytes.
@@ -24,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+mod activation;
 mod codex;
 mod doctor;
 mod edit;

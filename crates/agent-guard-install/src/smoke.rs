@@ -73,6 +73,18 @@ pub(crate) fn payload(harness: Harness, command: &str, cwd: &Path) -> Value {
             "execution_id": "doctor", "timestamp": now,
             "tool_info": {"command_line": command, "cwd": cwd}
         }),
+        Harness::QwenCode => json!({
+            "session_id": "agent-guard-doctor", "transcript_path": null, "cwd": cwd,
+            "hook_event_name": "PreToolUse", "timestamp": now, "permission_mode": "default",
+            "tool_name": "run_shell_command", "tool_input": {"command": command},
+            "tool_use_id": "toolu_doctor", "tool_call_id": "call_doctor"
+        }),
+        // What agent-guard's own plugin sends.
+        Harness::OpenCode => json!({
+            "hook_event_name": "tool.execute.before", "tool": "bash",
+            "sessionID": "agent-guard-doctor", "callID": "call_doctor",
+            "args": {"command": command}, "directory": cwd, "worktree": cwd
+        }),
     }
 }
 
@@ -141,13 +153,28 @@ pub(crate) fn read(harness: Harness, outcome: &Outcome) -> Reply {
     let stderr_reason = !outcome.stderr.trim().is_empty();
     let json = || serde_json::from_str::<Value>(outcome.stdout.trim()).ok();
     let empty = outcome.stdout.trim().is_empty();
+    if harness == Harness::OpenCode {
+        // The plugin runs the call only on exit 0 with an explicit allow and throws otherwise.
+        let allowed =
+            outcome.code == Some(0) && json().is_some_and(|reply| reply["decision"] == "allow");
+        return if allowed { Reply::Allow } else { Reply::Deny };
+    }
     match (harness, outcome.code) {
         (_, None) => Reply::Invalid(format!("no exit status within {TIMEOUT_SECS} s")),
-        (Harness::Copilot | Harness::Cline, Some(code)) if code != 0 => Reply::Invalid(format!(
+        // Copilot CLI 1.0.102 blocks on a non-zero exit, but older releases skip the hook and
+        // run the command, and a reply is read only on exit 0: agent-guard never exits
+        // non-zero for Copilot, so one that does is broken.
+        (Harness::Copilot, Some(code)) if code != 0 => Reply::Invalid(format!(
+            "exit {code}: Copilot CLI reads no reply then (older releases run the command)"
+        )),
+        (Harness::Cline, Some(code)) if code != 0 => Reply::Invalid(format!(
             "exit {code}: {harness} treats a non-zero exit as a failed hook and runs the command"
         )),
         (Harness::Codex, Some(2)) if !stderr_reason => Reply::Invalid(
             "exit 2 with empty stderr: Codex counts it as a failure, not a block".into(),
+        ),
+        (Harness::QwenCode, Some(2)) if !stderr_reason => Reply::Invalid(
+            "exit 2 with empty stderr: Qwen Code reads no reply and runs the command".into(),
         ),
         (Harness::Windsurf, Some(0)) => Reply::Allow,
         (_, Some(2)) => Reply::Deny,
@@ -207,7 +234,15 @@ fn read_json(harness: Harness, reply: &Value) -> Reply {
                 || reply.get("shouldContinue").and_then(Value::as_bool) == Some(false);
             if cancel { Reply::Deny } else { Reply::Allow }
         }
-        Harness::Windsurf => Reply::Allow,
+        Harness::QwenCode => {
+            let decision = text(specific, "permissionDecision").or_else(|| text(reply, "decision"));
+            match decision.as_deref() {
+                Some("deny" | "block") => Reply::Deny,
+                Some("ask") => Reply::Ask,
+                _ => Reply::Allow,
+            }
+        }
+        Harness::Windsurf | Harness::OpenCode => Reply::Allow,
     }
 }
 
@@ -256,6 +291,31 @@ mod tests {
             read(Harness::ClaudeCode, &outcome(1, "", "")),
             Reply::Invalid(_)
         ));
+        assert_eq!(
+            read(
+                Harness::QwenCode,
+                &outcome(0, r#"{"decision": "deny"}"#, "")
+            ),
+            Reply::Deny
+        );
+        assert!(matches!(
+            read(Harness::QwenCode, &outcome(2, "", "")),
+            Reply::Invalid(_)
+        ));
+        assert_eq!(
+            read(
+                Harness::OpenCode,
+                &outcome(0, r#"{"decision": "allow"}"#, "")
+            ),
+            Reply::Allow
+        );
+        // The plugin blocks on anything but an explicit allow.
+        for (code, stdout) in [(0, "{}"), (0, "not json"), (1, r#"{"decision": "allow"}"#)] {
+            assert_eq!(
+                read(Harness::OpenCode, &outcome(code, stdout, "")),
+                Reply::Deny
+            );
+        }
     }
 
     #[test]

@@ -22,6 +22,11 @@ pub enum Harness {
     Cline,
     /// Windsurf Cascade (`pre_run_command`).
     Windsurf,
+    /// Qwen Code, a Gemini CLI fork (`PreToolUse`, matcher `run_shell_command`).
+    QwenCode,
+    /// `OpenCode` (a plugin's `tool.execute.before` hands the call to the hook).
+    #[serde(rename = "opencode")]
+    OpenCode,
     /// Any other harness: `{"command", "cwd", "dialect"?}` in, the engine's report out
     /// (exit 0/2/3); no config file, it calls the hook itself.
     Generic,
@@ -29,7 +34,7 @@ pub enum Harness {
 
 impl Harness {
     /// Every harness, in documentation order.
-    pub const ALL: [Harness; 8] = [
+    pub const ALL: [Harness; 10] = [
         Harness::ClaudeCode,
         Harness::Codex,
         Harness::Gemini,
@@ -37,6 +42,8 @@ impl Harness {
         Harness::Cursor,
         Harness::Cline,
         Harness::Windsurf,
+        Harness::QwenCode,
+        Harness::OpenCode,
         Harness::Generic,
     ];
 
@@ -50,6 +57,8 @@ impl Harness {
             Harness::Cursor => "cursor",
             Harness::Cline => "cline",
             Harness::Windsurf => "windsurf",
+            Harness::QwenCode => "qwen-code",
+            Harness::OpenCode => "opencode",
             Harness::Generic => "generic",
         }
     }
@@ -64,10 +73,16 @@ impl Harness {
     }
 
     /// Whether the harness can put a question to the user itself (native `ask`).
+    ///
+    /// Copilot CLI and Qwen Code turn an ask into a deny when nobody can answer (`-p`).
     pub const fn can_ask(self) -> bool {
         matches!(
             self,
-            Harness::ClaudeCode | Harness::Copilot | Harness::Cursor | Harness::Generic
+            Harness::ClaudeCode
+                | Harness::Copilot
+                | Harness::Cursor
+                | Harness::QwenCode
+                | Harness::Generic
         )
     }
 
@@ -104,6 +119,8 @@ mod tests {
         );
         assert_eq!(Harness::parse_name("auto"), None);
         assert_eq!(Harness::parse_name("claude"), None);
+        assert_eq!(Harness::parse_name("Qwen-Code"), Some(Harness::QwenCode));
+        assert_eq!(Harness::parse_name("opencode"), Some(Harness::OpenCode));
         assert_eq!(Harness::parse_name("vim"), None);
         assert!(!Harness::Generic.installable());
         assert!(Harness::ALL.iter().filter(|h| !h.installable()).count() == 1);

@@ -42,7 +42,7 @@ pub struct CheckArgs {
     /// Run as an agent harness's pre-tool hook: read its JSON payload on stdin, reply in its format
     ///
     /// NAME is `claude-code`, `codex`, `gemini`, `copilot`, `cursor`, `cline`, `windsurf`,
-    /// `generic`, or `auto` (guessed from the payload's shape; an explicit name is safer). The
+    /// `qwen-code`, `opencode`, `generic`, or `auto` (guessed from the payload's shape; an explicit name is safer). The
     /// command, working directory, dialect and session come from the payload, so COMMAND and
     /// `--cwd` are refused; `--dialect` still ranks first. Hook mode always enforces, as
     /// `--enforce` does. It holds an internal deadline (`AGENT_GUARD_DEADLINE_MS` or the

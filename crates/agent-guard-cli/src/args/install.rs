@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 /// The harness names `install` and `uninstall` accept.
-const HARNESSES: [&str; 8] = [
+const HARNESSES: [&str; 10] = [
     "claude-code",
     "codex",
     "gemini",
@@ -11,6 +11,8 @@ const HARNESSES: [&str; 8] = [
     "cursor",
     "cline",
     "windsurf",
+    "qwen-code",
+    "opencode",
     "generic",
 ];
 
@@ -26,8 +28,11 @@ const HARNESSES: [&str; 8] = [
 /// `.gemini/settings.json`, Copilot `.github/hooks/agent-guard.json` (user:
 /// `~/.copilot/hooks/`), Cursor `.cursor/hooks.json`, Cline `.clinerules/hooks/PreToolUse`
 /// (user: `~/Documents/Cline/Hooks/`), Windsurf `.windsurf/hooks.json` (user:
-/// `~/.codeium/windsurf/`). The previous bytes of every file are kept under
-/// `$XDG_STATE_HOME/agent-guard/installs/` for `uninstall`.
+/// `~/.codeium/windsurf/`), Qwen Code `.qwen/settings.json`, `OpenCode` the plugin
+/// `.opencode/plugins/agent-guard.js` (user: `~/.config/opencode/plugins/`). The previous bytes
+/// of every file are kept under `$XDG_STATE_HOME/agent-guard/installs/` for `uninstall`. Where
+/// the harness would not run the hook yet (an untrusted folder, hooks switched off), install
+/// says so; `agent-guard doctor` checks it.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InstallArgs {
     /// The harness
@@ -88,7 +93,8 @@ pub struct ScopeArgs {
 ///
 /// For each harness, in the project and the user config: is agent-guard's hook installed,
 /// does its command point at an executable, is the harness's fail-closed option set, is
-/// Codex trust recorded; then the exact hook command is run with a synthetic payload in the
+/// Codex trust recorded, would the harness run it at all (Copilot's and Gemini's folder trust,
+/// switches such as `disableAllHooks`); then the exact hook command is run with a synthetic payload in the
 /// harness's format, in a temporary workspace: `rm -rf /` must come back denied and `ls`
 /// allowed. Exit code 0 when every installed hook passes, 1 otherwise.
 #[derive(Debug, Clone, clap::Args)]

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::support::{TestEnv, snapshot};
 
-const HARNESSES: [&str; 7] = [
+const HARNESSES: [&str; 9] = [
     "claude-code",
     "codex",
     "gemini",
@@ -19,7 +19,12 @@ const HARNESSES: [&str; 7] = [
     "cursor",
     "cline",
     "windsurf",
+    "qwen-code",
+    "opencode",
 ];
+
+/// The harnesses whose hook is a file of its own (a script, a plugin), not a JSON entry.
+const OWN_FILE: [&str; 2] = ["cline", "opencode"];
 
 /// The state directory lives outside both snapshots (workspace and home).
 fn state_home(env: &TestEnv) -> PathBuf {
@@ -62,6 +67,9 @@ fn config(env: &TestEnv, harness: &str, scope: &str) -> PathBuf {
         ("cline", _) => "Documents/Cline/Hooks/PreToolUse",
         ("windsurf", "project") => ".windsurf/hooks.json",
         ("windsurf", _) => ".codeium/windsurf/hooks.json",
+        ("qwen-code", _) => ".qwen/settings.json",
+        ("opencode", "project") => ".opencode/plugins/agent-guard.js",
+        ("opencode", _) => ".config/opencode/plugins/agent-guard.js",
         _ => unreachable!(),
     };
     base.join(relative)
@@ -91,6 +99,9 @@ fn existing_config(harness: &str) -> &'static str {
         }
         "windsurf" => {
             "{\"hooks\": {\"post_run_command\": [{\"command\": \"lint-edit\", \"show_output\": false}]}}\n"
+        }
+        "qwen-code" => {
+            "{\n  \"$version\": 4,\n  \"hooks\": {\"PreToolUse\": [{\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"lint-edit\"}]}]}\n}\n"
         }
         _ => unreachable!(),
     }
@@ -165,8 +176,13 @@ fn assert_doctor_passes(env: &TestEnv, harness: &str, scope: &str) {
     if hook_mode_available(env) {
         assert_eq!(check(entry, "deny"), "pass", "{entry:#}");
         assert_eq!(check(entry, "no-op"), "pass", "{entry:#}");
-        let project_untrusted =
-            harness == "codex" && scope == "project" && check(entry, "project-trust") == "fail";
+        // A project hook in a folder the harness does not trust never fires: a FAIL.
+        let project_untrusted = scope == "project"
+            && match harness {
+                "codex" => check(entry, "project-trust") == "fail",
+                "copilot" => check(entry, "folder-trust") == "fail",
+                _ => false,
+            };
         assert_eq!(code, i32::from(project_untrusted), "{report:#}");
     }
 }
@@ -249,7 +265,7 @@ fn install_into_missing_files_round_trips() {
 
 #[test]
 fn install_into_existing_files_round_trips() {
-    for harness in HARNESSES.into_iter().filter(|h| *h != "cline") {
+    for harness in HARNESSES.into_iter().filter(|h| !OWN_FILE.contains(h)) {
         for scope in ["project", "user"] {
             round_trip(harness, scope, true);
         }
@@ -258,7 +274,7 @@ fn install_into_existing_files_round_trips() {
 
 #[test]
 fn edits_made_after_install_survive_uninstall() {
-    for harness in HARNESSES.into_iter().filter(|h| *h != "cline") {
+    for harness in HARNESSES.into_iter().filter(|h| !OWN_FILE.contains(h)) {
         for scope in ["project", "user"] {
             let env = TestEnv::new();
             let path = config(&env, harness, scope);
@@ -490,4 +506,320 @@ fn codex_hooks_list(codex: &Path, env: &TestEnv) -> Value {
     child.kill().unwrap();
     child.wait().unwrap();
     reply["result"]["data"][0].clone()
+}
+
+fn notes(output: &Output) -> Vec<String> {
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Copilot CLI skips repository hooks silently in a folder it does not trust: a project
+/// install there is a hook that never fires, which doctor FAILs until the folder is trusted.
+#[test]
+fn doctor_fails_an_untrusted_copilot_folder() {
+    let env = TestEnv::new();
+    let output = ok(&env, &["install", "copilot", "--project", "--json"]);
+    assert!(
+        notes(&output)
+            .iter()
+            .any(|n| n.contains("does not trust") && n.contains("trustedFolders")),
+        "install says so: {:?}",
+        notes(&output)
+    );
+    let (code, report) = doctor(&env);
+    assert_eq!(code, 1, "{report:#}");
+    let entry = hook(&report, "copilot", "project");
+    assert_eq!(check(entry, "folder-trust"), "fail", "{entry:#}");
+    let text = String::from_utf8_lossy(&run(&env, &["doctor"]).stdout).into_owned();
+    assert!(
+        text.contains("FAIL  folder-trust") && text.contains("hint: start `copilot`"),
+        "{text}"
+    );
+
+    // The user trusts a parent folder, as Copilot itself writes it (with its comments).
+    let config = env.fixture.home.join(".copilot/config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let parent = env.ws().parent().unwrap().display().to_string();
+    std::fs::write(
+        &config,
+        format!(
+            "// User settings belong in settings.json.\n// This file is managed automatically.\n{{\n  \"trustedFolders\": [\n    {parent:?}\n  ]\n}}\n"
+        ),
+    )
+    .unwrap();
+    let (code, report) = doctor(&env);
+    let entry = hook(&report, "copilot", "project");
+    assert_eq!(check(entry, "folder-trust"), "pass", "{entry:#}");
+    if hook_mode_available(&env) {
+        assert_eq!(code, 0, "{report:#}");
+    }
+
+    // A user install needs no trust.
+    let env = TestEnv::new();
+    ok(&env, &["install", "copilot", "--user"]);
+    let (_, report) = doctor(&env);
+    assert_eq!(
+        check(hook(&report, "copilot", "user"), "folder-trust"),
+        "missing"
+    );
+}
+
+/// A repository's `.github/copilot/settings.json` with `disableAllHooks` switches agent-guard
+/// off, whichever scope it is installed in.
+#[test]
+fn doctor_fails_a_copilot_repository_that_disables_hooks() {
+    let env = TestEnv::new();
+    ok(&env, &["install", "copilot", "--user"]);
+    let repo = env.ws().join(".github/copilot");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::write(repo.join("settings.json"), r#"{"disableAllHooks": true}"#).unwrap();
+    let (code, report) = doctor(&env);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        check(hook(&report, "copilot", "user"), "hooks-enabled"),
+        "fail"
+    );
+    std::fs::write(
+        repo.join("settings.local.json"),
+        r#"{"disableAllHooks": false}"#,
+    )
+    .unwrap();
+    let (_, report) = doctor(&env);
+    assert_eq!(
+        check(hook(&report, "copilot", "user"), "hooks-enabled"),
+        "pass",
+        "the local file outranks the shared one"
+    );
+}
+
+/// Gemini CLI runs no hooks in a folder it does not trust, and honours the hook switches of
+/// its settings layers.
+#[test]
+fn doctor_reads_gemini_folder_trust_and_hook_switches() {
+    let env = TestEnv::new();
+    let output = ok(&env, &["install", "gemini", "--project", "--json"]);
+    assert!(
+        notes(&output).iter().any(|n| n.contains("trusted folders")),
+        "{:?}",
+        notes(&output)
+    );
+    let gemini = env.fixture.home.join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let state = |env: &TestEnv| {
+        let (code, report) = doctor(env);
+        let entry = hook(&report, "gemini", "project").clone();
+        (
+            code,
+            check(&entry, "folder-trust").to_owned(),
+            check(&entry, "hooks-enabled").to_owned(),
+        )
+    };
+    assert_eq!(&state(&env).1, "warn", "not yet trusted: Gemini asks");
+
+    let ws = env.ws().display().to_string();
+    std::fs::write(
+        gemini.join("trustedFolders.json"),
+        format!("{{{ws:?}: \"DO_NOT_TRUST\"}}"),
+    )
+    .unwrap();
+    let (code, trust, _) = state(&env);
+    assert_eq!((code, trust.as_str()), (1, "fail"));
+
+    std::fs::write(
+        gemini.join("trustedFolders.json"),
+        format!("{{{ws:?}: \"TRUST_FOLDER\"}}"),
+    )
+    .unwrap();
+    let (_, trust, hooks) = state(&env);
+    assert_eq!((trust.as_str(), hooks.as_str()), ("pass", "pass"));
+
+    std::fs::write(
+        gemini.join("settings.json"),
+        "{\n  // mine\n  \"hooksConfig\": {\"disabled\": [\"agent-guard\"]}\n}\n",
+    )
+    .unwrap();
+    let (code, _, hooks) = state(&env);
+    assert_eq!((code, hooks.as_str()), (1, "fail"));
+
+    std::fs::write(
+        gemini.join("settings.json"),
+        r#"{"hooksConfig": {"enabled": false}, "security": {"folderTrust": {"enabled": false}}}"#,
+    )
+    .unwrap();
+    let (code, trust, hooks) = state(&env);
+    assert_eq!((code, trust.as_str(), hooks.as_str()), (1, "pass", "fail"));
+}
+
+/// Qwen Code: folder trust is off by default; `disableAllHooks` in any layer that wins turns
+/// the hook off.
+#[test]
+fn doctor_reads_qwen_disable_all_hooks() {
+    let env = TestEnv::new();
+    ok(&env, &["install", "qwen-code", "--project"]);
+    let (_, report) = doctor(&env);
+    let entry = hook(&report, "qwen-code", "project");
+    assert_eq!(check(entry, "folder-trust"), "pass", "{entry:#}");
+    assert_eq!(check(entry, "hooks-enabled"), "pass", "{entry:#}");
+    let qwen = env.fixture.home.join(".qwen");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::write(qwen.join("settings.json"), r#"{"disableAllHooks": true}"#).unwrap();
+    let (code, report) = doctor(&env);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        check(hook(&report, "qwen-code", "project"), "hooks-enabled"),
+        "fail"
+    );
+    std::fs::write(
+        qwen.join("settings.json"),
+        r#"{"security": {"folderTrust": {"enabled": true}}}"#,
+    )
+    .unwrap();
+    let (_, report) = doctor(&env);
+    let entry = hook(&report, "qwen-code", "project");
+    assert_eq!(check(entry, "folder-trust"), "warn", "{entry:#}");
+    assert_eq!(check(entry, "hooks-enabled"), "pass", "{entry:#}");
+}
+
+/// The `OpenCode` plugin install writes, driven by `node` outside `OpenCode`: it lets a call
+/// run only on the guard's explicit allow, applies the rewrite, appends the note, and throws
+/// on a deny, a guard that cannot start, fails, answers garbage or does not answer in time.
+#[test]
+fn the_opencode_plugin_runs_a_call_only_on_an_explicit_allow() {
+    let node_works = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !node_works {
+        eprintln!("skipping: `node` is not on PATH");
+        return;
+    }
+    let env = TestEnv::new();
+    ok(&env, &["install", "opencode", "--project"]);
+    let plugin = std::fs::read_to_string(config(&env, "opencode", "project")).unwrap();
+    let scratch = env.fixture.outside.join("plugin");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let driver = scratch.join("drive.mjs");
+    std::fs::write(
+        &driver,
+        r#"const [plugin, directory, args] = process.argv.slice(2);
+const hooks = await (await import(plugin)).AgentGuard({ directory, worktree: directory });
+const call = { tool: "bash", sessionID: "s", callID: "c1" };
+const output = { args: JSON.parse(args) };
+try {
+  await hooks["tool.execute.before"](call, output);
+  const result = { output: "tool output" };
+  await hooks["tool.execute.after"](call, result);
+  console.log(JSON.stringify({ ran: true, args: output.args, output: result.output }));
+} catch (error) {
+  console.log(JSON.stringify({ ran: false, error: error.message }));
+}
+"#,
+    )
+    .unwrap();
+    // The plugin with its guard replaced by `guard` (a shell script, or a missing path).
+    let drive = |name: &str, guard: Option<&str>, timeout_ms: u64, command: &str| -> Value {
+        let mut text = plugin.replace("TIMEOUT_MS = 30000", &format!("TIMEOUT_MS = {timeout_ms}"));
+        if let Some(script) = guard {
+            let path = scratch.join(name);
+            if !script.is_empty() {
+                std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
+                std::fs::set_permissions(
+                    &path,
+                    std::os::unix::fs::PermissionsExt::from_mode(0o755),
+                )
+                .unwrap();
+            }
+            let start = text.find("const GUARD = ").unwrap();
+            let end = start + text[start..].find('\n').unwrap();
+            text.replace_range(
+                start..end,
+                &format!("const GUARD = [{:?}];", path.display().to_string()),
+            );
+        }
+        let file = scratch.join(format!("{name}.js"));
+        std::fs::write(&file, text).unwrap();
+        let out = std::process::Command::new("node")
+            .arg(&driver)
+            .arg(&file)
+            .arg(env.ws())
+            .arg(serde_json::json!({"command": command, "description": "d"}).to_string())
+            .env("HOME", &env.fixture.home)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: {e}: {out:?}"))
+    };
+
+    let moved = drive("real", None, 30_000, "rm -r build");
+    assert_eq!(moved["ran"], true, "{moved}");
+    assert!(!env.ws().join("build").exists(), "relocated");
+    let rewritten = moved["args"]["command"].as_str().unwrap();
+    assert!(
+        rewritten.starts_with("echo 'agent-guard: moved build"),
+        "{moved}"
+    );
+    assert_eq!(
+        moved["args"]["description"], "d",
+        "other arguments are kept"
+    );
+    assert!(
+        moved["output"]
+            .as_str()
+            .unwrap()
+            .contains("agent-guard restore "),
+        "the note is appended to the tool output: {moved}"
+    );
+
+    let refused = drive("real", None, 30_000, "rm -r ../outside");
+    assert_eq!(refused["ran"], false, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("BLOCKED [BLOCK_OUT_OF_WORKSPACE]"),
+        "{refused}"
+    );
+
+    for (name, script, timeout_ms, says) in [
+        ("missing", "", 30_000, "could not judge"),
+        (
+            "exit-1",
+            "cat >/dev/null; echo crash >&2; exit 1",
+            30_000,
+            "exit 1: crash",
+        ),
+        (
+            "allow-exit-3",
+            "cat >/dev/null; echo '{\"decision\":\"allow\"}'; exit 3",
+            30_000,
+            "exit 3",
+        ),
+        (
+            "garbage",
+            "cat >/dev/null; echo allow",
+            30_000,
+            "no verdict",
+        ),
+        ("silent", "cat >/dev/null", 30_000, "no verdict"),
+        (
+            "stall",
+            "cat >/dev/null; exec sleep 30",
+            300,
+            "no answer within 300 ms",
+        ),
+    ] {
+        let result = drive(name, Some(script), timeout_ms, "ls");
+        assert_eq!(result["ran"], false, "{name}: {result}");
+        let error = result["error"].as_str().unwrap();
+        assert!(
+            error.contains(says) && error.contains("fail-closed"),
+            "{name}: {error}"
+        );
+    }
 }
