@@ -151,7 +151,9 @@ mod tests {
     fn ids_prefixes_and_suffixes() {
         let all = txs(&["20261201-084000-b3dcb9f9", "20261201-090000-0badcafe"]);
         assert_eq!(
-            resolve("20261201-084000-b3dcb9f9", &all).unwrap().as_deref(),
+            resolve("20261201-084000-b3dcb9f9", &all)
+                .unwrap()
+                .as_deref(),
             Some("20261201-084000-b3dcb9f9")
         );
         assert_eq!(
@@ -177,7 +179,10 @@ mod tests {
             resolve("20261201-000000-00000000", &all),
             Err(TxRefError::Unknown(_))
         ));
-        assert!(matches!(resolve("@", &all), Err(TxRefError::TooFarBack { .. })));
+        assert!(matches!(
+            resolve("@", &all),
+            Err(TxRefError::TooFarBack { .. })
+        ));
         assert!(matches!(resolve("@x", &all), Err(TxRefError::Unknown(_))));
     }
 }

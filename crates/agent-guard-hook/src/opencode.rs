@@ -132,8 +132,16 @@ mod tests {
             (json!("allow"), 0)
         );
         for outcome in [
-            Outcome::verdict(Decision::Block, "BLOCK_WILDCARD", "No."),
-            Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+            Outcome::verdict(
+                Decision::Block,
+                agent_guard_types::ReasonCode::BlockWildcard,
+                "No.",
+            ),
+            Outcome::verdict(
+                Decision::Ask,
+                agent_guard_types::ReasonCode::CompoundCwdDelete,
+                "Split.",
+            ),
             Outcome::refused(Refusal::Panic),
         ] {
             let reply = render(Harness::OpenCode, &outcome);
@@ -141,8 +149,12 @@ mod tests {
             assert_eq!(stdout_json(&reply)["decision"], "deny");
             assert!(!reply.stderr.unwrap().is_empty());
         }
-        let done = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "Moved.")
-            .with_txids(vec!["tx1".into()]);
+        let done = Outcome::verdict(
+            Decision::Allow,
+            agent_guard_types::ReasonCode::RelocateTree,
+            "Moved.",
+        )
+        .with_txids(vec!["tx1".into()]);
         let allow = stdout_json(&render(Harness::OpenCode, &done));
         assert_eq!(allow["decision"], "allow");
         assert!(

@@ -124,7 +124,11 @@ mod tests {
     fn replies() {
         let deny = render(
             Harness::QwenCode,
-            &Outcome::verdict(Decision::Block, "BLOCK_WILDCARD", "No."),
+            &Outcome::verdict(
+                Decision::Block,
+                agent_guard_types::ReasonCode::BlockWildcard,
+                "No.",
+            ),
         );
         assert_eq!(deny.exit, 0);
         assert_eq!(
@@ -134,14 +138,22 @@ mod tests {
         assert!(deny.stderr.unwrap().contains("BLOCK_WILDCARD"));
         let ask = render(
             Harness::QwenCode,
-            &Outcome::verdict(Decision::Ask, "COMPOUND_CWD_DELETE", "Split."),
+            &Outcome::verdict(
+                Decision::Ask,
+                agent_guard_types::ReasonCode::CompoundCwdDelete,
+                "Split.",
+            ),
         );
         assert_eq!(
             stdout_json(&ask)["hookSpecificOutput"]["permissionDecision"],
             "ask"
         );
-        let done = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "Moved.")
-            .with_txids(vec!["tx1".into()]);
+        let done = Outcome::verdict(
+            Decision::Allow,
+            agent_guard_types::ReasonCode::RelocateTree,
+            "Moved.",
+        )
+        .with_txids(vec!["tx1".into()]);
         let allow = stdout_json(&render(Harness::QwenCode, &done));
         assert_eq!(allow["hookSpecificOutput"]["permissionDecision"], "allow");
         assert!(allow["hookSpecificOutput"].get("updatedInput").is_none());
@@ -164,9 +176,13 @@ mod tests {
             session: None,
             input: serde_json::Map::new(),
         };
-        let done = Outcome::verdict(Decision::Allow, "RELOCATE_TREE", "Moved.")
-            .with_txids(vec!["tx1".into()])
-            .with_rewrite(&call, "echo moved".into());
+        let done = Outcome::verdict(
+            Decision::Allow,
+            agent_guard_types::ReasonCode::RelocateTree,
+            "Moved.",
+        )
+        .with_txids(vec!["tx1".into()])
+        .with_rewrite(&call, "echo moved".into());
         let reply = render(Harness::QwenCode, &done);
         let value = stdout_json(&reply);
         assert_eq!(value["hookSpecificOutput"]["permissionDecision"], "deny");
