@@ -181,7 +181,9 @@ fn branch_keeps(tree: &WorkTree, txid: &TxId, names: &[String]) -> Result<Vec<Ke
         }
         let target = match tree.repo.find_reference(&full).and_then(|r| r.resolve()) {
             Ok(reference) => reference.target().ok_or_else(unknown)?,
-            Err(error) if error.code() == ErrorCode::NotFound => return Err(unknown()),
+            // A branch that does not exist has no commits to lose: `branch -f new`,
+            // `checkout -B new` and `update-ref refs/heads/new` create it.
+            Err(error) if error.code() == ErrorCode::NotFound => continue,
             Err(source) => {
                 return Err(GitError::Git {
                     action: "resolve a branch",
