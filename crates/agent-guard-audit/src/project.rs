@@ -110,7 +110,9 @@ fn project_field(key: &str, value: &Value) -> Option<Value> {
         "sha" => sha(value),
         "span" => span(value),
         "reasons" => (value.as_array().is_some_and(Vec::is_empty)).then(|| Value::Array(vec![])),
-        "txid" | "check_id" | "plan_id" => value.as_str().map(|text| Value::from(project_id(text))),
+        "txid" | "check_id" | "plan_id" | "approval_id" => {
+            value.as_str().map(|text| Value::from(project_id(text)))
+        }
         "txids" | "backup_txids" | "purged" | "missing" => id_list(value),
         "txid_sha256" => label(value, |text| is_hex(text, 64)),
         "missing_txid_sha256" => digest_list(value),

@@ -72,6 +72,8 @@ labels! {
         Reconcile => "reconcile",
         /// `undo` (reference).
         Undo => "undo",
+        /// A person approved a command the guard asked about.
+        Approve => "approve",
     }
 }
 
@@ -88,6 +90,8 @@ labels! {
         Gc => "gc",
         /// `undo`.
         Undo => "undo",
+        /// `approve`.
+        Approve => "approve",
     }
 }
 
@@ -198,6 +202,9 @@ pub struct AuditRecord {
     /// The transaction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub txid: Option<String>,
+    /// The approval an ASK can be approved with, or that an `ALLOW_APPROVED` check used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_id: Option<String>,
     /// A transaction named by something that is not an id, hashed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub txid_sha256: Option<String>,
@@ -307,6 +314,7 @@ mod tests {
                     action: Some(Action::Purged),
                     txid: Some("20261201-000000-000000aa".into()),
                     txid_sha256: Some("a".repeat(64)),
+                    approval_id: Some("20261201-000000-0000abcd".into()),
                     txids: Some(vec!["20261201-000000-000000ab".into()]),
                     backup_txids: Some(vec!["20261201-000000-000000ac".into()]),
                     purged: Some(vec!["20261201-000000-000000ad".into()]),

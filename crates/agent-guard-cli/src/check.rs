@@ -9,6 +9,7 @@ use agent_guard_types::Decision;
 use crate::args::CheckArgs;
 use crate::exit_code::ExitCode;
 use crate::printer;
+use crate::style;
 
 /// Runs `check` with the process environment; with `--harness`, runs hook mode
 /// ([`crate::hook_mode`]).
@@ -45,25 +46,63 @@ pub fn absolute_cwd(cwd: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
     })
 }
 
-/// Prints a report as JSON or as `DECISION [CODE]` plus the explanation.
+/// Prints a report as JSON, or for a person: `DECISION [CODE]`, the explanation, the
+/// targets and the workspace, and the next thing to type.
 pub fn print_report(report: &CheckReport, json: bool) {
     if json {
         printer::json(&report.reported());
         return;
     }
-    printer::out(&report.headline());
+    printer::out(&format!(
+        "{} {}",
+        style::paint(
+            style::decision(report.decision),
+            &report.decision.to_string()
+        ),
+        style::paint(style::BOLD, &format!("[{}]", report.code))
+    ));
     printer::out(&format!("  {}", report.explanation));
+    let targets: Vec<&str> = report
+        .ops
+        .iter()
+        .flat_map(|op| op.targets.iter().map(String::as_str))
+        .collect();
+    if !targets.is_empty() {
+        let shown: Vec<String> = targets
+            .iter()
+            .take(8)
+            .map(|t| printer::sanitize(t))
+            .collect();
+        let more = targets.len().saturating_sub(shown.len());
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        printer::out(&format!("  targets    {}{more}", shown.join(" ")));
+    }
+    if let Some(workspace) = &report.workspace {
+        printer::out(&format!("  workspace  {}", printer::sanitize(workspace)));
+    }
     for reason in report.reasons.iter().take(4) {
         printer::out(&format!("  - {}", printer::sanitize(reason)));
     }
     if let Some(message) = &report.message {
-        printer::out(&printer::sanitize(message));
+        printer::out(&printer::multiline(message));
     }
     let hint = agent_guard_engine::hint(report.code);
-    if matches!(report.decision, Decision::Block | Decision::Ask) && !hint.is_empty() {
-        printer::err(&format!("\nhint: {hint}"));
+    if matches!(report.decision, Decision::Block | Decision::Ask) {
+        if let Some(suggestion) = &report.suggestion {
+            printer::hint(&format!("run `{}` instead", printer::sanitize(suggestion)));
+        } else if !hint.is_empty() {
+            printer::hint(hint);
+        }
+        printer::err(&format!(
+            "  (`agent-guard explain {}` says more)",
+            report.code
+        ));
     }
     for warning in &report.warnings {
-        printer::err(&format!("warning: {}", printer::sanitize(warning)));
+        printer::warning(warning);
     }
 }

@@ -7,30 +7,39 @@
 
 pub mod args;
 pub mod check;
+pub mod commands;
 pub mod demo;
 pub mod exit_code;
-pub mod history;
 pub mod hook_mode;
+pub mod human;
 pub mod install;
 pub mod mode;
 pub mod printer;
 pub mod progress;
+pub mod prompt;
 pub mod safe_delete;
+pub mod style;
 
 use args::{Cli, Command};
 use exit_code::ExitCode;
 
 /// Runs a parsed `agent-guard` command line.
 pub fn run(cli: &Cli) -> ExitCode {
+    style::apply(cli.color);
     let result = match &cli.command {
         Command::Check(args) => check::run(args),
         Command::SafeDelete(args) => safe_delete::run(args),
-        Command::Restore(args) => history::restore(args),
-        Command::Undo(args) => history::undo(args),
-        Command::List(args) => history::list(args),
-        Command::Show(args) => history::show(args),
-        Command::Status(args) => history::status(args),
-        Command::Gc(args) => history::gc(args),
+        Command::Restore(args) => commands::restore::restore(args),
+        Command::Undo(args) => commands::restore::undo(args),
+        Command::Redo(args) => commands::restore::redo(args),
+        Command::List(args) => commands::list::run(args),
+        Command::Show(args) => commands::show::run(args),
+        Command::Status(args) => commands::status::run(args),
+        Command::Gc(args) => commands::gc::run(args),
+        Command::Explain(args) => commands::explain::run(args),
+        Command::Approve(args) => commands::approve::run(args),
+        Command::Completions(args) => commands::docs::completions(args),
+        Command::Man(args) => commands::docs::man(args),
         Command::Demo(args) => demo::run(args),
         Command::Mode(args) => mode::run(args),
         Command::Install(args) => install::install(args),

@@ -1,15 +1,18 @@
 //! All terminal output goes through here: data to stdout, everything else to stderr.
 //!
 //! A closed stdout (`agent-guard list | head -1`) is not an error: output stops quietly.
-//! Agent-supplied text is sanitised before it reaches a terminal.
+//! Agent-supplied text is sanitised before it reaches a terminal. Both streams go through
+//! `anstream`, which drops colour where it does not belong (see [`crate::style`]).
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use serde::Serialize;
 
+use crate::style;
+
 /// Writes a line of data to stdout. A broken pipe is ignored.
 pub fn out(line: &str) {
-    let mut stdout = io::stdout().lock();
+    let mut stdout = anstream::stdout().lock();
     let _ = writeln!(stdout, "{line}");
 }
 
@@ -23,17 +26,44 @@ pub fn json<T: Serialize>(value: &T) {
 
 /// Writes a line to stderr.
 pub fn err(line: &str) {
-    let mut stderr = io::stderr().lock();
+    let mut stderr = anstream::stderr().lock();
     let _ = writeln!(stderr, "{line}");
 }
 
 /// Writes an error and its causes to stderr: `error: …`, then one `  caused by: …` line per
-/// source (the one multi-line error formatter of the CLI).
+/// source (the one multi-line error formatter of the CLI). A message of several lines (a
+/// TOML parse error points at the line with a caret) keeps its lines, each sanitised.
 pub fn error(message: &str, causes: &[String]) {
-    err(&format!("error: {}", sanitize(message)));
+    err(&format!(
+        "{} {}",
+        style::paint(style::ERROR, "error:"),
+        multiline(message)
+    ));
     for cause in causes {
-        err(&format!("  caused by: {}", sanitize(cause)));
+        err(&format!("  caused by: {}", multiline(cause)));
     }
+}
+
+/// `hint: …` on stderr, after a blank line (uv's style).
+pub fn hint(text: &str) {
+    err(&format!("\n{} {text}", style::paint(style::HINT, "hint:")));
+}
+
+/// `warning: …` on stderr.
+pub fn warning(text: &str) {
+    err(&format!(
+        "{} {}",
+        style::paint(style::WARNING, "warning:"),
+        multiline(text)
+    ));
+}
+
+/// Sanitises each line of `text` and keeps the line breaks, indenting continuation lines.
+pub fn multiline(text: &str) -> String {
+    text.lines()
+        .map(sanitize)
+        .collect::<Vec<_>>()
+        .join("\n    ")
 }
 
 /// Replaces control, bidi-override and zero-width characters, so that a path or command

@@ -120,6 +120,11 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
     };
     let resolution = DialectResolution::resolve(selector.as_deref());
     let mut report = base_report(check_id, &resolution, request.enforce, warnings);
+    report.command = if request.argv.is_empty() {
+        request.command.clone()
+    } else {
+        request.argv.join(" ")
+    };
 
     let ops = if let Some(verdict) = dialect_verdict(&resolution) {
         report.verdicts = vec![verdict.clone()];
@@ -135,6 +140,7 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         match command {
             Ok(command) => {
                 let classification = classify(&command, dialect);
+                report.command = command;
                 report.ops = classification.ops.iter().map(OpReport::of).collect();
                 classification.ops
             }
@@ -162,6 +168,10 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
                 let decided = decide(&ops, &ctx, &ws.world());
                 report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
                 report.verdicts = decided.verdicts;
+                report.workspace = Some(ws.root.display().to_string());
+                if report.code == ReasonCode::BlockWildcard {
+                    report.suggestion = safe_delete_suggestion(&ops);
+                }
                 opened = Some(ws);
             }
             Err(why) => refuse_unopened(&mut report, &request.command, why),
@@ -179,6 +189,24 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         workspace: opened.or_else(|| workspace.and_then(Result::ok)),
         runtime,
     }
+}
+
+/// `agent-guard safe-delete '<glob>' …` for the wildcard targets of the line's deletes, which
+/// the tool expands itself.
+fn safe_delete_suggestion(ops: &[OpSpec]) -> Option<String> {
+    let patterns: Vec<String> = ops
+        .iter()
+        .filter(|op| op.kind == agent_guard_types::OpKind::FsDelete)
+        .flat_map(|op| op.targets.iter())
+        .filter(|t| t.opaque.is_none())
+        .map(|t| t.text.clone())
+        .collect();
+    if patterns.is_empty() {
+        return None;
+    }
+    let mut words = vec!["agent-guard".to_owned(), "safe-delete".to_owned()];
+    words.extend(patterns);
+    agent_guard_lex::quote_words(Dialect::Posix, &words).ok()
 }
 
 fn selector_missing(request: &CheckRequest) -> bool {
@@ -251,8 +279,11 @@ fn base_report(
     };
     let code = ReasonCode::AllowNoop;
     CheckReport {
-        command: REDACTED,
+        command: String::new(),
+        workspace: None,
+        suggestion: None,
         check_id,
+        approval_id: None,
         mode: SessionMode::Normal,
         dialect,
         dialect_requested: requested,
@@ -293,6 +324,7 @@ pub(crate) fn audit_record(report: &CheckReport, event: Event) -> AuditRecord {
         dialect_outcome: Some(report.dialect_outcome),
         guard_latency_ms: Some(report.guard_latency_ms),
         mode: Some(report.mode),
+        approval_id: report.approval_id.clone(),
         ..AuditRecord::new(event, Tool::Check)
     }
 }

@@ -37,6 +37,11 @@ pub(crate) fn enforce(
     let log = audit_log(&workspace, &runtime);
     let durable =
         |record: &AuditRecord| -> bool { log.as_ref().is_ok_and(|log| log.append(record).is_ok()) };
+    if report.decision == Decision::Ask {
+        // A person's approval turns the ASK parts into ALLOW_APPROVED; the rest still runs
+        // through the compensations below.
+        crate::approval::settle_ask(&mut report, request, &workspace, &runtime);
+    }
     match report.decision {
         Decision::Ask => {
             let record = AuditRecord {
@@ -76,6 +81,10 @@ pub(crate) fn enforce(
             ReasonCode::CompensationFailed,
             "durable execution audit intent unavailable",
         );
+        if let Err(cause) = &log {
+            report.reasons.push(cause.clone());
+            report.message = Some(format!("agent-guard: the cause: {cause}"));
+        }
         return report;
     }
     let store = quarantine(&workspace, &runtime, &request.env);
@@ -107,6 +116,12 @@ pub(crate) fn enforce(
             let (code, reason) = refusal(failure.kind);
             report.compensations = Some(compensations);
             refuse(&mut report, code, reason);
+            // Name the cause (a read-only quarantine, a full disk): the fix depends on it. The
+            // audit record keeps only the static reason.
+            if let Some(detail) = &failure.detail {
+                report.reasons.push(detail.clone());
+                report.message = Some(format!("agent-guard: the cause: {detail}"));
+            }
             let _ = durable(&AuditRecord {
                 error: Some(ErrorLabel::CompensationFailed),
                 ..audit_record(&report, Event::EnforceError)

@@ -44,6 +44,15 @@ pub enum EngineError {
         #[source]
         source: std::io::Error,
     },
+    /// A transaction reference names no single transaction.
+    #[error(transparent)]
+    TxRef(#[from] crate::txref::TxRefError),
+    /// An approval names nothing, or could not be granted.
+    #[error(transparent)]
+    Approval(#[from] agent_guard_session::approval::ApprovalError),
+    /// The audit log could not be opened.
+    #[error("the audit log is unavailable: {0}")]
+    AuditUnavailable(String),
     /// An audit write failed.
     #[error(transparent)]
     Audit(#[from] agent_guard_audit::AuditError),

@@ -77,6 +77,13 @@ impl Exit for RestoreReport {
     }
 }
 
+impl Exit for crate::RestoreOutcome {
+    /// As its report.
+    fn exit_code(&self) -> ExitCode {
+        self.report.exit_code()
+    }
+}
+
 impl Exit for GcReport {
     /// 1 when nothing could be purged as asked, or a purge failed, else 0.
     fn exit_code(&self) -> ExitCode {

@@ -15,15 +15,30 @@ use crate::runtime::Runtime;
 use crate::store::quarantine;
 use crate::workspace::Workspace;
 
+/// Which transactions a purge takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum GcTargets {
+    /// None named (`--execute` alone is refused with [`GcRefusal::NothingSelected`]).
+    #[default]
+    Unselected,
+    /// These references (ids, unique parts, `@-N`).
+    Ids(Vec<String>),
+    /// Everything the plan marks eligible.
+    AllEligible,
+    /// Every transaction of this workspace, whatever its age (recent ones only with `now`).
+    Everything,
+}
+
 /// What to collect.
 #[derive(Debug, Clone, Default)]
 pub struct GcRequest {
     /// Purge instead of planning.
     pub execute: bool,
-    /// Purge these transactions.
-    pub txids: Vec<String>,
-    /// Purge everything eligible.
-    pub all_eligible: bool,
+    /// What to purge.
+    pub targets: GcTargets,
+    /// Lift the grace window: recent transactions may be purged too. A person asked for it
+    /// (the CLI confirms on a terminal, or needs `--yes`).
+    pub now: bool,
 }
 
 /// Why `gc --execute` purged nothing.
@@ -91,7 +106,10 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
     let workspace = Workspace::open(cwd, env)?;
     let runtime = Runtime::from_env(env)?;
     let store = quarantine(&workspace, &runtime, env);
-    let policy = gc_policy(&workspace, &runtime);
+    let mut policy = gc_policy(&workspace, &runtime);
+    if request.execute && request.now {
+        policy.grace_minutes = 0;
+    }
     let plan = store.gc_plan(&policy)?;
     if !request.execute {
         return Ok(GcReport {
@@ -100,22 +118,57 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
             refusal: None,
         });
     }
-    let selection = if request.all_eligible {
-        GcSelection::AllEligible
-    } else if request.txids.is_empty() {
-        return Ok(GcReport {
-            plan,
-            outcome: None,
-            refusal: Some(GcRefusal::NothingSelected),
-        });
-    } else {
-        GcSelection::Ids(request.txids.clone())
+    let selection = match &request.targets {
+        GcTargets::Everything => {
+            let txs = crate::list::workspace_transactions(&store, &workspace.root)?;
+            GcSelection::Ids(
+                txs.into_iter()
+                    .filter(|t| !t.purged)
+                    .map(|t| t.txid)
+                    .collect(),
+            )
+        }
+        GcTargets::AllEligible => GcSelection::AllEligible,
+        GcTargets::Unselected => {
+            return Ok(GcReport {
+                plan,
+                outcome: None,
+                refusal: Some(GcRefusal::NothingSelected),
+            });
+        }
+        GcTargets::Ids(references) => {
+            // References (a unique prefix or suffix, `@-N`) name their transaction; anything
+            // else is passed on for the quarantine to refuse.
+            let txs = crate::list::workspace_transactions(&store, &workspace.root)?;
+            let mut ids = Vec::new();
+            for reference in references {
+                ids.push(match crate::txref::resolve(reference, &txs) {
+                    Ok(Some(id)) => id,
+                    Ok(None) | Err(crate::TxRefError::Unknown(_)) => reference.clone(),
+                    Err(error) => return Err(error.into()),
+                });
+            }
+            GcSelection::Ids(ids)
+        }
     };
     // The intent is durable before anything is purged; without it nothing is.
     let targets: Vec<String> = match &selection {
         GcSelection::Ids(ids) => ids.clone(),
         GcSelection::AllEligible => plan.eligible.iter().map(|e| e.txid.clone()).collect(),
     };
+    if targets.is_empty()
+        && matches!(
+            request.targets,
+            GcTargets::AllEligible | GcTargets::Everything
+        )
+    {
+        // Nothing to do is not a failure (a nightly `gc --execute --all-eligible`).
+        return Ok(GcReport {
+            plan,
+            outcome: Some(GcOutcome::default()),
+            refusal: None,
+        });
+    }
     let intent = AuditRecord {
         target_count: Some(targets.len()),
         txids: Some(

@@ -3,27 +3,39 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use agent_guard_audit::{AuditRecord, Event, Tool};
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{
-    ItemKind, Progress, RestoreOptions, RestoreRefusal, RestoreReport, Transaction, TxState, Usage,
-};
-use agent_guard_types::{Strategy, TxId, is_generated_id};
+use agent_guard_recovery::{Progress, RestoreOptions, RestoreRefusal, RestoreReport, TxState};
+use agent_guard_types::is_generated_id;
 
 use crate::check::audit_log;
 use crate::enforce::new_txid;
 use crate::error::Result;
+use crate::list::{TxSummary, physical_target, summary, workspace_transactions};
 use crate::runtime::Runtime;
 use crate::store::quarantine;
+use crate::txref::{is_backup, undoable};
 use crate::workspace::Workspace;
+
+/// Which transaction a restore takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum RestoreTarget {
+    /// The newest transaction `undo` takes (see [`crate::undoable`]).
+    #[default]
+    Undo,
+    /// The newest backup a restore made (what the last `undo` replaced).
+    Redo,
+    /// An id, a unique prefix or suffix, `@`/`@-N`, or else a path: the newest restorable
+    /// transaction holding it, restoring only that path.
+    Reference(String),
+}
 
 /// What to restore.
 #[derive(Debug, Clone, Default)]
 pub struct RestoreRequest {
-    /// The transaction; `None` means the newest restorable one of this workspace (`undo`).
-    pub txid: Option<String>,
+    /// Which transaction.
+    pub target: RestoreTarget,
     /// Preserve occupants in a new transaction, then restore over them.
     pub force: bool,
     /// Restore into this directory instead of the workspace.
@@ -36,26 +48,82 @@ pub struct RestoreRequest {
     pub env: EnvSnapshot,
 }
 
-/// Restores a transaction (or, with no txid, the newest restorable one of this workspace).
-pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<RestoreReport> {
+/// The result of a restore: the recovery report, and what the transaction held.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RestoreOutcome {
+    /// The recovery report.
+    #[serde(flatten)]
+    pub report: RestoreReport,
+    /// The transaction restored, as `list` describes it (before the restore).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction: Option<TxSummary>,
+}
+
+/// Restores a transaction: the one `request.target` names, the newest undoable one, or the
+/// newest backup (redo).
+pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<RestoreOutcome> {
     let workspace = Workspace::open(&request.cwd, &request.env)?;
     let runtime = Runtime::from_env(&request.env)?;
     let store = quarantine(&workspace, &runtime, &request.env);
-    let newest = if request.txid.is_none() {
-        store.newest_restorable()?
-    } else {
-        None
-    };
-    let Some(txid) = request.txid.clone().or(newest) else {
-        let mut report = RestoreReport::refused("", RestoreRefusal::NothingToUndo);
-        report.errors = vec!["nothing to undo".to_owned()];
-        return Ok(report);
+    let mut paths = request.paths.clone();
+    let (txid, summary) = {
+        let _lock = store.lock_shared()?;
+        let txs = workspace_transactions(&store, &workspace.root)?;
+        let chosen = match &request.target {
+            RestoreTarget::Undo => undoable(&txs).first().map(|t| (*t).clone()),
+            RestoreTarget::Redo => txs
+                .iter()
+                .rev()
+                .find(|t| is_backup(t) && t.state() == TxState::Restorable)
+                .cloned(),
+            RestoreTarget::Reference(text) => match crate::txref::resolve(text, &txs) {
+                Ok(Some(id)) => txs.iter().find(|t| t.txid == id).cloned(),
+                Ok(None) => {
+                    // Not a transaction: a path held by one.
+                    let wanted = physical_target(&request.cwd.join(text));
+                    let found = txs
+                        .iter()
+                        .rev()
+                        .filter(|t| t.state() == TxState::Restorable)
+                        .find(|t| {
+                            t.items
+                                .iter()
+                                .any(|i| i.restorable() && wanted.starts_with(&i.origin))
+                        })
+                        .cloned();
+                    if found.is_none() {
+                        return Ok(refused(text, RestoreRefusal::NotHeld(text.clone())));
+                    }
+                    paths.push(PathBuf::from(text));
+                    found
+                }
+                Err(error) => {
+                    return Ok(refused(text, RestoreRefusal::Unsafe(error.to_string())));
+                }
+            },
+        };
+        let Some(tx) = chosen else {
+            let refusal = match request.target {
+                RestoreTarget::Redo => RestoreRefusal::Unsafe(
+                    "nothing to redo: no restore kept anything it replaced".to_owned(),
+                ),
+                _ => RestoreRefusal::NothingToUndo,
+            };
+            let mut outcome = refused("", refusal);
+            outcome.report.errors = vec![match request.target {
+                RestoreTarget::Redo => "nothing to redo".to_owned(),
+                _ => "nothing to undo".to_owned(),
+            }];
+            return Ok(outcome);
+        };
+        let summary = summary(&tx, &workspace.root);
+        (tx.txid.clone(), summary)
     };
     let options = RestoreOptions {
         force: request.force,
         to: request.to.as_ref().map(|to| request.cwd.join(to)),
-        paths: request
-            .paths
+        paths: paths
             .iter()
             .map(|p| {
                 let absolute = request.cwd.join(p);
@@ -104,211 +172,15 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
             .push("restore audit record could not be stored".to_owned());
         report.ok = false;
     }
-    Ok(report)
-}
-
-/// One transaction in `list`.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct TxSummary {
-    /// The id.
-    pub txid: String,
-    /// When it started.
-    pub ts: Option<String>,
-    /// Its state.
-    pub state: TxState,
-    /// Items quarantined (and snapshots kept).
-    pub items: usize,
-    /// Items still restorable.
-    pub restorable_items: usize,
-    /// `relocate`, `snapshot`.
-    pub strategies: Vec<Strategy>,
-    /// Who created it (`check --enforce`, `safe_delete`, `restore`).
-    pub tool: Option<String>,
-    /// The first origin, workspace-relative, for humans.
-    pub first: Option<String>,
-}
-
-/// The result of `list`.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ListReport {
-    /// The quarantine root.
-    pub trash_root: String,
-    /// Quarantine usage.
-    pub usage: Usage,
-    /// The workspace's transactions, newest first.
-    pub transactions: Vec<TxSummary>,
-}
-
-/// Lists this workspace's transactions, newest first.
-pub fn list(cwd: &Path, env: &EnvSnapshot) -> Result<ListReport> {
-    let workspace = Workspace::open(cwd, env)?;
-    let runtime = Runtime::from_env(env)?;
-    let store = quarantine(&workspace, &runtime, env);
-    let _lock = store.lock_shared()?;
-    let usage = if store.trash().is_dir() {
-        store.usage()?
-    } else {
-        Usage::default()
-    };
-    let transactions = store
-        .transactions()?
-        .iter()
-        .rev()
-        .filter(|t| t.belongs_to(&workspace.root))
-        .map(|t| summary(t, &workspace.root))
-        .collect();
-    Ok(ListReport {
-        trash_root: store.trash().display().to_string(),
-        usage,
-        transactions,
+    Ok(RestoreOutcome {
+        report,
+        transaction: Some(summary),
     })
 }
 
-fn summary(tx: &Transaction, root: &Path) -> TxSummary {
-    TxSummary {
-        txid: tx.txid.clone(),
-        ts: tx.ts.clone(),
-        state: tx.state(),
-        items: tx.items.len() + tx.snapshots.iter().filter(|s| s.sha.is_some()).count(),
-        restorable_items: tx.restorable_items(),
-        strategies: tx.strategies(),
-        tool: tx
-            .meta
-            .get("tool")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        first: tx
-            .items
-            .first()
-            .map(|i| {
-                i.origin
-                    .strip_prefix(root)
-                    .unwrap_or(&i.origin)
-                    .display()
-                    .to_string()
-            })
-            .or_else(|| {
-                tx.snapshots
-                    .first()
-                    .map(|s| format!("git {}", s.subject.as_deref().unwrap_or("snapshot")))
-            }),
+fn refused(txid: &str, refusal: RestoreRefusal) -> RestoreOutcome {
+    RestoreOutcome {
+        report: RestoreReport::refused(txid, refusal),
+        transaction: None,
     }
-}
-
-/// One item in `show`.
-#[derive(Debug, Clone, Serialize)]
-pub struct ItemReport {
-    /// Where it came from.
-    pub origin: String,
-    /// Where it is in the quarantine.
-    pub trash: String,
-    /// `file`, `dir` or `symlink`.
-    pub kind: Option<ItemKind>,
-    /// Total bytes (files below a directory summed).
-    pub bytes: u64,
-    /// Files (a directory counts its files).
-    pub files: u64,
-    /// The quarantine copy is still there.
-    pub restorable: bool,
-}
-
-/// A git snapshot or kept ref in `show`.
-#[derive(Debug, Clone, Serialize)]
-pub struct SnapshotReport {
-    /// `worktree`, `stash` or `branch`.
-    pub subject: Option<String>,
-    /// The stash position or branch name.
-    pub name: Option<String>,
-    /// The kept commit (`null` for a clean tree).
-    pub sha: Option<String>,
-    /// The private ref.
-    #[serde(rename = "ref")]
-    pub refname: Option<String>,
-}
-
-/// An item that could not be quarantined, in `show`.
-#[derive(Debug, Clone, Serialize)]
-pub struct FailureReport {
-    /// Where it is.
-    pub origin: String,
-    /// Why it was not moved.
-    pub reason: String,
-}
-
-/// The result of `show`.
-#[derive(Debug, Clone, Serialize)]
-pub struct ShowReport {
-    /// The id.
-    pub txid: String,
-    /// When it started.
-    pub ts: Option<String>,
-    /// Its state.
-    pub state: TxState,
-    /// Who created it.
-    pub meta: Map<String, Value>,
-    /// Relocated items.
-    pub items: Vec<ItemReport>,
-    /// Git snapshots and kept refs.
-    pub snapshots: Vec<SnapshotReport>,
-    /// Items that could not be quarantined, and why.
-    pub failures: Vec<FailureReport>,
-    /// The restore command.
-    pub restore_command: String,
-}
-
-/// Shows one transaction's items, sizes and original paths.
-pub fn show(cwd: &Path, env: &EnvSnapshot, txid: &str) -> Result<Option<ShowReport>> {
-    let workspace = Workspace::open(cwd, env)?;
-    let runtime = Runtime::from_env(env)?;
-    let store = quarantine(&workspace, &runtime, env);
-    let Ok(id) = TxId::parse(txid) else {
-        return Ok(None);
-    };
-    let _lock = store.lock_shared()?;
-    let Some(tx) = store.transaction(&id)? else {
-        return Ok(None);
-    };
-    let items = tx
-        .items
-        .iter()
-        .map(|item| {
-            let (files, bytes) = item.size();
-            ItemReport {
-                origin: item.origin.display().to_string(),
-                trash: item.trash.display().to_string(),
-                kind: item.kind,
-                bytes,
-                files,
-                restorable: item.restorable(),
-            }
-        })
-        .collect();
-    Ok(Some(ShowReport {
-        txid: tx.txid.clone(),
-        ts: tx.ts.clone(),
-        state: tx.state(),
-        meta: tx.meta.clone(),
-        items,
-        snapshots: tx
-            .snapshots
-            .iter()
-            .map(|s| SnapshotReport {
-                subject: s.subject.clone(),
-                name: s.name.clone(),
-                sha: s.sha.clone(),
-                refname: s.refname.clone(),
-            })
-            .collect(),
-        failures: tx
-            .failures
-            .iter()
-            .map(|(origin, reason)| FailureReport {
-                origin: origin.display().to_string(),
-                reason: reason.clone(),
-            })
-            .collect(),
-        restore_command: format!("agent-guard restore {}", tx.txid),
-    }))
 }

@@ -7,22 +7,28 @@
 
 #![warn(missing_docs)]
 
+mod approval;
 mod check;
 mod demo;
 mod enforce;
 mod error;
 mod exit;
+mod explain;
 mod gc;
 mod history;
+mod list;
 mod mode;
 mod report;
 mod runtime;
 mod safe_delete;
+mod show;
 mod status;
 mod store;
 mod txref;
 mod workspace;
 
+pub use agent_guard_session::approval::Approval;
+pub use approval::{ApprovalError, ApprovalReport, approve, find_approval, waiting_approvals};
 pub use check::{CheckRequest, check, check_observing, check_with};
 pub use demo::prepare_demo_workspace;
 
@@ -39,16 +45,18 @@ pub use agent_guard_recovery::{
 };
 pub use error::{EngineError, Result};
 pub use exit::{Exit, Reported};
-pub use gc::{GcRefusal, GcReport, GcRequest, gc};
-pub use history::{
-    FailureReport, ItemReport, ListReport, RestoreRequest, ShowReport, SnapshotReport, TxSummary,
-    list, restore, show,
-};
+pub use explain::{Explanation, all_codes, explain, parse_code, similar_codes};
+pub use gc::{GcRefusal, GcReport, GcRequest, GcTargets, gc};
+pub use history::{RestoreOutcome, RestoreRequest, RestoreTarget, restore};
+pub use list::{ListOptions, ListReport, TxSummary, holding, list, undo_queue};
 pub use mode::{ModeReport, change_mode, show_mode};
 pub use report::{CheckReport, Compensation, OpReport};
 pub use runtime::Runtime;
 pub use safe_delete::{
     MovedPath, SafeDeleteReport, SafeDeleteRequest, SkippedPath, VerdictReport, safe_delete,
+};
+pub use show::{
+    FailureReport, ItemReport, SHOWN_FILES, SHOWN_STATS, ShowReport, SnapshotReport, show,
 };
 pub use status::{Retention, StatusReport, status};
 pub use txref::{TxRefError, is_backup, is_parked, resolve as resolve_txref, undoable};

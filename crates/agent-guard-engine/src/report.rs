@@ -32,6 +32,8 @@ pub struct OpReport {
     pub dialect: Dialect,
     /// Whether its effect is undeterminable.
     pub undeterminable: bool,
+    /// Its targets as written (paths, pathspecs, a revision, branch names).
+    pub targets: Vec<String>,
 }
 
 impl OpReport {
@@ -47,6 +49,7 @@ impl OpReport {
             kind: op.kind,
             dialect: op.dialect,
             undeterminable: op.undeterminable,
+            targets: op.targets.iter().map(|t| t.text.clone()).collect(),
         }
     }
 }
@@ -57,10 +60,22 @@ pub use agent_guard_recovery::Applied as Compensation;
 /// The result of `check`, serialised as the `--json` output.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
-    /// Always `<redacted>`: the raw command is never echoed.
-    pub command: &'static str,
+    /// The command judged, as the person (or agent) who ran `check` gave it (argv words are
+    /// shown quoted). The audit log never holds it: there it is `<redacted>`.
+    pub command: String,
+    /// The workspace the command was judged against, once it was needed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The next thing to type instead, when there is a ready one (`BLOCK_WILDCARD`: the
+    /// `safe-delete` command that expands the glob itself).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
     /// A fresh id correlating the audit record and any transactions.
     pub check_id: String,
+    /// Under `--enforce`: for an ASK, the id a person approves it with (`agent-guard approve
+    /// ID`); for `ALLOW_APPROVED`, the approval it used up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_id: Option<String>,
     /// The session mode.
     pub mode: SessionMode,
     /// The effective dialect (`posix` when the selector is unusable).

@@ -60,6 +60,8 @@ pub struct MovedPath {
     pub origin: String,
     /// Where it is now.
     pub trash: String,
+    /// Its size in bytes (a directory's files summed).
+    pub bytes: u64,
 }
 
 /// A path that was not relocated.
@@ -88,6 +90,9 @@ pub struct SafeDeleteReport {
     pub targets: Vec<String>,
     /// Glob patterns that matched nothing.
     pub no_match: Vec<String>,
+    /// Literal paths that did not exist (nothing to delete there).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<String>,
     /// `--dry-run`.
     pub dry_run: bool,
     /// What happened (the reference tool's texts).
@@ -141,6 +146,11 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
     let specs: Vec<PathSpec> = targets
         .iter()
         .map(|t| world.path(t, &request.cwd))
+        .collect();
+    report.absent = specs
+        .iter()
+        .filter(|s| s.error.is_none() && !s.glob && !s.exists())
+        .map(|s| s.raw.clone())
         .collect();
     let ctx = PolicyContext {
         cwd: request.cwd.clone(),
@@ -285,6 +295,7 @@ fn relocate(
         .map(|m| MovedPath {
             origin: m.origin.path().display().to_string(),
             trash: m.trash.path().display().to_string(),
+            bytes: agent_guard_recovery::path_size(m.trash.path()).1,
         })
         .collect();
     report.skipped = result
@@ -330,6 +341,7 @@ fn empty_report(request: &SafeDeleteRequest) -> SafeDeleteReport {
         },
         targets: Vec::new(),
         no_match: Vec::new(),
+        absent: Vec::new(),
         dry_run: request.dry_run,
         outcome: SafeDeleteOutcome::NothingToDo,
         txid: None,

@@ -66,11 +66,16 @@ pub struct StatusReport {
     pub decisions: BTreeMap<String, usize>,
     /// The last audit records (projected metadata only).
     pub recent_audit: Vec<Map<String, Value>>,
+    /// Why `.agent-guard.toml` cannot be read, when it cannot (destructive commands are
+    /// refused with `BLOCK_CONFIG_INVALID` until it is fixed; the status shown uses the
+    /// defaults).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_error: Option<String>,
 }
 
 /// Reports the quarantine's state; reconciles interrupted relocations first.
 pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport> {
-    let workspace = Workspace::open(cwd, env)?;
+    let (workspace, config_error) = Workspace::open_lenient(cwd, env)?;
     let runtime = Runtime::from_env(env)?;
     let store = quarantine(&workspace, &runtime, env);
     let state = read_mode(workspace.trash(), workspace.settings.session.as_deref());
@@ -130,5 +135,6 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
         reconciled_total: overview.recovered_total,
         decisions,
         recent_audit,
+        config_error,
     })
 }

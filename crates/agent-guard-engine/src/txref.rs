@@ -19,7 +19,9 @@ const LISTED: usize = 10;
 #[non_exhaustive]
 pub enum TxRefError {
     /// No transaction of this workspace has that id, prefix or suffix.
-    #[error("no transaction of this workspace matches `{0}`; `agent-guard list --all` shows them")]
+    #[error(
+        "no transaction of this workspace matches `{0}`; `list` (`agent-guard list --all`) shows them"
+    )]
     Unknown(String),
     /// Several transactions match.
     #[error("`{reference}` is ambiguous: it matches {}", .matches.join(", "))]

@@ -47,6 +47,48 @@ impl Workspace {
         })
     }
 
+    /// [`Workspace::open`], but a project file that cannot be read does not stop it: the
+    /// settings come from the environment and the defaults, and the error is returned beside
+    /// them (for `status`, the first thing one runs to diagnose).
+    ///
+    /// # Errors
+    /// The workspace cannot be located, or the environment's own settings are invalid.
+    pub fn open_lenient(cwd: &Path, env: &EnvSnapshot) -> Result<(Workspace, Option<String>)> {
+        match Workspace::open(cwd, env) {
+            Err(EngineError::Config(error)) => {
+                let override_ = env
+                    .workspace
+                    .as_deref()
+                    .filter(|v| !v.is_empty())
+                    .map(Path::new);
+                let home = env
+                    .home
+                    .as_deref()
+                    .filter(|h| !h.is_empty())
+                    .map(PathBuf::from);
+                let root =
+                    discover_workspace(cwd, override_, home.as_deref()).map_err(|source| {
+                        EngineError::Workspace {
+                            cwd: cwd.to_owned(),
+                            source,
+                        }
+                    })?;
+                let settings =
+                    Settings::resolve(root.clone(), env, None).map_err(EngineError::Config)?;
+                let detail = agent_guard_types::error_chain(&error);
+                Ok((
+                    Workspace {
+                        root,
+                        settings,
+                        home,
+                    },
+                    Some(detail),
+                ))
+            }
+            other => other.map(|workspace| (workspace, None)),
+        }
+    }
+
     /// The read-only world over this workspace.
     pub fn world(&self) -> RealWorld {
         RealWorld::new(

@@ -34,6 +34,7 @@
 mod apply;
 mod clean;
 mod clean_walk;
+mod diffstat;
 mod error;
 mod expand;
 mod ignore;
@@ -64,6 +65,7 @@ pub fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
     wildmatch::wildmatch(pattern, name, false)
 }
 pub use clean::enumerate_clean;
+pub use diffstat::{FileStat, diffstat};
 pub use error::GitError;
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
 pub use refs::{Keep, branch_tip, create_kept_refs, drop_private_refs, resolve_keeps, set_branch};

@@ -214,11 +214,21 @@ impl Outcome {
         )
     }
 
-    /// The ask reason for harnesses that cannot prompt: a deny that tells the agent to ask.
+    /// The ask reason for harnesses that cannot prompt: a deny that tells the agent to ask,
+    /// with the way its user approves this one command (`agent-guard approve ID`) when the
+    /// guard stored the request.
     pub(crate) fn ask_as_deny_reason(&self) -> String {
+        let next = self
+            .hint
+            .as_deref()
+            .filter(|h| !h.is_empty())
+            .unwrap_or("Split the command as the explanation says.");
+        let approve = self.message.as_deref().map_or_else(
+            || " Or ask the user to confirm.".to_owned(),
+            |m| format!(" Or: {}", m.trim_start_matches("agent-guard: ")),
+        );
         format!(
-            "[agent-guard] NEEDS APPROVAL [{}] {} — ask the user to confirm, then split the \
-             command as the explanation says.",
+            "[agent-guard] NEEDS APPROVAL [{}] {} | {next}{approve} Do NOT circumvent the guard.",
             self.code, self.explanation
         )
     }
@@ -351,6 +361,15 @@ mod tests {
 
         let ask = Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split it.");
         assert!(ask.ask_as_deny_reason().contains("ask the user to confirm"));
+        let stored = ask.clone().with_message(Some(
+            "agent-guard: ask the user to run `agent-guard approve 20261201-000000-0000abcd`"
+                .into(),
+        ));
+        assert!(
+            stored
+                .ask_as_deny_reason()
+                .contains("Or: ask the user to run `agent-guard approve 20261201-000000-0000abcd`")
+        );
         assert_eq!(
             ask.ask_reason(),
             "[agent-guard] NEEDS APPROVAL [COMPOUND_CWD_DELETE] Split it."

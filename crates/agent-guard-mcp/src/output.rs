@@ -6,7 +6,7 @@
 //! objects are left open (no `additionalProperties: false`) so that a field the engine adds
 //! later does not make clients reject a result.
 
-use agent_guard_engine::{ListReport, Reported, RestoreReport, SafeDeleteReport, StatusReport};
+use agent_guard_engine::{ListReport, Reported, RestoreOutcome, SafeDeleteReport, StatusReport};
 
 /// The result of `safe_delete`: the engine's report and its exit code (0 done, 2 refused;
 /// then `isError` is true).
@@ -14,7 +14,7 @@ pub type SafeDeleteOutput = Reported<'static, SafeDeleteReport>;
 
 /// The result of `restore` and `undo`: the engine's report and its exit code (0 done,
 /// 1 errors, 3 conflicts; then `isError` is true).
-pub type RestoreOutput = Reported<'static, RestoreReport>;
+pub type RestoreOutput = Reported<'static, RestoreOutcome>;
 
 /// The result of `list`.
 pub type ListOutput = ListReport;

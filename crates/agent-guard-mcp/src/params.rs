@@ -31,7 +31,9 @@ pub struct SafeDeleteParams {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RestoreParams {
-    /// The transaction id that `safe_delete` returned (its `txid`), or one that `list` shows.
+    /// The transaction: the `txid` that `safe_delete` returned or `list` shows, a unique
+    /// prefix or suffix of one, `@` (the newest undoable transaction) or `@-N` (the N-th
+    /// before it). An ambiguous part is an error that lists the matches.
     pub txid: String,
     /// Restore into this directory instead of the original locations (relative to `cwd`).
     /// Useful when the original place is occupied again.

@@ -12,7 +12,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
 use agent_guard_engine::{
-    EngineError, Exit as _, ListReport, RestoreRefusal, RestoreReport, SafeDeleteReport,
+    EngineError, Exit as _, ListReport, RestoreOutcome, RestoreRefusal, SafeDeleteReport,
     StatusReport,
 };
 use agent_guard_types::ExitCode;
@@ -118,14 +118,15 @@ pub(crate) fn safe_delete(report: &SafeDeleteReport) -> Result<CallToolResult, E
 }
 
 /// The result of `restore` or `undo`; errors (exit 1) and conflicts (exit 3) are error results.
-pub(crate) fn restore(report: &RestoreReport) -> Result<CallToolResult, ErrorData> {
-    let failed = report.exit_code() != ExitCode::Success;
+pub(crate) fn restore(outcome: &RestoreOutcome) -> Result<CallToolResult, ErrorData> {
+    let failed = outcome.exit_code() != ExitCode::Success;
+    let report = &outcome.report;
     let mut text = String::new();
     if let Some(error) = &report.error {
         let _ = write!(text, "restore refused: {error}. Nothing was changed.");
         if matches!(
             error,
-            RestoreRefusal::Unknown(_) | RestoreRefusal::NothingToUndo
+            RestoreRefusal::Unknown(_) | RestoreRefusal::NotHeld(_) | RestoreRefusal::NothingToUndo
         ) {
             text.push_str(" `list` shows this workspace's transactions and their txids.");
         }
@@ -162,7 +163,7 @@ pub(crate) fn restore(report: &RestoreReport) -> Result<CallToolResult, ErrorDat
             report.txid
         );
     }
-    structured(&report.reported(), text, failed)
+    structured(&outcome.reported(), text, failed)
 }
 
 /// The result of `list`.

@@ -12,7 +12,9 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 
-use agent_guard_engine::{EnvSnapshot, NoProgress, RestoreRequest, SafeDeleteRequest};
+use agent_guard_engine::{
+    EnvSnapshot, ListOptions, NoProgress, RestoreRequest, RestoreTarget, SafeDeleteRequest,
+};
 
 use crate::output::{ListOutput, RestoreOutput, SafeDeleteOutput, StatusOutput};
 use crate::params::{
@@ -62,7 +64,7 @@ impl GuardServer {
 
     /// A `restore` or `undo` on the blocking pool.
     async fn run_restore(&self, request: RestoreRequest) -> Result<CallToolResult, ErrorData> {
-        let tool = if request.txid.is_some() {
+        let tool = if matches!(request.target, RestoreTarget::Reference(_)) {
             "restore"
         } else {
             "undo"
@@ -160,7 +162,7 @@ impl GuardServer {
             ));
         }
         let request = RestoreRequest {
-            txid: Some(params.txid),
+            target: RestoreTarget::Reference(params.txid),
             force: false,
             to: params.to.map(PathBuf::from),
             paths: paths(&params.paths),
@@ -190,7 +192,7 @@ impl GuardServer {
         Parameters(params): Parameters<UndoParams>,
     ) -> Result<CallToolResult, ErrorData> {
         let request = RestoreRequest {
-            txid: None,
+            target: RestoreTarget::Undo,
             force: false,
             cwd: self.cwd(params.cwd.as_deref()),
             env: self.env.clone(),
@@ -223,13 +225,12 @@ impl GuardServer {
         }
         let cwd = self.cwd(params.cwd.as_deref());
         let env = self.env.clone();
-        match blocking(move || agent_guard_engine::list(&cwd, &env)).await? {
-            Ok(mut report) => {
-                report
-                    .transactions
-                    .truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-                render::list(&report)
-            }
+        let options = ListOptions {
+            all: false,
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        };
+        match blocking(move || agent_guard_engine::list(&cwd, &env, options)).await? {
+            Ok(report) => render::list(&report),
             Err(error) => Ok(render::engine_error("list", &error)),
         }
     }

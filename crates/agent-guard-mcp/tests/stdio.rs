@@ -217,6 +217,26 @@ fn check_schema(value: &Value, schema: &Value, root: &Value, at: &str, errors: &
         check_schema(value, &root["$defs"][name], root, at, errors);
         return;
     }
+    // `Option<T>` is `anyOf: [T, null]`: the value must match one of the variants.
+    if let Some(variants) = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+    {
+        let mut best: Option<Vec<String>> = None;
+        for variant in variants {
+            let mut found = Vec::new();
+            check_schema(value, variant, root, at, &mut found);
+            if found.is_empty() {
+                return;
+            }
+            if best.as_ref().is_none_or(|b| found.len() < b.len()) {
+                best = Some(found);
+            }
+        }
+        errors.extend(best.unwrap_or_default());
+        return;
+    }
     if let Some(types) = schema.get("type") {
         let types: Vec<&str> = match types {
             Value::String(t) => vec![t.as_str()],

@@ -43,7 +43,9 @@ pub use batch::{DeleteMode, decide_paths};
 pub use context::PolicyContext;
 pub use machine::{Decided, decide, decide_op, delete_mode};
 pub use reasons::block_dialect_unknown::dialect_verdict;
-pub use reasons::{Coverage, Enforcement, REGISTRY, Reason, ReasonDoc, lookup, render_markdown};
+pub use reasons::{
+    Coverage, Enforcement, REGISTRY, Reason, ReasonDoc, lookup, render_markdown, render_section,
+};
 
 #[cfg(doc)]
 use agent_guard_types::{OpSpec, Verdict, World};

@@ -73,5 +73,7 @@ pub use restore::{
 };
 pub use store::Quarantine;
 pub use stored_path::StoredPath;
-pub use transactions::{Item, Kept, SnapshotItem, Transaction, TxState, transactions};
+pub use transactions::{
+    Item, Kept, SnapshotItem, Transaction, TxState, list_files, path_size, transactions,
+};
 pub use usage::{Overview, Usage};

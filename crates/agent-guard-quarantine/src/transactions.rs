@@ -86,16 +86,49 @@ impl Item {
     /// The quarantined copy's `(files, bytes)`: a directory counts every non-directory below
     /// it, a file its length, a symlink one file of no bytes; symlinks are never followed.
     pub fn size(&self) -> (u64, u64) {
-        match self.trash.symlink_metadata() {
-            Ok(metadata) if metadata.is_dir() => {
-                let totals = crate::usage::walk(&self.trash, false);
-                (totals.files, totals.bytes)
+        path_size(&self.trash)
+    }
+}
+
+/// `(files, bytes)` at `path`: a directory counts every non-directory below it, a file its
+/// length, a symlink one file of no bytes; symlinks are never followed, a missing path is 0.
+pub fn path_size(path: &Path) -> (u64, u64) {
+    match path.symlink_metadata() {
+        Ok(metadata) if metadata.is_dir() => {
+            let totals = crate::usage::walk(path, false);
+            (totals.files, totals.bytes)
+        }
+        Ok(metadata) if metadata.is_file() => (1, metadata.len()),
+        Ok(_) => (1, 0),
+        Err(_) => (0, 0),
+    }
+}
+
+/// The workspace-relative paths of the files and links below directory `root`, sorted, at
+/// most `limit`, and how many there are in all (symlinks are not followed).
+pub fn list_files(root: &Path, limit: usize) -> (Vec<PathBuf>, u64) {
+    let mut out = Vec::new();
+    let mut total = 0;
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = fs_err::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push(path);
+            } else {
+                total += 1;
+                if let Ok(relative) = path.strip_prefix(root) {
+                    out.push(relative.to_path_buf());
+                }
             }
-            Ok(metadata) if metadata.is_file() => (1, metadata.len()),
-            Ok(_) => (1, 0),
-            Err(_) => (0, 0),
         }
     }
+    out.sort();
+    out.truncate(limit);
+    (out, total)
 }
 
 /// A git snapshot kept by a transaction.

@@ -20,6 +20,8 @@
 
 #![warn(missing_docs)]
 
+pub mod approval;
+
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 

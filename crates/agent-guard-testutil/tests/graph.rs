@@ -99,7 +99,7 @@ fn every_internal_dependency_is_allowed_by_the_table() {
                     "agent-guard-testutil",
                 ],
                 "rmcp" | "tokio" => &["agent-guard-mcp"],
-                "clap" => &["agent-guard-cli"],
+                "clap" => &["agent-guard-cli", "agent-guard-mcp"],
                 _ => &[],
             };
             if !dev

@@ -136,6 +136,9 @@ reason_codes! {
     /// Hook mode: a Codex `apply_patch` deletes files that cannot be quarantined ahead of it.
     AskPatchDelete => "ASK_PATCH_DELETE", Ask,
         "The patch deletes files, which cannot be moved into the quarantine ahead of the patch.";
+    /// A person approved this exact command once (`agent-guard approve`).
+    AllowApproved => "ALLOW_APPROVED", Allow,
+        "A person approved this exact command, in this directory and workspace, once; the approval is now used up.";
 }
 
 #[cfg(feature = "schema")]

@@ -13,6 +13,16 @@ use std::path::PathBuf;
 /// check -- rm -- -rf`: exactly those words are judged, quoted for the dialect). An unknown
 /// option before `--` is a usage error, never part of the command.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_long_help = concat!(
+    "Examples:\n",
+    "  agent-guard check -- 'rm -rf build'            # what would happen (changes nothing)\n",
+    "  agent-guard check --json -- 'git reset --hard' # the report, for scripts\n",
+    "  agent-guard check --enforce -- 'rm -rf build'  # quarantine first; exit 0 means run it\n",
+    "  agent-guard check --dialect powershell -- 'Remove-Item -Recurse src'\n\n",
+    "Exit codes: advisory 0 whatever the decision (read `decision`), 1 internal error; with \
+     --enforce 0 the command may run, 2 refused (BLOCK), 3 a human must approve (ASK). In hook \
+     mode (--harness) every failure is the harness's own deny, never exit 1."
+))]
 pub struct CheckArgs {
     /// The directory the command will run in [default: the current directory]
     #[arg(long, value_name = "DIR")]

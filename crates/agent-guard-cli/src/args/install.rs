@@ -34,6 +34,15 @@ const HARNESSES: [&str; 10] = [
 /// the harness would not run the hook yet (an untrusted folder, hooks switched off), install
 /// says so; `agent-guard doctor` checks it.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_long_help = concat!(
+    "Examples:\n",
+    "  agent-guard install claude-code          # this workspace's .claude/settings.json\n",
+    "  agent-guard install codex --user         # ~/.codex\n",
+    "  agent-guard doctor                       # then check it works\n\n",
+    "Harnesses: claude-code, codex, gemini, copilot, cursor, cline, windsurf, qwen-code, \
+     opencode.\n",
+    "Exit codes: 0 installed (or already), 1 failed, 2 usage error."
+))]
 pub struct InstallArgs {
     /// The harness
     #[arg(value_name = "HARNESS", value_parser = HARNESSES)]
@@ -58,6 +67,12 @@ pub struct InstallArgs {
 /// removed, with the directories install created, if it did not exist). A file changed since
 /// keeps the change: only agent-guard's entry is removed.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_long_help = concat!(
+    "Examples:\n",
+    "  agent-guard uninstall claude-code\n",
+    "  agent-guard uninstall codex --user\n\n",
+    "Exit codes: 0 removed (or nothing to remove), 1 failed, 2 usage error."
+))]
 pub struct UninstallArgs {
     /// The harness
     #[arg(value_name = "HARNESS", value_parser = HARNESSES)]
@@ -98,6 +113,12 @@ pub struct ScopeArgs {
 /// harness's format, in a temporary workspace: `rm -rf /` must come back denied and `ls`
 /// allowed. Exit code 0 when every installed hook passes, 1 otherwise.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_long_help = concat!(
+    "Examples:\n",
+    "  agent-guard doctor\n",
+    "  agent-guard doctor --json | jq '.hooks[].checks'\n\n",
+    "Exit codes: 0 every installed hook passes, 1 otherwise."
+))]
 pub struct DoctorArgs {
     /// The directory the workspace is found from [default: the current directory]
     #[arg(long, value_name = "DIR")]

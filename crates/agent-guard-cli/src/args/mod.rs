@@ -2,6 +2,7 @@
 
 mod check;
 mod demo;
+mod extra;
 mod history;
 mod install;
 mod mode;
@@ -11,7 +12,8 @@ use clap::{Parser, Subcommand};
 
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
-pub use history::{GcArgs, ListArgs, RestoreArgs, ShowArgs, StatusArgs, UndoArgs};
+pub use extra::{ApproveArgs, CompletionsArgs, ExplainArgs, ManArgs};
+pub use history::{GcArgs, ListArgs, RedoArgs, RestoreArgs, ShowArgs, StatusArgs, UndoArgs};
 pub use install::{DoctorArgs, InstallArgs, ScopeArgs, UninstallArgs};
 pub use mode::ModeArgs;
 pub use safe_delete::SafeDeleteArgs;
@@ -22,11 +24,42 @@ pub use safe_delete::SafeDeleteArgs;
 /// moved into a quarantine (`.agent-trash/`) or snapshotted in git first; the rest are
 /// refused or referred to a human. Every decision is audited.
 #[derive(Debug, Parser)]
-#[command(name = "agent-guard", version, propagate_version = true)]
+#[command(
+    name = "agent-guard",
+    version,
+    propagate_version = true,
+    styles = crate::style::clap_styles(),
+    after_long_help = concat!(
+        "Getting something back:\n",
+        "  agent-guard list                 # what is quarantined, newest first\n",
+        "  agent-guard show @               # what the newest transaction holds\n",
+        "  agent-guard undo                 # put it back (again: the one before)\n",
+        "  agent-guard restore src/app.py   # the newest kept version of a file\n\n",
+        "Exit codes: 0 success or proceed, 1 internal error (restore: errors), 2 refused or usage \
+         error, 3 a human must approve (restore: conflicts). `agent-guard explain CODE` explains \
+         a reason code."
+    )
+)]
 pub struct Cli {
+    /// When to colour the output: `auto` (a terminal, unless `NO_COLOR` is set), `always`,
+    /// `never`
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorWhen,
+
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set (`CLICOLOR_FORCE` forces it).
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
 }
 
 /// The subcommands.
@@ -38,8 +71,10 @@ pub enum Command {
     SafeDelete(SafeDeleteArgs),
     /// Put a quarantined transaction back
     Restore(RestoreArgs),
-    /// Restore the newest restorable transaction of this workspace
+    /// Undo the newest delete or overwrite of this workspace (again: the one before)
     Undo(UndoArgs),
+    /// Put back what the last undo replaced
+    Redo(RedoArgs),
     /// List this workspace's quarantine transactions
     List(ListArgs),
     /// Show one transaction's items, sizes and original paths
@@ -58,6 +93,14 @@ pub enum Command {
     Uninstall(UninstallArgs),
     /// Check every installed agent-guard hook
     Doctor(DoctorArgs),
+    /// Explain a reason code (the section of docs/reasons.md)
+    Explain(ExplainArgs),
+    /// Approve, once, a command the guard asked a human about
+    Approve(ApproveArgs),
+    /// Print a shell completion script
+    Completions(CompletionsArgs),
+    /// Print the man page (roff)
+    Man(ManArgs),
 }
 
 impl Command {
@@ -68,6 +111,7 @@ impl Command {
             Command::SafeDelete(a) => a.json,
             Command::Restore(a) => a.json,
             Command::Undo(a) => a.json,
+            Command::Redo(a) => a.json,
             Command::List(a) => a.json,
             Command::Show(a) => a.json,
             Command::Status(a) => a.json,
@@ -77,6 +121,9 @@ impl Command {
             Command::Install(a) => a.json,
             Command::Uninstall(a) => a.json,
             Command::Doctor(a) => a.json,
+            Command::Explain(a) => a.json,
+            Command::Approve(a) => a.json,
+            Command::Completions(_) | Command::Man(_) => false,
         }
     }
 }

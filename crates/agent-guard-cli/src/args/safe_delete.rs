@@ -12,6 +12,14 @@ use std::path::PathBuf;
 /// `.git`, the quarantine, anything outside the workspace) are refused with exit code 2.
 /// Running it again on paths already deleted reports "already absent" and exits 0.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_long_help = concat!(
+    "Examples:\n",
+    "  agent-guard safe-delete build notes.txt\n",
+    "  agent-guard safe-delete 'build/**/*.o' --dry-run   # list the matches, move nothing\n",
+    "  agent-guard undo                                   # put the last one back\n\n",
+    "Exit codes: 0 done (also: already absent, nothing matched), 1 internal error, 2 refused \
+     (BLOCK) or partly done (what moved is restorable)."
+))]
 pub struct SafeDeleteArgs {
     /// A path or glob pattern to delete (can be repeated)
     #[arg(value_name = "PATH", required = true)]

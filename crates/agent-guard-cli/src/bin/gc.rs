@@ -12,7 +12,7 @@ struct Args {
 
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
-    agent_guard_cli::history::gc(&args.args)
+    agent_guard_cli::commands::gc::run(&args.args)
         .unwrap_or_else(|error| agent_guard_cli::report_error_as(&error, args.args.json))
         .into()
 }

@@ -38,8 +38,11 @@ pub(super) fn outcome(
         .with_message(message)
         .with_txids(txids);
     if harness == Harness::Generic
-        && let Ok(value) = serde_json::to_value(report.reported())
+        && let Ok(mut value) = serde_json::to_value(report.reported())
     {
+        // The reply goes to the harness, which may log it: the command text is not echoed
+        // back (the person who runs `check` sees it; a hook reply does not need it).
+        value["command"] = serde_json::Value::from("<redacted>");
         outcome = outcome.with_report(value);
     }
     if report.decision == Decision::Allow

@@ -3,7 +3,7 @@
 use crate::support::TestEnv;
 
 /// Copies `.agent-trash.example` into the test workspace as its quarantine.
-fn install_example(env: &TestEnv) {
+pub fn install_example(env: &TestEnv) {
     let source =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.agent-trash.example");
     let trash = env.trash();
@@ -48,7 +48,11 @@ fn json(env: &TestEnv, args: &[&str]) -> serde_json::Value {
 fn list_reads_both_transactions_newest_first() {
     let env = TestEnv::new();
     install_example(&env);
-    let list = json(&env, &["list", "--json"]);
+    // By default only what can still be restored; the restored one is counted as hidden.
+    let live = json(&env, &["list", "--json"]);
+    assert_eq!(live["transactions"].as_array().unwrap().len(), 1);
+    assert_eq!(live["hidden"], 1);
+    let list = json(&env, &["list", "--json", "--all"]);
     let txs = list["transactions"].as_array().unwrap();
     assert_eq!(txs.len(), 2);
     assert_eq!(txs[0]["txid"], "20261130-102000-4e5f6a7b");

@@ -27,7 +27,20 @@ fn an_unusable_quarantine_refuses_with_compensation_failed() {
     let report = json(&output);
     assert_eq!(report["decision"], "BLOCK", "{report}");
     assert_eq!(report["code"], "COMPENSATION_FAILED", "{report}");
+    // The cause is named: the fix depends on it (issue 16).
+    let reasons = report["reasons"].to_string();
+    assert!(reasons.contains("blocker"), "{reasons}");
     assert!(env.ws().join("build/report.txt").is_file(), "nothing moved");
+    let human = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_TRASH", &trash)
+        .args(["check", "--enforce", "--", "rm -rf build"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&human.stdout).contains("blocker"),
+        "{human:?}"
+    );
 
     let output = env
         .cmd("agent-guard")

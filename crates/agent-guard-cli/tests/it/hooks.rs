@@ -13,7 +13,7 @@ use crate::support::{TestEnv, snapshot, tree};
 
 /// A shell-call payload of `harness` whose command is `command` (any JSON, `None` = absent),
 /// run in `cwd`.
-fn shell_payload(harness: &str, command: Option<Value>, cwd: &Path) -> Value {
+pub(crate) fn shell_payload(harness: &str, command: Option<Value>, cwd: &Path) -> Value {
     let cwd = cwd.to_str().unwrap();
     let mut payload = match harness {
         "claude-code" => json!({"session_id": "abc123", "transcript_path": "/t.jsonl",
@@ -112,7 +112,7 @@ fn hook_args(env: &TestEnv, args: &[&str], stdin: &[u8], vars: &[(&str, &str)]) 
     output
 }
 
-fn run_payload(env: &TestEnv, harness: &str, payload: &Value) -> Output {
+pub(crate) fn run_payload(env: &TestEnv, harness: &str, payload: &Value) -> Output {
     hook(env, harness, payload.to_string().as_bytes(), &[])
 }
 
@@ -129,7 +129,7 @@ fn non_empty(bytes: &[u8]) -> bool {
 }
 
 /// Whether `output` blocks the tool call by `harness`'s own rules.
-fn blocks(harness: &str, output: &Output) -> bool {
+pub(crate) fn blocks(harness: &str, output: &Output) -> bool {
     let code = output.status.code();
     let json = stdout_json(output).unwrap_or(Value::Null);
     let hook_specific = &json["hookSpecificOutput"];
@@ -173,7 +173,7 @@ fn blocks(harness: &str, output: &Output) -> bool {
 
 /// Whether `output` puts the call to a human (natively), or, where the harness cannot ask,
 /// blocks it telling the agent to ask the user.
-fn asks(harness: &str, output: &Output) -> bool {
+pub(crate) fn asks(harness: &str, output: &Output) -> bool {
     let json = stdout_json(output).unwrap_or(Value::Null);
     let code = output.status.code();
     match harness {
@@ -189,7 +189,7 @@ fn asks(harness: &str, output: &Output) -> bool {
 }
 
 /// Whether `output` lets the call proceed by `harness`'s rules.
-fn proceeds(harness: &str, output: &Output) -> bool {
+pub(crate) fn proceeds(harness: &str, output: &Output) -> bool {
     let code = output.status.code();
     let json = stdout_json(output);
     let silent = output.stdout.is_empty();
@@ -218,7 +218,7 @@ fn proceeds(harness: &str, output: &Output) -> bool {
 }
 
 /// Everything the reply says (stdout and stderr).
-fn reply_text(output: &Output) -> String {
+pub(crate) fn reply_text(output: &Output) -> String {
     format!("{}\n{}", text(&output.stdout), text(&output.stderr))
 }
 
@@ -468,6 +468,10 @@ macro_rules! per_harness {
             #[test]
             fn usage_error_is_a_deny() {
                 super::usage_error($name);
+            }
+            #[test]
+            fn an_approved_ask_runs_once() {
+                crate::approve::an_approved_ask_runs_once($name);
             }
         }
     )*};

@@ -7,6 +7,7 @@
     reason = "test support code sets up and tears down fixtures"
 )]
 
+mod approve;
 mod argv;
 mod check;
 mod crash;
@@ -15,10 +16,13 @@ mod example;
 mod failures;
 mod git;
 mod hardening;
+mod history;
 mod hooks;
+mod human;
 mod install;
 mod mode;
 mod quarantine;
+mod readme;
 mod roundtrip;
 mod stress;
 mod support;

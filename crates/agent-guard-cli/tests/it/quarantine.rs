@@ -165,10 +165,13 @@ fn hostile_transaction_ids_are_refused() {
             .output()
             .unwrap();
         assert_eq!(output.status.code(), Some(1), "{id}");
-        assert_eq!(
-            json(&output)["error"],
-            "invalid quarantine transaction id",
-            "{id}"
+        // A target that is not a transaction id may be a path (`restore src/app.py`); these
+        // name neither, and nothing is touched.
+        let error = json(&output)["error"].as_str().unwrap().to_owned();
+        assert!(
+            error == "invalid quarantine transaction id"
+                || error.contains("names no transaction of this workspace"),
+            "{id}: {error}"
         );
     }
     let unknown = env
@@ -272,7 +275,8 @@ fn gc_plans_by_default_and_respects_the_grace_window() {
         .args(["--execute", "--all-eligible"])
         .output()
         .unwrap();
-    assert_eq!(nothing.status.code(), Some(1), "nothing selected");
+    // Nothing eligible is not a failure: a cron job on a quiet day succeeds (issue 16).
+    assert_eq!(nothing.status.code(), Some(0), "nothing to purge");
     // --execute alone selects nothing and says how to select.
     let bare = env.cmd("gc").arg("--execute").output().unwrap();
     assert_eq!(bare.status.code(), Some(1));

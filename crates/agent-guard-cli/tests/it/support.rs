@@ -219,3 +219,40 @@ pub fn txids(report: &serde_json::Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// What a command printed on a pseudo-terminal (stdout and stderr together), and its exit.
+pub struct PtyOutput {
+    pub code: i32,
+    pub text: String,
+}
+
+/// Runs `agent-guard <args>` on a pseudo-terminal (util-linux `script`), feeding `input` to
+/// it as a person would type it, with the test environment plus `extra` variables.
+pub fn pty(env: &TestEnv, args: &[&str], input: &str, extra: &[(&str, &str)]) -> PtyOutput {
+    use std::io::Write as _;
+    let binary = assert_cmd::cargo::cargo_bin!("agent-guard");
+    let quote = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
+    let line = std::iter::once(quote(&binary.to_string_lossy()))
+        .chain(args.iter().map(|a| quote(a)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut command = env.std_cmd("script");
+    command
+        .args(["-qec", &line, "/dev/null"])
+        .env("TERM", "xterm-256color")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (key, value) in extra {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("util-linux `script` runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    PtyOutput {
+        code: output.status.code().unwrap_or(-1),
+        text: String::from_utf8_lossy(&output.stdout).replace("\r\n", "\n"),
+    }
+}

@@ -6,6 +6,7 @@
 
 use agent_guard_types::{Decision, Dialect, ReasonCode};
 
+pub mod allow_approved;
 pub mod allow_noop;
 pub mod allow_regenerable;
 pub mod allow_trash_gc;
@@ -220,11 +221,29 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &hook_deadline_exceeded::HookDeadlineExceeded,
     &hook_usage_error::HookUsageError,
     &ask_patch_delete::AskPatchDelete,
+    &allow_approved::AllowApproved,
 ];
 
 /// Returns the rule for `code`.
 pub fn lookup(code: ReasonCode) -> Option<&'static dyn Reason> {
     REGISTRY.iter().copied().find(|r| r.code() == code)
+}
+
+/// Renders one code's section of `docs/reasons.md` (what `agent-guard explain CODE` prints).
+pub fn render_section(rule: &dyn Reason) -> String {
+    let code = rule.code();
+    let doc = rule.doc();
+    format!(
+        "## {code}\n\nDecision: **{}**. {}\n\n### What it catches\n\n{}\n\n### Why it matters\n\n{}\n\n\
+         ### Example\n\n```sh\n{}\n```\n\n### Verdict\n\n{}\n\n### Recovery\n\n{}\n",
+        rule.default_action(),
+        code.explanation(),
+        doc.catches,
+        doc.why,
+        doc.example,
+        doc.verdict,
+        doc.recovery
+    )
 }
 
 /// Renders `docs/reasons.md` from the registry.
@@ -248,20 +267,8 @@ pub fn render_markdown() -> String {
         );
     }
     for rule in REGISTRY {
-        let code = rule.code();
-        let doc = rule.doc();
-        let _ = write!(
-            out,
-            "\n## {code}\n\nDecision: **{}**. {}\n\n### What it catches\n\n{}\n\n### Why it matters\n\n{}\n\n\
-             ### Example\n\n```sh\n{}\n```\n\n### Verdict\n\n{}\n\n### Recovery\n\n{}\n",
-            rule.default_action(),
-            code.explanation(),
-            doc.catches,
-            doc.why,
-            doc.example,
-            doc.verdict,
-            doc.recovery
-        );
+        out.push('\n');
+        out.push_str(&render_section(*rule));
     }
     out
 }

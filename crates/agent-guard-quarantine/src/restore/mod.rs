@@ -57,6 +57,8 @@ pub enum RestoreRefusal {
     OtherWorkspace(String),
     /// `undo` found no restorable transaction in this workspace.
     NothingToUndo,
+    /// Neither a transaction nor a quarantined path of this workspace is named so.
+    NotHeld(String),
     /// A source or target fails the boundary checks, or the destination is unusable.
     Unsafe(String),
 }
@@ -77,6 +79,11 @@ impl std::fmt::Display for RestoreRefusal {
             RestoreRefusal::NothingToUndo => {
                 f.write_str("nothing to undo: no restorable transaction in this workspace")
             }
+            RestoreRefusal::NotHeld(text) => write!(
+                f,
+                "`{text}` names no transaction of this workspace, and no restorable item is at \
+                 that path"
+            ),
             RestoreRefusal::Unsafe(why) => f.write_str(why),
         }
     }

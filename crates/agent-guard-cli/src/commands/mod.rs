@@ -1,0 +1,10 @@
+//! The human-facing commands over the quarantine's history, and the helpers around them.
+
+pub mod approve;
+pub mod docs;
+pub mod explain;
+pub mod gc;
+pub mod list;
+pub mod restore;
+pub mod show;
+pub mod status;

@@ -1,0 +1,185 @@
+//! `show`: one transaction, in detail.
+
+use serde_json::Value;
+
+use agent_guard_engine::{
+    EnvSnapshot, ItemKind, ItemReport, SHOWN_FILES, ShowReport, SnapshotReport, TxState,
+};
+
+use crate::args::ShowArgs;
+use crate::check::absolute_cwd;
+use crate::exit_code::ExitCode;
+use crate::human;
+use crate::printer::{self, sanitize};
+use crate::style::{self, paint};
+
+/// Runs `show`.
+pub fn run(args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let env = EnvSnapshot::capture();
+    let cwd = absolute_cwd(args.cwd.as_deref())?;
+    let Some(report) = agent_guard_engine::show(&cwd, &env, &args.txid)? else {
+        let message = if args.txid.starts_with('@') {
+            format!(
+                "no transaction at `{}`: nothing undoable is that far back",
+                args.txid
+            )
+        } else {
+            format!("unknown transaction `{}`", args.txid)
+        };
+        if args.json {
+            printer::json(&serde_json::json!({
+                "txid": args.txid,
+                "error": message,
+                "exit": ExitCode::InternalError.code(),
+            }));
+        }
+        printer::error(&message, &[]);
+        printer::hint("`agent-guard list --all` shows the transactions of this workspace");
+        return Ok(ExitCode::InternalError);
+    };
+    if args.json {
+        printer::json(&report);
+        return Ok(ExitCode::Success);
+    }
+    print(&report, &env);
+    Ok(ExitCode::Success)
+}
+
+fn print(report: &ShowReport, env: &EnvSnapshot) {
+    let ts = report.ts.as_deref().unwrap_or("");
+    let state_style = if report.state == TxState::Restorable {
+        style::OK
+    } else {
+        style::DIM
+    };
+    printer::out(&format!(
+        "{} {}  {}",
+        paint(style::BOLD, "transaction"),
+        paint(style::HINT, &report.txid),
+        paint(state_style, &report.state.to_string().to_lowercase())
+    ));
+    printer::out(&format!(
+        "  when  {} ({})",
+        human::local(ts),
+        human::ago(ts, human::now(env))
+    ));
+    let by = report
+        .meta
+        .get("tool")
+        .and_then(Value::as_str)
+        .unwrap_or("-");
+    printer::out(&format!("  by    {by}"));
+    if !report.items.is_empty() {
+        printer::out(&paint(style::BOLD, "items"));
+    }
+    for item in &report.items {
+        print_item(item);
+    }
+    if !report.snapshots.is_empty() {
+        printer::out(&paint(style::BOLD, "git"));
+    }
+    for snapshot in &report.snapshots {
+        print_snapshot(snapshot);
+    }
+    if !report.failures.is_empty() {
+        printer::out(&paint(style::BOLD, "not quarantined"));
+    }
+    for failure in &report.failures {
+        printer::out(&format!(
+            "  {}  {}",
+            sanitize(&failure.origin),
+            paint(style::DIM, &sanitize(&failure.reason))
+        ));
+    }
+    printer::hint(&report.hint);
+}
+
+fn print_item(item: &ItemReport) {
+    let kind = match item.kind {
+        Some(ItemKind::File) => "file",
+        Some(ItemKind::Dir) => "dir",
+        Some(ItemKind::Symlink) => "symlink",
+        None => "?",
+    };
+    let files = if item.kind == Some(ItemKind::Dir) {
+        format!("{} file(s)", item.files)
+    } else {
+        String::new()
+    };
+    let gone = if item.restorable {
+        String::new()
+    } else {
+        paint(style::DIM, "  (restored or gone)")
+    };
+    printer::out(&format!(
+        "  {kind:<7}  {:>9}  {files:<11}  {}{gone}",
+        human::bytes(item.bytes),
+        sanitize(&item.origin)
+    ));
+    for file in &item.listing {
+        printer::out(&format!("{:38}{}", "", paint(style::DIM, &sanitize(file))));
+    }
+    let listed = item.listing.len() as u64;
+    if item.kind == Some(ItemKind::Dir) && item.restorable && item.files > listed {
+        let more = item.files - listed;
+        printer::out(&format!(
+            "{:38}{}",
+            "",
+            paint(
+                style::DIM,
+                &format!("… and {more} more (the first {SHOWN_FILES} are listed)")
+            )
+        ));
+    }
+}
+
+fn print_snapshot(snapshot: &SnapshotReport) {
+    let what = match (snapshot.subject.as_deref(), snapshot.name.as_deref()) {
+        (Some("branch"), Some(name)) => format!("branch {name}"),
+        (Some("stash"), Some(name)) => name.to_owned(),
+        _ => "work-tree changes".to_owned(),
+    };
+    let Some(sha) = &snapshot.sha else {
+        printer::out(&format!(
+            "  {what}: {}",
+            paint(style::DIM, "nothing to keep (the tree was clean)")
+        ));
+        return;
+    };
+    let short: String = sha.chars().take(12).collect();
+    printer::out(&format!(
+        "  {what}  {}  {}",
+        paint(style::HINT, &short),
+        paint(style::DIM, snapshot.refname.as_deref().unwrap_or(""))
+    ));
+    let width = snapshot
+        .diffstat
+        .iter()
+        .map(|s| s.path.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(60);
+    for stat in &snapshot.diffstat {
+        let change = if stat.binary {
+            "binary".to_owned()
+        } else {
+            format!(
+                "{} {}",
+                paint(style::OK, &format!("+{}", stat.added)),
+                paint(style::ERROR, &format!("-{}", stat.removed))
+            )
+        };
+        printer::out(&format!("    {:<width$} | {change}", sanitize(&stat.path)));
+    }
+    if let Some(total) = snapshot.changed_files
+        && total > snapshot.diffstat.len()
+    {
+        printer::out(&format!(
+            "    {}",
+            paint(
+                style::DIM,
+                &format!("… and {} more file(s)", total - snapshot.diffstat.len())
+            )
+        ));
+    }
+}

@@ -1,0 +1,119 @@
+//! `status`: usage, mode, retention, recent decisions; reconciles interrupted relocations.
+
+use serde_json::Value;
+
+use agent_guard_engine::EnvSnapshot;
+
+use crate::args::StatusArgs;
+use crate::check::absolute_cwd;
+use crate::exit_code::ExitCode;
+use crate::human;
+use crate::printer::{self, sanitize};
+use crate::style::{self, paint};
+
+/// Runs `status`.
+pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
+    let env = EnvSnapshot::capture();
+    let report = agent_guard_engine::status(&absolute_cwd(args.cwd.as_deref())?, &env, args.tail)?;
+    if args.json {
+        printer::json(&report);
+        return Ok(ExitCode::Success);
+    }
+    if let Some(error) = &report.config_error {
+        printer::warning(&format!(
+            ".agent-guard.toml cannot be read; destructive commands are refused \
+             (BLOCK_CONFIG_INVALID) until it is fixed. The defaults are shown.\n{error}"
+        ));
+    }
+    let label = |text: &str| paint(style::BOLD, &format!("{text:<11}"));
+    printer::out(&format!(
+        "{} {}",
+        label("workspace"),
+        sanitize(&report.workspace)
+    ));
+    printer::out(&format!(
+        "{} {}",
+        label("quarantine"),
+        sanitize(&report.trash_root)
+    ));
+    let since = report
+        .mode_since
+        .as_deref()
+        .map(|ts| format!(" (since {})", human::local(ts)))
+        .unwrap_or_default();
+    printer::out(&format!(
+        "{} {}{since}",
+        label("mode"),
+        report.mode.as_str()
+    ));
+    printer::out(&format!(
+        "{} {} transaction(s), {} restorable item(s), {}",
+        label("usage"),
+        report.usage.transactions,
+        report.usage.restorable_items,
+        human::bytes(report.usage.bytes)
+    ));
+    printer::out(&format!(
+        "{} {} days, {} limit; {} transaction(s) eligible for gc",
+        label("retention"),
+        report.retention.soft_days,
+        human::bytes(report.retention.soft_limit_bytes),
+        report.retention.gc_eligible.len()
+    ));
+    let r = report.reconciled_now;
+    if r.total() > 0 {
+        printer::out(&format!(
+            "{} {} interrupted relocation(s): {} in the quarantine, {} still at their origin, \
+             {} with both copies kept, {} vanished",
+            label("reconciled"),
+            r.total(),
+            r.relocated,
+            r.not_moved,
+            r.both_kept,
+            r.vanished
+        ));
+    }
+    if report.reconciled_total > 0 {
+        printer::out(&format!(
+            "{} {} item(s) over the quarantine's history were reconciled after a crash",
+            label("recovered"),
+            report.reconciled_total
+        ));
+    }
+    if !report.decisions.is_empty() {
+        printer::out(&paint(style::BOLD, "decisions (recent)"));
+        for (code, count) in &report.decisions {
+            printer::out(&format!("  {count:>6}  {code}"));
+        }
+    }
+    if args.tail > 0 && !report.recent_audit.is_empty() {
+        printer::out(&paint(
+            style::BOLD,
+            &format!("last {} audit record(s)", report.recent_audit.len()),
+        ));
+        for record in &report.recent_audit {
+            let field = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or("");
+            let ts = field("ts");
+            let what = [field("decision"), field("code"), field("action")]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let id = [field("txid"), field("check_id")]
+                .into_iter()
+                .find(|s| !s.is_empty())
+                .unwrap_or("");
+            printer::out(&format!(
+                "  {:<16}  {:<15}  {:<40}  {}",
+                human::local(ts),
+                field("event"),
+                what,
+                paint(style::DIM, id)
+            ));
+        }
+    }
+    if !report.retention.gc_eligible.is_empty() {
+        printer::hint("`agent-guard gc` shows what garbage collection would purge");
+    }
+    Ok(ExitCode::Success)
+}
