@@ -8,7 +8,8 @@
 #![allow(
     clippy::unwrap_used,
     clippy::disallowed_methods,
-    reason = "test fixtures"
+    clippy::print_stderr,
+    reason = "test fixtures; a skip says why on stderr"
 )]
 
 mod support;
