@@ -41,7 +41,8 @@ pub fn hint(code: agent_guard_types::ReasonCode) -> &'static str {
 // What the front ends need from the layers below, so that they depend on the engine alone.
 pub use agent_guard_config::{DEFAULT_DEADLINE_MS, EnvSnapshot, MAX_DEADLINE_MS, env_deadline};
 pub use agent_guard_recovery::{
-    ItemKind, NoProgress, Progress, RestoreRefusal, RestoreReport, TxState,
+    ChangeKind, ItemKind, NoProgress, NotKeptReason, Progress, RestoreRefusal, RestoreReport,
+    TxState,
 };
 pub use error::{EngineError, Result};
 pub use exit::{Exit, Reported};
@@ -56,7 +57,8 @@ pub use safe_delete::{
     MovedPath, SafeDeleteReport, SafeDeleteRequest, SkippedPath, VerdictReport, safe_delete,
 };
 pub use show::{
-    FailureReport, ItemReport, SHOWN_FILES, SHOWN_STATS, ShowReport, SnapshotReport, show,
+    FailureReport, ItemReport, NotKeptReport, SHOWN_FILES, SHOWN_STATS, ShowReport, SnapshotReport,
+    show,
 };
 pub use status::{Retention, StatusReport, status};
 pub use txref::{TxRefError, is_backup, is_parked, resolve as resolve_txref, undoable};

@@ -72,8 +72,19 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
             }
         }
     }
+    // One checkpoint covers the whole line: the later ones would record the same workspace.
+    let mut checkpointed = false;
+    for verdict in &mut verdicts {
+        if matches!(verdict.plan, agent_guard_types::Plan::Checkpoint(_)) {
+            if checkpointed {
+                verdict.plan = agent_guard_types::Plan::Nothing;
+            }
+            checkpointed = true;
+        }
+    }
     if let Some(checkpoint) = snapshot_checkpoint::always(&verdicts, ctx) {
-        verdicts.push(checkpoint);
+        // Taken first, before the line's other compensations move anything.
+        verdicts.insert(0, checkpoint);
     }
     let aggregate = Verdict::worst(&verdicts)
         .cloned()

@@ -15,6 +15,7 @@ use agent_guard_types::{Dialect, OpKind, OpSpec};
 
 use crate::args::{Arg, basename, expand_all};
 use crate::git::{self, Disarmed, GitContext};
+use crate::noop;
 use crate::shapes::Positions;
 use crate::smell::smells;
 use crate::wrappers::{self, Unwrap};
@@ -319,8 +320,22 @@ fn dispatch(
                 return vec![op];
             }
             match crate::inline_code::interpreter(name) {
-                Some(lang) => hops::interpreter(lang, rest, call, line),
-                None => Vec::new(),
+                // Code the guard does not flag (a file it does not read, `-c` text without
+                // a destructive call it knows) can still destroy anything.
+                Some(lang) => noop::or_opaque(
+                    hops::interpreter(lang, rest, call, line),
+                    name,
+                    "an interpreter runs code whose effects the guard does not model",
+                ),
+                None if noop::changes_nothing(name, rest) => Vec::new(),
+                // `(( n > 2 ))` read as a command: almost always arithmetic.
+                None if call.command.context.maybe_arithmetic => Vec::new(),
+                None => vec![noop::opaque(
+                    name,
+                    Dialect::Posix,
+                    "a program whose effects the guard does not model (a script, a build tool, \
+                     a task runner, an unknown command)",
+                )],
             }
         }
     }

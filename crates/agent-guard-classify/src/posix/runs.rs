@@ -19,6 +19,7 @@ use crate::shapes::Positions;
 pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
     let mut notes = Vec::new();
     let mut deletes = false;
+    let mut opaque = Vec::new();
     let mut index = 0;
     while let Some(arg) = args.get(index) {
         index += 1;
@@ -31,7 +32,11 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                 let end = exec_end(args, index);
                 let command = &args[index..end];
                 index = (end + 1).min(args.len().max(end));
-                let inner = exec(command, call, line);
+                let (programs, inner): (Vec<OpSpec>, Vec<OpSpec>) = exec(command, call, line)
+                    .into_iter()
+                    .partition(|op| op.kind == OpKind::OpaqueProgram);
+                // A program it runs per file is checkpointed like one typed on the line.
+                opaque.extend(programs);
                 if !inner.is_empty() {
                     deletes = true;
                     notes.push(format!("find {action} runs a destructive command per file"));
@@ -42,7 +47,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
         }
     }
     if !deletes {
-        return Vec::new();
+        return opaque;
     }
     let mut op = OpSpec::new("find", OpKind::FsDelete, Dialect::Posix);
     op.recursive = true;
@@ -60,7 +65,9 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     for note in notes {
         op.note(note);
     }
-    vec![op]
+    op.confined = crate::find::confinement(args);
+    opaque.insert(0, op);
+    opaque
 }
 
 /// The index of the word that ends an `-exec` command started at `from`: a `;`, or a `+`

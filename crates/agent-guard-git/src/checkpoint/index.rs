@@ -141,7 +141,9 @@ impl Index {
 
     /// Whether `entry`'s stat data proves its content unchanged when the file shows `now`.
     pub(crate) fn unchanged(&self, entry: &Entry, now: &Stat) -> bool {
-        let racy = self.written.is_none_or(|written| entry.stat.mtime >= written);
+        let racy = self
+            .written
+            .is_none_or(|written| entry.stat.mtime >= written);
         !racy && entry.stat == *now
     }
 

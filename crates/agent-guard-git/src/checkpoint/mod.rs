@@ -122,12 +122,10 @@ impl CheckpointStore {
 
     /// Opens the store at `dir` if it exists.
     pub fn open_existing(dir: &Path) -> Option<CheckpointStore> {
-        Repository::open_bare(dir)
-            .ok()
-            .map(|repo| CheckpointStore {
-                dir: dir.to_path_buf(),
-                repo,
-            })
+        Repository::open_bare(dir).ok().map(|repo| CheckpointStore {
+            dir: dir.to_path_buf(),
+            repo,
+        })
     }
 
     /// The store's directory.
@@ -296,7 +294,9 @@ impl CheckpointStore {
             .map_err(self.error("write a checkpoint tree"))?;
         root.insert("meta", meta, 0o100_644)
             .map_err(self.error("write a checkpoint tree"))?;
-        let root = root.write().map_err(self.error("write a checkpoint tree"))?;
+        let root = root
+            .write()
+            .map_err(self.error("write a checkpoint tree"))?;
         let root = repo
             .find_tree(root)
             .map_err(self.error("write a checkpoint tree"))?;

@@ -29,7 +29,10 @@ pub struct Pruned {
 impl CheckpointStore {
     /// The transaction ids that have a checkpoint ref.
     pub fn checkpoint_txids(&self) -> Vec<String> {
-        let Ok(references) = self.repo.references_glob(&format!("{CHECKPOINT_REF_PREFIX}*")) else {
+        let Ok(references) = self
+            .repo
+            .references_glob(&format!("{CHECKPOINT_REF_PREFIX}*"))
+        else {
             return Vec::new();
         };
         references

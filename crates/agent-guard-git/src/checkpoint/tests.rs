@@ -82,7 +82,11 @@ fn diff_and_write_back_restore_deleted_and_modified_files() {
     fsops::remove_dir(&f.root.join("logs")).unwrap();
     write(&f.root, "src/a.py", "print(2)\n");
     write(&f.root, "new.txt", "created\n");
-    write(&f.root, "node_modules/x.js", "regenerable but not ignored: kept as created\n");
+    write(
+        &f.root,
+        "node_modules/x.js",
+        "regenerable but not ignored: kept as created\n",
+    );
 
     let diff = f.store.diff(&taken.commit, &f.selection, &[]).unwrap();
     assert_eq!(
@@ -100,11 +104,24 @@ fn diff_and_write_back_restore_deleted_and_modified_files() {
     let stat = f.store.line_stats(&f.root, &diff.changes[4]);
     assert_eq!((stat.added, stat.removed), (1, 1));
 
-    let scoped = f.store.diff(&taken.commit, &f.selection, &[b"keep".to_vec()]).unwrap();
-    assert_eq!(kinds(&scoped), [("keep/b.txt".to_owned(), ChangeKind::Deleted)]);
+    let scoped = f
+        .store
+        .diff(&taken.commit, &f.selection, &[b"keep".to_vec()])
+        .unwrap();
+    assert_eq!(
+        kinds(&scoped),
+        [("keep/b.txt".to_owned(), ChangeKind::Deleted)]
+    );
 
-    for change in diff.changes.iter().filter(|c| c.kind == ChangeKind::Deleted) {
-        assert_eq!(f.store.write_back(&f.root, change).unwrap(), WriteBack::Written);
+    for change in diff
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Deleted)
+    {
+        assert_eq!(
+            f.store.write_back(&f.root, change).unwrap(),
+            WriteBack::Written
+        );
     }
     assert_eq!(
         f.store.write_back(&f.root, &diff.changes[4]).unwrap(),
@@ -112,10 +129,19 @@ fn diff_and_write_back_restore_deleted_and_modified_files() {
         "a modified file is never overwritten"
     );
     assert!(f.store.make_dir(&f.root, b"logs").unwrap());
-    assert_eq!(fs_err::read_to_string(f.root.join(".env")).unwrap(), "SECRET=1\n");
-    let mode = fs_err::metadata(f.root.join(".env")).unwrap().permissions().mode();
+    assert_eq!(
+        fs_err::read_to_string(f.root.join(".env")).unwrap(),
+        "SECRET=1\n"
+    );
+    let mode = fs_err::metadata(f.root.join(".env"))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o7777, 0o600);
-    assert_eq!(fs_err::read_to_string(f.root.join("keep/b.txt")).unwrap(), "b\n");
+    assert_eq!(
+        fs_err::read_to_string(f.root.join("keep/b.txt")).unwrap(),
+        "b\n"
+    );
     assert!(f.root.join("logs").is_dir());
 }
 
@@ -134,7 +160,10 @@ fn a_symlinked_ancestor_is_never_written_through() {
         .iter()
         .find(|c| c.kind == ChangeKind::Deleted)
         .unwrap();
-    assert_eq!(f.store.write_back(&f.root, deleted).unwrap(), WriteBack::Occupied);
+    assert_eq!(
+        f.store.write_back(&f.root, deleted).unwrap(),
+        WriteBack::Occupied
+    );
     assert!(!outside.join("a.txt").exists());
 }
 

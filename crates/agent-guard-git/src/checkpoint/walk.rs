@@ -74,7 +74,9 @@ pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
         walked.empty_dirs.extend(part.empty_dirs);
         walked.unreadable.extend(part.unreadable);
     }
-    walked.found.sort_unstable_by(|a, b| path_order(&a.path, &b.path));
+    walked
+        .found
+        .sort_unstable_by(|a, b| path_order(&a.path, &b.path));
     walked.empty_dirs.sort_unstable_by(|a, b| path_order(a, b));
     walked.unreadable.sort_unstable_by(|a, b| path_order(a, b));
     Ok(walked)

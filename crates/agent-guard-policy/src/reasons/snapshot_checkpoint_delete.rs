@@ -17,7 +17,7 @@ super::reason!(
     recovery: "`agent-guard undo` (or `agent-guard restore <txid>`): every deleted file comes back; `agent-guard show <txid>` lists them first.",
     enforcement: DurableIntent,
     hint: "Undo with `agent-guard undo` (or `agent-guard restore <txid>`); `agent-guard show <txid>` lists what the delete removed.",
-    coverage: Coverage::Corpus,
+    coverage: Coverage::CorpusExcept(WINDOWS, "the Windows dialects do not classify opaque programs or confined deletes yet (issue 14 covers POSIX)"),
 );
 
 /// Whether the confined forms may be checkpointed at all in `ctx`.
@@ -55,11 +55,15 @@ pub(crate) fn globs(
             return Some(verdict);
         }
     }
-    let confined = op
-        .targets
-        .iter()
-        .filter(|t| t.glob)
-        .all(|t| glob_confined(t, op.dialect, mode.recursive && !mode.files_only, ctx, world));
+    let confined = op.targets.iter().filter(|t| t.glob).all(|t| {
+        glob_confined(
+            t,
+            op.dialect,
+            mode.recursive && !mode.files_only,
+            ctx,
+            world,
+        )
+    });
     confined.then(|| verdict(ctx))
 }
 
@@ -172,13 +176,30 @@ mod tests {
     #[test]
     fn the_fake_world_cannot_look_so_nothing_is_confined() {
         // The default `checkpoint_reach` says a delete could reach protected paths.
-        let world = FakeWorld::with([dir("build/"), protected(dir("./"), Protected::WorkspaceRoot)]);
+        let world = FakeWorld::with([
+            dir("build/"),
+            dir("build"),
+            protected(dir("./"), Protected::WorkspaceRoot),
+        ]);
         let ctx = PolicyContext::new("/ws");
         assert_eq!(run(&glob_op("build/*"), &world, &ctx), None);
         let mut find = OpSpec::new("find", OpKind::FsDelete, Dialect::Posix);
         find.targets.push(Target::literal("build"));
         find.confined = Some(Confinement::default());
         assert!(super::find(&find, &ctx, &world).is_none());
+        // A world that can look and finds nothing protected below: checkpointed.
+        let world = FakeWorld {
+            reaches: Some(false),
+            ..world
+        };
+        assert_eq!(
+            super::find(&find, &ctx, &world).map(|v| v.code),
+            Some(ReasonCode::SnapshotCheckpointDelete)
+        );
+        assert_eq!(
+            run(&glob_op("build/*"), &world, &ctx),
+            Some(ReasonCode::SnapshotCheckpointDelete)
+        );
     }
 
     #[test]
