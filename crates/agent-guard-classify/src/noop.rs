@@ -157,6 +157,13 @@ const NO_OP: &[&str] = &[
     "stty",
     "logname",
     "sha256",
+    // Interactive: a person decides what changes; remote: nothing local changes.
+    "vi",
+    "vim",
+    "nvim",
+    "nano",
+    "emacs",
+    "ssh",
     // Only create.
     "mkdir",
     "touch",
@@ -167,6 +174,9 @@ const NO_OP: &[&str] = &[
 /// nothing in the workspace.
 pub(crate) fn changes_nothing(program: &str, args: &[Arg]) -> bool {
     let texts = || args.iter().filter_map(Arg::known);
+    if only_asks(args) {
+        return true;
+    }
     match program {
         // `-o FILE` / `--output` rewrite a file, possibly the input itself.
         "sort" => !texts().any(|t| t.starts_with("-o") || t.starts_with("--output")),
@@ -186,6 +196,13 @@ pub(crate) fn changes_nothing(program: &str, args: &[Arg]) -> bool {
         }),
         _ => NO_OP.contains(&program),
     }
+}
+
+/// `python3 --version`, `make --help`: every program answers these without running anything.
+pub(crate) fn only_asks(args: &[Arg]) -> bool {
+    matches!(args, [only] if only
+        .known()
+        .is_some_and(|t| matches!(t, "--version" | "--help" | "-V")))
 }
 
 /// The op of a program the guard does not model: its effects are only knowable by looking

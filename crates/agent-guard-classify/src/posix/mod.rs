@@ -322,6 +322,7 @@ fn dispatch(
             match crate::inline_code::interpreter(name) {
                 // Code the guard does not flag (a file it does not read, `-c` text without
                 // a destructive call it knows) can still destroy anything.
+                Some(_) if noop::only_asks(rest) => Vec::new(),
                 Some(lang) => noop::or_opaque(
                     hops::interpreter(lang, rest, call, line),
                     name,

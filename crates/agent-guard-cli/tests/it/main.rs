@@ -10,6 +10,7 @@
 mod approve;
 mod argv;
 mod check;
+mod checkpoint;
 mod crash;
 mod dialects;
 mod example;

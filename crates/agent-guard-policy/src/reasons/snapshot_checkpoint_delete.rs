@@ -45,7 +45,9 @@ pub(crate) fn globs(
     ctx: &PolicyContext,
     world: &dyn World,
 ) -> Option<Verdict> {
-    if !enabled(ctx) {
+    // `del /s *.log` and `Remove-Item -Recurse *.log` match at every depth, into `.git` and
+    // the quarantine: only the POSIX shell's one-level expansion is modelled.
+    if !enabled(ctx) || op.dialect != Dialect::Posix {
         return None;
     }
     let literal: Vec<PathSpec> = specs.iter().filter(|s| !s.glob).cloned().collect();
@@ -137,6 +139,10 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
             return None;
         }
         let spec = world.path(target, &ctx.cwd);
+        // A symlinked starting point could lead out (BSD `find`, `-H`, a trailing `/`).
+        if spec.entry == agent_guard_types::EntryKind::Symlink {
+            return None;
+        }
         let physical = confined_dir(&spec)?;
         if spec.is_dir() && world.checkpoint_reach(physical, reach) {
             return None;
