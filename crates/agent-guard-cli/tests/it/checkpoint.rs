@@ -285,7 +285,10 @@ fn checkpoints_off_lets_programs_run_unprotected_and_no_ops_write_nothing() {
     let (exit, report) = enforce(&env, "make clean");
     assert_eq!(exit, 0, "{report}");
     assert_eq!(report["code"], "ALLOW_UNCHECKPOINTED", "{report}");
-    assert!(!env.trash().exists(), "nothing was checkpointed");
+    assert!(
+        !env.trash().join("checkpoints").exists(),
+        "nothing was checkpointed"
+    );
     assert_eq!(env.check_json("rm *.log")["code"], "BLOCK_WILDCARD");
 }
 
@@ -299,7 +302,7 @@ fn status_and_gc_account_for_checkpoint_storage() {
         status["usage"]["checkpoint_bytes"].as_u64().unwrap() > 0,
         "{status}"
     );
-    let gc = agent_guard(&env, &["gc", "--execute", "--all", "--now", "--json"]);
+    let gc = agent_guard(&env, &["gc", "--execute", "--all", "--now", "--yes", "--json"]);
     assert!(gc.status.success(), "{gc:?}");
     let status = json(&agent_guard(&env, &["status", "--json"]));
     assert_eq!(status["usage"]["checkpoint_objects"], 0, "{status}");
