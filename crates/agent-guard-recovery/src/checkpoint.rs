@@ -354,8 +354,10 @@ fn restore_one(
         }
         out.backup_txids.push(backup.to_string());
         store.faults().hit(FaultPoint::CheckpointRestoreAfterBackup);
-        remove_created_dirs(&workspace, &diff, &current);
     }
+    // Directories created since that hold nothing now (moving the created files away
+    // emptied them, or the command made them empty) go; they hold nothing to keep.
+    remove_created_dirs(&workspace, &diff, &current);
     // 2. The checkpoint's versions of deleted and modified paths are written back.
     let mut first = true;
     for change in diff
@@ -398,8 +400,16 @@ fn remove_created_dirs(
     created: &[&agent_guard_git::CheckpointChange],
 ) {
     let mut dirs: HashSet<Vec<u8>> = HashSet::new();
-    for change in created {
-        let path = &change.path;
+    let paths = created
+        .iter()
+        .map(|c| c.path.clone())
+        .chain(diff.created_dirs.iter().map(|d| {
+            let mut inside = d.clone();
+            inside.extend_from_slice(b"/.");
+            inside
+        }));
+    for path in paths {
+        let path = &path;
         let mut end = path.len();
         while let Some(slash) = path[..end].iter().rposition(|b| *b == b'/') {
             let dir = &path[..slash];

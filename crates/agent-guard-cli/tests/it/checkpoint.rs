@@ -21,7 +21,12 @@ fn git_status(ws: &Path) -> String {
         return String::new();
     }
     let output = std::process::Command::new("git")
-        .args(["status", "--porcelain", "--ignored", "--untracked-files=all"])
+        .args([
+            "status",
+            "--porcelain",
+            "--ignored",
+            "--untracked-files=all",
+        ])
         .current_dir(ws)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -199,7 +204,10 @@ fn globs_that_can_reach_outside_or_into_git_stay_refused() {
         ("rm -rf .*", "BLOCK_WILDCARD"),
         ("rm -rf $DIR/*", "BLOCK_UNDETERMINABLE_EFFECT"),
         ("find . -delete", "BLOCK_UNDETERMINABLE_EFFECT"),
-        ("find -L . -name '*.tmp' -delete", "BLOCK_UNDETERMINABLE_EFFECT"),
+        (
+            "find -L . -name '*.tmp' -delete",
+            "BLOCK_UNDETERMINABLE_EFFECT",
+        ),
         ("find . -name 'ind*' -delete", "BLOCK_UNDETERMINABLE_EFFECT"),
     ] {
         let report = env.check_json(line);
@@ -231,7 +239,10 @@ fn path_restores_part_of_a_checkpoint() {
     assert!(restored.status.success(), "{restored:?}");
     assert!(env.ws().join("build/out/app.o").exists());
     assert!(!env.ws().join(".env").exists(), "outside --path: untouched");
-    assert!(env.ws().join("new.txt").exists(), "outside --path: untouched");
+    assert!(
+        env.ws().join("new.txt").exists(),
+        "outside --path: untouched"
+    );
     let rest = agent_guard(&env, &["restore", "--json", &txid]);
     assert!(rest.status.success(), "{rest:?}");
     assert_eq!(state(&env), before);
@@ -240,7 +251,11 @@ fn path_restores_part_of_a_checkpoint() {
 #[test]
 fn show_lists_the_changes_since_the_checkpoint_and_what_it_did_not_keep() {
     let env = TestEnv::new();
-    write(&env, ".agent-guard.toml", "[checkpoint]\nmax_file_bytes = 100\n");
+    write(
+        &env,
+        ".agent-guard.toml",
+        "[checkpoint]\nmax_file_bytes = 100\n",
+    );
     write(&env, "big.bin", &"x".repeat(500));
     script_workspace(&env);
     let txid = checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
@@ -270,7 +285,10 @@ fn show_lists_the_changes_since_the_checkpoint_and_what_it_did_not_keep() {
     assert_eq!(snapshot["not_kept"][0]["reason"], "too-large", "{show}");
     let human = agent_guard(&env, &["show", &txid]);
     let text = String::from_utf8_lossy(&human.stdout);
-    assert!(text.contains("big.bin") && text.contains("not kept"), "{text}");
+    assert!(
+        text.contains("big.bin") && text.contains("not kept"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -281,7 +299,11 @@ fn checkpoints_off_lets_programs_run_unprotected_and_no_ops_write_nothing() {
     let (exit, report) = enforce(&env, "ls -la");
     assert_eq!(exit, 0, "{report}");
     assert!(!env.trash().exists(), "the no-op path writes nothing");
-    write(&env, ".agent-guard.toml", "[checkpoint]\nmode = \"never\"\n");
+    write(
+        &env,
+        ".agent-guard.toml",
+        "[checkpoint]\nmode = \"never\"\n",
+    );
     let (exit, report) = enforce(&env, "make clean");
     assert_eq!(exit, 0, "{report}");
     assert_eq!(report["code"], "ALLOW_UNCHECKPOINTED", "{report}");
@@ -302,8 +324,83 @@ fn status_and_gc_account_for_checkpoint_storage() {
         status["usage"]["checkpoint_bytes"].as_u64().unwrap() > 0,
         "{status}"
     );
-    let gc = agent_guard(&env, &["gc", "--execute", "--all", "--now", "--yes", "--json"]);
+    let gc = agent_guard(
+        &env,
+        &["gc", "--execute", "--all", "--now", "--yes", "--json"],
+    );
     assert!(gc.status.success(), "{gc:?}");
     let status = json(&agent_guard(&env, &["status", "--json"]));
     assert_eq!(status["usage"]["checkpoint_objects"], 0, "{status}");
+}
+
+/// `check --enforce` with a fault armed: the process dies at the point.
+fn crash(env: &TestEnv, args: &[&str], point: &str) {
+    let crashed = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_FAULT", point)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        crashed.status.code(),
+        None,
+        "{point}: the process must die at the fault point: {crashed:?}"
+    );
+}
+
+#[test]
+fn a_crash_while_taking_a_checkpoint_loses_nothing() {
+    for point in ["checkpoint-after-objects", "checkpoint-after-ref"] {
+        let env = TestEnv::new();
+        script_workspace(&env);
+        let before = state(&env);
+        let line = "python3 tools/cleanup.py";
+        crash(&env, &["check", "--enforce", "--json", "--", line], point);
+        // The guard died before answering, so the command never ran; nothing moved.
+        assert_eq!(state(&env), before, "{point}");
+        let status = agent_guard(&env, &["status", "--json"]);
+        assert!(status.status.success(), "{point}: {status:?}");
+        // The next checkpoint reuses the objects already written and is undoable.
+        round_trip(&env, line, "SNAPSHOT_CHECKPOINT");
+    }
+}
+
+#[test]
+fn a_crash_while_restoring_a_checkpoint_loses_nothing() {
+    for point in [
+        "after-intent",
+        "after-move",
+        "checkpoint-restore-after-backup",
+        "checkpoint-restore-after-first-write",
+    ] {
+        let env = TestEnv::new();
+        script_workspace(&env);
+        let before = state(&env);
+        let line = "python3 tools/cleanup.py";
+        let txid = checkpointed(&env, line, "SNAPSHOT_CHECKPOINT");
+        run(&env, line);
+        crash(&env, &["restore", "--json", &txid], point);
+        // Reconciliation, then the same restore again, finishes the job.
+        let status = agent_guard(&env, &["status", "--json"]);
+        assert!(status.status.success(), "{point}: {status:?}");
+        let restored = agent_guard(&env, &["restore", "--json", &txid]);
+        assert!(restored.status.success(), "{point}: {restored:?}");
+        assert_eq!(state(&env), before, "{point}: restored");
+        // What the script left is kept, in the transactions the restores made.
+        let list = json(&agent_guard(&env, &["list", "--json"]));
+        let backups: Vec<&str> = list["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["backup"] == true)
+            .filter_map(|t| t["txid"].as_str())
+            .collect();
+        assert!(!backups.is_empty(), "{point}: {list}");
+        let kept = |name: &str| {
+            backups
+                .iter()
+                .any(|b| env.trash().join(b).join(name).exists())
+        };
+        assert!(kept("new.txt") && kept("notes.txt"), "{point}: {list}");
+    }
 }

@@ -66,6 +66,8 @@ pub struct CheckpointDiff {
     pub not_kept: Vec<NotKept>,
     /// Empty directories of the checkpoint that are missing now.
     pub missing_dirs: Vec<Vec<u8>>,
+    /// Empty directories now that the checkpoint did not have (created since).
+    pub created_dirs: Vec<Vec<u8>>,
     /// Every directory the checkpoint holds something in (ancestors included).
     directories: HashSet<Vec<u8>>,
 }
@@ -179,10 +181,17 @@ impl CheckpointStore {
             })
             .cloned()
             .collect();
+        let created_dirs = walked
+            .empty_dirs
+            .iter()
+            .filter(|dir| in_scope(dir) && !directories.contains(*dir))
+            .cloned()
+            .collect();
         Ok(CheckpointDiff {
             changes,
             not_kept: meta.not_kept,
             missing_dirs,
+            created_dirs,
             directories,
         })
     }
