@@ -64,15 +64,11 @@ fn root_reached(root: &Path, dir: &Path, reach: Reach<'_>) -> bool {
                     .all(|p| glob(p.as_bytes(), name, false, ignore_case))
             };
             // With `-exec rm -r`, a matched directory above the root takes it along.
-            let above = root
-                .strip_prefix(dir)
-                .map(|b| {
-                    b.parent()
-                        .into_iter()
-                        .flat_map(Path::components)
-                        .any(|c| matches(c.as_os_str()))
-                })
-                .unwrap_or(true);
+            let above = below
+                .parent()
+                .into_iter()
+                .flat_map(Path::components)
+                .any(|c| matches(c.as_os_str()));
             (whole_matches && above) || tree_matches(root, &matches)
         }
     }

@@ -223,10 +223,10 @@ impl CheckpointStore {
         if !make_parents(workspace, &change.path).map_err(io("create the parent of", &target))? {
             return Ok(WriteBack::Occupied);
         }
-        if let Ok(metadata) = target.symlink_metadata() {
-            if !metadata.is_dir() || fsops::remove_dir(&target).is_err() {
-                return Ok(WriteBack::Occupied);
-            }
+        if let Ok(metadata) = target.symlink_metadata()
+            && (!metadata.is_dir() || fsops::remove_dir(&target).is_err())
+        {
+            return Ok(WriteBack::Occupied);
         }
         let blob = self
             .repo

@@ -162,7 +162,7 @@ fn list(
         };
         if file_type.is_dir() {
             let path = entry.path();
-            if filter.skip.iter().any(|skip| *skip == path) || filter.excluded(&child, true) {
+            if filter.skip.contains(&path) || filter.excluded(&child, true) {
                 continue;
             }
             subdirs.push((path, child));
@@ -193,6 +193,10 @@ struct Filter<'a> {
     enabled: bool,
     workspace: &'a Path,
     /// The user's repository, opened on the first artifact-like name (most walks never ask).
+    #[expect(
+        clippy::option_option,
+        reason = "not asked yet, no repository, or the repository: get_or_insert_with"
+    )]
     probe: Mutex<Option<Option<Probe>>>,
 }
 
