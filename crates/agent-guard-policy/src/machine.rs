@@ -83,8 +83,9 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
         }
     }
     if let Some(checkpoint) = snapshot_checkpoint::always(&verdicts, ctx) {
-        // Taken first, before the line's other compensations move anything.
-        verdicts.insert(0, checkpoint);
+        // Taken last: what the line's own compensations move is in their transactions, so
+        // the checkpoint records the rest, and the line keeps its own code.
+        verdicts.push(checkpoint);
     }
     let aggregate = Verdict::worst(&verdicts)
         .cloned()

@@ -196,7 +196,7 @@ fn the_demo_runs_and_shows_the_verdicts_it_names() {
         ("git clean -fdx", "RELOCATE_VIA_CLEAN_ENUMERATE"),
         ("git reset --hard", "SNAPSHOT_GIT_STASH"),
         ("cd src && rm -rf build", "COMPOUND_CWD_DELETE"),
-        ("rm *.log", "BLOCK_WILDCARD"),
+        ("rm *.log", "SNAPSHOT_CHECKPOINT_DELETE"),
         ("rm -rf \"$BUILD_DIR\"", "BLOCK_UNDETERMINABLE_EFFECT"),
         (
             "python3 -c \"import shutil; shutil.rmtree('build')\"",

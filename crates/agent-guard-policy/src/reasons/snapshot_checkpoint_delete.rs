@@ -10,7 +10,7 @@ use crate::reasons::snapshot_checkpoint;
 
 super::reason!(
     SnapshotCheckpointDelete, SnapshotCheckpointDelete, "SNAPSHOT_CHECKPOINT_DELETE",
-    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm {} +`), and `find … | xargs rm`. Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
+    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm -rf {} +`) in a plain conjunction. Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
     why: "The matches are decided when the command runs, so nothing can be moved aside first; but everything they can be lies in the workspace, so a workspace checkpoint taken just before makes the delete undoable. Agents no longer have to rewrite `rm *.log`.",
     example: "rm -rf build/*",
     verdict: "SNAPSHOT (advisory); ALLOW with the txid after the checkpoint under `--enforce`. With `[checkpoint] mode = \"never\"`, and in a RESTRICTED session, these stay `BLOCK_WILDCARD` and `BLOCK_UNDETERMINABLE_EFFECT`.",
@@ -116,7 +116,7 @@ fn glob_confined(
         )
 }
 
-/// `find … -delete`, `find … -exec rm {} +`, `find … | xargs rm`: a checkpoint when every
+/// `find … -delete`, `find … -exec rm {} +`: a checkpoint when every
 /// starting point is literal, resolves inside the workspace, and what the expression can
 /// match never includes the workspace's `.git` or the quarantine. `None` leaves the op
 /// undeterminable.
