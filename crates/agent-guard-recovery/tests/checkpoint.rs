@@ -1,6 +1,8 @@
 //! The checkpoint compensation against a real filesystem: take, change, restore through the
 //! registry, purge and prune.
 
+#![allow(clippy::unwrap_used, reason = "test setup helpers")]
+
 use std::path::Path;
 
 use agent_guard_recovery::{
