@@ -64,11 +64,6 @@ impl Compensation for Checkpoint {
                 moved: usize::try_from(taken.files).unwrap_or(usize::MAX),
                 skipped: taken.not_kept.len(),
                 sha: Some(Some(taken.commit)),
-                paths: taken
-                    .not_kept
-                    .iter()
-                    .map(|n| String::from_utf8_lossy(&n.path).into_owned())
-                    .collect(),
                 ..Applied::new(
                     Strategy::Checkpoint,
                     &job.txid,
