@@ -404,3 +404,26 @@ fn a_crash_while_restoring_a_checkpoint_loses_nothing() {
         assert!(kept("new.txt") && kept("notes.txt"), "{point}: {list}");
     }
 }
+
+#[test]
+fn mode_always_checkpoints_after_the_lines_own_compensation() {
+    let env = TestEnv::new();
+    write(&env, ".agent-guard.toml", "[checkpoint]\nmode = \"always\"\n");
+    let before = state(&env);
+    let (exit, report) = enforce(&env, "rm -rf build && touch made.txt");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "RELOCATE_TREE", "{report}");
+    let strategies: Vec<&str> = report["compensations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["strategy"].as_str())
+        .collect();
+    assert_eq!(strategies, ["relocate", "checkpoint"], "{report}");
+    run(&env, "rm -rf build && touch made.txt");
+    for _ in 0..2 {
+        let undo = agent_guard(&env, &["undo", "--json"]);
+        assert!(undo.status.success(), "{undo:?}");
+    }
+    assert_eq!(state(&env), before);
+}
