@@ -44,6 +44,21 @@ fn command(
     line: &mut Line<'_>,
     positions: &mut Positions,
 ) -> Vec<OpSpec> {
+    // The redirections are opened before the command runs.
+    let command = &script.commands[index];
+    let mut ops: Vec<OpSpec> = crate::writes::redirect::windows(command, Dialect::Cmd)
+        .into_iter()
+        .collect();
+    ops.extend(command_ops(script, index, line, positions));
+    ops
+}
+
+fn command_ops(
+    script: &Script,
+    index: usize,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
     let command = &script.commands[index];
     // `call` runs the rest of the line as a command.
     let mut start = 0;

@@ -84,7 +84,11 @@ fn command(
     positions: &mut Positions,
 ) -> Vec<OpSpec> {
     let command = &script.commands[index];
-    let mut ops = words(command, index, line, positions);
+    // The redirections are opened before the command runs.
+    let mut ops: Vec<OpSpec> = crate::writes::redirect::windows(command, Dialect::PowerShell)
+        .into_iter()
+        .collect();
+    ops.extend(words(command, index, line, positions));
     if dotnet_delete(line.text(command)) {
         ops.push(windows::unknown(
             "<dotnet>",

@@ -145,10 +145,13 @@ fn shapes() {
         ops("New-Item a.tmp; Remove-Item a.tmp")[0].shape,
         Some(Shape::F2)
     );
+    let o = ops("echo x > a.tmp; Remove-Item a.tmp");
     assert_eq!(
-        ops("echo x > a.tmp; Remove-Item a.tmp")[0].shape,
-        Some(Shape::F2)
+        (o[0].kind, o[0].shape),
+        (OpKind::Overwrite, None),
+        "F2 is never set on writes"
     );
+    assert_eq!(o[1].shape, Some(Shape::F2));
     assert_eq!(ops("Get-Date > $null; Remove-Item a.tmp")[0].shape, None);
 }
 

@@ -262,9 +262,12 @@ pub(crate) fn floor(name: &str, args: &[Tok], dialect: Dialect) -> Option<OpSpec
                 .is_some_and(|op| op.kind != OpKind::Other && !op.dry_run)
                 || parsed.programs.iter().any(|p| {
                     p.script.as_deref().is_none_or(|script| {
-                        !crate::classify_nested(script, Dialect::Posix, crate::posix::MAX_NESTING)
+                        crate::classify_nested(script, Dialect::Posix, crate::posix::MAX_NESTING)
                             .ops
-                            .is_empty()
+                            .iter()
+                            // An editor rewriting only the file git hands it (its scratch
+                            // copy) destroys nothing.
+                            .any(|op| !(p.editor && op.kind == OpKind::Overwrite && op.targets.is_empty()))
                     })
                 })
         }
