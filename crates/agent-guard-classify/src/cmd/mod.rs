@@ -5,6 +5,7 @@
 //! and POSIX shell hops are opaque. POSIX and PowerShell delete vocabulary cannot be judged
 //! in cmd: it is a target-free unknown op (the vocabulary floor).
 
+mod copy;
 mod del_rd;
 
 use agent_guard_lex::{Script, SimpleCommand};
@@ -98,6 +99,19 @@ fn command_ops(
             .collect();
         return del_rd::parse(&name, &args).into_iter().collect();
     }
+    if matches!(name.as_str(), "copy" | "move") {
+        let args: Vec<Tok> = head_toks[1..]
+            .iter()
+            .cloned()
+            .chain(words.iter().flat_map(|w| windows::tokens(w, BUILTIN)))
+            .collect();
+        let op = if name == "copy" {
+            copy::copy(&args)
+        } else {
+            copy::move_(&args)
+        };
+        return op.into_iter().collect();
+    }
     if hosts::host(&name).is_some() {
         let args = host_args(command, &head_toks[1..], start + 1, line.source);
         let call = hosts::Call {
@@ -125,7 +139,13 @@ fn command_ops(
             Dialect::Cmd,
             "start runs its command in another process",
         ),
-        "robocopy" => windows::robocopy(&args, Dialect::Cmd).into_iter().collect(),
+        "robocopy" => windows::robocopy(&args, Dialect::Cmd),
+        "xcopy" => copy::xcopy(&args).into_iter().collect(),
+        "replace" => copy::replace(&args).into_iter().collect(),
+        "sort" => copy::sort(&args).into_iter().collect(),
+        "format" => copy::format(&args).into_iter().collect(),
+        "fsutil" => copy::fsutil(&args).into_iter().collect(),
+        "curl" | "tar" | "clang-format" => windows::native_writer(&name, &args, Dialect::Cmd),
         _ if crate::runners::starts(&name, args.first().and_then(Tok::literal)) => {
             windows::runner(text, Dialect::Cmd)
         }

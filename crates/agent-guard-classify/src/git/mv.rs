@@ -27,9 +27,10 @@ pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
     for item in &items {
         match item {
             Item::Opt { name: "force", .. } => force = true,
+            // `-n` only reports what it would move.
             Item::Opt {
                 name: "dry-run", ..
-            } => op.dry_run = true,
+            } => return None,
             Item::Opt { .. } => {}
             Item::Operand(arg) => operands.push(arg.target()),
             other => getopt_problem(&mut op, other),
@@ -59,7 +60,7 @@ mod tests {
         let targets: Vec<&str> = op.targets.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(targets, ["b", "b/a"]);
         assert_eq!(op.write, WriteMode::Replace);
-        assert!(mv(&args("-fn a b")).unwrap().dry_run);
+        assert!(mv(&args("-fn a b")).is_none());
         assert!(mv(&args("--bogus a b")).unwrap().undeterminable);
     }
 }

@@ -5,7 +5,7 @@ pub(crate) mod later;
 mod tok;
 
 use agent_guard_lex::{Script, SimpleCommand};
-use agent_guard_types::{Dialect, OpKind, OpSpec, Target};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Target, WriteMode};
 
 use crate::args::Arg;
 use crate::shapes::Positions;
@@ -272,7 +272,10 @@ pub(crate) fn floor(name: &str, args: &[Tok], dialect: Dialect) -> Option<OpSpec
                 })
         }
     } else {
-        false
+        // A POSIX program that writes over files (`sed -i`, `cp`, `gzip`), run from Git for
+        // Windows or MSYS2: floored like the deleters.
+        let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
+        !crate::writes::posix(name, &probe).is_empty()
     };
     destructive.then(|| unknown(name, dialect, MISMATCH))
 }
@@ -282,32 +285,81 @@ pub(crate) fn mismatch(name: &str, dialect: Dialect) -> OpSpec {
     unknown(name, dialect, MISMATCH)
 }
 
-/// `robocopy SRC DST … /MIR` (or `/PURGE`) deletes destination files missing from the source;
-/// `/MOV` and `/MOVE` delete the source after copying. Which files is decided while it runs.
-pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Option<OpSpec> {
+/// `robocopy SRC DST [FILE…] [/switches]`. `/MIR` (or `/PURGE`) deletes destination files
+/// missing from the source; `/MOV` and `/MOVE` delete the source after copying: which files
+/// is decided while it runs. Files of the source that differ overwrite those of the
+/// destination: known for named files (`DST/FILE`), undeterminable for the default `*.*`
+/// or with `/S`, `/E`, `/MIR` (trees). `/L` only lists.
+pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
     let mut positional = Vec::new();
     let mut deleting = None;
+    let mut switches = Vec::new();
     for arg in args {
         let lowered = arg.text.to_ascii_lowercase();
         if arg.bare_head().starts_with('/') {
             if ["/mir", "/purge", "/mov", "/move"].contains(&lowered.as_str()) {
-                deleting = Some(lowered);
+                deleting = Some(lowered.clone());
             }
+            switches.push(lowered);
         } else {
             positional.push(arg);
         }
     }
-    let flag = deleting?;
-    let mut op = OpSpec::new("robocopy", OpKind::FsDelete, dialect);
-    op.recursive = true;
-    let which = usize::from(!flag.starts_with("/mov"));
-    if let Some(arg) = positional.get(which) {
-        op.targets.push(target(arg, dialect));
+    if switches.iter().any(|s| s == "/l" || s == "/?") {
+        return Vec::new();
     }
-    op.mark_undeterminable(format!(
-        "robocopy {flag} decides what it deletes while it runs"
-    ));
-    Some(op)
+    let mut ops = Vec::new();
+    if let Some(flag) = &deleting {
+        let mut op = OpSpec::new("robocopy", OpKind::FsDelete, dialect);
+        op.recursive = true;
+        let which = usize::from(!flag.starts_with("/mov"));
+        if let Some(arg) = positional.get(which) {
+            op.targets.push(target(arg, dialect));
+        }
+        op.mark_undeterminable(format!(
+            "robocopy {flag} decides what it deletes while it runs"
+        ));
+        ops.push(op);
+    }
+    if let [_, dest, files @ ..] = positional.as_slice() {
+        let mut op = crate::writes::overwrite_in("robocopy", WriteMode::InPlace, dialect);
+        let dir = target(dest, dialect);
+        for file in files {
+            let name = target(file, dialect);
+            let mut joined = crate::writes::join(&dir, &name.text, &name);
+            joined.through_symlink = true;
+            op.targets.push(joined);
+        }
+        if files.is_empty() {
+            op.mark_undeterminable(
+                "robocopy copies every changed file of the source: which ones is only known when it runs",
+            );
+        }
+        if switches
+            .iter()
+            .any(|s| matches!(s.as_str(), "/s" | "/e" | "/mir"))
+        {
+            op.recursive = true;
+            op.mark_undeterminable(format!("robocopy {}", crate::writes::RECURSIVE));
+        }
+        ops.push(op);
+    }
+    ops
+}
+
+/// Programs Windows ships that write files the POSIX way (`curl.exe`, bsdtar's `tar.exe`):
+/// their arguments are read with the POSIX rules, the targets spelled the Windows way.
+pub(crate) fn native_writer(name: &str, args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
+    let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
+    let mut ops = crate::writes::posix(name, &probe);
+    for op in &mut ops {
+        op.dialect = dialect;
+        for target in &mut op.targets {
+            target.text = target.text.replace('\\', "/");
+            target.glob |= target.opaque.is_none() && target.text.contains(['*', '?']);
+        }
+    }
+    ops
 }
 
 /// Returns `true` if a command's stdin is a stream the guard cannot see: a pipe, or a

@@ -82,7 +82,7 @@ pub(crate) fn posix(command: &SimpleCommand, source: &str) -> Option<OpSpec> {
 }
 
 /// Reserved Windows device names: writing to them writes no file.
-fn windows_device(text: &str) -> bool {
+pub(crate) fn windows_device(text: &str) -> bool {
     let lowered = text.to_ascii_lowercase();
     let name = lowered.strip_suffix(':').unwrap_or(&lowered);
     let numbered = |stem: &str| {
