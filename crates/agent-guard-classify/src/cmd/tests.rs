@@ -142,8 +142,14 @@ fn windows_paths() {
 #[test]
 fn robocopy_mirror_is_undeterminable() {
     let o = ops("robocopy empty build /MIR");
-    assert!(o[0].undeterminable && o[0].recursive);
-    assert_eq!(o[0].targets[0].text, "build");
+    let delete = o.iter().find(|o| o.kind == OpKind::FsDelete).unwrap();
+    assert!(delete.undeterminable && delete.recursive);
+    assert_eq!(delete.targets[0].text, "build");
+    let o = ops("robocopy . build notes.txt /MOV");
+    assert_eq!(o[1].kind, OpKind::SideEffectDelete);
+    assert_eq!(o[1].targets[0].text, "./notes.txt");
+    assert!(!o[1].undeterminable);
+    assert!(ops("robocopy . build /MOV")[1].undeterminable);
     // Copying a tree overwrites the destination's changed files (issue 11: it was taken
     // for harmless): undeterminable; named files are known.
     let o = ops("robocopy src dst /E");

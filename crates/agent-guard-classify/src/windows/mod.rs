@@ -285,22 +285,18 @@ pub(crate) fn mismatch(name: &str, dialect: Dialect) -> OpSpec {
     unknown(name, dialect, MISMATCH)
 }
 
-/// `robocopy SRC DST [FILE…] [/switches]`. `/MIR` (or `/PURGE`) deletes destination files
-/// missing from the source; `/MOV` and `/MOVE` delete the source after copying: which files
-/// is decided while it runs. Files of the source that differ overwrite those of the
-/// destination: known for named files (`DST/FILE`), undeterminable for the default `*.*`
-/// or with `/S`, `/E`, `/MIR` (trees). `/L` only lists.
+/// `robocopy SRC DST [FILE…] [/switches]`. Files of the source that differ overwrite those
+/// of the destination: known for named files (`DST/FILE`), undeterminable for the default
+/// `*.*` or with `/S`, `/E`, `/MIR` (trees). `/MOV` deletes the named files from the source
+/// after copying them (consumed inputs); `/MIR` (or `/PURGE`) deletes destination files
+/// missing from the source and `/MOVE` moves directories too, and `/MOV` of a tree: which
+/// files is decided while it runs. `/L` only lists.
 pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
     let mut positional = Vec::new();
-    let mut deleting = None;
     let mut switches = Vec::new();
     for arg in args {
-        let lowered = arg.text.to_ascii_lowercase();
         if arg.bare_head().starts_with('/') {
-            if ["/mir", "/purge", "/mov", "/move"].contains(&lowered.as_str()) {
-                deleting = Some(lowered.clone());
-            }
-            switches.push(lowered);
+            switches.push(arg.text.to_ascii_lowercase());
         } else {
             positional.push(arg);
         }
@@ -308,41 +304,60 @@ pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
     if switches.iter().any(|s| s == "/l" || s == "/?") {
         return Vec::new();
     }
+    let has = |name: &str| switches.iter().any(|s| s == name);
+    let tree = has("/s") || has("/e") || has("/mir");
     let mut ops = Vec::new();
-    if let Some(flag) = &deleting {
-        let mut op = OpSpec::new("robocopy", OpKind::FsDelete, dialect);
-        op.recursive = true;
-        let which = usize::from(!flag.starts_with("/mov"));
-        if let Some(arg) = positional.get(which) {
-            op.targets.push(target(arg, dialect));
-        }
-        op.mark_undeterminable(format!(
-            "robocopy {flag} decides what it deletes while it runs"
-        ));
-        ops.push(op);
+    let [source, dest, files @ ..] = positional.as_slice() else {
+        return ops;
+    };
+    let source = target(source, dialect);
+    let dir = target(dest, dialect);
+    let named: Vec<Target> = files.iter().map(|f| target(f, dialect)).collect();
+    let mut written = crate::writes::overwrite_in("robocopy", WriteMode::InPlace, dialect);
+    for name in &named {
+        let mut joined = crate::writes::join(&dir, &name.text, name);
+        joined.through_symlink = true;
+        written.targets.push(joined);
     }
-    if let [_, dest, files @ ..] = positional.as_slice() {
-        let mut op = crate::writes::overwrite_in("robocopy", WriteMode::InPlace, dialect);
-        let dir = target(dest, dialect);
-        for file in files {
-            let name = target(file, dialect);
-            let mut joined = crate::writes::join(&dir, &name.text, &name);
-            joined.through_symlink = true;
-            op.targets.push(joined);
+    if named.is_empty() {
+        written.mark_undeterminable(
+            "robocopy copies every changed file of the source: which ones is only known when it runs",
+        );
+    }
+    if tree {
+        written.recursive = true;
+        written.mark_undeterminable(format!("robocopy {}", crate::writes::RECURSIVE));
+    }
+    ops.push(written);
+    let deleting = ["/mir", "/purge", "/mov", "/move"]
+        .into_iter()
+        .find(|flag| has(flag));
+    match deleting {
+        Some("/mov") if !tree && !named.is_empty() => {
+            let mut consumed = OpSpec::new("robocopy", OpKind::SideEffectDelete, dialect);
+            consumed.write = WriteMode::ReadThenRemove;
+            consumed.targets = named
+                .iter()
+                .map(|name| crate::writes::join(&source, &name.text, name))
+                .collect();
+            consumed.note("robocopy /MOV deletes the source files it copied");
+            ops.push(consumed);
         }
-        if files.is_empty() {
-            op.mark_undeterminable(
-                "robocopy copies every changed file of the source: which ones is only known when it runs",
-            );
-        }
-        if switches
-            .iter()
-            .any(|s| matches!(s.as_str(), "/s" | "/e" | "/mir"))
-        {
+        Some(flag) => {
+            let mut op = OpSpec::new("robocopy", OpKind::FsDelete, dialect);
             op.recursive = true;
-            op.mark_undeterminable(format!("robocopy {}", crate::writes::RECURSIVE));
+            let which = if flag.starts_with("/mov") {
+                &source
+            } else {
+                &dir
+            };
+            op.targets.push(which.clone());
+            op.mark_undeterminable(format!(
+                "robocopy {flag} decides what it deletes while it runs"
+            ));
+            ops.push(op);
         }
-        ops.push(op);
+        None => {}
     }
     ops
 }

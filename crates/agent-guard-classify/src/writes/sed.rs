@@ -103,20 +103,16 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
     let mut written = overwrite("sed", WriteMode::InPlace);
     written.note("a sed script's `w` file is truncated when sed starts");
     for script in scripts.iter().copied().chain(owned_scripts.iter()) {
-        let Some(text) = script.known() else {
-            if !sandbox {
-                ops.push(OpSpec::unknown(
-                    "sed",
-                    Dialect::Posix,
-                    "a sed script that is not literal may write files or run commands",
-                ));
-            }
-            continue;
-        };
         if sandbox {
             continue;
         }
-        let scan = scan(text);
+        // A script with expansions (`"s/$OLD/$NEW/"`) is read from its source text: the
+        // expansions may only sit inside an `s`/`y` command's parts, where they are data.
+        let (text, opaque) = match script.known() {
+            Some(text) => (text, false),
+            None => (script.text.as_str(), true),
+        };
+        let scan = scan(text, opaque);
         if scan.executes {
             ops.push(OpSpec::unknown(
                 "sed",
@@ -160,7 +156,7 @@ struct Scan {
 /// newlines as separators, commands that take the rest of the line). A script it cannot
 /// follow is judged by its letters: an `e` anywhere in what is left may run a command, and a
 /// `w` may write a file nobody named.
-fn scan(script: &str) -> Scan {
+fn scan(script: &str, opaque: bool) -> Scan {
     let mut scan = Scan::default();
     let chars: Vec<char> = script.chars().collect();
     let mut at = 0;
@@ -173,11 +169,12 @@ fn scan(script: &str) -> Scan {
     };
     while at < chars.len() {
         let c = chars[at];
-        if c.is_whitespace() || c == ';' || c == '}' || c == '{' || c == '!' {
+        let quote = opaque && matches!(c, '"' | '\'');
+        if c.is_whitespace() || c == ';' || c == '}' || c == '{' || c == '!' || quote {
             at += 1;
             continue;
         }
-        if let Some(next) = address(&chars, at) {
+        if let Some(next) = address(&chars, at, opaque) {
             at = next;
             continue;
         }
@@ -223,17 +220,18 @@ fn scan(script: &str) -> Scan {
                         scan.writes.push(name.trim().to_owned());
                     }
                 }
-                None => return unreadable(&chars[at - 1..], scan),
+                None => return unreadable(&chars[at - 1..], scan, opaque),
             },
-            _ => return unreadable(&chars[at - 1..], scan),
+            _ => return unreadable(&chars[at - 1..], scan, opaque),
         }
     }
     scan
 }
 
-/// The judgement on a script the scanner cannot follow from here on.
-fn unreadable(rest: &[char], mut scan: Scan) -> Scan {
-    if rest.contains(&'e') {
+/// The judgement on a script the scanner cannot follow from here on; one with expansions
+/// outside an `s`/`y` command cannot be read at all.
+fn unreadable(rest: &[char], mut scan: Scan, opaque: bool) -> Scan {
+    if opaque || rest.contains(&'e') {
         scan.executes = true;
     }
     if rest.iter().any(|c| matches!(c, 'w' | 'W')) {
@@ -245,7 +243,7 @@ fn unreadable(rest: &[char], mut scan: Scan) -> Scan {
 }
 
 /// Skips one address or address range starting at `at`, returning where the command starts.
-fn address(chars: &[char], at: usize) -> Option<usize> {
+fn address(chars: &[char], at: usize, opaque: bool) -> Option<usize> {
     let one = |at: usize| -> Option<usize> {
         let c = *chars.get(at)?;
         if c.is_ascii_digit() {
@@ -259,6 +257,13 @@ fn address(chars: &[char], at: usize) -> Option<usize> {
             return Some(end);
         }
         if c == '$' {
+            // `$` is the last line; `$x`, `${x}`, `$(…)` are expansions, not addresses.
+            let next = chars.get(at + 1);
+            if opaque
+                && next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '_' | '{' | '('))
+            {
+                return None;
+            }
             return Some(at + 1);
         }
         let (delimiter, start) = match c {
@@ -324,6 +329,10 @@ fn substitution(chars: &[char], at: usize, flags: bool) -> Option<(usize, String
 mod tests {
     use super::*;
 
+    fn scan_literal(script: &str) -> Scan {
+        scan(script, false)
+    }
+
     fn args(line: &str) -> Vec<Arg> {
         line.split_whitespace().map(Arg::literal).collect()
     }
@@ -367,18 +376,29 @@ mod tests {
 
     #[test]
     fn scripts_that_write_or_run() {
-        assert_eq!(scan("/x/w out.txt").writes, ["out.txt"]);
-        assert_eq!(scan("s/a/b/w out.txt").writes, ["out.txt"]);
-        assert_eq!(scan("1d;$w last.txt").writes, ["last.txt"]);
-        assert_eq!(scan("s/hello world/x/g;p").writes, Vec::<String>::new());
-        assert_eq!(scan("s|a/b|c|g").writes, Vec::<String>::new());
-        assert!(scan("s/x/date/e").executes);
-        assert!(scan("1e rm -rf build").executes);
-        assert!(!scan("/^#/d;s/\\s*$//").executes);
-        assert!(!scan("y/abc/xyz/").executes);
-        assert!(!scan("/start/,/end/{s/a/b/;p}").executes);
-        assert!(!scan("a\\\nappended text with w and e").executes);
-        assert!(scan("?weird").executes, "unreadable with a w: refused");
+        assert_eq!(scan_literal("/x/w out.txt").writes, ["out.txt"]);
+        assert_eq!(scan_literal("s/a/b/w out.txt").writes, ["out.txt"]);
+        assert_eq!(scan_literal("1d;$w last.txt").writes, ["last.txt"]);
+        assert_eq!(
+            scan_literal("s/hello world/x/g;p").writes,
+            Vec::<String>::new()
+        );
+        assert_eq!(scan_literal("s|a/b|c|g").writes, Vec::<String>::new());
+        assert!(scan_literal("s/x/date/e").executes);
+        assert!(scan_literal("1e rm -rf build").executes);
+        assert!(!scan_literal("/^#/d;s/\\s*$//").executes);
+        assert!(!scan_literal("y/abc/xyz/").executes);
+        assert!(!scan_literal("/start/,/end/{s/a/b/;p}").executes);
+        assert!(!scan_literal("a\\\nappended text with w and e").executes);
+        assert!(
+            scan_literal("?weird").executes,
+            "unreadable with a w: refused"
+        );
+        assert!(!scan("\"s/$OLD/$NEW/g\"", true).executes);
+        assert!(!scan("'s|a|'\"$B\"'|'", true).executes);
+        assert!(scan("\"$SCRIPT\"", true).executes);
+        assert!(scan("\"s/a/b/$FLAGS\"", true).executes);
+        assert!(scan("\"${N}d\"", true).executes);
         let words = ["-n", "/x/w hits.txt", "in.txt"].map(Arg::literal);
         let ops = parse(&words);
         assert_eq!(ops.len(), 1);
