@@ -18,6 +18,7 @@ mod hardening;
 mod hooks;
 mod install;
 mod mode;
+mod overwrite;
 mod quarantine;
 mod roundtrip;
 mod stress;
