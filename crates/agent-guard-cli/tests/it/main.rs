@@ -21,6 +21,7 @@ mod hooks;
 mod human;
 mod install;
 mod mode;
+mod overwrite;
 mod quarantine;
 mod readme;
 mod roundtrip;
