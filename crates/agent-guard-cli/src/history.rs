@@ -225,6 +225,10 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
             report.reconciled_total
         ));
     }
+    printer::out(&format!(
+        "audit chain {}",
+        crate::audit::status_line(report.audit_chain.as_ref())
+    ));
     for (code, count) in &report.decisions {
         printer::out(&format!("  {count:>6}  {code}"));
     }

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod audit;
 pub mod check;
 pub mod demo;
 pub mod exit_code;
@@ -36,6 +37,7 @@ pub fn run(cli: &Cli) -> ExitCode {
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Doctor(args) => install::doctor(args),
+        Command::Audit(args) => audit::run(args),
     };
     result.unwrap_or_else(|error| report_error_as(&error, cli.command.json()))
 }

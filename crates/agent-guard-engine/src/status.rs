@@ -12,6 +12,7 @@ use agent_guard_recovery::{GcEntry, Reconciled, Usage};
 use agent_guard_session::read_mode;
 use agent_guard_types::SessionMode;
 
+use crate::audit::{AuditChainStatus, chain_status};
 use crate::error::Result;
 use crate::runtime::Runtime;
 use crate::store::quarantine;
@@ -66,6 +67,9 @@ pub struct StatusReport {
     pub decisions: BTreeMap<String, usize>,
     /// The last audit records (projected metadata only).
     pub recent_audit: Vec<Map<String, Value>>,
+    /// The audit log's chain, verified with this user's key; `null` when the key or the log
+    /// cannot be read. See `agent-guard audit verify` for every finding.
+    pub audit_chain: Option<AuditChainStatus>,
 }
 
 /// Reports the quarantine's state; reconciles interrupted relocations first.
@@ -130,5 +134,6 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
         reconciled_total: overview.recovered_total,
         decisions,
         recent_audit,
+        audit_chain: chain_status(&workspace),
     })
 }

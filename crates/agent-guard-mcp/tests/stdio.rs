@@ -217,6 +217,26 @@ fn check_schema(value: &Value, schema: &Value, root: &Value, at: &str, errors: &
         check_schema(value, &root["$defs"][name], root, at, errors);
         return;
     }
+    // `Option<Struct>` is `anyOf: [{$ref}, {type: null}]`: one alternative must fit.
+    if let Some(alternatives) = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+    {
+        let mut best: Option<Vec<String>> = None;
+        for alternative in alternatives {
+            let mut these = Vec::new();
+            check_schema(value, alternative, root, at, &mut these);
+            if these.is_empty() {
+                return;
+            }
+            if best.as_ref().is_none_or(|b| these.len() < b.len()) {
+                best = Some(these);
+            }
+        }
+        errors.extend(best.unwrap_or_default());
+        return;
+    }
     if let Some(types) = schema.get("type") {
         let types: Vec<&str> = match types {
             Value::String(t) => vec![t.as_str()],

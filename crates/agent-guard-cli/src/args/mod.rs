@@ -1,5 +1,6 @@
 //! Command-line arguments (clap derive), one module per command.
 
+mod audit;
 mod check;
 mod demo;
 mod history;
@@ -9,6 +10,7 @@ mod safe_delete;
 
 use clap::{Parser, Subcommand};
 
+pub use audit::{AuditArgs, AuditCommand, AuditVerifyArgs};
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
 pub use history::{GcArgs, ListArgs, RestoreArgs, ShowArgs, StatusArgs, UndoArgs};
@@ -58,6 +60,8 @@ pub enum Command {
     Uninstall(UninstallArgs),
     /// Check every installed agent-guard hook
     Doctor(DoctorArgs),
+    /// Inspect the audit log (`audit verify`: check its hash chain)
+    Audit(AuditArgs),
 }
 
 impl Command {
@@ -77,6 +81,9 @@ impl Command {
             Command::Install(a) => a.json,
             Command::Uninstall(a) => a.json,
             Command::Doctor(a) => a.json,
+            Command::Audit(a) => match &a.command {
+                AuditCommand::Verify(a) => a.json,
+            },
         }
     }
 }

@@ -8,6 +8,7 @@
 )]
 
 mod argv;
+mod audit;
 mod check;
 mod crash;
 mod dialects;
