@@ -136,7 +136,7 @@ fn tampering_exits_5_with_the_line() {
 }
 
 #[test]
-fn a_process_killed_mid_append_leaves_a_torn_tail_the_next_append_repairs() {
+pub(crate) fn a_process_killed_mid_append_leaves_a_torn_tail_the_next_append_repairs() {
     let env = TestEnv::new();
     safe_delete(&env, "notes.txt");
     let before = audit_lines(&env).len();

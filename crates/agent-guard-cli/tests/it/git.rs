@@ -1,6 +1,7 @@
 //! Git compensations end to end: `check --enforce` → the real git command → `restore`; the
 //! work tree, untracked files, the stash list and the branches equal what they were.
 
+use crate::evidence::{Kind, Scenario};
 use crate::support::{TestEnv, enforce, snapshot, txids};
 
 fn git(env: &TestEnv, args: &[&str]) -> String {
@@ -244,3 +245,97 @@ fn rm_force_on_a_modified_file() {
         "SNAPSHOT_GIT_STASH",
     );
 }
+
+/// Every test of this file, for `docs/EVIDENCE.md` (`evidence.rs` checks that none is missing).
+pub(crate) const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "reset_hard",
+        run: reset_hard,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_path",
+        run: checkout_path,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "restore_path",
+        run: restore_path,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "clean_fd",
+        run: clean_fd,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "clean_fdx_keeps_the_quarantine",
+        run: clean_fdx_keeps_the_quarantine,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "stash_drop",
+        run: stash_drop,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "stash_clear",
+        run: stash_clear,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "branch_delete",
+        run: branch_delete,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "force_push_stays_blocked",
+        run: force_push_stays_blocked,
+        kind: Kind::Refusal,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_dot",
+        run: checkout_dot,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_force",
+        run: checkout_force,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "switch_discard_changes",
+        run: switch_discard_changes,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "switch_force",
+        run: switch_force,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "restore_from_another_revision",
+        run: restore_from_another_revision,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "rm_force_on_a_modified_file",
+        run: rm_force_on_a_modified_file,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+];

@@ -12,6 +12,7 @@ mod audit;
 mod check;
 mod crash;
 mod dialects;
+mod evidence;
 mod example;
 mod failures;
 mod git;
