@@ -115,6 +115,24 @@ fn an_edited_field_is_found_at_its_line() {
 }
 
 #[test]
+fn a_record_serialised_again_still_verifies_but_its_successor_sees_new_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, mut lines) = five(dir.path());
+    // Same record, other bytes: the MAC is over the canonical form, the link over the bytes.
+    lines[4] = lines[4].replace("\":", "\": ");
+    assert_eq!(verify(&lines).state, ChainState::Intact);
+    lines[3] = lines[3].replace("\":", "\": ");
+    let report = verify(&lines);
+    assert_eq!(
+        first_bad(&report),
+        &Finding {
+            line: 5,
+            kind: FindingKind::BrokenLink
+        }
+    );
+}
+
+#[test]
 fn a_deleted_line_is_a_gap_at_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let (_, mut lines) = five(dir.path());

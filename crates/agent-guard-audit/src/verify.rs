@@ -289,7 +289,7 @@ impl<'k> Walker<'k> {
     fn line(&mut self, bytes: &[u8]) {
         self.line_no += 1;
         self.report.lines += 1;
-        let Some(record) = chain::parse_intact(bytes) else {
+        let Some(chaining) = chain::parse_chaining(bytes) else {
             let region = self.region.get_or_insert_with(|| Region {
                 first_line: self.line_no,
                 ..Region::default()
@@ -305,7 +305,7 @@ impl<'k> Walker<'k> {
         };
         self.report.records += 1;
         let digest = sha256_bytes(bytes);
-        let flagged = match chain::chaining(&record) {
+        let flagged = match chaining {
             Chaining::Unchained => self.unchained(),
             Chaining::Malformed => {
                 self.in_chain = true;
@@ -313,7 +313,7 @@ impl<'k> Walker<'k> {
                 self.flag(self.line_no, FindingKind::Edited);
                 true
             }
-            Chaining::Chained(fields) => self.chained(&record, &fields),
+            Chaining::Chained(fields) => self.chained(bytes, &fields),
         };
         self.prev = Some(Prev { digest, flagged });
     }
@@ -333,17 +333,13 @@ impl<'k> Walker<'k> {
         }
     }
 
-    fn chained(
-        &mut self,
-        record: &serde_json::Map<String, serde_json::Value>,
-        fields: &ChainFields,
-    ) -> bool {
+    fn chained(&mut self, bytes: &[u8], fields: &ChainFields) -> bool {
         self.in_chain = true;
         self.report.chained += 1;
         let line = self.line_no;
         let authentic = match self.key {
             Some(key) if key.id() == fields.key_id => {
-                if key.verifies(&chain::canonical(record), &fields.mac) {
+                if chain::authentic(key, bytes, &fields.mac) {
                     None
                 } else {
                     Some(FindingKind::Edited)
