@@ -1,6 +1,7 @@
 //! Git compensations end to end: `check --enforce` → the real git command → `restore`; the
 //! work tree, untracked files, the stash list and the branches equal what they were.
 
+use crate::evidence::{Kind, Scenario};
 use crate::support::{TestEnv, enforce, snapshot, txids};
 
 fn git(env: &TestEnv, args: &[&str]) -> String {
@@ -401,3 +402,126 @@ fn dropping_what_the_line_stashes_is_asked() {
         assert_eq!(state(&env), before, "{line}: nothing ran");
     }
 }
+/// Every test of this file, for `docs/EVIDENCE.md` (`evidence.rs` checks that none is missing).
+pub(crate) const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "reset_hard",
+        run: reset_hard,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_path",
+        run: checkout_path,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "restore_path",
+        run: restore_path,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "clean_fd",
+        run: clean_fd,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "clean_fdx_keeps_the_quarantine",
+        run: clean_fdx_keeps_the_quarantine,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "stash_drop",
+        run: stash_drop,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "stash_clear",
+        run: stash_clear,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "branch_delete",
+        run: branch_delete,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "force_push_stays_blocked",
+        run: force_push_stays_blocked,
+        kind: Kind::Refusal,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_dot",
+        run: checkout_dot,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_force",
+        run: checkout_force,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "switch_discard_changes",
+        run: switch_discard_changes,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "switch_force",
+        run: switch_force,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "restore_from_another_revision",
+        run: restore_from_another_revision,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "rm_force_on_a_modified_file",
+        run: rm_force_on_a_modified_file,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "tag_delete",
+        run: tag_delete,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "update_ref_delete",
+        run: update_ref_delete,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "moved_tag_comes_back_with_force",
+        run: moved_tag_comes_back_with_force,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "stash_ops_in_one_line_keep_every_entry_they_drop",
+        run: stash_ops_in_one_line_keep_every_entry_they_drop,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "dropping_what_the_line_stashes_is_asked",
+        run: dropping_what_the_line_stashes_is_asked,
+        kind: Kind::Refusal,
+        second_filesystem: false,
+    },
+];

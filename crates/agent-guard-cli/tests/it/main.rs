@@ -9,9 +9,11 @@
 
 mod approve;
 mod argv;
+mod audit;
 mod check;
 mod crash;
 mod dialects;
+mod evidence;
 mod example;
 mod failures;
 mod git;
