@@ -19,7 +19,7 @@ use crate::noop;
 use crate::shapes::Positions;
 use crate::smell::smells;
 use crate::wrappers::{self, Unwrap};
-use crate::{Classification, fs_delete, windows_verbs};
+use crate::{Classification, fs_delete, windows_verbs, writes};
 
 /// How deep `bash -c '…'` / `eval` scripts are followed before giving up.
 pub(crate) const MAX_NESTING: u32 = 4;
@@ -153,6 +153,11 @@ fn classify_command(
         .filter_map(agent_guard_lex::Word::literal_text)
         .any(|t| wrappers::assignment_name(&t).is_some_and(git::is_context_env));
     let mut ops = later::assignments(command, line);
+    // The shell opens the redirections before the command runs. In the sh reading of
+    // `((…))` a `>` is a comparison in practice (`(( n > 1 ))`): not a redirection.
+    if !command.context.maybe_arithmetic {
+        ops.extend(writes::redirect::posix(command, line.source));
+    }
     let call = Call {
         command,
         index,
@@ -316,28 +321,39 @@ fn dispatch(
             "known destructive vocabulary is incompatible with the selected dialect",
         )],
         _ => {
-            if let Some(op) = fs_delete::side_effect(name, rest) {
+            if let Some(op) = fs_delete::gio(name, rest) {
                 return vec![op];
             }
+            let mut ops = writes::posix(name, rest);
             match crate::inline_code::interpreter(name) {
-                // Code the guard does not flag (a file it does not read, `-c` text without
-                // a destructive call it knows) can still destroy anything.
-                Some(_) if noop::only_asks(rest) => Vec::new(),
-                Some(lang) => noop::or_opaque(
-                    hops::interpreter(lang, rest, call, line),
-                    name,
-                    "an interpreter runs code whose effects the guard does not model",
-                ),
-                None if noop::changes_nothing(name, rest) => Vec::new(),
+                Some(_) if noop::only_asks(rest) => {}
+                Some(lang) => {
+                    let inner = hops::interpreter(lang, rest, call, line);
+                    // Code the guard does not flag (a file it does not read, `-c` text without
+                    // a destructive call it knows) can still destroy anything.
+                    if ops.is_empty() {
+                        ops = noop::or_opaque(
+                            inner,
+                            name,
+                            "an interpreter runs code whose effects the guard does not model",
+                        );
+                    } else {
+                        ops.extend(inner);
+                    }
+                }
+                // What it writes is modelled (`cp`, `mv`, `tee`, `sed -i`, …).
+                None if !ops.is_empty() => {}
+                None if noop::changes_nothing(name, rest) => {}
                 // `(( n > 2 ))` read as a command: almost always arithmetic.
-                None if call.command.context.maybe_arithmetic => Vec::new(),
-                None => vec![noop::opaque(
+                None if call.command.context.maybe_arithmetic => {}
+                None => ops.push(noop::opaque(
                     name,
                     Dialect::Posix,
                     "a program whose effects the guard does not model (a script, a build tool, \
                      a task runner, an unknown command)",
-                )],
+                )),
             }
+            ops
         }
     }
 }
@@ -361,12 +377,16 @@ fn git_ops(
     line.git = line.git.union(parsed.disarms);
     let mut ops: Vec<OpSpec> = parsed.op.into_iter().collect();
     for program in parsed.programs {
-        let found = hops::program(
-            program.script.as_deref(),
-            &program.note,
-            program.exact,
-            line,
-        );
+        let found = if program.editor {
+            hops::editor(program.script.as_deref(), &program.note, line)
+        } else {
+            hops::program(
+                program.script.as_deref(),
+                &program.note,
+                program.exact,
+                line,
+            )
+        };
         if program.repo_root && !found.is_empty() {
             // Shell aliases run from the top of the work tree, not from here.
             positions.note_cwd_change(call.index);

@@ -9,10 +9,12 @@
 
 mod approve;
 mod argv;
+mod audit;
 mod check;
 mod checkpoint;
 mod crash;
 mod dialects;
+mod evidence;
 mod example;
 mod failures;
 mod git;
@@ -22,6 +24,7 @@ mod hooks;
 mod human;
 mod install;
 mod mode;
+mod overwrite;
 mod quarantine;
 mod readme;
 mod roundtrip;
