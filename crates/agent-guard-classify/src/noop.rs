@@ -170,6 +170,66 @@ const NO_OP: &[&str] = &[
     "mktemp",
 ];
 
+/// Programs whose writes the classifier models (`writes::posix`): when it finds nothing
+/// they destroy (`tee -a`, `mv -n`, `cp` onto a new name), they change nothing that needs a
+/// checkpoint.
+const MODELLED_WRITERS: &[&str] = &[
+    "cp",
+    "gcp",
+    "mv",
+    "gmv",
+    "install",
+    "ginstall",
+    "ln",
+    "gln",
+    "rsync",
+    "truncate",
+    "dd",
+    "tee",
+    "fallocate",
+    "sponge",
+    "iconv",
+    "wget",
+    "ed",
+    "red",
+    "ex",
+    "gvim",
+    "view",
+    "dos2unix",
+    "unix2dos",
+    "mac2unix",
+    "unix2mac",
+    "yq",
+    "clang-format",
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "bunzip2",
+    "xz",
+    "unxz",
+    "lzma",
+    "unlzma",
+    "zstd",
+    "unzstd",
+    "lz4",
+    "lzip",
+    "compress",
+    "uncompress",
+    "pigz",
+    "unpigz",
+    "pbzip2",
+    "lbzip2",
+    "plzip",
+    "zip",
+    "tar",
+    "gtar",
+    "bsdtar",
+    "7z",
+    "7za",
+    "7zz",
+    "7zr",
+];
+
 /// Returns `true` if `program` (a normalised name) run with `args` is known to change
 /// nothing in the workspace.
 pub(crate) fn changes_nothing(program: &str, args: &[Arg]) -> bool {
@@ -194,7 +254,11 @@ pub(crate) fn changes_nothing(program: &str, args: &[Arg]) -> bool {
         "awk" | "gawk" | "mawk" | "nawk" => !texts().any(|t| {
             t.contains("system") || t.contains('>') || t.contains('|') || t.starts_with("-i")
         }),
-        _ => NO_OP.contains(&program),
+        _ => {
+            NO_OP.contains(&program)
+                || MODELLED_WRITERS.contains(&program)
+                || crate::writes::is_device_tool(program)
+        }
     }
 }
 

@@ -36,7 +36,9 @@ fn take(store: &Quarantine, id: &TxId) -> agent_guard_recovery::Applied {
         meta: serde_json::Map::new(),
         progress: &NoProgress,
     };
-    compensation(Strategy::Checkpoint).unwrap().apply(&job, &plan())
+    compensation(Strategy::Checkpoint)
+        .unwrap()
+        .apply(&job, &plan())
 }
 
 #[test]
@@ -68,7 +70,10 @@ fn restore_brings_back_deleted_and_modified_files_and_keeps_created_ones() {
     assert!(report.ok, "{report:?}");
     assert_eq!(fs_err::read_to_string(ws.join("a.txt")).unwrap(), "a\n");
     assert_eq!(fs_err::read_to_string(ws.join("d/b.txt")).unwrap(), "b\n");
-    assert!(!ws.join("new").exists(), "created files moved away, their dir too");
+    assert!(
+        !ws.join("new").exists(),
+        "created files moved away, their dir too"
+    );
     let backup = trash.join(&report.backup_txids[0]);
     assert_eq!(
         fs_err::read_to_string(backup.join("new/c.txt")).unwrap(),
@@ -106,5 +111,8 @@ fn gc_frees_what_only_purged_checkpoints_held() {
     assert_eq!(outcome.purged, [txid(1).to_string()]);
     assert_eq!(checkpoints.checkpoint_txids(), [txid(2).to_string()]);
     let (objects_after, _) = checkpoints.disk_usage();
-    assert!(objects_after < objects_before, "{objects_before} → {objects_after}");
+    assert!(
+        objects_after < objects_before,
+        "{objects_before} → {objects_after}"
+    );
 }

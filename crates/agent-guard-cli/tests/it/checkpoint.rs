@@ -408,7 +408,11 @@ fn a_crash_while_restoring_a_checkpoint_loses_nothing() {
 #[test]
 fn mode_always_checkpoints_after_the_lines_own_compensation() {
     let env = TestEnv::new();
-    write(&env, ".agent-guard.toml", "[checkpoint]\nmode = \"always\"\n");
+    write(
+        &env,
+        ".agent-guard.toml",
+        "[checkpoint]\nmode = \"always\"\n",
+    );
     let before = state(&env);
     let (exit, report) = enforce(&env, "rm -rf build && touch made.txt");
     assert_eq!(exit, 0, "{report}");
