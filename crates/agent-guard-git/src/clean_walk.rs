@@ -5,13 +5,13 @@
 //!
 //! Result lists hold repository-relative paths; directories end with `/`.
 
-use std::collections::HashSet;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::PathBuf;
 
 use crate::WorkTree;
 use crate::error::GitError;
 use crate::ignore::Excludes;
+use crate::index_file::{IndexFile, PathSet};
 use crate::pathspec::{IgnoreMode, Match, Pathspec};
 use crate::repo_dir::is_nonbare_repository_dir;
 
@@ -44,35 +44,33 @@ struct Flags {
     mode_matching: bool,
 }
 
-/// The paths the index knows.
+/// The paths the index knows, borrowed from the [`IndexFile`] (no copy per entry).
 #[derive(Debug, Default)]
-pub(crate) struct Tracked {
+pub(crate) struct Tracked<'i> {
     /// Every entry (any stage), gitlinks included.
-    files: HashSet<Vec<u8>>,
+    files: PathSet<'i>,
     /// Every proper leading directory of an entry (no trailing `/`).
-    directories: HashSet<Vec<u8>>,
+    directories: PathSet<'i>,
     /// Submodule entries.
-    gitlinks: HashSet<Vec<u8>>,
+    gitlinks: PathSet<'i>,
 }
 
-impl Tracked {
-    /// Reads the repository's index.
-    pub(crate) fn read(tree: &WorkTree) -> Result<Tracked, GitError> {
-        let index = tree.repo.index().map_err(tree.error("read the index"))?;
-        let mut tracked = Tracked::default();
-        for entry in index.iter() {
-            let path = entry.path;
-            for (position, byte) in path.iter().enumerate() {
-                if *byte == b'/' {
-                    tracked.directories.insert(path[..position].to_vec());
-                }
-            }
-            if entry.mode == 0o160_000 {
-                tracked.gitlinks.insert(path.clone());
-            }
-            tracked.files.insert(path);
+impl<'i> Tracked<'i> {
+    /// The paths of `index`.
+    pub(crate) fn new(index: &'i IndexFile) -> Tracked<'i> {
+        let mut gitlinks = PathSet::default();
+        gitlinks.extend(
+            index
+                .entries()
+                .iter()
+                .filter(|entry| entry.mode == 0o160_000)
+                .map(|entry| index.path(entry)),
+        );
+        Tracked {
+            files: index.path_set(),
+            directories: index.directory_set(),
+            gitlinks,
         }
-        Ok(tracked)
     }
 
     /// Git's `index_name_is_other`: the name (a trailing `/` ignored) is not an entry.
@@ -84,7 +82,7 @@ impl Tracked {
 /// One walk of the work tree.
 pub(crate) struct Walk<'a> {
     tree: &'a WorkTree,
-    tracked: &'a Tracked,
+    tracked: &'a Tracked<'a>,
     pathspec: &'a Pathspec,
     flags: Flags,
     excludes: Excludes,
@@ -105,7 +103,7 @@ impl<'a> Walk<'a> {
     /// Prepares a walk for `mode`; `directories` is `-d` or an explicit pathspec.
     pub(crate) fn new(
         tree: &'a WorkTree,
-        tracked: &'a Tracked,
+        tracked: &'a Tracked<'a>,
         pathspec: &'a Pathspec,
         mode: IgnoreMode,
         directories: bool,

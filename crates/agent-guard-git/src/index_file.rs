@@ -1,0 +1,482 @@
+//! A read-only parser of git's index file (`.git/index`, versions 2, 3 and 4), for the
+//! paths that look at every entry of a large index: the `git clean` walk, the hard-reset
+//! preflight and the snapshot scan.
+//!
+//! libgit2 hashes the whole file on every load (the trailing checksum), allocates each
+//! entry and builds a path map; `git2::Index::iter` then copies every entry again. On a
+//! 100,000-entry index that is most of the cost of a `git clean -n`. Git itself does not
+//! verify the checksum on ordinary reads (only `fsck` does), and neither does this parser:
+//! the file is written by a lock and a rename, so a reader never sees it torn.
+//!
+//! What it refuses ([`IndexFile::read`] returns `Ok(None)`, and the caller falls back to
+//! libgit2): a split index (`link`), a sparse index (`sdir`), any other extension git would
+//! refuse to ignore, an unknown version, and anything malformed. A missing index is an
+//! empty one, as for git.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::path::Path;
+
+/// The size of an object id in a SHA-1 repository.
+const OID_SIZE: usize = 20;
+/// The fixed part of an entry: ten 32-bit stat and mode fields, the id and the flags.
+const ENTRY_FIXED: usize = 40 + OID_SIZE + 2;
+/// The mode of a gitlink (a submodule commit).
+const MODE_GITLINK: u32 = 0o160_000;
+/// The flag of an entry that has a second flags word (version 3 and later).
+const FLAG_EXTENDED: u16 = 0x4000;
+/// The stage bits of the flags.
+const FLAG_STAGE: u16 = 0x3000;
+/// The name-length bits of the flags.
+const FLAG_NAME: u16 = 0x0fff;
+
+/// The stat data git records for an entry (32-bit, truncated as git truncates them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Stat {
+    pub(crate) ctime: (u32, u32),
+    pub(crate) mtime: (u32, u32),
+    pub(crate) dev: u32,
+    pub(crate) ino: u32,
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
+    pub(crate) size: u32,
+}
+
+/// One index entry.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    /// Where the path lies in [`IndexFile::paths`].
+    start: u32,
+    len: u32,
+    /// The file mode (`0o100644`, `0o100755`, `0o120000`, `0o160000`).
+    pub(crate) mode: u32,
+    /// The merge stage (0 when resolved).
+    pub(crate) stage: u8,
+    /// The stat data.
+    pub(crate) stat: Stat,
+    /// The object id.
+    pub(crate) id: [u8; OID_SIZE],
+}
+
+/// The entries of an index file, in the file's order (sorted by path, then stage).
+///
+/// Lookups narrow a [`IndexSpan`] (a run of consecutive entries) directory by directory,
+/// so a walk that descends the tree searches only the entries of the directory it is in.
+#[derive(Debug, Default)]
+pub struct IndexFile {
+    paths: Vec<u8>,
+    entries: Vec<Entry>,
+    /// The index file's modification time (seconds, nanoseconds), for git's racy rule.
+    pub(crate) mtime: Option<(i64, i64)>,
+}
+
+/// Why parsing stopped: the caller falls back to libgit2, which reports the details.
+struct Unsupported;
+
+impl IndexFile {
+    /// Reads the index at `path` (`<git dir>/index`); `Ok(None)` for a format this parser
+    /// leaves to libgit2 (split or sparse index, unknown extensions or versions, anything
+    /// malformed). A missing file is an empty index.
+    ///
+    /// # Errors
+    /// The file exists but cannot be read.
+    pub fn read(path: &Path) -> std::io::Result<Option<IndexFile>> {
+        use std::os::unix::fs::MetadataExt as _;
+
+        let data = match fs_err::read(path) {
+            Ok(data) => data,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Some(IndexFile::default()));
+            }
+            Err(error) => return Err(error),
+        };
+        let mtime = fs_err::metadata(path)
+            .ok()
+            .map(|m| (m.mtime(), m.mtime_nsec()));
+        Ok(parse(&data).ok().map(|mut index| {
+            index.mtime = mtime;
+            index
+        }))
+    }
+
+    /// Reads the index of `repo`: with this parser when it can, else through libgit2 (which
+    /// then also reports what is wrong with the file).
+    ///
+    /// # Errors
+    /// The index cannot be read or parsed.
+    pub fn load(repo: &git2::Repository) -> Result<IndexFile, git2::Error> {
+        if let Ok(Some(index)) = IndexFile::read(&repo.path().join("index")) {
+            return Ok(index);
+        }
+        let mut index = repo.index()?;
+        index.read(false)?;
+        Ok(IndexFile::from_libgit2(&index))
+    }
+
+    /// Copies libgit2's entries, sorted by path bytes (libgit2 sorts case-insensitively when
+    /// the repository ignores case).
+    fn from_libgit2(index: &git2::Index) -> IndexFile {
+        let mut file = IndexFile::default();
+        for entry in index.iter() {
+            let start = file.paths.len();
+            file.paths.extend_from_slice(&entry.path);
+            #[expect(
+                clippy::cast_sign_loss,
+                reason = "the index stores 32-bit unsigned stat fields; libgit2 hands them out signed"
+            )]
+            let time = |t: git2::IndexTime| (t.seconds() as u32, t.nanoseconds());
+            file.entries.push(Entry {
+                start: u32::try_from(start).unwrap_or(u32::MAX),
+                len: u32::try_from(entry.path.len()).unwrap_or(0),
+                mode: entry.mode,
+                stage: u8::try_from((entry.flags & FLAG_STAGE) >> 12).unwrap_or(0),
+                stat: Stat {
+                    ctime: time(entry.ctime),
+                    mtime: time(entry.mtime),
+                    dev: entry.dev,
+                    ino: entry.ino,
+                    uid: entry.uid,
+                    gid: entry.gid,
+                    size: entry.file_size,
+                },
+                id: entry.id.as_bytes().try_into().unwrap_or([0; OID_SIZE]),
+            });
+        }
+        let paths = std::mem::take(&mut file.paths);
+        let path = |e: &Entry| &paths[e.start as usize..(e.start + e.len) as usize];
+        file.entries
+            .sort_by(|a, b| path(a).cmp(path(b)).then(a.stage.cmp(&b.stage)));
+        file.paths = paths;
+        file.mtime = fs_err::metadata(index.path().unwrap_or(Path::new("")))
+            .ok()
+            .map(|m| {
+                use std::os::unix::fs::MetadataExt as _;
+                (m.mtime(), m.mtime_nsec())
+            });
+        file
+    }
+
+    /// The span of every entry.
+    pub fn all(&self) -> IndexSpan {
+        IndexSpan {
+            start: 0,
+            end: self.entries.len(),
+        }
+    }
+
+    /// The entries inside `within` whose path lies below the directory `dir` (no trailing
+    /// `/`; empty for the root).
+    pub fn below(&self, within: IndexSpan, dir: &[u8]) -> IndexSpan {
+        if dir.is_empty() {
+            return within;
+        }
+        let entries = &self.entries[within.start..within.end];
+        let mut key = Vec::with_capacity(dir.len() + 1);
+        key.extend_from_slice(dir);
+        key.push(b'/');
+        let start = entries.partition_point(|e| self.path(e) < key.as_slice());
+        let end = start + entries[start..].partition_point(|e| self.path(e).starts_with(&key));
+        IndexSpan {
+            start: within.start + start,
+            end: within.start + end,
+        }
+    }
+
+    /// Returns `true` if an entry inside `within` (any stage) has exactly the path `path`.
+    pub fn contains(&self, within: IndexSpan, path: &[u8]) -> bool {
+        let entries = &self.entries[within.start..within.end];
+        let at = entries.partition_point(|e| self.path(e) < path);
+        entries.get(at).is_some_and(|e| self.path(e) == path)
+    }
+
+    /// A cursor over `within`, for lookups in increasing path order.
+    pub fn cursor(&self, within: IndexSpan) -> IndexCursor {
+        IndexCursor {
+            at: within.start,
+            end: within.end,
+        }
+    }
+
+    /// Like [`IndexFile::contains`], for paths given in increasing order (as a tree lists
+    /// its entries, which is the index's order): the common case, the very next entry,
+    /// costs one comparison.
+    pub fn seek(&self, cursor: &mut IndexCursor, path: &[u8]) -> bool {
+        let entries = &self.entries[cursor.at..cursor.end];
+        let skip = match entries.first() {
+            Some(first) if self.path(first) >= path => 0,
+            _ => entries.partition_point(|e| self.path(e) < path),
+        };
+        cursor.at += skip;
+        let mut found = false;
+        while cursor.at < cursor.end && self.path(&self.entries[cursor.at]) == path {
+            cursor.at += 1;
+            found = true;
+        }
+        found
+    }
+
+    /// Like [`IndexFile::below`], for directories given in increasing order; the cursor
+    /// moves past the directory's entries.
+    pub fn seek_below(&self, cursor: &mut IndexCursor, dir: &[u8]) -> IndexSpan {
+        let span = self.below(
+            IndexSpan {
+                start: cursor.at,
+                end: cursor.end,
+            },
+            dir,
+        );
+        if !span.is_empty() {
+            cursor.at = span.end;
+        }
+        span
+    }
+
+    /// Returns `true` if some entry is a submodule (a gitlink).
+    pub fn has_gitlink(&self) -> bool {
+        self.entries.iter().any(|e| e.mode == MODE_GITLINK)
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Returns `true` if the index has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Every entry, in order.
+    pub(crate) fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The path of `entry` (repository-relative, `/`-separated).
+    pub(crate) fn path(&self, entry: &Entry) -> &[u8] {
+        &self.paths[entry.start as usize..(entry.start + entry.len) as usize]
+    }
+
+    /// The paths of every entry (any stage) as a set.
+    pub(crate) fn path_set(&self) -> PathSet<'_> {
+        let mut set = PathSet::with_capacity_and_hasher(self.entries.len(), BuildHasherDefault::default());
+        set.extend(self.entries.iter().map(|entry| self.path(entry)));
+        set
+    }
+
+    /// Every proper leading directory of an entry (no trailing `/`), as a set.
+    pub(crate) fn directory_set(&self) -> PathSet<'_> {
+        let mut set = PathSet::default();
+        let mut previous: &[u8] = b"";
+        for entry in &self.entries {
+            let path = self.path(entry);
+            // Entries are sorted: only directories beyond the part shared with the previous
+            // path can be new.
+            let shared = path
+                .iter()
+                .zip(previous)
+                .take_while(|(a, b)| a == b)
+                .count();
+            let from = path[..shared]
+                .iter()
+                .rposition(|b| *b == b'/')
+                .map_or(0, |i| i + 1);
+            for (position, byte) in path.iter().enumerate().skip(from) {
+                if *byte == b'/' {
+                    set.insert(&path[..position]);
+                }
+            }
+            previous = path;
+        }
+        set
+    }
+}
+
+/// A run of consecutive index entries (see [`IndexFile::below`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexSpan {
+    start: usize,
+    end: usize,
+}
+
+impl IndexSpan {
+    /// Returns `true` if the span holds no entry.
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// A forward-only position in an [`IndexSpan`] (see [`IndexFile::seek`]).
+#[derive(Debug, Clone, Copy)]
+pub struct IndexCursor {
+    at: usize,
+    end: usize,
+}
+
+/// A set of paths borrowed from an [`IndexFile`].
+pub(crate) type PathSet<'a> = HashSet<&'a [u8], BuildHasherDefault<FastHash>>;
+
+/// FNV-1a over 8-byte words: paths are short and trusted (they come from the index), so a
+/// DoS-resistant hash buys nothing and costs a third of a lookup.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct FastHash(u64);
+
+impl Hasher for FastHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let value = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            hash = (hash ^ value).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(23);
+        }
+        for byte in words.remainder() {
+            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+fn parse(data: &[u8]) -> Result<IndexFile, Unsupported> {
+    let mut reader = Reader { data, at: 0 };
+    if reader.take(4)? != b"DIRC" {
+        return Err(Unsupported);
+    }
+    let version = reader.u32()?;
+    if !(2..=4).contains(&version) {
+        return Err(Unsupported);
+    }
+    let count = reader.u32()? as usize;
+    // Every entry takes at least its fixed part and a NUL: a bogus count cannot make us
+    // reserve more than the file could hold.
+    if count > data.len() / (ENTRY_FIXED + 1) {
+        return Err(Unsupported);
+    }
+    let mut index = IndexFile {
+        paths: Vec::with_capacity(data.len() / 3),
+        entries: Vec::with_capacity(count),
+        mtime: None,
+    };
+    let mut previous: (usize, usize) = (0, 0);
+    for _ in 0..count {
+        let entry_start = reader.at;
+        let fixed = reader.take(ENTRY_FIXED)?;
+        let word = |i: usize| {
+            u32::from_be_bytes([fixed[i * 4], fixed[i * 4 + 1], fixed[i * 4 + 2], fixed[i * 4 + 3]])
+        };
+        let flags = u16::from_be_bytes([fixed[ENTRY_FIXED - 2], fixed[ENTRY_FIXED - 1]]);
+        if flags & FLAG_EXTENDED != 0 {
+            if version < 3 {
+                return Err(Unsupported);
+            }
+            reader.take(2)?;
+        }
+        let start = index.paths.len();
+        if version == 4 {
+            let strip = reader.varint()?;
+            let (previous_start, previous_len) = previous;
+            if strip > previous_len {
+                return Err(Unsupported);
+            }
+            index
+                .paths
+                .extend_from_within(previous_start..previous_start + previous_len - strip);
+            let suffix = reader.until_nul()?;
+            index.paths.extend_from_slice(suffix);
+        } else {
+            let name = reader.until_nul()?;
+            if usize::from(flags & FLAG_NAME) != name.len().min(usize::from(FLAG_NAME)) {
+                return Err(Unsupported);
+            }
+            index.paths.extend_from_slice(name);
+            // Entries are padded with NULs to a multiple of 8 bytes (the name's NUL counts).
+            let used = reader.at - entry_start;
+            let padded = (used + 7) & !7;
+            reader.take(padded - used)?;
+        }
+        let len = index.paths.len() - start;
+        previous = (start, len);
+        let mut id = [0; OID_SIZE];
+        id.copy_from_slice(&fixed[40..40 + OID_SIZE]);
+        index.entries.push(Entry {
+            start: u32::try_from(start).map_err(|_| Unsupported)?,
+            len: u32::try_from(len).map_err(|_| Unsupported)?,
+            mode: word(6),
+            stage: u8::try_from((flags & FLAG_STAGE) >> 12).map_err(|_| Unsupported)?,
+            stat: Stat {
+                ctime: (word(0), word(1)),
+                mtime: (word(2), word(3)),
+                dev: word(4),
+                ino: word(5),
+                uid: word(7),
+                gid: word(8),
+                size: word(9),
+            },
+            id,
+        });
+    }
+    // Extensions, then the checksum.
+    while data.len() - reader.at > OID_SIZE {
+        let signature = reader.take(4)?;
+        let size = reader.u32()? as usize;
+        reader.take(size)?;
+        // Lower-case extensions must be understood (git's rule); `link` and `sdir` are
+        // the split and sparse index, which change what the entries mean.
+        if !signature[0].is_ascii_uppercase() {
+            return Err(Unsupported);
+        }
+    }
+    if data.len() - reader.at != OID_SIZE {
+        return Err(Unsupported);
+    }
+    Ok(index)
+}
+
+/// A cursor over the file's bytes.
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Unsupported> {
+        let end = self.at.checked_add(n).ok_or(Unsupported)?;
+        let bytes = self.data.get(self.at..end).ok_or(Unsupported)?;
+        self.at = end;
+        Ok(bytes)
+    }
+
+    fn u32(&mut self) -> Result<u32, Unsupported> {
+        let bytes = self.take(4)?;
+        Ok(u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+
+    /// The NUL-terminated bytes at the cursor (the NUL consumed).
+    fn until_nul(&mut self) -> Result<&'a [u8], Unsupported> {
+        let rest = self.data.get(self.at..).ok_or(Unsupported)?;
+        let end = rest.iter().position(|b| *b == 0).ok_or(Unsupported)?;
+        self.at += end + 1;
+        Ok(&rest[..end])
+    }
+
+    /// Git's offset varint (`decode_varint`).
+    fn varint(&mut self) -> Result<usize, Unsupported> {
+        let mut byte = self.take(1)?[0];
+        let mut value = usize::from(byte & 0x7f);
+        while byte & 0x80 != 0 {
+            byte = self.take(1)?[0];
+            value = value
+                .checked_add(1)
+                .and_then(|v| v.checked_mul(128))
+                .and_then(|v| v.checked_add(usize::from(byte & 0x7f)))
+                .ok_or(Unsupported)?;
+        }
+        Ok(value)
+    }
+}
