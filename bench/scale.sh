@@ -5,12 +5,17 @@
 # `safe-delete` of one file and of `build/` against `mv` + `sync -f`, `status` and `list` with
 # 10,000 transactions, and the peak RSS of every agent-guard path (`/usr/bin/time -v`).
 #
-#   bench/scale.sh [--runs N] [--export DIR] [--keep DIR] [--bin DIR]
+#   bench/scale.sh [--runs N] [--export DIR] [--keep DIR] [--bin DIR] [--only "GROUP…"]
+#
+# AGENT_GUARD_SCALE_FILES (default 100000, a multiple of 1,000) sets the number of tracked
+# files, for a quick check on a smaller repository: AGENT_GUARD_SCALE_FILES=5000 bench/scale.sh --runs 3
 #
 # --runs    runs per command (default 15; the relocation rows run 3x as many)
 # --export  writes hyperfine's markdown and JSON per group into DIR, and summary.md
 # --keep    builds the repository in DIR and leaves it there (reused when it exists)
 # --bin     takes `agent-guard` and `trivial-rust` from DIR instead of building them
+# --only    runs only the named groups (reset clean snapshot check safe-delete-file
+#           safe-delete-dir history rss); `--only none` just builds the repository
 #
 # Needs hyperfine and GNU time (/usr/bin/time). Builds the release binaries first. The
 # repository is generated deterministically with `git fast-import` (one pack, as a clone
@@ -18,16 +23,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=15
+files="${AGENT_GUARD_SCALE_FILES:-100000}"
+packages=$((files / 1000))
+[ "$packages" -ge 1 ] && [ $((packages * 1000)) -eq "$files" ] || {
+  echo "error: AGENT_GUARD_SCALE_FILES must be a positive multiple of 1000" >&2; exit 2; }
 out_dir=""
 keep=""
 bin=""
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --export) out_dir="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
-    *) echo "usage: bench/scale.sh [--runs N] [--export DIR] [--keep DIR] [--bin DIR]" >&2; exit 2 ;;
+    --only) only="$2"; shift 2 ;;
+    *) echo "usage: bench/scale.sh [--runs N] [--export DIR] [--keep DIR] [--bin DIR] [--only GROUPS]" >&2; exit 2 ;;
   esac
 done
 command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
@@ -55,13 +66,17 @@ unset AGENT_GUARD_DIALECT AGENT_GUARD_WORKSPACE AGENT_GUARD_TRASH
 mkdir -p "$HOME"
 [ -n "$out_dir" ] && mkdir -p "$out_dir"
 
-# The 50 modified files: f000.txt of the first module of packages 0..49.
-modified() { for i in $(seq 0 49); do printf '%s/pkg%03d/mod0/f000.txt\n' "$ws" "$i"; done; }
+# The 50 modified files, spread over the packages: file i is pkg(i mod P)/mod0/f(i div P).
+modified() {
+  for i in $(seq 0 49); do
+    printf '%s/pkg%03d/mod0/f%03d.txt\n' "$ws" $((i % packages)) $((i / packages))
+  done
+}
 
 if [ ! -d "$ws/.git" ]; then
-  echo "building the 100,000-file repository in $ws…" >&2
+  echo "building the $files-file repository in $ws…" >&2
   git init -q -b main "$ws"
-  python3 - <<'PY' | git -C "$ws" fast-import --quiet
+  python3 - "$packages" <<'PY' | git -C "$ws" fast-import --quiet
 import sys
 w = sys.stdout.buffer.write
 def blob(path, body):
@@ -69,8 +84,9 @@ def blob(path, body):
     w(body)
 w(b"commit refs/heads/main\ncommitter bench <bench@agent-guard.invalid> 1767225600 +0000\ndata 6\nscale\n")
 blob(b".gitignore", b"node_modules/\n*.log\ntmp/\n")
-# 100 packages x 10 modules x 100 files (+ .gitignore): 100,001 tracked files in 1,100 dirs.
-for p in range(100):
+# P packages x 10 modules x 100 files (+ .gitignore): 100,001 tracked files in 1,100
+# directories for the default P = 100.
+for p in range(int(sys.argv[1])):
     for m in range(10):
         for f in range(100):
             blob(b"pkg%03d/mod%d/f%03d.txt" % (p, m, f), b"package %d module %d file %d\n" % (p, m, f))
@@ -112,8 +128,10 @@ restore_build="sh -c '[ -d $ws/build ] || cp -a $root/build.pristine $ws/build'"
 # New content for the 50 modified files (untimed), so both sides hash and store 50 blobs.
 modify="sh -c 'n=\$(date +%s%N); for f in $(modified | tr '\n' ' '); do echo \$n >> \$f; done'"
 
+selected() { [ -z "$only" ] || [[ " $only " == *" $1 "* ]]; }
 group() { # group NAME [hyperfine args…]
   local name="$1"; shift
+  selected "$name" || return 0
   local extra=()
   [ -n "$out_dir" ] && extra=(--export-markdown "$out_dir/$name.md" --export-json "$out_dir/$name.json")
   echo >&2; echo "== $name" >&2
@@ -156,6 +174,7 @@ group history -N --warmup 2 --runs "$runs" \
   -n 'list (10,000 transactions)' "$ag list --cwd $ws --json --limit 0"
 
 # Peak RSS of each agent-guard path, one run each (the work is deterministic).
+if selected rss; then
 echo >&2; echo "== peak RSS (KiB)" >&2
 [ -n "$out_dir" ] && printf '| path | peak RSS [KiB] |\n|---|---:|\n' > "$out_dir/rss.md"
 rss_time() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident set size/ {print $6}'; }
@@ -183,18 +202,24 @@ sh -c "$restore_build"
 row 'status (10,000 transactions)' "$ag" status --cwd "$ws" --json
 row 'list (10,000 transactions)' "$ag" list --cwd "$ws" --json --limit 0
 
+fi
+
 # Ratios of medians, guard against its floor, from hyperfine's JSON.
 if [ -n "$out_dir" ]; then
   python3 - "$out_dir" <<'PY' | tee "$out_dir/summary.md"
 import json, os, sys
 d = sys.argv[1]
 def medians(name):
+    if not os.path.exists(os.path.join(d, name + ".json")):
+        return []
     with open(os.path.join(d, name + ".json")) as f:
         return [(r["command"], r["median"] * 1000, r["min"] * 1000, r["max"] * 1000) for r in json.load(f)["results"]]
 print("| path | agent-guard median (min–max) [ms] | floor | floor median [ms] | ratio |")
 print("|---|---:|---|---:|---:|")
 for group in ["reset", "clean", "snapshot", "check", "safe-delete-file", "safe-delete-dir"]:
     rows = medians(group)
+    if not rows:
+        continue
     floor = rows[0]
     for row in rows[1:]:
         print(f"| {row[0]} | {row[1]:.1f} ({row[2]:.1f}–{row[3]:.1f}) | {floor[0]} | {floor[1]:.1f} | {row[1] / floor[1]:.2f} |")

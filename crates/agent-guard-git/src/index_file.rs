@@ -1,6 +1,7 @@
 //! A read-only parser of git's index file (`.git/index`, versions 2, 3 and 4), for the
-//! paths that look at every entry of a large index: the `git clean` walk, the hard-reset
-//! preflight and the snapshot scan.
+//! paths that look at every entry's name in a large index: the `git clean` walk and the
+//! hard-reset preflight. (The snapshot scan, which needs the stat data too, keeps libgit2's
+//! index.)
 //!
 //! libgit2 hashes the whole file on every load (the trailing checksum), allocates each
 //! entry and builds a path map; `git2::Index::iter` then copies every entry again. On a
@@ -30,18 +31,6 @@ const FLAG_STAGE: u16 = 0x3000;
 /// The name-length bits of the flags.
 const FLAG_NAME: u16 = 0x0fff;
 
-/// The stat data git records for an entry (32-bit, truncated as git truncates them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Stat {
-    pub(crate) ctime: (u32, u32),
-    pub(crate) mtime: (u32, u32),
-    pub(crate) dev: u32,
-    pub(crate) ino: u32,
-    pub(crate) uid: u32,
-    pub(crate) gid: u32,
-    pub(crate) size: u32,
-}
-
 /// One index entry.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
@@ -52,10 +41,6 @@ pub(crate) struct Entry {
     pub(crate) mode: u32,
     /// The merge stage (0 when resolved).
     pub(crate) stage: u8,
-    /// The stat data.
-    pub(crate) stat: Stat,
-    /// The object id.
-    pub(crate) id: [u8; OID_SIZE],
 }
 
 /// The entries of an index file, in the file's order (sorted by path, then stage).
@@ -66,8 +51,6 @@ pub(crate) struct Entry {
 pub struct IndexFile {
     paths: Vec<u8>,
     entries: Vec<Entry>,
-    /// The index file's modification time (seconds, nanoseconds), for git's racy rule.
-    pub(crate) mtime: Option<(i64, i64)>,
 }
 
 /// Why parsing stopped: the caller falls back to libgit2, which reports the details.
@@ -81,8 +64,6 @@ impl IndexFile {
     /// # Errors
     /// The file exists but cannot be read.
     pub fn read(path: &Path) -> std::io::Result<Option<IndexFile>> {
-        use std::os::unix::fs::MetadataExt as _;
-
         let data = match fs_err::read(path) {
             Ok(data) => data,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -90,13 +71,7 @@ impl IndexFile {
             }
             Err(error) => return Err(error),
         };
-        let mtime = fs_err::metadata(path)
-            .ok()
-            .map(|m| (m.mtime(), m.mtime_nsec()));
-        Ok(parse(&data).ok().map(|mut index| {
-            index.mtime = mtime;
-            index
-        }))
+        Ok(parse(&data).ok())
     }
 
     /// Reads the index of `repo`: with this parser when it can, else through libgit2 (which
@@ -120,26 +95,11 @@ impl IndexFile {
         for entry in index.iter() {
             let start = file.paths.len();
             file.paths.extend_from_slice(&entry.path);
-            #[expect(
-                clippy::cast_sign_loss,
-                reason = "the index stores 32-bit unsigned stat fields; libgit2 hands them out signed"
-            )]
-            let time = |t: git2::IndexTime| (t.seconds() as u32, t.nanoseconds());
             file.entries.push(Entry {
                 start: u32::try_from(start).unwrap_or(u32::MAX),
                 len: u32::try_from(entry.path.len()).unwrap_or(0),
                 mode: entry.mode,
                 stage: u8::try_from((entry.flags & FLAG_STAGE) >> 12).unwrap_or(0),
-                stat: Stat {
-                    ctime: time(entry.ctime),
-                    mtime: time(entry.mtime),
-                    dev: entry.dev,
-                    ino: entry.ino,
-                    uid: entry.uid,
-                    gid: entry.gid,
-                    size: entry.file_size,
-                },
-                id: entry.id.as_bytes().try_into().unwrap_or([0; OID_SIZE]),
             });
         }
         let paths = std::mem::take(&mut file.paths);
@@ -147,12 +107,6 @@ impl IndexFile {
         file.entries
             .sort_by(|a, b| path(a).cmp(path(b)).then(a.stage.cmp(&b.stage)));
         file.paths = paths;
-        file.mtime = fs_err::metadata(index.path().unwrap_or(Path::new("")))
-            .ok()
-            .map(|m| {
-                use std::os::unix::fs::MetadataExt as _;
-                (m.mtime(), m.mtime_nsec())
-            });
         file
     }
 
@@ -258,7 +212,8 @@ impl IndexFile {
 
     /// The paths of every entry (any stage) as a set.
     pub(crate) fn path_set(&self) -> PathSet<'_> {
-        let mut set = PathSet::with_capacity_and_hasher(self.entries.len(), BuildHasherDefault::default());
+        let mut set =
+            PathSet::with_capacity_and_hasher(self.entries.len(), BuildHasherDefault::default());
         set.extend(self.entries.iter().map(|entry| self.path(entry)));
         set
     }
@@ -334,7 +289,9 @@ impl Hasher for FastHash {
         let mut words = bytes.chunks_exact(8);
         for word in &mut words {
             let value = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            hash = (hash ^ value).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(23);
+            hash = (hash ^ value)
+                .wrapping_mul(0x0000_0100_0000_01b3)
+                .rotate_left(23);
         }
         for byte in words.remainder() {
             hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3);
@@ -361,14 +318,18 @@ fn parse(data: &[u8]) -> Result<IndexFile, Unsupported> {
     let mut index = IndexFile {
         paths: Vec::with_capacity(data.len() / 3),
         entries: Vec::with_capacity(count),
-        mtime: None,
     };
     let mut previous: (usize, usize) = (0, 0);
     for _ in 0..count {
         let entry_start = reader.at;
         let fixed = reader.take(ENTRY_FIXED)?;
         let word = |i: usize| {
-            u32::from_be_bytes([fixed[i * 4], fixed[i * 4 + 1], fixed[i * 4 + 2], fixed[i * 4 + 3]])
+            u32::from_be_bytes([
+                fixed[i * 4],
+                fixed[i * 4 + 1],
+                fixed[i * 4 + 2],
+                fixed[i * 4 + 3],
+            ])
         };
         let flags = u16::from_be_bytes([fixed[ENTRY_FIXED - 2], fixed[ENTRY_FIXED - 1]]);
         if flags & FLAG_EXTENDED != 0 {
@@ -402,23 +363,11 @@ fn parse(data: &[u8]) -> Result<IndexFile, Unsupported> {
         }
         let len = index.paths.len() - start;
         previous = (start, len);
-        let mut id = [0; OID_SIZE];
-        id.copy_from_slice(&fixed[40..40 + OID_SIZE]);
         index.entries.push(Entry {
             start: u32::try_from(start).map_err(|_| Unsupported)?,
             len: u32::try_from(len).map_err(|_| Unsupported)?,
             mode: word(6),
             stage: u8::try_from((flags & FLAG_STAGE) >> 12).map_err(|_| Unsupported)?,
-            stat: Stat {
-                ctime: (word(0), word(1)),
-                mtime: (word(2), word(3)),
-                dev: word(4),
-                ino: word(5),
-                uid: word(7),
-                gid: word(8),
-                size: word(9),
-            },
-            id,
         });
     }
     // Extensions, then the checksum.
@@ -478,5 +427,128 @@ impl<'a> Reader<'a> {
                 .ok_or(Unsupported)?;
         }
         Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An index with awkward names, a conflict stage and a gitlink, written by libgit2 at
+    /// `version`.
+    fn written(version: u32) -> (tempfile::TempDir, git2::Repository) {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let repo = git2::Repository::init(dir.path()).expect("init");
+        let blob = repo.blob(b"content").expect("blob");
+        let mut index = repo.index().expect("index");
+        let names: [&[u8]; 7] = [
+            b"a-b",
+            b"a/x",
+            b"a/y/z",
+            b"b",
+            "中文/笔记.txt".as_bytes(),
+            b"with space/and\nnewline",
+            b"zz/a-very-long-directory-name-that-shares-its-prefix/file",
+        ];
+        for (n, name) in names.iter().enumerate() {
+            index
+                .add(&git2::IndexEntry {
+                    ctime: git2::IndexTime::new(0, 0),
+                    mtime: git2::IndexTime::new(0, 0),
+                    dev: 0,
+                    ino: 0,
+                    mode: if n == 6 { MODE_GITLINK } else { 0o100_644 },
+                    uid: 0,
+                    gid: 0,
+                    file_size: 7,
+                    id: blob,
+                    flags: if n == 3 { 2 << 12 } else { 0 },
+                    flags_extended: 0,
+                    path: name.to_vec(),
+                })
+                .expect("add");
+        }
+        index.set_version(version).expect("version");
+        index.write().expect("write");
+        drop(index);
+        (dir, repo)
+    }
+
+    fn paths(index: &IndexFile) -> Vec<Vec<u8>> {
+        index
+            .entries()
+            .iter()
+            .map(|e| index.path(e).to_vec())
+            .collect()
+    }
+
+    #[test]
+    fn every_version_reads_like_libgit2() {
+        for version in [2, 3, 4] {
+            let (_dir, repo) = written(version);
+            let ours = IndexFile::read(&repo.path().join("index"))
+                .expect("readable")
+                .expect("a format this parser reads");
+            let mut theirs = repo.index().expect("index");
+            theirs.read(true).expect("read");
+            let expected: Vec<Vec<u8>> = theirs.iter().map(|e| e.path).collect();
+            assert_eq!(paths(&ours), expected, "version {version}");
+            assert_eq!(paths(&IndexFile::from_libgit2(&theirs)), expected);
+            assert!(ours.has_gitlink());
+            assert_eq!(ours.entries()[3].stage, 2, "version {version}");
+        }
+    }
+
+    #[test]
+    fn spans_and_cursors_find_directories_and_names() {
+        let (_dir, repo) = written(4);
+        let index = IndexFile::load(&repo).expect("load");
+        let a = index.below(index.all(), b"a");
+        assert_eq!(a.end - a.start, 2);
+        assert!(index.contains(a, b"a/y/z"));
+        assert!(!index.contains(a, b"a-b"));
+        let y = index.below(a, b"a/y");
+        assert_eq!(y.end - y.start, 1);
+        assert!(index.below(index.all(), b"nothing").is_empty());
+        let mut cursor = index.cursor(index.all());
+        assert!(index.seek(&mut cursor, b"a-b"));
+        assert!(!index.seek_below(&mut cursor, b"a").is_empty());
+        assert!(index.seek(&mut cursor, b"b"));
+        assert!(!index.seek(&mut cursor, b"c"));
+        let directories = index.directory_set();
+        assert!(directories.contains(b"a/y".as_slice()));
+        assert!(!directories.contains(b"a/y/z".as_slice()));
+        assert!(
+            index
+                .path_set()
+                .contains(b"with space/and\nnewline".as_slice())
+        );
+    }
+
+    #[test]
+    fn a_missing_index_is_empty_and_other_formats_are_left_to_libgit2() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let missing = IndexFile::read(&dir.path().join("index")).expect("readable");
+        assert!(missing.is_some_and(|index| index.is_empty()));
+        for garbage in [
+            &b"DIRC"[..],
+            b"DIRC\0\0\0\x05\0\0\0\0",
+            b"not an index at all",
+        ] {
+            let path = dir.path().join("garbage");
+            fs_err::write(&path, garbage).expect("write");
+            assert!(IndexFile::read(&path).expect("readable").is_none());
+        }
+        // A split index (a lower-case `link` extension) is left to libgit2 too.
+        let (_repo_dir, repo) = written(2);
+        let mut data = fs_err::read(repo.path().join("index")).expect("read");
+        let checksum = data.split_off(data.len() - OID_SIZE);
+        data.extend_from_slice(b"link");
+        data.extend_from_slice(&u32::try_from(OID_SIZE).expect("small").to_be_bytes());
+        data.extend_from_slice(&[0; OID_SIZE]);
+        data.extend_from_slice(&checksum);
+        let path = dir.path().join("split");
+        fs_err::write(&path, &data).expect("write");
+        assert!(IndexFile::read(&path).expect("readable").is_none());
     }
 }

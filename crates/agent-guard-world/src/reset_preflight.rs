@@ -125,7 +125,10 @@ fn analyse(
         (found, None)
     } else {
         let tree_paths = TreePaths::of(&repo.repo, &target_tree, repo.ignorecase)?;
-        (status_collisions(repo, workspace, &tree_paths)?, Some(tree_paths))
+        (
+            status_collisions(repo, workspace, &tree_paths)?,
+            Some(tree_paths),
+        )
     };
 
     // The quarantine, in both spellings: a reset must not write into (or replace) the storage,

@@ -24,7 +24,7 @@ use std::path::Path;
 use agent_guard_git::{IndexFile, IndexSpan};
 use git2::{ObjectType, Repository, Tree};
 
-use crate::reset_preflight::{GITLINK_MODE, Stop, SUBMODULES, UNREADABLE};
+use crate::reset_preflight::{GITLINK_MODE, SUBMODULES, Stop, UNREADABLE};
 
 /// The most entries [`has_content`] examines before it assumes the directory holds some.
 const MAX_WALK: usize = 100_000;
