@@ -14,8 +14,6 @@
 //! refuse to ignore, an unknown version, and anything malformed. A missing index is an
 //! empty one, as for git.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
 /// The size of an object id in a SHA-1 repository.
@@ -185,6 +183,17 @@ impl IndexFile {
         span
     }
 
+    /// Returns `true` if an entry inside `within` with exactly the path `path` is a
+    /// submodule (a gitlink).
+    pub(crate) fn is_gitlink(&self, within: IndexSpan, path: &[u8]) -> bool {
+        let entries = &self.entries[within.start..within.end];
+        let at = entries.partition_point(|e| self.path(e) < path);
+        entries[at..]
+            .iter()
+            .take_while(|e| self.path(e) == path)
+            .any(|e| e.mode == MODE_GITLINK)
+    }
+
     /// Returns `true` if some entry is a submodule (a gitlink).
     pub fn has_gitlink(&self) -> bool {
         self.entries.iter().any(|e| e.mode == MODE_GITLINK)
@@ -201,6 +210,7 @@ impl IndexFile {
     }
 
     /// Every entry, in order.
+    #[cfg(test)]
     pub(crate) fn entries(&self) -> &[Entry] {
         &self.entries
     }
@@ -208,41 +218,6 @@ impl IndexFile {
     /// The path of `entry` (repository-relative, `/`-separated).
     pub(crate) fn path(&self, entry: &Entry) -> &[u8] {
         &self.paths[entry.start as usize..(entry.start + entry.len) as usize]
-    }
-
-    /// The paths of every entry (any stage) as a set.
-    pub(crate) fn path_set(&self) -> PathSet<'_> {
-        let mut set =
-            PathSet::with_capacity_and_hasher(self.entries.len(), BuildHasherDefault::default());
-        set.extend(self.entries.iter().map(|entry| self.path(entry)));
-        set
-    }
-
-    /// Every proper leading directory of an entry (no trailing `/`), as a set.
-    pub(crate) fn directory_set(&self) -> PathSet<'_> {
-        let mut set = PathSet::default();
-        let mut previous: &[u8] = b"";
-        for entry in &self.entries {
-            let path = self.path(entry);
-            // Entries are sorted: only directories beyond the part shared with the previous
-            // path can be new.
-            let shared = path
-                .iter()
-                .zip(previous)
-                .take_while(|(a, b)| a == b)
-                .count();
-            let from = path[..shared]
-                .iter()
-                .rposition(|b| *b == b'/')
-                .map_or(0, |i| i + 1);
-            for (position, byte) in path.iter().enumerate().skip(from) {
-                if *byte == b'/' {
-                    set.insert(&path[..position]);
-                }
-            }
-            previous = path;
-        }
-        set
     }
 }
 
@@ -254,6 +229,9 @@ pub struct IndexSpan {
 }
 
 impl IndexSpan {
+    /// A span of no entry.
+    pub const EMPTY: IndexSpan = IndexSpan { start: 0, end: 0 };
+
     /// Returns `true` if the span holds no entry.
     pub fn is_empty(self) -> bool {
         self.start == self.end
@@ -265,39 +243,6 @@ impl IndexSpan {
 pub struct IndexCursor {
     at: usize,
     end: usize,
-}
-
-/// A set of paths borrowed from an [`IndexFile`].
-pub(crate) type PathSet<'a> = HashSet<&'a [u8], BuildHasherDefault<FastHash>>;
-
-/// FNV-1a over 8-byte words: paths are short and trusted (they come from the index), so a
-/// DoS-resistant hash buys nothing and costs a third of a lookup.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct FastHash(u64);
-
-impl Hasher for FastHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            let value = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            hash = (hash ^ value)
-                .wrapping_mul(0x0000_0100_0000_01b3)
-                .rotate_left(23);
-        }
-        for byte in words.remainder() {
-            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        self.0 = hash;
-    }
 }
 
 fn parse(data: &[u8]) -> Result<IndexFile, Unsupported> {
@@ -515,14 +460,13 @@ mod tests {
         assert!(!index.seek_below(&mut cursor, b"a").is_empty());
         assert!(index.seek(&mut cursor, b"b"));
         assert!(!index.seek(&mut cursor, b"c"));
-        let directories = index.directory_set();
-        assert!(directories.contains(b"a/y".as_slice()));
-        assert!(!directories.contains(b"a/y/z".as_slice()));
-        assert!(
-            index
-                .path_set()
-                .contains(b"with space/and\nnewline".as_slice())
-        );
+        assert!(index.contains(index.all(), b"with space/and\nnewline"));
+        let zz = index.below(index.all(), b"zz");
+        assert!(index.is_gitlink(
+            zz,
+            b"zz/a-very-long-directory-name-that-shares-its-prefix/file"
+        ));
+        assert!(!index.is_gitlink(index.all(), b"b"));
     }
 
     #[test]
