@@ -188,7 +188,7 @@ impl<'a> Walk<'a> {
                 span,
             )?;
             if treatment != Treatment::Recurse {
-                self.add_result(treatment, path);
+                self.add_result(treatment, &path);
                 return Ok(None);
             }
             excluded = component_excluded;
@@ -223,8 +223,12 @@ impl<'a> Walk<'a> {
             children.push((entry.file_name(), kind));
         }
         let mut state = Treatment::None;
+        // One buffer for every child's path: a directory of 100,000 files costs no
+        // allocation per file (results are copied out, and they are few).
+        let mut path = Vec::with_capacity(base.len() + 64);
         for (name, kind) in children {
-            let mut path = base.to_vec();
+            path.clear();
+            path.extend_from_slice(base);
             path.extend_from_slice(name.as_bytes());
             let (treatment, excluded, below) =
                 self.treat_path(&mut path, name.as_bytes(), kind, base_excluded, span)?;
@@ -232,7 +236,7 @@ impl<'a> Walk<'a> {
             if treatment == Treatment::Recurse {
                 state = state.max(self.read_directory(&path, excluded, below)?);
             }
-            self.add_result(treatment, path);
+            self.add_result(treatment, &path);
         }
         Ok(state)
     }
@@ -252,7 +256,7 @@ impl<'a> Walk<'a> {
         if name == b".git" || self.pathspec.simplify_away(path) {
             return Ok((Treatment::None, false, nothing));
         }
-        if kind != Kind::Directory && self.index.contains(span, path) {
+        if kind != Kind::Directory && self.index.contains_in(span, path.len() - name.len(), path) {
             return Ok((Treatment::None, false, nothing));
         }
         let excluded = self.flags.excludes
@@ -328,20 +332,20 @@ impl<'a> Walk<'a> {
     }
 
     /// Git's `add_path_to_appropriate_result_list`.
-    fn add_result(&mut self, treatment: Treatment, path: Vec<u8>) {
+    fn add_result(&mut self, treatment: Treatment, path: &[u8]) {
         match treatment {
             Treatment::Excluded if self.flags.show_ignored => self.add_entry(path),
-            Treatment::Excluded if self.flags.show_ignored_too && self.tracked.is_other(&path) => {
-                self.ignored.push(path);
+            Treatment::Excluded if self.flags.show_ignored_too && self.tracked.is_other(path) => {
+                self.ignored.push(path.to_vec());
             }
             Treatment::Untracked if !self.flags.show_ignored => self.add_entry(path),
             _ => {}
         }
     }
 
-    fn add_entry(&mut self, path: Vec<u8>) {
-        if !self.index.contains(self.index.all(), &path) {
-            self.entries.push(path);
+    fn add_entry(&mut self, path: &[u8]) {
+        if !self.index.contains(self.index.all(), path) {
+            self.entries.push(path.to_vec());
         }
     }
 
