@@ -15,6 +15,7 @@
 //! empty one, as for git.
 
 use std::cmp::Ordering;
+use std::io::Read;
 use std::path::Path;
 
 /// The size of an object id in a SHA-1 repository.
@@ -52,9 +53,6 @@ pub struct IndexFile {
     entries: Vec<Entry>,
 }
 
-/// Why parsing stopped: the caller falls back to libgit2, which reports the details.
-struct Unsupported;
-
 impl IndexFile {
     /// Reads the index at `path` (`<git dir>/index`); `Ok(None)` for a format this parser
     /// leaves to libgit2 (split or sparse index, unknown extensions or versions, anything
@@ -63,14 +61,19 @@ impl IndexFile {
     /// # Errors
     /// The file exists but cannot be read.
     pub fn read(path: &Path) -> std::io::Result<Option<IndexFile>> {
-        let data = match fs_err::read(path) {
-            Ok(data) => data,
+        let file = match fs_err::File::open(path) {
+            Ok(file) => file,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Some(IndexFile::default()));
             }
             Err(error) => return Err(error),
         };
-        Ok(parse(&data).ok())
+        let total = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+        match parse(file, total) {
+            Ok(index) => Ok(Some(index)),
+            Err(Stop::Unsupported) => Ok(None),
+            Err(Stop::Io(error)) => Err(error),
+        }
     }
 
     /// Reads the index of `repo`: with this parser when it can, else through libgit2 (which
@@ -269,41 +272,56 @@ pub struct IndexCursor {
     end: usize,
 }
 
-fn parse(data: &[u8]) -> Result<IndexFile, Unsupported> {
-    let mut reader = Reader { data, at: 0 };
+/// Why parsing stopped.
+enum Stop {
+    /// A format this parser leaves to libgit2 (which then reports the details).
+    Unsupported,
+    /// The file could not be read.
+    Io(std::io::Error),
+}
+
+/// The size of the read buffer: the index is parsed as it is read, so a 100,000-entry index
+/// (9 MB) costs no 9 MB allocation (and its page faults and `munmap`), only this.
+const BUFFER: usize = 128 * 1024;
+/// The longest name accepted (git's own limit is far below).
+const MAX_NAME: usize = 1 << 20;
+
+/// Parses `total` bytes of index from `source`.
+fn parse(source: impl Read, total: usize) -> Result<IndexFile, Stop> {
+    let mut reader = Reader {
+        source,
+        buffer: vec![0; BUFFER.min(total.max(64))],
+        start: 0,
+        end: 0,
+        at: 0,
+    };
     if reader.take(4)? != b"DIRC" {
-        return Err(Unsupported);
+        return Err(Stop::Unsupported);
     }
     let version = reader.u32()?;
     if !(2..=4).contains(&version) {
-        return Err(Unsupported);
+        return Err(Stop::Unsupported);
     }
     let count = reader.u32()? as usize;
     // Every entry takes at least its fixed part and a NUL: a bogus count cannot make us
     // reserve more than the file could hold.
-    if count > data.len() / (ENTRY_FIXED + 1) {
-        return Err(Unsupported);
+    if count > total / (ENTRY_FIXED + 1) {
+        return Err(Stop::Unsupported);
     }
     let mut index = IndexFile {
-        paths: Vec::with_capacity(data.len() / 3),
+        paths: Vec::with_capacity(total / 3),
         entries: Vec::with_capacity(count),
     };
     let mut previous: (usize, usize) = (0, 0);
     for _ in 0..count {
         let entry_start = reader.at;
-        let fixed = reader.take(ENTRY_FIXED)?;
-        let word = |i: usize| {
-            u32::from_be_bytes([
-                fixed[i * 4],
-                fixed[i * 4 + 1],
-                fixed[i * 4 + 2],
-                fixed[i * 4 + 3],
-            ])
-        };
+        let mut fixed = [0; ENTRY_FIXED];
+        fixed.copy_from_slice(reader.take(ENTRY_FIXED)?);
+        let mode = u32::from_be_bytes([fixed[24], fixed[25], fixed[26], fixed[27]]);
         let flags = u16::from_be_bytes([fixed[ENTRY_FIXED - 2], fixed[ENTRY_FIXED - 1]]);
         if flags & FLAG_EXTENDED != 0 {
             if version < 3 {
-                return Err(Unsupported);
+                return Err(Stop::Unsupported);
             }
             reader.take(2)?;
         }
@@ -312,7 +330,7 @@ fn parse(data: &[u8]) -> Result<IndexFile, Unsupported> {
             let strip = reader.varint()?;
             let (previous_start, previous_len) = previous;
             if strip > previous_len {
-                return Err(Unsupported);
+                return Err(Stop::Unsupported);
             }
             index
                 .paths
@@ -322,7 +340,7 @@ fn parse(data: &[u8]) -> Result<IndexFile, Unsupported> {
         } else {
             let name = reader.until_nul()?;
             if usize::from(flags & FLAG_NAME) != name.len().min(usize::from(FLAG_NAME)) {
-                return Err(Unsupported);
+                return Err(Stop::Unsupported);
             }
             index.paths.extend_from_slice(name);
             // Entries are padded with NULs to a multiple of 8 bytes (the name's NUL counts).
@@ -333,58 +351,110 @@ fn parse(data: &[u8]) -> Result<IndexFile, Unsupported> {
         let len = index.paths.len() - start;
         previous = (start, len);
         index.entries.push(Entry {
-            start: u32::try_from(start).map_err(|_| Unsupported)?,
-            len: u32::try_from(len).map_err(|_| Unsupported)?,
-            mode: word(6),
-            stage: u8::try_from((flags & FLAG_STAGE) >> 12).map_err(|_| Unsupported)?,
+            start: u32::try_from(start).map_err(|_| Stop::Unsupported)?,
+            len: u32::try_from(len).map_err(|_| Stop::Unsupported)?,
+            mode,
+            stage: u8::try_from((flags & FLAG_STAGE) >> 12).map_err(|_| Stop::Unsupported)?,
         });
     }
     // Extensions, then the checksum.
-    while data.len() - reader.at > OID_SIZE {
-        let signature = reader.take(4)?;
+    let left = |reader: &Reader<_>| total.checked_sub(reader.at).ok_or(Stop::Unsupported);
+    while left(&reader)? > OID_SIZE {
+        let signature = reader.take(4)?[0];
         let size = reader.u32()? as usize;
-        reader.take(size)?;
+        reader.skip(size)?;
         // Lower-case extensions must be understood (git's rule); `link` and `sdir` are
         // the split and sparse index, which change what the entries mean.
-        if !signature[0].is_ascii_uppercase() {
-            return Err(Unsupported);
+        if !signature.is_ascii_uppercase() {
+            return Err(Stop::Unsupported);
         }
     }
-    if data.len() - reader.at != OID_SIZE {
-        return Err(Unsupported);
+    if left(&reader)? != OID_SIZE {
+        return Err(Stop::Unsupported);
     }
     Ok(index)
 }
 
-/// A cursor over the file's bytes.
-struct Reader<'a> {
-    data: &'a [u8],
+/// A cursor over the file's bytes, read a buffer at a time.
+struct Reader<R> {
+    source: R,
+    buffer: Vec<u8>,
+    /// The unconsumed bytes are `buffer[start..end]`.
+    start: usize,
+    end: usize,
+    /// Bytes consumed from the start of the file.
     at: usize,
 }
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Unsupported> {
-        let end = self.at.checked_add(n).ok_or(Unsupported)?;
-        let bytes = self.data.get(self.at..end).ok_or(Unsupported)?;
-        self.at = end;
-        Ok(bytes)
+impl<R: Read> Reader<R> {
+    /// Makes at least `n` unconsumed bytes available; the end of the file is malformed.
+    fn fill(&mut self, n: usize) -> Result<(), Stop> {
+        if self.end - self.start >= n {
+            return Ok(());
+        }
+        self.buffer.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        if self.buffer.len() < n {
+            self.buffer.resize(n.max(self.buffer.len() * 2), 0);
+        }
+        while self.end < n {
+            let read = match self.source.read(&mut self.buffer[self.end..]) {
+                Ok(0) => return Err(Stop::Unsupported),
+                Ok(read) => read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(Stop::Io(error)),
+            };
+            self.end += read;
+        }
+        Ok(())
     }
 
-    fn u32(&mut self) -> Result<u32, Unsupported> {
+    fn take(&mut self, n: usize) -> Result<&[u8], Stop> {
+        self.fill(n)?;
+        let start = self.start;
+        self.start += n;
+        self.at += n;
+        Ok(&self.buffer[start..start + n])
+    }
+
+    /// Consumes `n` bytes without keeping them.
+    fn skip(&mut self, mut n: usize) -> Result<(), Stop> {
+        while n > 0 {
+            let part = n.min(BUFFER);
+            self.take(part)?;
+            n -= part;
+        }
+        Ok(())
+    }
+
+    fn u32(&mut self) -> Result<u32, Stop> {
         let bytes = self.take(4)?;
         Ok(u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 
     /// The NUL-terminated bytes at the cursor (the NUL consumed).
-    fn until_nul(&mut self) -> Result<&'a [u8], Unsupported> {
-        let rest = self.data.get(self.at..).ok_or(Unsupported)?;
-        let end = rest.iter().position(|b| *b == 0).ok_or(Unsupported)?;
-        self.at += end + 1;
-        Ok(&rest[..end])
+    fn until_nul(&mut self) -> Result<&[u8], Stop> {
+        let mut searched = 0;
+        let len = loop {
+            let unconsumed = &self.buffer[self.start + searched..self.end];
+            if let Some(at) = memchr::memchr(0, unconsumed) {
+                break searched + at;
+            }
+            searched = self.end - self.start;
+            if searched > MAX_NAME {
+                return Err(Stop::Unsupported);
+            }
+            self.fill(searched + 1)?;
+        };
+        let start = self.start;
+        self.start += len + 1;
+        self.at += len + 1;
+        Ok(&self.buffer[start..start + len])
     }
 
     /// Git's offset varint (`decode_varint`).
-    fn varint(&mut self) -> Result<usize, Unsupported> {
+    fn varint(&mut self) -> Result<usize, Stop> {
         let mut byte = self.take(1)?[0];
         let mut value = usize::from(byte & 0x7f);
         while byte & 0x80 != 0 {
@@ -393,7 +463,7 @@ impl<'a> Reader<'a> {
                 .checked_add(1)
                 .and_then(|v| v.checked_mul(128))
                 .and_then(|v| v.checked_add(usize::from(byte & 0x7f)))
-                .ok_or(Unsupported)?;
+                .ok_or(Stop::Unsupported)?;
         }
         Ok(value)
     }
@@ -498,6 +568,45 @@ mod tests {
         assert_eq!(compare(b"ab", b"abc"), Ordering::Less);
         assert_eq!(compare(b"b", b"abc"), Ordering::Greater);
         assert_eq!(compare(b"", b""), Ordering::Equal);
+    }
+
+    #[test]
+    fn a_large_index_reads_across_buffers() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let repo = git2::Repository::init(dir.path()).expect("init");
+        let blob = repo.blob(b"content").expect("blob");
+        let mut index = repo.index().expect("index");
+        for n in 0..6_000 {
+            let name = format!("dir{:02}/{}/file-{n:05}.txt", n % 37, "x".repeat(n % 90));
+            index
+                .add_frombuffer(
+                    &git2::IndexEntry {
+                        ctime: git2::IndexTime::new(0, 0),
+                        mtime: git2::IndexTime::new(0, 0),
+                        dev: 0,
+                        ino: 0,
+                        mode: 0o100_644,
+                        uid: 0,
+                        gid: 0,
+                        file_size: 7,
+                        id: blob,
+                        flags: 0,
+                        flags_extended: 0,
+                        path: name.into_bytes(),
+                    },
+                    b"content",
+                )
+                .expect("add");
+        }
+        for version in [2, 4] {
+            index.set_version(version).expect("version");
+            index.write().expect("write");
+            let path = repo.path().join("index");
+            assert!(fs_err::metadata(&path).expect("index").len() > 2 * BUFFER as u64 / 4);
+            let ours = IndexFile::read(&path).expect("readable").expect("parsed");
+            let expected: Vec<Vec<u8>> = index.iter().map(|e| e.path).collect();
+            assert_eq!(paths(&ours), expected, "version {version}");
+        }
     }
 
     #[test]
