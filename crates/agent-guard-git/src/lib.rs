@@ -37,7 +37,6 @@ mod clean_walk;
 mod diffstat;
 mod error;
 mod expand;
-mod file_stat;
 mod ignore;
 mod index_file;
 mod layout;

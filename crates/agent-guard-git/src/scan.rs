@@ -4,12 +4,12 @@
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
 use git2::{IndexEntry, IndexTime, ObjectType, Odb, Oid, Repository};
 
 use crate::error::GitError;
-use crate::file_stat::{FileStat, Stats};
 
 pub(crate) const MODE_TYPE_MASK: u32 = 0o170_000;
 pub(crate) const MODE_FILE: u32 = 0o100_644;
@@ -73,9 +73,8 @@ pub(crate) fn scan(
             path: root.to_path_buf(),
             source,
         })?;
-        let mut stats = Stats::new(root);
         part.iter()
-            .map(|entry| look(root, &mut stats, &odb, entry, settings))
+            .map(|entry| look(root, &odb, entry, settings))
             .collect()
     };
     if threads == 1 || entries.len() < PARALLEL_THRESHOLD {
@@ -102,7 +101,6 @@ pub(crate) fn scan(
 /// Looks at one entry.
 fn look(
     root: &Path,
-    stats: &mut Stats<'_>,
     odb: &Odb<'_>,
     entry: &IndexEntry,
     settings: Settings,
@@ -113,7 +111,7 @@ fn look(
         path: path.clone(),
         source,
     };
-    let metadata = match stats.lstat(&entry.path) {
+    let metadata = match fs_err::symlink_metadata(&path) {
         Ok(metadata) => metadata,
         Err(error)
             if matches!(
@@ -132,7 +130,7 @@ fn look(
         return Ok(Seen::Unchanged);
     }
     let mode = worktree_mode(&metadata, entry.mode, settings);
-    let symlink = metadata.is_symlink();
+    let symlink = metadata.file_type().is_symlink();
     if !symlink && !settings.plain {
         return Ok(Seen::Changed { mode, id: None });
     }
@@ -170,7 +168,7 @@ pub(crate) fn read_content(path: &Path, symlink: bool) -> std::io::Result<Vec<u8
     clippy::cast_possible_truncation,
     reason = "the index stores 32-bit stat fields, truncated as git truncates them"
 )]
-fn unchanged(entry: &IndexEntry, metadata: &FileStat, settings: Settings) -> bool {
+fn unchanged(entry: &IndexEntry, metadata: &std::fs::Metadata, settings: Settings) -> bool {
     let same_time = |recorded: IndexTime, seconds: i64, nanoseconds: i64| {
         // Nanoseconds are compared only when git recorded them.
         recorded.seconds() == seconds as i32
@@ -184,18 +182,23 @@ fn unchanged(entry: &IndexEntry, metadata: &FileStat, settings: Settings) -> boo
                 && (entry_nanoseconds == 0 || entry_nanoseconds >= nanoseconds))
     });
     !racy
-        && same_time(entry.mtime, metadata.mtime.0, metadata.mtime.1)
-        && same_time(entry.ctime, metadata.ctime.0, metadata.ctime.1)
-        && entry.file_size == metadata.size as u32
-        && entry.ino == metadata.ino as u32
-        && entry.uid == metadata.uid
-        && entry.gid == metadata.gid
+        && same_time(entry.mtime, metadata.mtime(), metadata.mtime_nsec())
+        && same_time(entry.ctime, metadata.ctime(), metadata.ctime_nsec())
+        && entry.file_size == metadata.len() as u32
+        && entry.ino == metadata.ino() as u32
+        && entry.uid == metadata.uid()
+        && entry.gid == metadata.gid()
         && worktree_mode(metadata, entry.mode, settings) == entry.mode
 }
 
 /// The mode git would record for a work-tree file whose index entry has `index_mode`.
-pub(crate) fn worktree_mode(metadata: &FileStat, index_mode: u32, settings: Settings) -> u32 {
-    if metadata.is_symlink() || (!settings.symlinks && index_mode & MODE_TYPE_MASK == MODE_SYMLINK)
+pub(crate) fn worktree_mode(
+    metadata: &std::fs::Metadata,
+    index_mode: u32,
+    settings: Settings,
+) -> u32 {
+    if metadata.file_type().is_symlink()
+        || (!settings.symlinks && index_mode & MODE_TYPE_MASK == MODE_SYMLINK)
     {
         MODE_SYMLINK
     } else if !settings.filemode {
@@ -204,7 +207,7 @@ pub(crate) fn worktree_mode(metadata: &FileStat, index_mode: u32, settings: Sett
         } else {
             MODE_FILE
         }
-    } else if metadata.mode & 0o100 != 0 {
+    } else if metadata.mode() & 0o100 != 0 {
         MODE_EXECUTABLE
     } else {
         MODE_FILE
