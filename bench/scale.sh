@@ -213,17 +213,20 @@ def medians(name):
     if not os.path.exists(os.path.join(d, name + ".json")):
         return []
     with open(os.path.join(d, name + ".json")) as f:
-        return [(r["command"], r["median"] * 1000, r["min"] * 1000, r["max"] * 1000) for r in json.load(f)["results"]]
-print("| path | agent-guard median (min–max) [ms] | floor | floor median [ms] | ratio |")
-print("|---|---:|---|---:|---:|")
+        return [(r["command"], r["median"] * 1000, r["min"] * 1000, r["max"] * 1000,
+                 (r["user"] + r["system"]) * 1000) for r in json.load(f)["results"]]
+# Wall time is what a hook waits for; CPU time (user + system, means) is what survives a
+# busy machine's scheduling noise, so both ratios are printed.
+print("| path | agent-guard median (min–max) [ms] | CPU [ms] | floor | floor median [ms] | floor CPU [ms] | wall ratio | CPU ratio |")
+print("|---|---:|---:|---|---:|---:|---:|---:|")
 for group in ["reset", "clean", "snapshot", "check", "safe-delete-file", "safe-delete-dir"]:
     rows = medians(group)
     if not rows:
         continue
     floor = rows[0]
     for row in rows[1:]:
-        print(f"| {row[0]} | {row[1]:.1f} ({row[2]:.1f}–{row[3]:.1f}) | {floor[0]} | {floor[1]:.1f} | {row[1] / floor[1]:.2f} |")
+        print(f"| {row[0]} | {row[1]:.1f} ({row[2]:.1f}–{row[3]:.1f}) | {row[4]:.1f} | {floor[0]} | {floor[1]:.1f} | {floor[4]:.1f} | {row[1] / floor[1]:.2f} | {row[4] / floor[4]:.2f} |")
 for row in medians("history"):
-    print(f"| {row[0]} | {row[1]:.1f} ({row[2]:.1f}–{row[3]:.1f}) | | | |")
+    print(f"| {row[0]} | {row[1]:.1f} ({row[2]:.1f}–{row[3]:.1f}) | {row[4]:.1f} | | | | | |")
 PY
 fi
