@@ -101,9 +101,15 @@ PY
   for i in $(seq 1 200); do echo "object $i" > "$root/build.pristine/out/f$i.o"; done
   cp -a "$root/build.pristine" "$ws/build"
   modified | while read -r f; do echo "modified" >> "$f"; done
-  # 10,000 earlier transactions in the quarantine, for `status` and `list`.
-  "$ag" check --cwd "$ws" -- 'rm -rf build' >/dev/null
-  python3 - "$ws" <<'PY'
+fi
+# 10,000 earlier transactions, for `status` and `list`, in a workspace of their own: the
+# relocation groups add transactions (each with build/'s 200 files) to the repository's
+# quarantine, which would make the history rows depend on what ran before them.
+hist="$root/history"
+if [ ! -d "$hist/.agent-trash" ]; then
+  git init -q -b main "$hist"
+  "$ag" check --cwd "$hist" -- 'rm -rf build' >/dev/null
+  python3 - "$hist" <<'PY'
 import json, os, sys
 ws = sys.argv[1]
 trash = os.path.join(ws, ".agent-trash")
@@ -119,7 +125,7 @@ with open(os.path.join(trash, "manifest.jsonl"), "a") as manifest:
         manifest.write(json.dumps({"type": "tx-start", "txid": txid, "strategy": "relocate", "meta": {"tool": "safe_delete"}, "workspace": ws, "ts": ts, "schema": 1}) + "\n")
         manifest.write(json.dumps({"type": "relocate", "txid": txid, "origin_path": os.path.join(ws, f"old/f{n}.txt"), "trash_path": os.path.join(d, "f.txt"), "kind": "file", "ts": ts, "schema": 1}) + "\n")
 PY
-  "$ag" status --cwd "$ws" >/dev/null
+  "$ag" status --cwd "$hist" >/dev/null
 fi
 echo "repository: $(git -C "$ws" ls-files | wc -l) tracked, $(git -C "$ws" status --porcelain | grep -c '^ M') modified, $(find "$ws/build" -type f | wc -l) untracked in build/; $(git --version)" >&2
 
@@ -170,8 +176,8 @@ group safe-delete-dir --warmup 3 --runs $((runs * 3)) \
 sh -c "$restore_build"
 
 group history -N --warmup 2 --runs "$runs" \
-  -n 'status (10,000 transactions)' "$ag status --cwd $ws --json" \
-  -n 'list (10,000 transactions)' "$ag list --cwd $ws --json --limit 0"
+  -n 'status (10,000 transactions)' "$ag status --cwd $hist --json" \
+  -n 'list (10,000 transactions)' "$ag list --cwd $hist --json --limit 0"
 
 # Peak RSS of each agent-guard path, one run each (the work is deterministic).
 if selected rss; then
@@ -199,8 +205,8 @@ echo scratch > "$one"
 row 'safe-delete (one file)' "$ag" safe-delete --cwd "$ws" "$one"
 row 'safe-delete (build/)' "$ag" safe-delete --cwd "$ws" build
 sh -c "$restore_build"
-row 'status (10,000 transactions)' "$ag" status --cwd "$ws" --json
-row 'list (10,000 transactions)' "$ag" list --cwd "$ws" --json --limit 0
+row 'status (10,000 transactions)' "$ag" status --cwd "$hist" --json
+row 'list (10,000 transactions)' "$ag" list --cwd "$hist" --json --limit 0
 
 fi
 
