@@ -73,9 +73,11 @@ pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commi
 pub use refs::{Keep, branch_tip, create_kept_refs, drop_private_refs, resolve_keeps, set_branch};
 pub use snapshot::{CLEAN_NOTE, PreparedSnapshot, delete_refs};
 
-/// Makes libgit2 read objects the way git does, without re-hashing each object it
-/// inflates: git verifies object ids only in `fsck`, and on a 100,000-file tree the hashing
-/// (collision-detecting SHA-1) is a tenth of a hard-reset preflight. Objects this crate
+/// Makes libgit2 read objects the way git reads trees for a checkout or a reset, without
+/// re-hashing each object it inflates (zlib's own checksum still catches a corrupt object;
+/// `git fsck` and some of git's object-parsing paths re-hash, `read-tree` and
+/// `unpack-trees` do not). On a 100,000-file tree the hashing (collision-detecting SHA-1)
+/// is a tenth of a hard-reset preflight. Objects this crate
 /// writes are still hashed, and objects it creates are still checked to reference existing
 /// ones. Process-wide and idempotent; every repository open in agent-guard calls it first.
 pub fn configure_libgit2() {
