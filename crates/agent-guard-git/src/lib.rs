@@ -41,6 +41,7 @@ mod ignore;
 mod index_file;
 mod layout;
 mod pathspec;
+mod reflog;
 mod refs;
 mod repo_dir;
 mod scan;
@@ -70,7 +71,10 @@ pub use diffstat::{FileStat, diffstat};
 pub use error::GitError;
 pub use index_file::{IndexCursor, IndexFile, IndexSpan};
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
-pub use refs::{Keep, branch_tip, create_kept_refs, drop_private_refs, resolve_keeps, set_branch};
+pub use refs::{
+    Keep, branch_tip, create_kept_refs, drop_private_refs, kept_ref_name, resolve_keeps,
+    set_branch, set_ref,
+};
 pub use snapshot::{CLEAN_NOTE, PreparedSnapshot, delete_refs};
 
 /// Makes libgit2 read objects the way git reads trees for a checkout or a reset, without
@@ -98,15 +102,23 @@ pub enum Subject {
     Stash,
     /// A branch tip.
     Branch,
+    /// Any other ref (a tag, a note, a remote-tracking ref), by its full name: what it points
+    /// to (an annotated tag object included).
+    Ref,
+    /// A reflog (`HEAD`, `refs/heads/main`): its lines, and one commit that keeps every
+    /// commit they name.
+    Reflog,
 }
 
 impl Subject {
-    /// The stable name: `worktree`, `stash` or `branch`.
+    /// The stable name: `worktree`, `stash`, `branch`, `ref` or `reflog`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Subject::Worktree => "worktree",
             Subject::Stash => "stash",
             Subject::Branch => "branch",
+            Subject::Ref => "ref",
+            Subject::Reflog => "reflog",
         }
     }
 
@@ -117,6 +129,8 @@ impl Subject {
             None | Some("worktree") => Some(Subject::Worktree),
             Some("stash") => Some(Subject::Stash),
             Some("branch") => Some(Subject::Branch),
+            Some("ref") => Some(Subject::Ref),
+            Some("reflog") => Some(Subject::Reflog),
             Some(_) => None,
         }
     }
@@ -144,8 +158,12 @@ pub enum RefSubject {
     StashEntries(Vec<String>),
     /// `git stash clear`: every entry.
     AllStashEntries,
-    /// `git branch -D` or a forced overwrite: branch names (without `refs/heads/`).
+    /// `git branch -D` or a forced overwrite: branch names (without `refs/heads/`). A name
+    /// starting with `refs/` other than `refs/heads/` is a full ref name (`refs/tags/v1`,
+    /// kept as [`Subject::Ref`]).
     Branches(Vec<String>),
+    /// `git reflog expire|delete`: every reflog of the repository.
+    AllReflogs,
 }
 
 /// A kept commit to put back: a work-tree snapshot, a stash entry or a branch tip.
@@ -280,4 +298,12 @@ pub(crate) fn stash_ref(txid: &str, index: usize) -> String {
 /// The ref that keeps branch `name`.
 pub(crate) fn branch_ref(txid: &str, name: &str) -> String {
     format!("{REF_NAMESPACE}branches/{txid}/{name}")
+}
+
+/// The ref that keeps the full ref `name` (`refs/tags/v1` → `…/refs/<txid>/tags/v1`).
+pub(crate) fn other_ref(txid: &str, name: &str) -> String {
+    format!(
+        "{REF_NAMESPACE}refs/{txid}/{}",
+        name.strip_prefix("refs/").unwrap_or(name)
+    )
 }

@@ -9,9 +9,11 @@
 
 mod approve;
 mod argv;
+mod audit;
 mod check;
 mod crash;
 mod dialects;
+mod evidence;
 mod example;
 mod failures;
 mod git;
@@ -21,6 +23,7 @@ mod hooks;
 mod human;
 mod install;
 mod mode;
+mod overwrite;
 mod quarantine;
 mod readme;
 mod roundtrip;
