@@ -21,7 +21,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::Path;
 
-use agent_guard_git::{IndexFile, IndexSpan};
+use agent_guard_git::{IndexCursor, IndexFile, IndexSpan};
 use git2::{ObjectType, Repository, Tree};
 
 use crate::reset_preflight::{GITLINK_MODE, SUBMODULES, Stop, UNREADABLE};
@@ -100,13 +100,13 @@ pub(crate) fn collisions<'r>(
             };
             let next = match (there, subtree) {
                 (Some(Kind::File), subtree) => {
-                    if !index.seek(&mut cursor, &path) {
+                    if !tracked(index, &mut cursor, span, &path) {
                         found.insert(path.clone());
                     }
                     visit(false, span, subtree)
                 }
                 (Some(Kind::Directory), None) => {
-                    let below = index.seek_below(&mut cursor, &path);
+                    let below = tracked_below(index, &mut cursor, span, &path);
                     if below.is_empty() {
                         if has_content(&absolute(workspace, &path))? {
                             found.insert(path.clone());
@@ -117,7 +117,7 @@ pub(crate) fn collisions<'r>(
                     None
                 }
                 (Some(Kind::Directory), Some(subtree)) => {
-                    let below = index.seek_below(&mut cursor, &path);
+                    let below = tracked_below(index, &mut cursor, span, &path);
                     if below.is_empty() && is_repository(&absolute(workspace, &path)) {
                         found.insert(path.clone());
                         visit(false, below, Some(subtree))
@@ -131,6 +131,33 @@ pub(crate) fn collisions<'r>(
         }
     }
     Ok(found)
+}
+
+/// Returns `true` if the index has `path` (inside `span`, its directory's entries).
+///
+/// The cursor makes the common case one comparison, but it follows the tree's order, which
+/// sorts a directory `a` as `a/`: where the index has a file `a` and the tree a directory
+/// (or the other way round), a sibling such as `a-b` moves the cursor past it. A miss is
+/// therefore checked by a search of the directory's entries, so a type change is never
+/// taken for untracked content.
+fn tracked(index: &IndexFile, cursor: &mut IndexCursor, span: IndexSpan, path: &[u8]) -> bool {
+    index.seek(cursor, path) || index.contains(span, path)
+}
+
+/// The index entries below the directory `path` (inside `span`), with the same fallback as
+/// [`tracked`].
+fn tracked_below(
+    index: &IndexFile,
+    cursor: &mut IndexCursor,
+    span: IndexSpan,
+    path: &[u8],
+) -> IndexSpan {
+    let below = index.seek_below(cursor, path);
+    if below.is_empty() {
+        index.below(span, path)
+    } else {
+        below
+    }
 }
 
 /// Every untracked entry with content below `dir`, a directory where the tree has a file:
