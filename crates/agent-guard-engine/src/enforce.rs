@@ -241,7 +241,14 @@ fn message(compensations: &[Applied]) -> Option<String> {
                     } else {
                         String::new()
                     };
-                    format!("moved {} item(s) to the quarantine ({list}{more})", c.moved)
+                    if c.strategy == Strategy::Preserve {
+                        format!(
+                            "kept the current version of {} file(s) in the quarantine ({list}{more})",
+                            c.moved
+                        )
+                    } else {
+                        format!("moved {} item(s) to the quarantine ({list}{more})", c.moved)
+                    }
                 }
             };
             format!(

@@ -73,6 +73,7 @@ mod protect;
 mod reach;
 mod repo;
 mod reset_preflight;
+mod reset_walk;
 mod resolve;
 mod workspace;
 mod world;
