@@ -10,6 +10,7 @@
 mod approval;
 mod check;
 mod demo;
+mod edit;
 mod enforce;
 mod error;
 mod exit;
@@ -31,6 +32,7 @@ pub use agent_guard_session::approval::Approval;
 pub use approval::{ApprovalError, ApprovalReport, approve, find_approval, waiting_approvals};
 pub use check::{CheckRequest, check, check_observing, check_with};
 pub use demo::prepare_demo_workspace;
+pub use edit::{EditRequest, check_edit};
 
 /// The next thing to do after a verdict with `code` (the registry's hint; empty when the
 /// command simply runs).

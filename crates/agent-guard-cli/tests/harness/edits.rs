@@ -1,0 +1,162 @@
+//! Edit tools through the real CLIs (issue 13): the model's file-writing tool calls go
+//! through the installed hook, which keeps what they replace; `agent-guard undo` and
+//! `restore` bring it back.
+
+use std::fs;
+
+use serde_json::{Value, json};
+
+use crate::cli::Harness;
+use crate::scenario::{Scenario, timing};
+
+/// Asserts `cond`, printing the run's full report when it fails.
+macro_rules! ensure {
+    ($run:expr, $cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            panic!("{}\n\n{}", format!($($msg)+), $run.report());
+        }
+    };
+}
+
+/// The transactions `list --json` shows whose `tool` is `tool`.
+fn by_tool(scenario: &Scenario, tool: &str) -> Vec<Value> {
+    scenario
+        .transactions()
+        .into_iter()
+        .filter(|tx| tx["tool"] == tool)
+        .collect()
+}
+
+/// Claude Code: the model `Write`s over a tracked, modified file and `Edit`s an untracked
+/// one (each after a `Read`, as Claude Code requires). The hook keeps both previous
+/// versions; two `agent-guard undo` bring them back byte-exact, keeping the edited ones.
+#[test]
+#[ignore = "needs the pinned harness CLIs (scripts/install-harnesses.sh) and unshare --net"]
+fn claude_code_write_and_edit_are_kept_and_undone() {
+    let Some(scenario) = Scenario::new(Harness::ClaudeCode) else {
+        return;
+    };
+    scenario.wrap_guard();
+    let ws = scenario.ws().to_path_buf();
+    let main = ws.join("src/main.rs");
+    let notes = ws.join("notes.txt");
+    // Tracked and modified: the local change exists nowhere but in the work tree.
+    fs::write(&main, "fn main() { /* a local change, never committed */ }\n").unwrap();
+    let (main_before, notes_before) = (fs::read(&main).unwrap(), fs::read(&notes).unwrap());
+    let written = "fn main() { println!(\"rewritten by the agent\"); }\n";
+    let calls = json!([
+        {"name": "Read", "input": {"file_path": main}},
+        {"name": "Write", "input": {"file_path": main, "content": written}},
+        {"name": "Read", "input": {"file_path": notes}},
+        {"name": "Edit", "input": {"file_path": notes, "old_string": "notes", "new_string": "edited notes"}},
+    ]);
+    let run = scenario.run_script(&calls, &[]);
+    timing(&run, "Write + Edit");
+    ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
+    let results = run.all_tool_results();
+    ensure!(run, results.len() == 4, "expected four tool results, got {results:?}");
+    ensure!(
+        run,
+        results.iter().all(|(_, _, is_error)| !is_error),
+        "a tool call failed: {results:?}"
+    );
+    ensure!(run, fs::read(&main).unwrap() == written.as_bytes(), "Write did not run");
+    ensure!(
+        run,
+        fs::read(&notes).unwrap() == b"edited notes\n",
+        "Edit did not run"
+    );
+    let calls = scenario.hook_calls();
+    ensure!(
+        run,
+        calls.len() == 2,
+        "the hook runs for Write and Edit only (not Read): {} calls",
+        calls.len()
+    );
+    let (write_tx, edit_tx) = (
+        by_tool(&scenario, "claude-code Write"),
+        by_tool(&scenario, "claude-code Edit"),
+    );
+    ensure!(
+        run,
+        write_tx.len() == 1 && edit_tx.len() == 1,
+        "one transaction per edit: {:?}",
+        scenario.transactions()
+    );
+    ensure!(run, write_tx[0]["what"] == "src/main.rs", "{write_tx:?}");
+    ensure!(run, edit_tx[0]["what"] == "notes.txt", "{edit_tx:?}");
+    let txid = edit_tx[0]["txid"].as_str().unwrap();
+    ensure!(
+        run,
+        run.any_context_mentions(txid),
+        "the hook's context naming {txid} did not reach the model"
+    );
+
+    for _ in 0..2 {
+        let undone = scenario.guard(&["undo"]);
+        ensure!(run, undone.status.success(), "agent-guard undo failed: {undone:?}");
+    }
+    ensure!(run, fs::read(&main).unwrap() == main_before, "src/main.rs is not back");
+    ensure!(run, fs::read(&notes).unwrap() == notes_before, "notes.txt is not back");
+    // What the undo replaced is kept: redo brings the edit back.
+    let redone = scenario.guard(&["redo"]);
+    ensure!(run, redone.status.success(), "agent-guard redo failed: {redone:?}");
+    ensure!(
+        run,
+        fs::read(&notes).unwrap() == b"edited notes\n",
+        "redo did not bring the edit back"
+    );
+}
+
+/// Codex: one `apply_patch` that updates one file and deletes another is allowed (no longer
+/// `ASK_PATCH_DELETE`); `agent-guard restore` brings both back.
+#[test]
+#[ignore = "needs the pinned harness CLIs (scripts/install-harnesses.sh) and unshare --net"]
+fn codex_apply_patch_update_and_delete_are_restorable() {
+    let Some(scenario) = Scenario::new(Harness::Codex) else {
+        return;
+    };
+    // A model whose tool set has `apply_patch` (the mock's `mock-model` gets none).
+    let config = scenario.dirs().codex_home().join("config.toml");
+    let text = fs::read_to_string(&config).unwrap();
+    fs::write(&config, text.replacen("model = \"mock-model\"", "model = \"gpt-5.5\"", 1)).unwrap();
+    scenario.wrap_guard();
+    let ws = scenario.ws().to_path_buf();
+    let (main_before, notes_before) = (
+        fs::read(ws.join("src/main.rs")).unwrap(),
+        fs::read(ws.join("notes.txt")).unwrap(),
+    );
+    let patch = "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-fn main() {}\n\
+                 +fn main() { println!(\"patched\"); }\n*** Delete File: notes.txt\n*** End Patch\n";
+    let calls = json!([{"name": "apply_patch", "type": "custom", "input": patch}]);
+    let run = scenario.run_script(&calls, &[]);
+    timing(&run, "apply_patch");
+    ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
+    let hook_calls = scenario.hook_calls();
+    ensure!(run, hook_calls.len() == 1, "the hook ran {} times", hook_calls.len());
+    let payload: Value = serde_json::from_str(&hook_calls[0]["stdin"]).unwrap_or(Value::Null);
+    ensure!(
+        run,
+        payload["tool_name"] == "apply_patch",
+        "the hook's payload is not an apply_patch call: {payload}"
+    );
+    ensure!(
+        run,
+        hook_calls[0].get("rc").map(|rc| rc.trim()) == Some("0"),
+        "the hook did not allow the patch"
+    );
+    ensure!(run, !ws.join("notes.txt").exists(), "the patch did not delete notes.txt");
+    ensure!(
+        run,
+        fs::read_to_string(ws.join("src/main.rs")).unwrap().contains("patched"),
+        "the patch did not update src/main.rs"
+    );
+    let transactions = by_tool(&scenario, "codex apply_patch");
+    ensure!(run, transactions.len() == 1, "{:?}", scenario.transactions());
+    ensure!(run, transactions[0]["items"] == 2, "{transactions:?}");
+    let txid = transactions[0]["txid"].as_str().unwrap();
+    let restored = scenario.guard(&["restore", txid]);
+    ensure!(run, restored.status.success(), "restore {txid}: {restored:?}");
+    ensure!(run, fs::read(ws.join("src/main.rs")).unwrap() == main_before, "src/main.rs");
+    ensure!(run, fs::read(ws.join("notes.txt")).unwrap() == notes_before, "notes.txt");
+}
