@@ -142,6 +142,8 @@ struct Found {
     /// For a hook file of its own (Cline, `OpenCode`): whether it is exactly what install
     /// writes.
     pristine: Option<bool>,
+    /// The command is exactly what install writes (else it only runs an agent-guard program).
+    exact: bool,
 }
 
 fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
@@ -159,6 +161,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
                 handler: Json::Null,
                 matcher: None,
                 pristine: Some(script::is_pristine(harness, &bytes)),
+                exact: true,
             })
             .into_iter()
             .collect());
@@ -171,9 +174,15 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
         Some(Json::Array(groups)) => groups.clone(),
         _ => Vec::new(),
     };
-    Ok(entry::find(&doc, layout, harness)
+    let exact = entry::find(&doc, layout, harness)
         .into_iter()
-        .map(|(placement, handler)| Found {
+        .map(|found| (found, true));
+    let lookalikes = entry::find_lookalikes(&doc, layout, harness)
+        .into_iter()
+        .map(|found| (found, false));
+    Ok(exact
+        .chain(lookalikes)
+        .map(|((placement, handler), exact)| Found {
             command: handler
                 .get(layout.command_key)
                 .and_then(Json::as_str)
@@ -187,6 +196,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
             placement,
             handler,
             pristine: None,
+            exact,
         })
         .collect())
 }
@@ -201,6 +211,32 @@ fn check(
     let reinstall = format!(
         "run `agent-guard install {harness} --{scope}` with the agent-guard binary you want the hook to run"
     );
+    if !found.exact {
+        // A mistyped option makes the hook judge nothing, or refuse every call; a wrapper
+        // may swallow the verdict. Only what install writes is known to work.
+        let expected = shell::program(&found.command).map_or_else(
+            || format!("'agent-guard' check --enforce --harness {harness}"),
+            |program| shell::hook_command(Path::new(&program), harness),
+        );
+        return HookStatus {
+            harness,
+            scope,
+            path: path.to_path_buf(),
+            command: found.command.clone(),
+            checks: vec![Check::fail(
+                "command",
+                format!(
+                    "the hook runs `{}`, not what install writes (`{expected}`)",
+                    found.command
+                ),
+                format!(
+                    "in `{}`, change the hook's command to `{expected}` (or remove that entry and \
+                     run `agent-guard install {harness} --{scope}`)",
+                    path.display()
+                ),
+            )],
+        };
+    }
     let mut checks = vec![binary(&found.command, &reinstall)];
     if let Some(check) = fail_closed(harness, &found.handler) {
         checks.push(check);

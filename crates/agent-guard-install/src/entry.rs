@@ -156,6 +156,22 @@ pub(crate) struct Removed {
 
 /// Finds agent-guard's handlers for `harness`, in document order.
 pub(crate) fn find(doc: &Json, layout: Layout, harness: Harness) -> Vec<(Placement, Json)> {
+    find_by(doc, layout, |command| shell::is_ours(command, harness))
+}
+
+/// The handlers whose command runs an `agent-guard…` program but is not what install writes
+/// (a mistyped option, a wrapper): `doctor` fails them.
+pub(crate) fn find_lookalikes(
+    doc: &Json,
+    layout: Layout,
+    harness: Harness,
+) -> Vec<(Placement, Json)> {
+    find_by(doc, layout, |command| {
+        shell::mentions_agent_guard(command) && !shell::is_ours(command, harness)
+    })
+}
+
+fn find_by(doc: &Json, layout: Layout, wanted: impl Fn(&str) -> bool) -> Vec<(Placement, Json)> {
     let Some(Json::Array(items)) = doc.get("hooks").and_then(|h| h.get(layout.event())) else {
         return Vec::new();
     };
@@ -163,7 +179,7 @@ pub(crate) fn find(doc: &Json, layout: Layout, harness: Harness) -> Vec<(Placeme
         handler
             .get(layout.command_key)
             .and_then(Json::as_str)
-            .is_some_and(|command| shell::is_ours(command, harness))
+            .is_some_and(&wanted)
     };
     let mut found = Vec::new();
     for (group, item) in items.iter().enumerate() {

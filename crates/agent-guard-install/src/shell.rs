@@ -38,6 +38,17 @@ pub(crate) fn is_ours(command: &str, harness: Harness) -> bool {
     named_agent_guard && rest == ["check", "--enforce", "--harness", harness.name()]
 }
 
+/// Whether any word of `command` names an `agent-guard…` program (also through a wrapper
+/// such as `sh -c '…'` or `env X=1 agent-guard …`).
+pub(crate) fn mentions_agent_guard(command: &str) -> bool {
+    let words = split(command).unwrap_or_else(|| vec![command.to_owned()]);
+    words.iter().flat_map(|w| w.split_whitespace()).any(|word| {
+        Path::new(word)
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with("agent-guard"))
+    })
+}
+
 /// The program (first word) of a command line, unquoted.
 pub(crate) fn program(command: &str) -> Option<String> {
     split(command)?.into_iter().next()
@@ -74,6 +85,13 @@ mod tests {
             Harness::Codex
         ));
         assert!(!is_ours("'unterminated", Harness::Codex));
+        assert!(mentions_agent_guard(
+            "agent-guard check --enfroce --harness codex"
+        ));
+        assert!(mentions_agent_guard(
+            "sh -c '/opt/agent-guard check --enforce'"
+        ));
+        assert!(!mentions_agent_guard("my-guard check"));
         assert!(is_ours(
             "agent-guard check --enforce --harness codex",
             Harness::Codex

@@ -35,6 +35,7 @@ mod context;
 mod fnmatch;
 mod machine;
 pub mod reasons;
+mod stash_line;
 #[cfg(test)]
 mod testing;
 mod writes;

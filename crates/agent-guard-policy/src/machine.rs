@@ -9,6 +9,7 @@ use crate::reasons::{
     block_undeterminable_effect, block_wildcard, compound_create_delete, compound_cwd_delete,
     relocate_via_clean_enumerate, snapshot_git_refs, snapshot_git_stash,
 };
+use crate::stash_line::Followed;
 
 /// The verdicts on a line: one per op that has one, and the aggregate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,10 +22,39 @@ pub struct Decided {
 
 /// Decides a classified line.
 pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided {
+    let followed = crate::stash_line::follow(ops);
     let mut verdicts: Vec<Verdict> = ops
         .iter()
         .enumerate()
-        .filter_map(|(index, op)| decide_op(op, ctx, world).map(|v| v.for_op(index)))
+        .filter_map(|(index, op)| {
+            let verdict = match &followed[index] {
+                None => decide_op(op, ctx, world),
+                Some(Followed::Targets(targets)) => {
+                    let mut seen = op.clone();
+                    seen.targets.clone_from(targets);
+                    decide_op(&seen, ctx, world)
+                }
+                Some(Followed::DropsCreated) => {
+                    let mut verdict = Verdict::of(ReasonCode::CompoundCreateDelete);
+                    verdict.reasons.push(
+                        "the stash entry it drops is made earlier in the line, so it cannot be \
+                         kept first"
+                            .to_owned(),
+                    );
+                    Some(verdict)
+                }
+                Some(Followed::Nothing) => Some(Verdict::of(ReasonCode::AllowNoop)),
+                Some(Followed::Unplaceable) => {
+                    let mut seen = op.clone();
+                    seen.mark_undeterminable(
+                        "a stash selector that is not a position, in a line that changes the \
+                         stash list",
+                    );
+                    Some(undeterminable(&seen))
+                }
+            };
+            verdict.map(|v| v.for_op(index))
+        })
         .collect();
     // The hard-reset preflight reads git state; run it only when nothing already blocks,
     // and for every reset before any compensation of the line.
@@ -52,7 +82,8 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
 
 /// Decides one op; `None` for an op that has no verdict (kind `other`).
 pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
-    if op.kind == OpKind::Other {
+    // A stash push keeps what it takes; it only matters to the stash ops after it.
+    if matches!(op.kind, OpKind::Other | OpKind::GitStashPush) {
         return None;
     }
     if op.kind == OpKind::Unknown {

@@ -57,8 +57,12 @@ pub enum OpKind {
     GitDiscard,
     /// Destroys remote history (`git push --force`, ref deletion).
     GitPushForce,
-    /// Drops stash entries (`git stash drop`, `git stash clear`).
+    /// Drops stash entries (`git stash drop`, `git stash clear`, and `git stash pop` /
+    /// `git stash branch`, which drop the entry they apply).
     GitStashDrop,
+    /// Pushes a new stash entry (`git stash`, `git stash push|save|store`). Not destructive
+    /// itself, but the stash ops after it in the line see the stack it leaves.
+    GitStashPush,
     /// Deletes a branch regardless of merge state (`git branch -D`).
     GitBranchDelete,
     /// Replaces or truncates the content of existing paths (`>`, `truncate`, `cp` onto,
@@ -87,6 +91,7 @@ impl OpKind {
             OpKind::GitDiscard => "git-discard",
             OpKind::GitPushForce => "git-push-force",
             OpKind::GitStashDrop => "git-stash-drop",
+            OpKind::GitStashPush => "git-stash-push",
             OpKind::GitBranchDelete => "git-branch-delete",
             OpKind::Overwrite => "overwrite",
             OpKind::SideEffectDelete => "side-effect-delete",
@@ -104,6 +109,7 @@ impl OpKind {
                 | OpKind::GitDiscard
                 | OpKind::GitPushForce
                 | OpKind::GitStashDrop
+                | OpKind::GitStashPush
                 | OpKind::GitBranchDelete
         )
     }

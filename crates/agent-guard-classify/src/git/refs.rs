@@ -6,31 +6,44 @@ use agent_guard_types::{OpKind, OpSpec};
 use super::git_op;
 use crate::args::Arg;
 
-/// `git stash drop [-q] [<stash>]` and `git stash clear`.
+/// The stash subcommands that change the stash list: `drop [-q] [<stash>]`, `clear`,
+/// `pop [--index] [-q] [<stash>]` and `branch <name> [<stash>]` (which drop the entry they
+/// apply), and the pushes (`git stash`, `push`, `save`, `store`, or options first), which the
+/// later stash ops of the line must see.
 pub(super) fn stash(args: &[Arg]) -> Option<OpSpec> {
-    let sub = args.first()?.known()?;
+    let Some(first) = args.first() else {
+        return Some(git_op(OpKind::GitStashPush));
+    };
+    let sub = first.known()?;
     let mut op = git_op(OpKind::GitStashDrop);
-    match sub {
-        "drop" => {
-            for arg in &args[1..] {
-                match arg.known() {
-                    Some("-q" | "--quiet") => {}
-                    Some(flag) if flag.starts_with('-') => {
-                        op.mark_undeterminable(format!("unknown git stash drop option {flag}"));
-                    }
-                    _ => op.targets.push(arg.target()),
-                }
-            }
-            if op.targets.iter().any(|t| t.opaque.is_some()) || op.targets.len() > 1 {
-                op.mark_undeterminable("git stash drop target is not one literal entry");
-            }
-            if op.targets.is_empty() {
-                op.targets
-                    .push(agent_guard_types::Target::literal("stash@{0}"));
-            }
+    let (options, entries): (&[&str], &[Arg]) = match sub {
+        "drop" => (&["-q", "--quiet"], &args[1..]),
+        "pop" => (&["-q", "--quiet", "--index"], &args[1..]),
+        // `branch <name> [<stash>]`: the name is not an entry.
+        "branch" => (&[], args.get(2..).unwrap_or_default()),
+        "clear" => {
+            op.note("drops every stash entry");
+            return Some(op);
         }
-        "clear" => op.note("drops every stash entry"),
+        "push" | "save" | "store" => return Some(git_op(OpKind::GitStashPush)),
+        flag if flag.starts_with('-') => return Some(git_op(OpKind::GitStashPush)),
         _ => return None,
+    };
+    for arg in entries {
+        match arg.known() {
+            Some(flag) if options.contains(&flag) => {}
+            Some(flag) if flag.starts_with('-') => {
+                op.mark_undeterminable(format!("unknown git stash {sub} option {flag}"));
+            }
+            _ => op.targets.push(arg.target()),
+        }
+    }
+    if op.targets.iter().any(|t| t.opaque.is_some()) || op.targets.len() > 1 {
+        op.mark_undeterminable(format!("git stash {sub} target is not one literal entry"));
+    }
+    if op.targets.is_empty() {
+        op.targets
+            .push(agent_guard_types::Target::literal("stash@{0}"));
     }
     Some(op)
 }
@@ -111,8 +124,18 @@ mod tests {
             "stash@{2}"
         );
         assert!(git("stash clear").unwrap().targets.is_empty());
-        assert!(git("stash").is_none());
-        assert!(git("stash pop").is_none());
+        assert_eq!(git("stash").unwrap().kind, OpKind::GitStashPush);
+        assert_eq!(git("stash -u").unwrap().kind, OpKind::GitStashPush);
+        assert_eq!(git("stash push -m x").unwrap().kind, OpKind::GitStashPush);
+        let pop = git("stash pop --index stash@{1}").unwrap();
+        assert_eq!(
+            (pop.kind, pop.targets[0].text.as_str()),
+            (OpKind::GitStashDrop, "stash@{1}")
+        );
+        assert_eq!(git("stash branch b").unwrap().targets[0].text, "stash@{0}");
+        assert_eq!(git("stash branch b 2").unwrap().targets[0].text, "2");
+        assert!(git("stash apply").is_none());
+        assert!(git("stash list").is_none());
         assert_eq!(git("branch -D old").unwrap().targets[0].text, "old");
         assert!(git("branch --delete --force old").is_some());
         assert!(git("branch -df old").is_some());

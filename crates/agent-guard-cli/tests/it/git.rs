@@ -244,3 +244,81 @@ fn rm_force_on_a_modified_file() {
         "SNAPSHOT_GIT_STASH",
     );
 }
+
+/// Three stash entries `wip 0..2`, newest last.
+fn three_stash_entries(env: &TestEnv) {
+    for n in 0..3 {
+        std::fs::write(
+            env.ws().join("src/main.rs"),
+            format!("fn main() {{ /* {n} */ }}\n"),
+        )
+        .unwrap();
+        git(env, &["stash", "push", "-m", &format!("wip {n}")]);
+    }
+}
+
+/// A line of several stash ops: each keeps the entry it will see (issue 12, item 1).
+#[test]
+fn stash_ops_in_one_line_keep_every_entry_they_drop() {
+    for line in [
+        "git stash drop && git stash drop",
+        "git stash drop stash@{1}; git stash pop stash@{1}",
+        "git stash drop 1 && git stash clear",
+    ] {
+        let env = TestEnv::new();
+        three_stash_entries(&env);
+        let before = state(&env);
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_GIT_REFS", "{line}");
+        let status = env
+            .std_cmd("sh")
+            .args(["-c", line])
+            .current_dir(env.ws())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{line}");
+        assert_ne!(
+            state(&env).stash,
+            before.stash,
+            "{line}: the line drops entries"
+        );
+        // Undo everything: `undo` until nothing is left.
+        while env
+            .cmd("agent-guard")
+            .arg("undo")
+            .output()
+            .unwrap()
+            .status
+            .success()
+        {}
+        let after = state(&env);
+        let sorted = |s: &str| {
+            let mut lines: Vec<&str> = s.lines().collect();
+            lines.sort_unstable();
+            lines.join("\n")
+        };
+        // Every dropped entry is back, commit for commit.
+        assert_eq!(sorted(&after.stash), sorted(&before.stash), "{line}");
+        assert_eq!(after.branches, before.branches, "{line}");
+    }
+}
+
+/// Dropping the entry the line itself pushes cannot be made undoable first: ASK, and the
+/// refusal changes nothing.
+#[test]
+fn dropping_what_the_line_stashes_is_asked() {
+    let env = TestEnv::new();
+    dirty(&env);
+    std::fs::write(env.ws().join("scratch.txt"), "untracked work\n").unwrap();
+    let before = state(&env);
+    for line in [
+        "git stash push -u && git stash drop",
+        "git stash -u; git stash pop",
+    ] {
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 3, "{line}: {report}");
+        assert_eq!(report["code"], "COMPOUND_CREATE_DELETE", "{line}");
+        assert_eq!(state(&env), before, "{line}: nothing ran");
+    }
+}

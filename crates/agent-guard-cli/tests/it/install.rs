@@ -436,6 +436,32 @@ fn doctor_reports_a_missing_binary() {
     assert_eq!((code, report["hooks"].as_array().unwrap().len()), (0, 0));
 }
 
+/// A hook whose command line is not what install writes — a mistyped option, an extra flag, a
+/// wrapper — FAILs (issue 12, item 7): it would judge nothing, or refuse every call.
+#[test]
+fn doctor_fails_a_hook_whose_command_is_not_what_install_writes() {
+    let exe = assert_cmd::cargo::cargo_bin!("agent-guard")
+        .display()
+        .to_string();
+    for command in [
+        format!("'{exe}' check --enfroce --harness claude-code"),
+        format!("'{exe}' check --enforce --harness claude-code --json"),
+        format!("'{exe}' check --harness claude-code"),
+        format!("sh -c \"'{exe}' check --enforce --harness claude-code || true\""),
+    ] {
+        let env = TestEnv::new();
+        let path = config(&env, "claude-code", "user");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let doc = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": command}]}]}});
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let (code, report) = doctor(&env);
+        assert_eq!(code, 1, "{command}: {report:#}");
+        let entry = hook(&report, "claude-code", "user");
+        assert_eq!(check(entry, "command"), "fail", "{command}: {report:#}");
+    }
+}
+
 /// With `AGENT_GUARD_TEST_CODEX=/path/to/codex` (0.169.0), Codex itself confirms that the
 /// hook install wrote is trusted: `codex app-server`, `hooks/list`.
 #[test]

@@ -63,6 +63,14 @@ impl Env {
         Some((Env::with_trash(dir, root, trash), shm))
     }
 
+    /// A workspace and its quarantine inside `parent` (a mounted filesystem under test).
+    pub(crate) fn in_dir(parent: &Path) -> Env {
+        let dir = tempfile::tempdir_in(parent).unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let ws = root.join("ws");
+        Env::with_trash(dir, root, ws.join(".agent-trash"))
+    }
+
     fn with_trash(dir: tempfile::TempDir, root: PathBuf, trash: PathBuf) -> Env {
         let ws = root.join("ws");
         std::fs::create_dir_all(&ws).unwrap();
