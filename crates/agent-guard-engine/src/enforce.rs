@@ -233,7 +233,11 @@ fn message(compensations: &[Applied]) -> Option<String> {
             let what = match c.strategy {
                 Strategy::Snapshot => "snapshotted uncommitted changes".to_owned(),
                 Strategy::Preserve => {
-                    format!("kept the current version of {} file(s) ({})", c.moved, list())
+                    format!(
+                        "kept the current version of {} file(s) ({})",
+                        c.moved,
+                        list()
+                    )
                 }
                 Strategy::PreserveRefs => {
                     format!("kept {} ref(s) under refs/agent-guard", c.moved)

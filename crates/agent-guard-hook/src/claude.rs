@@ -121,18 +121,32 @@ mod tests {
     fn file_tools_are_edits_and_their_path_is_required() {
         for (tool, input) in [
             ("Write", json!({"file_path": "/p/a.txt", "content": "x"})),
-            ("edit", json!({"file_path": "/p/a.txt", "old_string": "a", "new_string": "b"})),
+            (
+                "edit",
+                json!({"file_path": "/p/a.txt", "old_string": "a", "new_string": "b"}),
+            ),
             ("MultiEdit", json!({"file_path": "/p/a.txt", "edits": []})),
-            ("NotebookEdit", json!({"notebook_path": "/p/a.txt", "new_source": ""})),
+            (
+                "NotebookEdit",
+                json!({"notebook_path": "/p/a.txt", "new_source": ""}),
+            ),
         ] {
             let HookRequest::Edit(call) = parse(Harness::ClaudeCode, &payload(tool, &input)) else {
                 panic!("{tool}")
             };
             assert_eq!(call.files[0].path, "/p/a.txt");
-            assert_eq!(call.cwd.to_str(), Some("/home/u/proj"));
+            assert_eq!(
+                call.cwd.as_deref(),
+                Some(std::path::Path::new("/home/u/proj"))
+            );
             assert_eq!(call.session.as_deref(), Some("abc"));
         }
-        for bad in [json!({}), json!({"file_path": 3}), json!({"file_path": ""}), json!("x")] {
+        for bad in [
+            json!({}),
+            json!({"file_path": 3}),
+            json!({"file_path": ""}),
+            json!("x"),
+        ] {
             assert!(
                 matches!(
                     parse(Harness::ClaudeCode, &payload("Write", &bad)),

@@ -117,10 +117,13 @@ mod tests {
         ) else {
             panic!("edit")
         };
-        assert_eq!(call.cwd, std::path::PathBuf::from("/home/u/proj"));
+        assert_eq!(call.cwd, Some(std::path::PathBuf::from("/home/u/proj")));
         assert_eq!(call.files[0].path, "src/a.rs");
         assert!(matches!(
-            parse(Harness::Cline, &payload("write_to_file", &json!({"content": "x"}))),
+            parse(
+                Harness::Cline,
+                &payload("write_to_file", &json!({"content": "x"}))
+            ),
             HookRequest::Malformed(_)
         ));
     }

@@ -75,8 +75,7 @@ mod tests {
 
     #[test]
     fn apply_patch_is_an_edit_of_every_file_it_names() {
-        let patch =
-            "*** Begin Patch\n*** Delete File: a.txt\n*** Update File: b.txt\n@@\n-x\n+y\n*** End Patch";
+        let patch = "*** Begin Patch\n*** Delete File: a.txt\n*** Update File: b.txt\n@@\n-x\n+y\n*** End Patch";
         let HookRequest::Edit(call) = parse(
             Harness::Codex,
             &payload("apply_patch", &json!({"command": patch})),
@@ -98,7 +97,11 @@ mod tests {
             parse(Harness::Codex, &payload("apply_patch", &elsewhere)),
             HookRequest::Edit(_)
         ));
-        for bad in [json!({"command": "*** Begin Patch\n*** End Patch"}), json!({}), json!(3)] {
+        for bad in [
+            json!({"command": "*** Begin Patch\n*** End Patch"}),
+            json!({}),
+            json!(3),
+        ] {
             assert!(
                 matches!(
                     parse(Harness::Codex, &payload("apply_patch", &bad)),

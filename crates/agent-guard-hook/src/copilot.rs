@@ -231,20 +231,32 @@ mod tests {
     fn file_tools_are_edits() {
         let HookRequest::Edit(call) = parse(
             Harness::Copilot,
-            &payload("create", &json!("{\"path\":\"/p/a.txt\",\"file_text\":\"x\"}")),
+            &payload(
+                "create",
+                &json!("{\"path\":\"/p/a.txt\",\"file_text\":\"x\"}"),
+            ),
         ) else {
             panic!("create")
         };
-        assert_eq!((call.tool.as_str(), call.files[0].path.as_str()), ("create", "/p/a.txt"));
+        assert_eq!(
+            (call.tool.as_str(), call.files[0].path.as_str()),
+            ("create", "/p/a.txt")
+        );
         assert_eq!(call.session.as_deref(), Some("s1"));
         assert!(matches!(
-            parse(Harness::Copilot, &payload("edit", &json!({"path": "a", "old_str": "x"}))),
+            parse(
+                Harness::Copilot,
+                &payload("edit", &json!({"path": "a", "old_str": "x"}))
+            ),
             HookRequest::Edit(_)
         ));
         assert_eq!(
             parse(
                 Harness::Copilot,
-                &payload("str_replace_editor", &json!({"command": "view", "path": "a"}))
+                &payload(
+                    "str_replace_editor",
+                    &json!({"command": "view", "path": "a"})
+                )
             ),
             HookRequest::NotShell
         );
@@ -257,7 +269,10 @@ mod tests {
             assert_eq!(call.files[0].path, "gone.txt");
         }
         assert!(matches!(
-            parse(Harness::Copilot, &payload("create", &json!({"file_text": "x"}))),
+            parse(
+                Harness::Copilot,
+                &payload("create", &json!({"file_text": "x"}))
+            ),
             HookRequest::Malformed(_)
         ));
     }

@@ -52,8 +52,8 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     {
         let input = edit::input(map, "tool_input", "tool_input")?;
         let roots = map.get("workspace_roots").map(|v| (v, "workspace_roots"));
-        let cwd = payload::opt_str(map, "cwd", "cwd")
-            .and_then(|cwd| payload::cwd(cwd, "cwd", roots));
+        let cwd =
+            payload::opt_str(map, "cwd", "cwd").and_then(|cwd| payload::cwd(cwd, "cwd", roots));
         let session = payload::session(map, &["conversation_id"]);
         return edit::read(tool, shape, input, cwd, session).map(HookRequest::Edit);
     }
@@ -142,7 +142,7 @@ mod tests {
         let HookRequest::Edit(call) = parse(Harness::Cursor, bytes.as_bytes()) else {
             panic!("edit")
         };
-        assert_eq!(call.cwd, PathBuf::from("/home/u/proj"));
+        assert_eq!(call.cwd, Some(PathBuf::from("/home/u/proj")));
         assert_eq!(call.files[0].effect, agent_guard_types::EditEffect::Delete);
         let nameless = json!({"hook_event_name": "preToolUse", "cwd": "/p", "tool_name": "Write",
                               "tool_input": {"contents": "x"}})

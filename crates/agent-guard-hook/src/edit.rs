@@ -6,7 +6,7 @@
 //! is [`Malformed`], so the hook denies), and the patch format of Codex's `apply_patch` (also
 //! used by Copilot CLI and `OpenCode` for some models).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -19,8 +19,12 @@ use crate::payload::{self, Field, Malformed};
 pub struct EditCall {
     /// The tool, as the harness names it (`Write`, `apply_patch`, `write_file`, …).
     pub tool: String,
-    /// The absolute directory relative paths are resolved against, from the payload.
-    pub cwd: PathBuf,
+    /// The absolute directory relative paths are resolved against, from the payload; `None`
+    /// when the payload names none (Windsurf's `pre_write_code` may not) and every file path
+    /// is absolute. Hook mode then locates the workspace from its own working directory, where
+    /// the harness runs its hooks: never from a file's own directory, which would make any
+    /// file the root of its own workspace.
+    pub cwd: Option<PathBuf>,
     /// The harness's session id, if any.
     pub session: Option<String>,
     /// The files it changes, in payload order (at least one).
@@ -87,7 +91,7 @@ pub(crate) fn path(map: &Map<String, Value>, keys: &[(&str, &'static str)]) -> F
 /// Builds the call.
 pub(crate) fn call(
     tool: &str,
-    cwd: PathBuf,
+    cwd: Option<PathBuf>,
     session: Option<String>,
     files: Vec<EditFile>,
 ) -> EditCall {
@@ -99,17 +103,13 @@ pub(crate) fn call(
     }
 }
 
-/// The working directory of an edit whose payload may not give one: `cwd` if absolute, else
-/// the parent of the first absolute file path.
-pub(crate) fn cwd_or_parent(cwd: Field<PathBuf>, files: &[EditFile]) -> Field<PathBuf> {
+/// The working directory of an edit whose payload may not give one: `cwd` if absolute;
+/// `None` if the payload names none and every file path is absolute; a relative path with
+/// nothing to resolve it against is malformed.
+pub(crate) fn optional_cwd(cwd: Field<PathBuf>, files: &[EditFile]) -> Field<Option<PathBuf>> {
     match cwd {
-        Ok(dir) => Ok(dir),
-        Err(Malformed::NoCwd) => files
-            .iter()
-            .map(|f| PathBuf::from(&f.path))
-            .find(|p| p.is_absolute())
-            .and_then(|p| p.parent().map(PathBuf::from))
-            .ok_or(Malformed::NoCwd),
+        Ok(dir) => Ok(Some(dir)),
+        Err(Malformed::NoCwd) if files.iter().all(|f| Path::new(&f.path).is_absolute()) => Ok(None),
         Err(other) => Err(other),
     }
 }
@@ -205,7 +205,7 @@ pub(crate) fn read(
     session: Option<String>,
 ) -> Field<EditCall> {
     let files = files(shape, input)?;
-    let cwd = cwd_or_parent(cwd, &files)?;
+    let cwd = optional_cwd(cwd, &files)?;
     Ok(call(tool, cwd, session, files))
 }
 
@@ -253,7 +253,9 @@ mod tests {
             vec![("spaced name.txt".into(), EditEffect::Delete)]
         );
         assert_eq!(
-            effects(&json!("*** Begin Patch\n*** Update File: /abs/x\n*** End Patch")),
+            effects(&json!(
+                "*** Begin Patch\n*** Update File: /abs/x\n*** End Patch"
+            )),
             vec![("/abs/x".into(), EditEffect::Edit)]
         );
     }
@@ -297,19 +299,23 @@ mod tests {
     }
 
     #[test]
-    fn the_cwd_falls_back_to_an_absolute_file_s_parent() {
+    fn a_missing_cwd_is_left_to_the_hook_only_for_absolute_paths() {
         let files = [EditFile::new("/p/src/a.rs", EditEffect::Edit)];
         assert_eq!(
-            cwd_or_parent(Err(Malformed::NoCwd), &files),
-            Ok(PathBuf::from("/p/src"))
+            optional_cwd(Ok(PathBuf::from("/w")), &files),
+            Ok(Some(PathBuf::from("/w")))
         );
-        let relative = [EditFile::new("a.rs", EditEffect::Edit)];
+        assert_eq!(optional_cwd(Err(Malformed::NoCwd), &files), Ok(None));
+        let relative = [
+            EditFile::new("/p/a.rs", EditEffect::Edit),
+            EditFile::new("a.rs", EditEffect::Edit),
+        ];
         assert_eq!(
-            cwd_or_parent(Err(Malformed::NoCwd), &relative),
+            optional_cwd(Err(Malformed::NoCwd), &relative),
             Err(Malformed::NoCwd)
         );
         assert_eq!(
-            cwd_or_parent(Err(Malformed::RelativeCwd("cwd")), &files),
+            optional_cwd(Err(Malformed::RelativeCwd("cwd")), &files),
             Err(Malformed::RelativeCwd("cwd"))
         );
     }

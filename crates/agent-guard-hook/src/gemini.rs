@@ -141,7 +141,7 @@ mod tests {
                 panic!("{tool}")
             };
             assert_eq!(call.files[0].path, "src/a.rs");
-            assert_eq!(call.cwd, PathBuf::from("/home/u/proj"));
+            assert_eq!(call.cwd, Some(PathBuf::from("/home/u/proj")));
         }
         assert!(matches!(
             parse(Harness::Gemini, &payload("replace", &json!({"path": "a"}))),

@@ -80,7 +80,7 @@ fn edit_call(map: &Map<String, Value>) -> Field<edit::EditCall> {
         .unwrap_or("edit");
     Ok(edit::call(
         tool,
-        cwd,
+        Some(cwd),
         payload::session(map, &["session_id", "session"]),
         files,
     ))
@@ -161,7 +161,10 @@ mod tests {
             json!({"files": [{"path": "a", "effect": "edit"}]}),
         ] {
             assert!(
-                matches!(parse(Harness::Generic, bad.to_string().as_bytes()), HookRequest::Malformed(_)),
+                matches!(
+                    parse(Harness::Generic, bad.to_string().as_bytes()),
+                    HookRequest::Malformed(_)
+                ),
                 "{bad}"
             );
         }

@@ -142,14 +142,23 @@ mod tests {
         );
         let HookRequest::Edit(call) = parse(
             Harness::OpenCode,
-            &payload("edit", &json!({"filePath": "/home/u/proj/a", "oldString": "x"})),
+            &payload(
+                "edit",
+                &json!({"filePath": "/home/u/proj/a", "oldString": "x"}),
+            ),
         ) else {
             panic!("edit")
         };
-        assert_eq!((call.tool.as_str(), call.session.as_deref()), ("edit", Some("ses_1")));
+        assert_eq!(
+            (call.tool.as_str(), call.session.as_deref()),
+            ("edit", Some("ses_1"))
+        );
         let patch = "*** Begin Patch\n*** Add File: b\n+x\n*** End Patch";
         assert!(matches!(
-            parse(Harness::OpenCode, &payload("apply_patch", &json!({"patchText": patch}))),
+            parse(
+                Harness::OpenCode,
+                &payload("apply_patch", &json!({"patchText": patch}))
+            ),
             HookRequest::Edit(_)
         ));
         let no_dir = json!({"hook_event_name": "tool.execute.before", "tool": "bash",

@@ -3,7 +3,7 @@
 //! turn the report into the hook's [`Outcome`].
 
 use agent_guard_engine::{EditRequest, EnvSnapshot, check_edit};
-use agent_guard_hook::{EditCall, Harness, Outcome};
+use agent_guard_hook::{EditCall, Harness, Malformed, Outcome, Refusal};
 use agent_guard_types::ReasonCode;
 
 use super::verdict;
@@ -20,10 +20,16 @@ pub(super) fn judge(
         env.fault.as_deref().map(str::trim) != Some("hook-panic"),
         "AGENT_GUARD_FAULT=hook-panic"
     );
+    // A payload without a directory (all its paths absolute): the workspace is where the
+    // harness runs its hooks, never a file's own directory (see `EditCall::cwd`).
+    let cwd = match call.cwd.clone().map_or_else(std::env::current_dir, Ok) {
+        Ok(cwd) => cwd,
+        Err(_) => return Outcome::refused(Refusal::Malformed(Malformed::NoCwd)),
+    };
     let request = EditRequest {
         harness: harness.name().to_owned(),
         tool: call.tool.clone(),
-        cwd: call.cwd.clone(),
+        cwd,
         files: call.files.clone(),
         enforce: true,
         env,

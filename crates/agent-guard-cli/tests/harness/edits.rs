@@ -41,7 +41,11 @@ fn claude_code_write_and_edit_are_kept_and_undone() {
     let main = ws.join("src/main.rs");
     let notes = ws.join("notes.txt");
     // Tracked and modified: the local change exists nowhere but in the work tree.
-    fs::write(&main, "fn main() { /* a local change, never committed */ }\n").unwrap();
+    fs::write(
+        &main,
+        "fn main() { /* a local change, never committed */ }\n",
+    )
+    .unwrap();
     let (main_before, notes_before) = (fs::read(&main).unwrap(), fs::read(&notes).unwrap());
     let written = "fn main() { println!(\"rewritten by the agent\"); }\n";
     let calls = json!([
@@ -54,13 +58,21 @@ fn claude_code_write_and_edit_are_kept_and_undone() {
     timing(&run, "Write + Edit");
     ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
     let results = run.all_tool_results();
-    ensure!(run, results.len() == 4, "expected four tool results, got {results:?}");
+    ensure!(
+        run,
+        results.len() == 4,
+        "expected four tool results, got {results:?}"
+    );
     ensure!(
         run,
         results.iter().all(|(_, _, is_error)| !is_error),
         "a tool call failed: {results:?}"
     );
-    ensure!(run, fs::read(&main).unwrap() == written.as_bytes(), "Write did not run");
+    ensure!(
+        run,
+        fs::read(&main).unwrap() == written.as_bytes(),
+        "Write did not run"
+    );
     ensure!(
         run,
         fs::read(&notes).unwrap() == b"edited notes\n",
@@ -94,13 +106,29 @@ fn claude_code_write_and_edit_are_kept_and_undone() {
 
     for _ in 0..2 {
         let undone = scenario.guard(&["undo"]);
-        ensure!(run, undone.status.success(), "agent-guard undo failed: {undone:?}");
+        ensure!(
+            run,
+            undone.status.success(),
+            "agent-guard undo failed: {undone:?}"
+        );
     }
-    ensure!(run, fs::read(&main).unwrap() == main_before, "src/main.rs is not back");
-    ensure!(run, fs::read(&notes).unwrap() == notes_before, "notes.txt is not back");
+    ensure!(
+        run,
+        fs::read(&main).unwrap() == main_before,
+        "src/main.rs is not back"
+    );
+    ensure!(
+        run,
+        fs::read(&notes).unwrap() == notes_before,
+        "notes.txt is not back"
+    );
     // What the undo replaced is kept: redo brings the edit back.
     let redone = scenario.guard(&["redo"]);
-    ensure!(run, redone.status.success(), "agent-guard redo failed: {redone:?}");
+    ensure!(
+        run,
+        redone.status.success(),
+        "agent-guard redo failed: {redone:?}"
+    );
     ensure!(
         run,
         fs::read(&notes).unwrap() == b"edited notes\n",
@@ -119,7 +147,11 @@ fn codex_apply_patch_update_and_delete_are_restorable() {
     // A model whose tool set has `apply_patch` (the mock's `mock-model` gets none).
     let config = scenario.dirs().codex_home().join("config.toml");
     let text = fs::read_to_string(&config).unwrap();
-    fs::write(&config, text.replacen("model = \"mock-model\"", "model = \"gpt-5.5\"", 1)).unwrap();
+    fs::write(
+        &config,
+        text.replacen("model = \"mock-model\"", "model = \"gpt-5.5\"", 1),
+    )
+    .unwrap();
     scenario.wrap_guard();
     let ws = scenario.ws().to_path_buf();
     let (main_before, notes_before) = (
@@ -133,7 +165,12 @@ fn codex_apply_patch_update_and_delete_are_restorable() {
     timing(&run, "apply_patch");
     ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
     let hook_calls = scenario.hook_calls();
-    ensure!(run, hook_calls.len() == 1, "the hook ran {} times", hook_calls.len());
+    ensure!(
+        run,
+        hook_calls.len() == 1,
+        "the hook ran {} times",
+        hook_calls.len()
+    );
     let payload: Value = serde_json::from_str(&hook_calls[0]["stdin"]).unwrap_or(Value::Null);
     ensure!(
         run,
@@ -145,18 +182,41 @@ fn codex_apply_patch_update_and_delete_are_restorable() {
         hook_calls[0].get("rc").map(|rc| rc.trim()) == Some("0"),
         "the hook did not allow the patch"
     );
-    ensure!(run, !ws.join("notes.txt").exists(), "the patch did not delete notes.txt");
     ensure!(
         run,
-        fs::read_to_string(ws.join("src/main.rs")).unwrap().contains("patched"),
+        !ws.join("notes.txt").exists(),
+        "the patch did not delete notes.txt"
+    );
+    ensure!(
+        run,
+        fs::read_to_string(ws.join("src/main.rs"))
+            .unwrap()
+            .contains("patched"),
         "the patch did not update src/main.rs"
     );
     let transactions = by_tool(&scenario, "codex apply_patch");
-    ensure!(run, transactions.len() == 1, "{:?}", scenario.transactions());
+    ensure!(
+        run,
+        transactions.len() == 1,
+        "{:?}",
+        scenario.transactions()
+    );
     ensure!(run, transactions[0]["items"] == 2, "{transactions:?}");
     let txid = transactions[0]["txid"].as_str().unwrap();
     let restored = scenario.guard(&["restore", txid]);
-    ensure!(run, restored.status.success(), "restore {txid}: {restored:?}");
-    ensure!(run, fs::read(ws.join("src/main.rs")).unwrap() == main_before, "src/main.rs");
-    ensure!(run, fs::read(ws.join("notes.txt")).unwrap() == notes_before, "notes.txt");
+    ensure!(
+        run,
+        restored.status.success(),
+        "restore {txid}: {restored:?}"
+    );
+    ensure!(
+        run,
+        fs::read(ws.join("src/main.rs")).unwrap() == main_before,
+        "src/main.rs"
+    );
+    ensure!(
+        run,
+        fs::read(ws.join("notes.txt")).unwrap() == notes_before,
+        "notes.txt"
+    );
 }

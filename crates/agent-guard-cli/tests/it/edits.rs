@@ -248,7 +248,11 @@ fn perform(ws: &Path, call: Call<'_>) {
                 let path = at(&hunk.path);
                 match hunk.kind {
                     "add" => {
-                        let body: String = hunk.lines.iter().map(|l| format!("{}\n", &l[1..])).collect();
+                        let body: String = hunk
+                            .lines
+                            .iter()
+                            .map(|l| format!("{}\n", &l[1..]))
+                            .collect();
                         std::fs::write(path, body).unwrap();
                     }
                     "delete" => std::fs::remove_file(path).unwrap(),
@@ -312,7 +316,10 @@ fn write_over_existing(harness: &str) {
     let output = judge(&env, harness, call).unwrap();
     assert!(proceeds(harness, &output), "{harness}: {output:?}");
     let txid = txid_of(harness, &output);
-    assert!(reply_text(&output).contains("SNAPSHOT_EDIT_TOOL"), "{output:?}");
+    assert!(
+        reply_text(&output).contains("SNAPSHOT_EDIT_TOOL"),
+        "{output:?}"
+    );
     assert_eq!(read(&env, "notes.txt"), before, "the hook changes nothing");
     let tx = listed(&env, &txid);
     let tool = tx["tool"].as_str().unwrap();
@@ -320,7 +327,11 @@ fn write_over_existing(harness: &str) {
     assert_eq!(tx["what"], "notes.txt");
     perform(env.ws(), call);
     assert_eq!(read(&env, "notes.txt"), b"rewritten by the agent\n");
-    undo_and_redo(&env, &[("notes.txt", &before)], &[("notes.txt", b"rewritten by the agent\n")]);
+    undo_and_redo(
+        &env,
+        &[("notes.txt", &before)],
+        &[("notes.txt", b"rewritten by the agent\n")],
+    );
 }
 
 /// `agent-guard undo` restores `old` byte-exact; `agent-guard redo` brings `new` back.
@@ -340,7 +351,11 @@ fn undo_and_redo(env: &TestEnv, old: &[(&str, &[u8])], new: &[(&str, &[u8])]) {
 fn edit(harness: &str) {
     let env = TestEnv::new();
     let before = read(&env, "src/main.rs");
-    let call = Call::Edit("src/main.rs", "fn main() {}", "fn main() { println!(\"hi\"); }");
+    let call = Call::Edit(
+        "src/main.rs",
+        "fn main() {}",
+        "fn main() { println!(\"hi\"); }",
+    );
     let output = judge(&env, harness, call).unwrap();
     assert!(proceeds(harness, &output), "{harness}: {output:?}");
     let txid = txid_of(harness, &output);
@@ -348,7 +363,11 @@ fn edit(harness: &str) {
     perform(env.ws(), call);
     let after = read(&env, "src/main.rs");
     assert_ne!(after, before);
-    undo_and_redo(&env, &[("src/main.rs", &before)], &[("src/main.rs", &after)]);
+    undo_and_redo(
+        &env,
+        &[("src/main.rs", &before)],
+        &[("src/main.rs", &after)],
+    );
 }
 
 /// Two files in one call: one transaction holding both.
@@ -365,7 +384,11 @@ fn multi_file(harness: &str) {
     let txid = txid_of(harness, &output);
     let tx = listed(&env, &txid);
     assert_eq!(tx["items"], 2, "{tx}");
-    assert_eq!(guard_json(&env, &["list", "--json"])["total"], 1, "one transaction");
+    assert_eq!(
+        guard_json(&env, &["list", "--json"])["total"],
+        1,
+        "one transaction"
+    );
     perform(env.ws(), Call::Patch(patch));
     let (notes_after, main_after) = (read(&env, "notes.txt"), read(&env, "src/main.rs"));
     undo_and_redo(
@@ -382,7 +405,11 @@ fn new_file(harness: &str) {
     let output = judge(&env, harness, Call::Write("fresh.txt", "new\n")).unwrap();
     assert!(proceeds(harness, &output), "{harness}: {output:?}");
     assert!(restore_txid(&reply_text(&output)).is_none(), "{output:?}");
-    assert_eq!(tree(env.ws()), before, "nothing kept, no quarantine created");
+    assert_eq!(
+        tree(env.ws()),
+        before,
+        "nothing kept, no quarantine created"
+    );
 }
 
 /// A patch with add, update, delete and move hunks: every existing file it touches comes
@@ -393,10 +420,15 @@ fn patch_hunks(harness: &str) {
     }
     let env = TestEnv::new();
     std::fs::write(env.ws().join("existing.txt"), "overwritten by an add\n").unwrap();
-    let originals: Vec<(&str, Vec<u8>)> = ["notes.txt", "src/main.rs", "build/report.txt", "existing.txt"]
-        .into_iter()
-        .map(|p| (p, read(&env, p)))
-        .collect();
+    let originals: Vec<(&str, Vec<u8>)> = [
+        "notes.txt",
+        "src/main.rs",
+        "build/report.txt",
+        "existing.txt",
+    ]
+    .into_iter()
+    .map(|p| (p, read(&env, p)))
+    .collect();
     let patch = "*** Begin Patch\n*** Add File: added.txt\n+added\n*** Add File: existing.txt\n+replaced\n\
                  *** Update File: src/main.rs\n@@\n-fn main() {}\n+fn main() { loop {} }\n\
                  *** Delete File: notes.txt\n*** Update File: build/report.txt\n*** Move to: docs/report.md\n\
@@ -412,7 +444,11 @@ fn patch_hunks(harness: &str) {
     for (path, bytes) in &originals {
         assert_eq!(&read(&env, path), bytes, "{harness}: {path} is back");
     }
-    assert_eq!(read(&env, "added.txt"), b"added\n", "a created file has nothing to undo");
+    assert_eq!(
+        read(&env, "added.txt"),
+        b"added\n",
+        "a created file has nothing to undo"
+    );
     assert_eq!(read(&env, "docs/report.md"), b"moved report\n");
 }
 
@@ -436,7 +472,10 @@ fn boundaries(harness: &str) {
                 continue;
             };
             assert!(blocks(harness, &output), "{harness} {call:?}: {output:?}");
-            assert!(!proceeds(harness, &output), "{harness} {call:?}: {output:?}");
+            assert!(
+                !proceeds(harness, &output),
+                "{harness} {call:?}: {output:?}"
+            );
             let said = reply_text(&output);
             assert!(said.contains(code), "{harness} {call:?}: {said}");
         }
@@ -480,7 +519,9 @@ fn malformed(harness: &str) {
 /// Where `harness`'s write payload holds the path (or the patch).
 fn path_slot<'a>(harness: &str, payload: &'a mut Value) -> Option<&'a mut Value> {
     Some(match harness {
-        "claude-code" | "gemini" | "qwen-code" | "cursor" => &mut payload["tool_input"]["file_path"],
+        "claude-code" | "gemini" | "qwen-code" | "cursor" => {
+            &mut payload["tool_input"]["file_path"]
+        }
         "codex" => &mut payload["tool_input"]["command"],
         "cline" => &mut payload["preToolUse"]["parameters"]["path"],
         "windsurf" => &mut payload["tool_info"]["file_path"],
@@ -552,10 +593,17 @@ fn a_patch_delete_is_preserved_not_asked() {
     let output = judge(&env, "codex", Call::Patch(patch)).unwrap();
     assert!(proceeds("codex", &output), "{output:?}");
     assert!(!reply_text(&output).contains("ASK_PATCH_DELETE"));
-    assert!(env.ws().join("notes.txt").exists(), "the patch still needs it");
+    assert!(
+        env.ws().join("notes.txt").exists(),
+        "the patch still needs it"
+    );
     perform(env.ws(), Call::Patch(patch));
     let txid = txid_of("codex", &output);
-    let restored = env.cmd("agent-guard").args(["restore", &txid]).output().unwrap();
+    let restored = env
+        .cmd("agent-guard")
+        .args(["restore", &txid])
+        .output()
+        .unwrap();
     assert!(restored.status.success(), "{restored:?}");
     assert_eq!(read(&env, "notes.txt"), before);
 }
@@ -565,14 +613,25 @@ fn a_patch_delete_is_preserved_not_asked() {
 #[test]
 fn edit_tools_are_configurable() {
     let env = TestEnv::new();
-    std::fs::write(env.ws().join(".agent-guard.toml"), "[preserve]\nmax_bytes = 3\n").unwrap();
+    std::fs::write(
+        env.ws().join(".agent-guard.toml"),
+        "[preserve]\nmax_bytes = 3\n",
+    )
+    .unwrap();
     let output = judge(&env, "claude-code", Call::Write("notes.txt", "x")).unwrap();
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(json["hookSpecificOutput"]["permissionDecision"], "ask", "{output:?}");
+    assert_eq!(
+        json["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{output:?}"
+    );
     assert!(reply_text(&output).contains("ASK_PRESERVE_TOO_LARGE"));
     assert!(!env.trash().join("manifest.jsonl").exists(), "nothing kept");
 
-    std::fs::write(env.ws().join(".agent-guard.toml"), "[preserve]\nedit_tools = false\n").unwrap();
+    std::fs::write(
+        env.ws().join(".agent-guard.toml"),
+        "[preserve]\nedit_tools = false\n",
+    )
+    .unwrap();
     let before = tree(env.ws());
     let output = judge(&env, "claude-code", Call::Write("notes.txt", "x")).unwrap();
     assert!(proceeds("claude-code", &output), "{output:?}");
@@ -595,9 +654,16 @@ fn show_names_the_tool_and_the_files() {
         shown["meta"]["files"],
         json!([{"path": "new.txt", "effect": "write"}, {"path": "notes.txt", "effect": "edit"}])
     );
-    assert_eq!(shown["items"].as_array().unwrap().len(), 1, "only the existing file is kept");
+    assert_eq!(
+        shown["items"].as_array().unwrap().len(),
+        1,
+        "only the existing file is kept"
+    );
     let human = env.cmd("agent-guard").args(["list"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&human.stdout).contains("codex apply_patch"), "{human:?}");
+    assert!(
+        String::from_utf8_lossy(&human.stdout).contains("codex apply_patch"),
+        "{human:?}"
+    );
 }
 
 /// A patch that deletes a symlink cannot keep it (only file contents are preserved): the
@@ -610,7 +676,10 @@ fn a_patch_deleting_a_symlink_is_refused() {
     let patch = "*** Begin Patch\n*** Delete File: alias.txt\n*** End Patch\n";
     let output = judge(&env, "codex", Call::Patch(patch)).unwrap();
     assert!(blocks("codex", &output), "{output:?}");
-    assert!(reply_text(&output).contains("COMPENSATION_FAILED"), "{output:?}");
+    assert!(
+        reply_text(&output).contains("COMPENSATION_FAILED"),
+        "{output:?}"
+    );
     assert_eq!(snapshot(env.ws(), &["*"]), before);
 }
 
