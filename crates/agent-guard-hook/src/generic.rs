@@ -34,16 +34,16 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
 
 /// `{"files": [{"path", "effect"}, …], "cwd", "tool"?, "session_id"?}`: every entry strict.
 fn edit_call(map: &Map<String, Value>) -> Field<edit::EditCall> {
+    const NOT_LIST: Malformed = Malformed::WrongType {
+        field: "files",
+        expected: "a non-empty list of {\"path\", \"effect\"} objects",
+    };
     if map.contains_key("command") {
         return Err(Malformed::WrongType {
             field: "files",
             expected: "given without `command`",
         });
     }
-    const NOT_LIST: Malformed = Malformed::WrongType {
-        field: "files",
-        expected: "a non-empty list of {\"path\", \"effect\"} objects",
-    };
     let Some(Value::Array(entries)) = map.get("files") else {
         return Err(NOT_LIST);
     };

@@ -22,9 +22,8 @@ pub(super) fn judge(
     );
     // A payload without a directory (all its paths absolute): the workspace is where the
     // harness runs its hooks, never a file's own directory (see `EditCall::cwd`).
-    let cwd = match call.cwd.clone().map_or_else(std::env::current_dir, Ok) {
-        Ok(cwd) => cwd,
-        Err(_) => return Outcome::refused(Refusal::Malformed(Malformed::NoCwd)),
+    let Ok(cwd) = call.cwd.clone().map_or_else(std::env::current_dir, Ok) else {
+        return Outcome::refused(Refusal::Malformed(Malformed::NoCwd));
     };
     let request = EditRequest {
         harness: harness.name().to_owned(),
@@ -38,7 +37,7 @@ pub(super) fn judge(
     let mut outcome = verdict::report_outcome(harness, &report).for_edit();
     // A refused edit names what to do about an edit, not about a delete.
     if let Some((explanation, hint)) = refusal_texts(report.code) {
-        outcome.explanation = explanation.to_owned();
+        explanation.clone_into(&mut outcome.explanation);
         outcome = outcome.with_hint(hint);
     }
     outcome

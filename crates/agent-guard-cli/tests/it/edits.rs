@@ -169,7 +169,12 @@ fn payload(harness: &str, call: Call<'_>, ws: &Path) -> Option<Value> {
 fn codex_patch(call: Call<'_>) -> String {
     match call {
         Call::Write(p, c) => {
-            let body: String = c.lines().map(|l| format!("+{l}\n")).collect();
+            let body = c.lines().fold(String::new(), |mut body, line| {
+                body.push('+');
+                body.push_str(line);
+                body.push('\n');
+                body
+            });
             format!("*** Begin Patch\n*** Add File: {p}\n{body}*** End Patch\n")
         }
         Call::Edit(p, o, n) => {
@@ -245,27 +250,27 @@ fn perform(ws: &Path, call: Call<'_>) {
         }
         Call::Patch(patch) => {
             for hunk in hunks(patch) {
-                let path = at(&hunk.path);
+                let file = at(&hunk.path);
                 match hunk.kind {
                     "add" => {
-                        let body: String = hunk
-                            .lines
-                            .iter()
-                            .map(|l| format!("{}\n", &l[1..]))
-                            .collect();
-                        std::fs::write(path, body).unwrap();
+                        let body = hunk.lines.iter().fold(String::new(), |mut body, line| {
+                            body.push_str(&line[1..]);
+                            body.push('\n');
+                            body
+                        });
+                        std::fs::write(file, body).unwrap();
                     }
-                    "delete" => std::fs::remove_file(path).unwrap(),
+                    "delete" => std::fs::remove_file(file).unwrap(),
                     _ => {
-                        let mut text = std::fs::read_to_string(&path).unwrap();
+                        let mut text = std::fs::read_to_string(&file).unwrap();
                         for pair in hunk.lines.chunks(2) {
                             text = text.replacen(&pair[0][1..], &pair[1][1..], 1);
                         }
-                        let dest = hunk.move_to.as_deref().map_or(path.clone(), at);
+                        let dest = hunk.move_to.as_deref().map_or(file.clone(), at);
                         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
                         std::fs::write(&dest, text).unwrap();
-                        if dest != path {
-                            std::fs::remove_file(path).unwrap();
+                        if dest != file {
+                            std::fs::remove_file(file).unwrap();
                         }
                     }
                 }
