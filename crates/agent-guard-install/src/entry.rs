@@ -449,11 +449,21 @@ mod tests {
         );
         let mut doc = Json::parse(&text).unwrap();
         let desired = handler(Harness::ClaudeCode, CMD, false);
-        insert(&mut doc, Path::new("s"), layout(), Harness::ClaudeCode, &desired).unwrap();
+        insert(
+            &mut doc,
+            Path::new("s"),
+            layout(),
+            Harness::ClaudeCode,
+            &desired,
+        )
+        .unwrap();
         let Some(Json::Array(groups)) = doc.get("hooks").unwrap().get("PreToolUse") else {
             panic!("array")
         };
-        assert_eq!(groups[0].get("matcher").and_then(Json::as_str), Some("Bash"));
+        assert_eq!(
+            groups[0].get("matcher").and_then(Json::as_str),
+            Some("Bash")
+        );
     }
 
     #[test]

@@ -27,9 +27,9 @@ fn by_tool(scenario: &Scenario, tool: &str) -> Vec<Value> {
         .collect()
 }
 
-/// Claude Code: the model `Write`s over a tracked, modified file and `Edit`s an untracked
-/// one (each after a `Read`, as Claude Code requires). The hook keeps both previous
-/// versions; two `agent-guard undo` bring them back byte-exact, keeping the edited ones.
+/// Claude Code: the model `Write`s over a tracked, modified file and `Edit`s another (each
+/// after a `Read`, as Claude Code requires). The hook keeps both previous versions; two
+/// `agent-guard undo` bring them back byte-exact, and `redo` brings the last one's edit back.
 #[test]
 #[ignore = "needs the pinned harness CLIs (scripts/install-harnesses.sh) and unshare --net"]
 fn claude_code_write_and_edit_are_kept_and_undone() {
@@ -122,7 +122,7 @@ fn claude_code_write_and_edit_are_kept_and_undone() {
         fs::read(&notes).unwrap() == notes_before,
         "notes.txt is not back"
     );
-    // What the undo replaced is kept: redo brings the edit back.
+    // What the last undo replaced is kept: redo brings the `Write` back.
     let redone = scenario.guard(&["redo"]);
     ensure!(
         run,
@@ -131,8 +131,8 @@ fn claude_code_write_and_edit_are_kept_and_undone() {
     );
     ensure!(
         run,
-        fs::read(&notes).unwrap() == b"edited notes\n",
-        "redo did not bring the edit back"
+        fs::read(&main).unwrap() == written.as_bytes(),
+        "redo did not bring the write back"
     );
 }
 
