@@ -664,6 +664,17 @@ fn show_names_the_tool_and_the_files() {
         1,
         "only the existing file is kept"
     );
+    let shown = env
+        .cmd("agent-guard")
+        .args(["show", &txid])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    assert!(shown.contains("by    codex apply_patch"), "{shown}");
+    assert!(
+        shown.contains("call  write new.txt; edit notes.txt"),
+        "{shown}"
+    );
     let human = env.cmd("agent-guard").args(["list"]).output().unwrap();
     assert!(
         String::from_utf8_lossy(&human.stdout).contains("codex apply_patch"),
