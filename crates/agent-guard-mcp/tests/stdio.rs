@@ -509,6 +509,10 @@ fn stdio_round_trip() {
 /// An edit-tool call that hook mode judged (issue 13) is listed beside the shell's
 /// transactions, by harness and tool, and `undo` puts the previous version back.
 #[test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the test performs the patch's delete itself, as the harness would"
+)]
 fn edit_tool_transactions_are_listed_and_undone() {
     use agent_guard_engine::{EditRequest, EnvSnapshot, check_edit};
     use agent_guard_types::{EditEffect, EditFile};
