@@ -12,6 +12,7 @@ mod argv;
 mod check;
 mod crash;
 mod dialects;
+mod edit_corpus;
 mod edits;
 mod example;
 mod failures;
