@@ -9,7 +9,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use crate::hooks::{blocks, context, hook, proceeds, reply_text, restore_txid, run_payload};
-use crate::support::{TestEnv, snapshot, tree};
+use crate::support::{TestEnv, pty, snapshot, tree};
 
 /// One file-writing call, independent of the harness.
 #[derive(Debug, Clone, Copy)]
@@ -715,4 +715,42 @@ fn an_edit_through_an_inside_symlink_keeps_its_target() {
     assert!(undone.status.success(), "{undone:?}");
     assert_eq!(read(&env, "notes.txt"), before);
     assert!(env.ws().join("alias.txt").is_symlink());
+}
+
+/// An edit of a file over `[preserve] max_bytes` asks; where the harness cannot ask (Cline),
+/// the deny teaches `agent-guard approve`, and once a person approves at a terminal, the same
+/// call proceeds once (`ALLOW_APPROVED`, Cline's plain allow), then asks again.
+#[test]
+fn an_edit_over_the_cap_runs_once_a_person_approves_it() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.ws().join(".agent-guard.toml"),
+        "[preserve]\nmax_bytes = 3\n",
+    )
+    .unwrap();
+    let payload = payload("cline", Call::Write("notes.txt", "x\n"), env.ws()).unwrap();
+    let asked = run_payload(&env, "cline", &payload);
+    assert!(blocks("cline", &asked), "{asked:?}");
+    let said = reply_text(&asked);
+    assert!(said.contains("ASK_PRESERVE_TOO_LARGE"), "{said}");
+    let waiting = guard_json(&env, &["approve", "--json"]);
+    let request = &waiting["waiting"][0];
+    assert_eq!(
+        request["command"], "cline write_to_file notes.txt",
+        "{waiting}"
+    );
+    let id = request["id"].as_str().unwrap().to_owned();
+    assert!(
+        said.contains(&format!("agent-guard approve {id}")),
+        "{said}"
+    );
+    let approved = pty(&env, &["approve", &id], "y\n", &[]);
+    assert_eq!(approved.code, 0, "{}", approved.text);
+    let allowed = run_payload(&env, "cline", &payload);
+    assert!(proceeds("cline", &allowed), "{allowed:?}");
+    let again = run_payload(&env, "cline", &payload);
+    assert!(
+        blocks("cline", &again),
+        "the approval is used up: {again:?}"
+    );
 }
