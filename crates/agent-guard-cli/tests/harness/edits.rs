@@ -220,3 +220,71 @@ fn codex_apply_patch_update_and_delete_are_restorable() {
         "notes.txt"
     );
 }
+
+/// Gemini CLI: the model's `write_file` over one file and `replace` in another go through the
+/// installed `BeforeTool` hook (matcher `run_shell_command|write_file|replace`), which keeps
+/// both previous versions; two `agent-guard undo` bring them back byte-exact.
+#[test]
+#[ignore = "needs the pinned harness CLIs (scripts/install-harnesses.sh) and unshare --net"]
+fn gemini_write_file_and_replace_are_kept_and_undone() {
+    let Some(scenario) = Scenario::new(Harness::Gemini) else {
+        return;
+    };
+    scenario.wrap_guard();
+    let ws = scenario.ws().to_path_buf();
+    let (main, notes) = (ws.join("src/main.rs"), ws.join("notes.txt"));
+    let (main_before, notes_before) = (fs::read(&main).unwrap(), fs::read(&notes).unwrap());
+    let replaced = "fn main() { println!(\"replaced by gemini\"); }";
+    let calls = json!([
+        {"name": "write_file", "input": {"file_path": notes, "content": "written by gemini\n"}},
+        {"name": "replace", "input": {"file_path": main, "instruction": "print a line",
+                                       "old_string": "fn main() {}", "new_string": replaced}},
+    ]);
+    let run = scenario.run_script(&calls, &[]);
+    timing(&run, "write_file + replace");
+    ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
+    ensure!(
+        run,
+        fs::read(&notes).unwrap() == b"written by gemini\n",
+        "write_file did not run"
+    );
+    ensure!(
+        run,
+        fs::read_to_string(&main).unwrap().contains(replaced),
+        "replace did not run"
+    );
+    let (write_tx, replace_tx) = (
+        by_tool(&scenario, "gemini write_file"),
+        by_tool(&scenario, "gemini replace"),
+    );
+    ensure!(
+        run,
+        write_tx.len() == 1 && replace_tx.len() == 1,
+        "one transaction per edit: {:?}",
+        scenario.transactions()
+    );
+    ensure!(run, write_tx[0]["what"] == "notes.txt", "{write_tx:?}");
+    ensure!(
+        run,
+        replace_tx[0]["what"] == "src/main.rs",
+        "{replace_tx:?}"
+    );
+    for _ in 0..2 {
+        let undone = scenario.guard(&["undo"]);
+        ensure!(
+            run,
+            undone.status.success(),
+            "agent-guard undo failed: {undone:?}"
+        );
+    }
+    ensure!(
+        run,
+        fs::read(&main).unwrap() == main_before,
+        "src/main.rs is not back"
+    );
+    ensure!(
+        run,
+        fs::read(&notes).unwrap() == notes_before,
+        "notes.txt is not back"
+    );
+}
