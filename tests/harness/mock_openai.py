@@ -15,6 +15,7 @@ With `--tool-calls FILE` (a JSON list of `{"name", "type": "custom" | "function"
 the Responses script is that sequence instead: a request that offers tools and carries N tool
 results gets call N+1 (call id `call_mock_0<N+1>`; a `custom` call carries `input` as its
 freeform text, Codex's `apply_patch`), and once every call has its result, the final text.
+Chat Completions requests follow the same script, each call a function call.
 
 Every request is appended to `--log` as one JSON line: method, path, which answer it got,
 every tool result (`call_id` and `content` text), and the full body. Stdlib only.
@@ -224,20 +225,29 @@ class Handler(BaseHTTPRequestHandler):
         opts = self.server.opts
         results = chat_tool_results(body)
         call = None
+        script = self.server.script
         with LOG_LOCK:
             self.server.requests += 1
             number = self.server.requests
-            done = bool(results) or self.server.tool_calls >= opts.max_tool_calls
-            if not done:
-                call = chat_shell_call(body.get("tools"), opts.command)
-                if call is not None:
+            if script is not None:
+                # The Responses script, read as function calls: call N+1 after N tool results.
+                step = len(results)
+                done = step >= len(script)
+                if not done and body.get("tools"):
+                    call = (script[step]["name"], json.dumps(script[step]["input"]), "call_mock_%02d" % (step + 1))
+            else:
+                done = bool(results) or self.server.tool_calls >= opts.max_tool_calls
+            if not done and script is None:
+                shell = chat_shell_call(body.get("tools"), opts.command)
+                if shell is not None:
+                    call = (shell[0], shell[1], TOOL_CALL_ID)
                     self.server.tool_calls += 1
         if done:
             answer, message = "final", {"role": "assistant", "content": opts.final_text}
         elif call is not None:
             answer = "tool_call:" + call[0]
             message = {"role": "assistant", "content": None, "tool_calls": [
-                {"index": 0, "id": TOOL_CALL_ID, "type": "function",
+                {"index": 0, "id": call[2], "type": "function",
                  "function": {"name": call[0], "arguments": call[1]}}]}
         else:
             answer, message = "aux", {"role": "assistant", "content": "ok"}
@@ -267,7 +277,7 @@ class Handler(BaseHTTPRequestHandler):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--command", default="", help="the shell command of the scripted tool call")
-    parser.add_argument("--tool-calls", help="a JSON file: the list of Responses tool calls to script, in order")
+    parser.add_argument("--tool-calls", help="a JSON file: the list of tool calls to script, in order (Responses, or Chat Completions function calls)")
     parser.add_argument("--log", required=True, help="JSONL file that receives one line per request")
     parser.add_argument("--ready-file", required=True, help="written with the port once listening")
     parser.add_argument("--port", type=int, default=0)

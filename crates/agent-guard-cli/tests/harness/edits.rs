@@ -288,3 +288,101 @@ fn gemini_write_file_and_replace_are_kept_and_undone() {
         "notes.txt is not back"
     );
 }
+
+/// Runs `calls` through `harness`'s real CLI, then checks that each `(path, content)` of
+/// `after` was written, that each `(tool, what)` of `kept` is one transaction, and that as
+/// many `agent-guard undo` bring every file back byte-exact.
+fn kept_and_undone(harness: Harness, calls: &Value, after: &[(&str, &str)], kept: &[(&str, &str)]) {
+    let Some(scenario) = Scenario::new(harness) else {
+        return;
+    };
+    scenario.wrap_guard();
+    let ws = scenario.ws().to_path_buf();
+    let before: Vec<(String, Vec<u8>)> = after
+        .iter()
+        .map(|(path, _)| ((*path).to_owned(), fs::read(ws.join(path)).unwrap()))
+        .collect();
+    let text = calls.to_string().replace("{ws}", ws.to_str().unwrap());
+    let run = scenario.run_script(&serde_json::from_str(&text).unwrap(), &[]);
+    timing(&run, "edits");
+    ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
+    for (path, content) in after {
+        ensure!(
+            run,
+            fs::read_to_string(ws.join(path)).unwrap().contains(content),
+            "{path} was not edited"
+        );
+    }
+    for (tool, what) in kept {
+        let txs = by_tool(&scenario, tool);
+        ensure!(
+            run,
+            txs.len() == 1 && txs[0]["what"] == *what,
+            "one {tool} transaction holding {what}: {:?}",
+            scenario.transactions()
+        );
+    }
+    for _ in kept {
+        let undone = scenario.guard(&["undo"]);
+        ensure!(
+            run,
+            undone.status.success(),
+            "agent-guard undo failed: {undone:?}"
+        );
+    }
+    for (path, bytes) in &before {
+        ensure!(
+            run,
+            fs::read(ws.join(path)).unwrap() == *bytes,
+            "{path} is not back"
+        );
+    }
+}
+
+/// Qwen Code: `write_file` and `edit` (each after a `read_file`, as Qwen Code requires)
+/// through the installed `PreToolUse` hook (matcher
+/// `run_shell_command|write_file|edit|notebook_edit`).
+#[test]
+#[ignore = "needs the pinned harness CLIs (scripts/install-harnesses.sh) and unshare --net"]
+fn qwen_code_write_file_and_edit_are_kept_and_undone() {
+    kept_and_undone(
+        Harness::QwenCode,
+        &json!([
+            {"name": "read_file", "input": {"file_path": "{ws}/notes.txt"}},
+            {"name": "write_file", "input": {"file_path": "{ws}/notes.txt", "content": "written by qwen\n"}},
+            {"name": "read_file", "input": {"file_path": "{ws}/src/main.rs"}},
+            {"name": "edit", "input": {"file_path": "{ws}/src/main.rs", "old_string": "fn main() {}",
+                                       "new_string": "fn main() { println!(\"qwen\"); }"}},
+        ]),
+        &[("notes.txt", "written by qwen"), ("src/main.rs", "qwen")],
+        &[
+            ("qwen-code write_file", "notes.txt"),
+            ("qwen-code edit", "src/main.rs"),
+        ],
+    );
+}
+
+/// `OpenCode`: `write` and `edit` (each after a `read`, as `OpenCode` requires) through the
+/// plugin, which hands every tool call to the hook.
+#[test]
+#[ignore = "needs the pinned harness CLIs (scripts/install-harnesses.sh) and unshare --net"]
+fn opencode_write_and_edit_are_kept_and_undone() {
+    kept_and_undone(
+        Harness::OpenCode,
+        &json!([
+            {"name": "read", "input": {"filePath": "{ws}/notes.txt"}},
+            {"name": "write", "input": {"filePath": "{ws}/notes.txt", "content": "written by opencode\n"}},
+            {"name": "read", "input": {"filePath": "{ws}/src/main.rs"}},
+            {"name": "edit", "input": {"filePath": "{ws}/src/main.rs", "oldString": "fn main() {}",
+                                       "newString": "fn main() { println!(\"opencode\"); }"}},
+        ]),
+        &[
+            ("notes.txt", "written by opencode"),
+            ("src/main.rs", "opencode"),
+        ],
+        &[
+            ("opencode write", "notes.txt"),
+            ("opencode edit", "src/main.rs"),
+        ],
+    );
+}
