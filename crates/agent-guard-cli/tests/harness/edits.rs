@@ -290,7 +290,7 @@ fn gemini_write_file_and_replace_are_kept_and_undone() {
 }
 
 /// Runs `calls` through `harness`'s real CLI, then checks that each `(path, content)` of
-/// `after` was written, that each `(tool, what)` of `kept` is one transaction, and that as
+/// `after` was written, that each `(tool, what)` of `kept` is exactly one transaction, and that as
 /// many `agent-guard undo` bring every file back byte-exact.
 fn kept_and_undone(harness: Harness, calls: &Value, after: &[(&str, &str)], kept: &[(&str, &str)]) {
     let Some(scenario) = Scenario::new(harness) else {
@@ -314,10 +314,13 @@ fn kept_and_undone(harness: Harness, calls: &Value, after: &[(&str, &str)], kept
         );
     }
     for (tool, what) in kept {
-        let txs = by_tool(&scenario, tool);
+        let txs: Vec<Value> = by_tool(&scenario, tool)
+            .into_iter()
+            .filter(|tx| tx["what"] == *what)
+            .collect();
         ensure!(
             run,
-            txs.len() == 1 && txs[0]["what"] == *what,
+            txs.len() == 1,
             "one {tool} transaction holding {what}: {:?}",
             scenario.transactions()
         );
@@ -383,6 +386,32 @@ fn opencode_write_and_edit_are_kept_and_undone() {
         &[
             ("opencode write", "notes.txt"),
             ("opencode edit", "src/main.rs"),
+        ],
+    );
+}
+
+/// Copilot CLI: `edit` of two files through the installed `preToolUse` hook, which sees
+/// every tool call.
+#[test]
+#[ignore = "needs the pinned harness CLIs (scripts/install-harnesses.sh) and unshare --net"]
+fn copilot_edits_are_kept_and_undone() {
+    kept_and_undone(
+        Harness::Copilot,
+        &json!([
+            {"name": "view", "input": {"path": "{ws}/notes.txt"}},
+            {"name": "edit", "input": {"path": "{ws}/notes.txt", "old_str": "notes",
+                                       "new_str": "edited by copilot"}},
+            {"name": "view", "input": {"path": "{ws}/src/main.rs"}},
+            {"name": "edit", "input": {"path": "{ws}/src/main.rs", "old_str": "fn main() {}",
+                                       "new_str": "fn main() { println!(\"copilot\"); }"}},
+        ]),
+        &[
+            ("notes.txt", "edited by copilot"),
+            ("src/main.rs", "copilot"),
+        ],
+        &[
+            ("copilot edit", "notes.txt"),
+            ("copilot edit", "src/main.rs"),
         ],
     );
 }
