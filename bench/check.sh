@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process benchmark of `check` (issue 2): a no-op command, `rm -rf build` and
 # `git reset --hard`, each against a trivial Rust binary's start-up, in the same run; then
-# hook mode's no-op path (a Claude Code payload for `ls -la` on stdin) against the same
+# `check --enforce -- 'rm -rf build'` (issue 17); then hook mode's no-op path (a Claude Code payload for `ls -la` on stdin) against the same
 # trivial binary, fed the same stdin.
 #
 #   bench/check.sh [--runs N] [--export FILE.md]
@@ -49,9 +49,21 @@ hyperfine "${args[@]}" \
   -n 'check: rm -rf build' "$check --cwd $ws -- 'rm -rf build'" \
   -n 'check: git reset --hard' "$check --cwd $ws -- 'git reset --hard'"
 
+# The destructive path under --enforce (issue 17: a chained, synced audit intent and outcome,
+# plus the relocation): build/ is recreated, untimed, before every run.
+prep="$ws.prepare.sh"
+printf '#!/bin/sh\nrm -rf "%s/build" && mkdir -p "%s/build/out" && touch "%s/build/out/a.o" "%s/build/out/b.o"\n' \
+  "$ws" "$ws" "$ws" "$ws" > "$prep"
+chmod +x "$prep"
+trap 'rm -rf "$ws" "$prep"' EXIT
+enforce_args=(--warmup 5 --runs "$(( runs < 200 ? runs : 200 ))" -N --style basic --prepare "$prep")
+[ -n "$export_md" ] && enforce_args+=(--export-markdown "${export_md%.md}-enforce.md")
+hyperfine "${enforce_args[@]}" \
+  -n 'check --enforce: rm -rf build' "$check --enforce --cwd $ws -- 'rm -rf build'"
+
 # Hook mode, no-op path: the payload comes on stdin.
 payload="$ws.hook-ls.json"
-trap 'rm -rf "$ws" "$payload"' EXIT
+trap 'rm -rf "$ws" "$prep" "$payload"' EXIT
 printf '{"session_id":"bench","transcript_path":"/dev/null","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la","description":"list"},"tool_use_id":"toolu_bench"}' "$ws" > "$payload"
 hook_args=(--warmup 20 --runs "$runs" --style basic)
 [ -n "$export_md" ] && hook_args+=(--export-markdown "${export_md%.md}-hook.md")

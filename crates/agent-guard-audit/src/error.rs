@@ -60,4 +60,26 @@ pub enum AuditError {
         #[source]
         source: serde_json::Error,
     },
+    /// The chain key could not be read or created.
+    #[error("failed to read or create the audit chain key `{path}`")]
+    Key {
+        /// The key file or its directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The key file or its directory is not what it must be (a symlink, not a regular file).
+    #[error("the audit chain key `{path}` is not a private regular file in a private directory")]
+    KeyInsecure {
+        /// The offending path.
+        path: PathBuf,
+    },
+    /// The key file does not hold a key (64 hex digits); it is never replaced silently,
+    /// because every record made with it would become unverifiable.
+    #[error("the audit chain key `{path}` is malformed")]
+    KeyMalformed {
+        /// The key file.
+        path: PathBuf,
+    },
 }

@@ -9,9 +9,18 @@ const PREFIX: &str = "sha256:";
 
 /// Returns the lowercase hex SHA-256 digest of `text`.
 pub fn sha256_hex(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
+    sha256_bytes(text.as_bytes())
+}
+
+/// Returns the lowercase hex SHA-256 digest of `bytes`.
+pub(crate) fn sha256_bytes(bytes: &[u8]) -> String {
+    to_hex(Sha256::digest(bytes).as_slice())
+}
+
+/// Returns `bytes` as lowercase hex.
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
         // Writing to a String cannot fail.
         let _ = write!(hex, "{byte:02x}");
     }

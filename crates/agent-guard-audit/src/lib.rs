@@ -8,7 +8,8 @@
 //! ```
 //!
 //! What it must not do: it writes only the audit file inside an existing quarantine (it never
-//! creates the directory, never moves or deletes anything), reads no environment, and never
+//! creates the directory, never moves or deletes anything) and, once per user, the chain key
+//! in the state directory its caller names ([`AuditKey`]); it reads no environment, and never
 //! stores free text. Every record is passed through [`project()`], a closed projection:
 //!
 //! * only known keys survive; enumerated labels (`event`, `decision`, `action`, `code`, `tool`,
@@ -21,6 +22,9 @@
 //! * ids (`txid`, `check_id`, `plan_id`, and the lists `txids`, `backup_txids`, `purged`,
 //!   `missing`) keep the generated shape verbatim, anything else becomes `sha256:<hex>`;
 //! * `session` is always `sha256:<hex>` ([`session_hash`]);
+//! * the chain fields ([`chain`]) keep their shape: `seq` and `torn_length` counts,
+//!   `prev_sha256`, `torn_sha256` and `mac` 64 hex digits, `key_id` `k1-` and 16 hex digits;
+//!   the log sets them itself and drops any a caller passes;
 //! * `compensations` items and `plan_reasons` are projected recursively.
 //!
 //! Projection is idempotent, so [`AuditLog::tail`] re-projects old lines on read without
@@ -44,19 +48,29 @@
 
 #![warn(missing_docs)]
 
+mod backward;
+pub mod chain;
 mod error;
 mod hash;
+mod key;
 mod log;
 mod project;
 mod record;
+mod verify;
 
 pub use error::AuditError;
 pub use hash::{default_session, session_hash, sha256_hex};
-pub use log::{AUDIT_FILE_NAME, AuditLog, Clock, SCHEMA_VERSION, format_timestamp};
+pub use key::{AuditKey, KEY_DIR_NAME, KEY_FILE_NAME};
+pub use log::{AUDIT_FILE_NAME, AuditFault, AuditLog, Clock, SCHEMA_VERSION, format_timestamp};
 pub use project::{project, project_id};
 pub use record::{
     Action, AuditRecord, CompensationRecord, ErrorLabel, Event, Phase, REDACTED, Tool,
 };
+pub use verify::{
+    ChainReport, ChainState, Finding, FindingKind, TornRegion, TornStatus, verify_bytes, verify_log,
+};
 
+#[cfg(test)]
+mod chain_tests;
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use crate::{AuditError, AuditRecord, default_session, project};
+use crate::backward::for_each_line_backwards;
+use crate::chain::{self, CHAIN_FIELDS};
+use crate::verify::{ChainReport, verify_log};
+use crate::{AuditError, AuditKey, AuditRecord, default_session, project};
 
 /// The audit log's file name inside the quarantine root.
 pub const AUDIT_FILE_NAME: &str = "audit.jsonl";
@@ -16,10 +19,6 @@ pub const SCHEMA_VERSION: u64 = 1;
 
 /// The block size used when reading the log backwards.
 const TAIL_BLOCK: usize = 64 * 1024;
-
-/// Lines longer than this are skipped unread by [`AuditLog::tail`]; no valid record is this
-/// large, and skipping keeps a corrupt file from costing memory.
-const MAX_LINE: usize = 1024 * 1024;
 
 /// Where record timestamps come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -53,6 +52,31 @@ pub fn format_timestamp(instant: DateTime<Utc>) -> String {
     instant.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+/// A test-only crash point inside an append (`AGENT_GUARD_FAULT`, unstable).
+///
+/// When armed, the append writes the first half of its line, syncs it and aborts the process
+/// on the spot, which is what a power cut or `kill -9` in the middle of `write` leaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuditFault {
+    /// Abort halfway through writing the record.
+    TornAppend,
+}
+
+impl AuditFault {
+    /// The name used in `AGENT_GUARD_FAULT`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AuditFault::TornAppend => "audit-torn-append",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(text: &str) -> Option<AuditFault> {
+        (text.trim() == AuditFault::TornAppend.as_str()).then_some(AuditFault::TornAppend)
+    }
+}
+
 /// Whether an append waits for the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Durability {
@@ -63,14 +87,19 @@ enum Durability {
 /// The JSONL audit log at `<trash>/audit.jsonl`.
 ///
 /// Each record is one line of sorted-key JSON holding only the projection ([`project()`]) of
-/// what the caller passed, plus `ts`, `schema` and `session` when absent. Appends are
-/// serialised across processes by an exclusive lock on the file and are durable
-/// (`fdatasync`) when [`AuditLog::append`] returns.
+/// what the caller passed, plus `ts`, `schema` and `session` when absent. With a key
+/// ([`AuditLog::with_key`]) every new record is also chained to the one before it and
+/// `MACed` (see [`crate::chain`] for the fields); without one, records are written unchained,
+/// as before. Appends are serialised across processes by an exclusive lock on the file, which
+/// also covers reading the previous record's digest, and are durable (`fdatasync`) when
+/// [`AuditLog::append`] returns.
 #[derive(Debug, Clone)]
 pub struct AuditLog {
     path: PathBuf,
     session: String,
     clock: Clock,
+    key: Option<AuditKey>,
+    fault: Option<AuditFault>,
 }
 
 impl AuditLog {
@@ -82,7 +111,34 @@ impl AuditLog {
             path: trash.join(AUDIT_FILE_NAME),
             session: default_session(session),
             clock: Clock::System,
+            key: None,
+            fault: None,
         }
+    }
+
+    /// Returns the same log, chaining every new record with `key`.
+    #[must_use]
+    pub fn with_key(mut self, key: AuditKey) -> AuditLog {
+        self.key = Some(key);
+        self
+    }
+
+    /// Returns the same log with a test-only crash point armed (see [`AuditFault`]).
+    #[must_use]
+    pub fn with_fault(mut self, fault: Option<AuditFault>) -> AuditLog {
+        self.fault = fault;
+        self
+    }
+
+    /// Returns the key new records are chained with, if any.
+    pub fn key(&self) -> Option<&AuditKey> {
+        self.key.as_ref()
+    }
+
+    /// Verifies the whole log with `key` (this user's, when it exists); see
+    /// [`verify_log`].
+    pub fn verify(&self, key: Option<&AuditKey>) -> Result<ChainReport, AuditError> {
+        verify_log(&self.path, key)
     }
 
     /// Returns the same log with timestamps taken from `clock`.
@@ -106,7 +162,9 @@ impl AuditLog {
     ///
     /// The quarantine directory must already exist (the layout creates it); this never
     /// creates it. If the file does not end with a newline (a torn earlier write), a newline
-    /// is written first so the new record stays parseable.
+    /// is written first so the new record stays parseable; a chained record then links to
+    /// the last intact record and notes the torn bytes. Chain fields the caller passes are
+    /// dropped: only the log sets them.
     pub fn append(&self, record: &AuditRecord) -> Result<Map<String, Value>, AuditError> {
         self.write_record(&record.to_map(), Durability::Synced)
     }
@@ -134,6 +192,9 @@ impl AuditLog {
         durability: Durability,
     ) -> Result<Map<String, Value>, AuditError> {
         let mut stored = project(record);
+        for field in CHAIN_FIELDS {
+            stored.remove(field);
+        }
         stored
             .entry("ts")
             .or_insert_with(|| Value::from(format_timestamp(self.clock.now())));
@@ -143,10 +204,6 @@ impl AuditLog {
         stored
             .entry("session")
             .or_insert_with(|| Value::from(self.session.clone()));
-
-        let mut line =
-            serde_json::to_vec(&stored).map_err(|source| AuditError::Serialize { source })?;
-        line.push(b'\n');
 
         let path = &self.path;
         let mut file = fs_err::OpenOptions::new()
@@ -163,8 +220,22 @@ impl AuditLog {
             path: path.clone(),
             source,
         };
-        if ends_torn(&mut file).map_err(append_error)? {
+        let len = file.metadata().map_err(append_error)?.len();
+        // Under the lock: nobody appends between reading the end and writing after it.
+        if let Some(key) = &self.key {
+            let link = chain::link_at_end(&mut file, len).map_err(append_error)?;
+            chain::seal(&mut stored, link, key);
+        }
+        let mut line =
+            serde_json::to_vec(&stored).map_err(|source| AuditError::Serialize { source })?;
+        line.push(b'\n');
+        if ends_torn(&mut file, len).map_err(append_error)? {
             line.insert(0, b'\n');
+        }
+        if self.fault == Some(AuditFault::TornAppend) {
+            let _ = file.write_all(&line[..line.len() / 2]);
+            let _ = file.sync_data();
+            std::process::abort();
         }
         file.write_all(&line).map_err(append_error)?;
         if durability == Durability::Synced {
@@ -200,53 +271,15 @@ impl AuditLog {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(error) => return Err(read_error(error)),
         };
-        let mut position = file.metadata().map_err(read_error)?.len();
+        let len = file.metadata().map_err(read_error)?.len();
         let mut newest_first = Vec::new();
-        // The bytes after `position` up to the next unprocessed newline: the end of a line
-        // whose start has not been read yet.
-        let mut pending: Vec<u8> = Vec::new();
-        let mut pending_oversized = false;
-        let mut chunk = vec![0_u8; block.max(1)];
-        while position > 0 && newest_first.len() < n {
-            let start = position.saturating_sub(chunk.len() as u64);
-            let size = usize::try_from(position - start).unwrap_or(chunk.len());
-            file.seek(SeekFrom::Start(start)).map_err(read_error)?;
-            file.read_exact(&mut chunk[..size]).map_err(read_error)?;
-            position = start;
-
-            let mut buffer = &chunk[..size];
-            // Complete lines in this block, from the newest: everything after each newline.
-            while let Some(newline) = buffer.iter().rposition(|b| *b == b'\n') {
-                let mut line = buffer[newline + 1..].to_vec();
-                if !pending_oversized {
-                    line.extend_from_slice(&pending);
-                    push_record(&line, &mut newest_first);
-                }
-                pending.clear();
-                pending_oversized = false;
-                buffer = &buffer[..newline];
-                if newest_first.len() >= n {
-                    break;
-                }
+        for_each_line_backwards(&mut file, len, block, |_, line| {
+            if let Some(line) = line {
+                push_record(line, &mut newest_first);
             }
-            if newest_first.len() >= n {
-                break;
-            }
-            // What is left is the end of a line that started in an earlier block.
-            if !pending_oversized {
-                if buffer.len() + pending.len() > MAX_LINE {
-                    pending_oversized = true;
-                    pending.clear();
-                } else {
-                    let mut joined = buffer.to_vec();
-                    joined.extend_from_slice(&pending);
-                    pending = joined;
-                }
-            }
-        }
-        if position == 0 && newest_first.len() < n && !pending_oversized {
-            push_record(&pending, &mut newest_first);
-        }
+            newest_first.len() < n
+        })
+        .map_err(read_error)?;
         newest_first.truncate(n);
         newest_first.reverse();
         Ok(newest_first)
@@ -268,9 +301,9 @@ impl AuditLog {
     }
 }
 
-/// Returns `true` if the file is non-empty and its last byte is not a newline.
-fn ends_torn(file: &mut fs_err::File) -> std::io::Result<bool> {
-    let len = file.metadata()?.len();
+/// Returns `true` if the file (of `len` bytes) is non-empty and its last byte is not a
+/// newline.
+fn ends_torn(file: &mut fs_err::File, len: u64) -> std::io::Result<bool> {
     if len == 0 {
         return Ok(false);
     }

@@ -11,6 +11,7 @@ use agent_guard_types::{
 };
 use serde_json::{Map, Value};
 
+use crate::chain::is_key_id;
 use crate::hash::{is_hex, is_sha256_label, sha256_label};
 use crate::record::{Action, ErrorLabel, Event, Phase, Tool};
 
@@ -46,6 +47,8 @@ const COUNTS: &[&str] = &[
     "end",
     "length",
     "schema",
+    "seq",
+    "torn_length",
 ];
 /// The keys a `compensations` item keeps.
 const COMPENSATION_KEYS: &[&str] = &[
@@ -114,7 +117,10 @@ fn project_field(key: &str, value: &Value) -> Option<Value> {
             value.as_str().map(|text| Value::from(project_id(text)))
         }
         "txids" | "backup_txids" | "purged" | "missing" => id_list(value),
-        "txid_sha256" => label(value, |text| is_hex(text, 64)),
+        "txid_sha256" | "prev_sha256" | "torn_sha256" | "mac" => {
+            label(value, |text| is_hex(text, 64))
+        }
+        "key_id" => label(value, is_key_id),
         "missing_txid_sha256" => digest_list(value),
         "session" => value
             .as_str()

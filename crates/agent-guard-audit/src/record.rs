@@ -148,7 +148,8 @@ pub struct CompensationRecord {
 }
 
 /// One audit record, as this tool writes it. `ts`, `schema` and `session` are stamped by the
-/// log when absent.
+/// log when absent; the chain fields (`seq`, `prev_sha256`, `key_id`, `torn_*`, `mac`) are
+/// always set by the log itself, so a record read back from a chained log keeps them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AuditRecord {
     /// What it reports.
@@ -256,6 +257,24 @@ pub struct AuditRecord {
     /// The hashed session (stamped by the log).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// The position in the chain (set by a chained log; see [`crate::chain`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    /// SHA-256 of the previous intact line (set by a chained log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prev_sha256: Option<String>,
+    /// The id of the key that made `mac` (set by a chained log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
+    /// SHA-256 of torn bytes before this record (set by a chained log after a crash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torn_sha256: Option<String>,
+    /// The length of those torn bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torn_length: Option<u64>,
+    /// The keyed MAC over the record's canonical form (set by a chained log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac: Option<String>,
 }
 
 impl AuditRecord {
@@ -331,6 +350,12 @@ mod tests {
                     ts: Some("2026-12-01T00:00:00Z".into()),
                     schema: Some(1),
                     session: Some(crate::session_hash("s")),
+                    seq: Some(8),
+                    prev_sha256: Some("b".repeat(64)),
+                    key_id: Some("k1-0123456789abcdef".into()),
+                    torn_sha256: Some("c".repeat(64)),
+                    torn_length: Some(9),
+                    mac: Some("d".repeat(64)),
                     ..AuditRecord::new(*event, *tool)
                 };
                 let map = record.to_map();

@@ -1,5 +1,5 @@
-//! `rm`, `rmdir`, `unlink`, `shred`, `srm` and `wipe`: the POSIX path deleters; and the
-//! programs that delete as a side effect (`rsync --delete`, `tar --remove-files`, …).
+//! `rm`, `rmdir`, `unlink`, `shred -u`, `srm` and `wipe`: the POSIX path deleters (`shred`
+//! without `-u` overwrites in place), and `gio remove`.
 //!
 //! Options follow GNU coreutils: clusters, unique long prefixes, and options after operands
 //! (`rm build -rf` is recursive) until `--`. An option we do not know might change what is
@@ -174,52 +174,33 @@ pub(crate) fn parse(name: &str, args: &[Arg]) -> Option<OpSpec> {
     // Without `-r` or `-d`, `rm`, `unlink` and `shred` refuse directories.
     op.files_only = !op.recursive && !op.dir_only;
     if name == "shred" && !op.notes.iter().any(|n| n.starts_with("shred removes")) {
+        // Without `-u` nothing is deleted: the file's bytes are overwritten where it is
+        // (through a symlink, like any open). `shred -u` stays a delete: the file is
+        // relocated before shred can reach it.
+        op.kind = OpKind::Overwrite;
+        op.write = agent_guard_types::WriteMode::InPlace;
+        op.files_only = false;
+        op.targets.retain(|t| t.text != "-" || t.opaque.is_some());
+        for target in &mut op.targets {
+            target.through_symlink = true;
+        }
         op.note("shred overwrites the file's contents in place");
     }
     Some(op)
 }
 
-/// Programs that delete files as a side effect of another job, choosing which while they
-/// run: rsync's `--delete*` and `--remove-source-files`, tar's `--remove-files`, zip's
-/// `-m`, 7-Zip's `-sdel`, and `gio remove`. Like robocopy's `/MIR`, they are
-/// undeterminable recursive deletes of their operands.
-pub(crate) fn side_effect(name: &str, args: &[Arg]) -> Option<OpSpec> {
-    if name == "gio" {
-        return gio(args);
+/// `gio remove [-f] LOCATION…` (`name` is the program); `None` for anything else. The
+/// programs that delete as a side effect of another job (`rsync --delete`, `tar
+/// --remove-files`, `zip -m`, …) are in [`crate::writes`].
+pub(crate) fn gio(name: &str, args: &[Arg]) -> Option<OpSpec> {
+    if name != "gio" {
+        return None;
     }
-    let texts: Vec<&str> = args.iter().filter_map(Arg::known).collect();
-    let long = |prefix: &str| texts.iter().find(|t| t.starts_with(prefix)).copied();
-    let flag = match name {
-        "rsync" => long("--delete")
-            .or_else(|| long("--del").filter(|t| *t == "--del"))
-            .or_else(|| long("--remove-source-files"))
-            .or_else(|| long("--remove-sent-files")),
-        "tar" | "gtar" | "bsdtar" => long("--remove-files"),
-        "zip" => texts
-            .iter()
-            .find(|t| {
-                **t == "--move"
-                    || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains('m'))
-            })
-            .copied(),
-        "7z" | "7za" | "7zz" | "7zr" => long("-sdel"),
-        _ => None,
-    }?;
-    let mut op = OpSpec::new(name, OpKind::FsDelete, Dialect::Posix);
-    op.recursive = true;
-    op.targets = args
-        .iter()
-        .filter(|a| !a.is_option())
-        .map(Arg::target)
-        .collect();
-    op.mark_undeterminable(format!(
-        "{name} {flag} decides what it deletes while it runs"
-    ));
-    Some(op)
+    gio_remove(args)
 }
 
 /// `gio remove [-f] LOCATION…`; a URI (`file://…`, `sftp://…`) is not a plain path.
-fn gio(args: &[Arg]) -> Option<OpSpec> {
+fn gio_remove(args: &[Arg]) -> Option<OpSpec> {
     let (sub, rest) = args.split_first()?;
     if sub.known() != Some("remove") {
         return None;
@@ -306,30 +287,26 @@ mod tests {
     }
 
     #[test]
-    fn side_effect_deleters_are_undeterminable() {
+    fn gio_remove_deletes_and_gio_trash_does_not() {
         let args = |line: &str| -> Vec<Arg> { line.split_whitespace().map(Arg::literal).collect() };
-        for (name, line) in [
-            ("rsync", "-a --delete src/ dst/"),
-            ("rsync", "-av --delete-after src/ dst/"),
-            ("rsync", "-a --remove-source-files src/ dst/"),
-            ("tar", "czf out.tgz --remove-files build"),
-            ("zip", "-rm out.zip build"),
-            ("7z", "a out.7z build -sdel"),
-        ] {
-            let o = side_effect(name, &args(line)).unwrap_or_else(|| panic!("{name} {line}"));
-            assert!(o.undeterminable && o.recursive, "{name} {line}");
-        }
-        for (name, line) in [
-            ("rsync", "-a src/ dst/"),
-            ("tar", "czf out.tgz build"),
-            ("zip", "-r out.zip build"),
-            ("gio", "trash x"),
-        ] {
-            assert!(side_effect(name, &args(line)).is_none(), "{name} {line}");
-        }
-        let o = side_effect("gio", &args("remove -f a.txt file:///x")).unwrap();
+        assert!(gio("gio", &args("trash x")).is_none());
+        assert!(gio("rsync", &args("-a --delete a/ b/")).is_none());
+        let o = gio("gio", &args("remove -f a.txt file:///x")).unwrap();
         assert!(o.force && o.targets[1].opaque.is_some());
         assert_eq!(o.targets[0].text, "a.txt");
+    }
+
+    #[test]
+    fn shred_without_remove_overwrites_in_place() {
+        let o = op("shred -n 3 secret.txt").unwrap();
+        assert_eq!(o.kind, OpKind::Overwrite);
+        assert_eq!(o.write, agent_guard_types::WriteMode::InPlace);
+        assert!(o.targets[0].through_symlink);
+        assert_eq!(op("shred -u secret.txt").unwrap().kind, OpKind::FsDelete);
+        assert_eq!(
+            op("shred --remove secret.txt").unwrap().kind,
+            OpKind::FsDelete
+        );
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod smell;
 mod windows;
 mod windows_verbs;
 mod wrappers;
+mod writes;
 
 use agent_guard_lex::{LexError, Script, SimpleCommand};
 use agent_guard_types::{Dialect, OpKind, OpSpec, Span};

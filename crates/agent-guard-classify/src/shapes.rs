@@ -164,7 +164,13 @@ pub(crate) fn apply(ops: &mut [OpSpec], positions: &Positions, commands: usize) 
         }
         let cwd_changed =
             positions.cd.iter().any(|&i| i < index) || positions.own_cwd.contains(&index);
-        let cwd_matters = op.kind != OpKind::FsDelete
+        // Path ops (deletes, overwrites) depend on the working directory only through a
+        // relative target; git ops always do (they find the repository from it).
+        let path_op = matches!(
+            op.kind,
+            OpKind::FsDelete | OpKind::Overwrite | OpKind::SideEffectDelete
+        ) && op.sub.is_none();
+        let cwd_matters = !path_op
             || op
                 .targets
                 .iter()

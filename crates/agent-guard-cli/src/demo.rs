@@ -68,8 +68,10 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
         .tempdir()?;
     let workspace = dir.path().join("project");
     agent_guard_engine::prepare_demo_workspace(&workspace)?;
+    // The demo's own home: its audit chain key is created there, not in the user's state.
     let env = EnvSnapshot {
         home: Some(dir.path().join("home").into()),
+        xdg_state_home: None,
         ..EnvSnapshot::capture()
     };
     let env = EnvSnapshot {

@@ -6,6 +6,8 @@
 //! | 1 | internal error (outside hook mode); `restore` errors |
 //! | 2 | usage error; enforced BLOCK; `safe-delete` refusal |
 //! | 3 | enforced ASK; `restore` conflicts |
+//! | 4 | `audit verify`: a torn tail (repaired or pending), nothing tampered |
+//! | 5 | `audit verify`: tampered |
 //!
 //! The engine's reports say which applies ([`agent_guard_engine::Exit`]); the commands here
 //! return that, and this module adds the two rules of the CLI itself: hook mode never exits
@@ -32,6 +34,8 @@ mod tests {
         assert_eq!(ExitCode::InternalError.code(), 1);
         assert_eq!(ExitCode::Blocked.code(), 2);
         assert_eq!(ExitCode::Ask.code(), 3);
+        assert_eq!(ExitCode::TornTail.code(), 4);
+        assert_eq!(ExitCode::Tampered.code(), 5);
         assert_eq!(from_hook(0), ExitCode::Success);
         assert_eq!(from_hook(1), ExitCode::Blocked);
         assert_eq!(from_hook(101), ExitCode::Blocked);

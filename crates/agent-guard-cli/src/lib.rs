@@ -45,6 +45,7 @@ pub fn run(cli: &Cli) -> ExitCode {
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Doctor(args) => install::doctor(args),
+        Command::Audit(args) => commands::audit::run(args),
     };
     result.unwrap_or_else(|error| report_error_as(&error, cli.command.json()))
 }

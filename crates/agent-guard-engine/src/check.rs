@@ -333,11 +333,19 @@ pub(crate) fn audit_record(report: &CheckReport, event: Event) -> AuditRecord {
     }
 }
 
-/// Opens the audit log of `workspace`, creating the layout first (ignore rule, then dir).
+/// Opens the audit log of `workspace`, creating the layout first (ignore rule, then dir),
+/// chained with the user's key (created on first use). Only the destructive paths call this:
+/// the no-op path neither writes a record nor touches the key.
 pub(crate) fn audit_log(workspace: &Workspace, runtime: &Runtime) -> Result<AuditLog, String> {
     ensure_layout(&workspace.root, workspace.trash()).map_err(|e| error_chain(&e))?;
+    let key = crate::audit::chain_key(workspace).map_err(|e| error_chain(&e))?;
     let clock = runtime.fixed_clock().map_or(Clock::System, Clock::Fixed);
-    Ok(AuditLog::new(workspace.trash(), workspace.settings.session.as_deref()).with_clock(clock))
+    Ok(
+        AuditLog::new(workspace.trash(), workspace.settings.session.as_deref())
+            .with_clock(clock)
+            .with_key(key)
+            .with_fault(runtime.audit_fault()),
+    )
 }
 
 pub(crate) fn audit_check(report: &mut CheckReport, workspace: &Workspace, runtime: &Runtime) {

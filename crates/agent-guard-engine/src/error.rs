@@ -56,6 +56,19 @@ pub enum EngineError {
     /// An audit write failed.
     #[error(transparent)]
     Audit(#[from] agent_guard_audit::AuditError),
+    /// Neither `XDG_STATE_HOME` nor `HOME` names an absolute directory for the audit chain
+    /// key.
+    #[error("no state directory for the audit chain key (set `HOME` or `XDG_STATE_HOME`)")]
+    NoStateDirectory,
+    /// The state directory lies inside the workspace or the quarantine, where anything that
+    /// can rewrite the log could also read the key.
+    #[error("the audit chain key directory `{dir}` is inside `{inside}`")]
+    KeyInsideWorkspace {
+        /// The key's state directory.
+        dir: PathBuf,
+        /// The workspace or quarantine root it lies in.
+        inside: PathBuf,
+    },
 }
 
 /// The engine's result type.

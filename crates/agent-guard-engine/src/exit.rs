@@ -6,10 +6,11 @@
 
 use serde::Serialize;
 
+use agent_guard_audit::ChainState;
 use agent_guard_recovery::RestoreReport;
 use agent_guard_types::{Decision, ExitCode};
 
-use crate::{CheckReport, GcReport, SafeDeleteReport};
+use crate::{AuditVerifyReport, CheckReport, GcReport, SafeDeleteReport};
 
 /// A report that knows the exit code of the command that produced it.
 pub trait Exit: Serialize {
@@ -96,6 +97,18 @@ impl Exit for GcReport {
             ExitCode::InternalError
         } else {
             ExitCode::Success
+        }
+    }
+}
+
+impl Exit for AuditVerifyReport {
+    /// 0 intact, unchained or empty; 4 a torn tail (repaired or pending), nothing tampered;
+    /// 5 tampered.
+    fn exit_code(&self) -> ExitCode {
+        match self.chain.state {
+            ChainState::Repaired | ChainState::TornTail => ExitCode::TornTail,
+            ChainState::Tampered => ExitCode::Tampered,
+            _ => ExitCode::Success,
         }
     }
 }

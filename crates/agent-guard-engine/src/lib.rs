@@ -1,13 +1,14 @@
 //! agent-guard's commands as library functions.
 //!
 //! The engine orchestrates the pipeline — lex, classify, world, policy, recovery, audit — for
-//! each command (`check`, and later `safe_delete`, `restore`, `status`, `gc`). It reads the
+//! each command (`check`, `safe_delete`, `restore`, `status`, `gc`, `audit verify`). It reads the
 //! environment and the clock once (through [`Runtime`]) and injects them everywhere else. The
 //! CLI and the harness adapters are thin layers over these functions.
 
 #![warn(missing_docs)]
 
 mod approval;
+mod audit;
 mod check;
 mod demo;
 mod edit;
@@ -30,6 +31,7 @@ mod workspace;
 
 pub use agent_guard_session::approval::Approval;
 pub use approval::{ApprovalError, ApprovalReport, approve, find_approval, waiting_approvals};
+pub use audit::{AuditChainStatus, AuditVerifyReport, verify_audit};
 pub use check::{CheckRequest, check, check_observing, check_with};
 pub use demo::prepare_demo_workspace;
 pub use edit::{EditRequest, check_edit};
@@ -41,6 +43,9 @@ pub fn hint(code: agent_guard_types::ReasonCode) -> &'static str {
 }
 
 // What the front ends need from the layers below, so that they depend on the engine alone.
+pub use agent_guard_audit::{
+    ChainReport, ChainState, Finding, FindingKind, TornRegion, TornStatus,
+};
 pub use agent_guard_config::{DEFAULT_DEADLINE_MS, EnvSnapshot, MAX_DEADLINE_MS, env_deadline};
 pub use agent_guard_recovery::{
     ItemKind, NoProgress, Progress, RestoreRefusal, RestoreReport, TxState,

@@ -240,6 +240,10 @@ fn what(tx: &Transaction, root: &Path) -> String {
         names.push(
             match (snapshot.subject.as_deref(), snapshot.name.as_deref()) {
                 (Some("branch"), Some(name)) => format!("git branch {name}"),
+                (Some("ref"), Some(name)) => match name.strip_prefix("refs/tags/") {
+                    Some(tag) => format!("git tag {tag}"),
+                    None => format!("git ref {name}"),
+                },
                 (Some("stash"), Some(name)) => format!("git {name}"),
                 _ => "git work-tree changes".to_owned(),
             },

@@ -2,11 +2,15 @@
 //!
 //! `AGENT_GUARD_NOW` (an RFC 3339 instant) and `AGENT_GUARD_ID_SEED` (any text) are
 //! test-only overrides, documented as unstable: they make ids and timestamps reproducible.
+//! `AGENT_GUARD_FAULT=audit-torn-append` (also unstable) aborts the process halfway through
+//! the next audit append, for the torn-tail tests; the other fault points are the
+//! quarantine's.
 
 use std::cell::Cell;
 
 use chrono::{DateTime, Utc};
 
+use agent_guard_audit::AuditFault;
 use agent_guard_config::{EnvSnapshot, env_vars};
 
 use crate::error::{EngineError, Result};
@@ -17,6 +21,7 @@ pub struct Runtime {
     now: DateTime<Utc>,
     fixed_clock: bool,
     seed: Option<Cell<u64>>,
+    audit_fault: Option<AuditFault>,
 }
 
 impl Runtime {
@@ -43,10 +48,12 @@ impl Runtime {
                     (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
                 }))
             });
+        let audit_fault = env.fault.as_deref().and_then(AuditFault::parse);
         Ok(Runtime {
             now,
             fixed_clock,
             seed,
+            audit_fault,
         })
     }
 
@@ -56,7 +63,13 @@ impl Runtime {
             now: Utc::now(),
             fixed_clock: false,
             seed: None,
+            audit_fault: None,
         }
+    }
+
+    /// The audit log's test-only crash point from `AGENT_GUARD_FAULT`, if armed.
+    pub fn audit_fault(&self) -> Option<AuditFault> {
+        self.audit_fault
     }
 
     /// The instant the command started (or the fixed test instant).

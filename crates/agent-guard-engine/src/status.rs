@@ -12,6 +12,7 @@ use agent_guard_recovery::{GcEntry, Reconciled, Usage};
 use agent_guard_session::read_mode;
 use agent_guard_types::SessionMode;
 
+use crate::audit::{AuditChainStatus, chain_status};
 use crate::error::Result;
 use crate::runtime::Runtime;
 use crate::store::quarantine;
@@ -71,6 +72,9 @@ pub struct StatusReport {
     /// defaults).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_error: Option<String>,
+    /// The audit log's chain, verified with this user's key; `null` when the key or the log
+    /// cannot be read. See `agent-guard audit verify` for every finding.
+    pub audit_chain: Option<AuditChainStatus>,
 }
 
 /// Reports the quarantine's state; reconciles interrupted relocations first.
@@ -136,5 +140,6 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
         decisions,
         recent_audit,
         config_error,
+        audit_chain: chain_status(&workspace),
     })
 }

@@ -16,6 +16,10 @@ pub struct Workspace {
     pub settings: Settings,
     /// The home directory, from `HOME`.
     pub home: Option<PathBuf>,
+    /// agent-guard's per-user state directory: `$XDG_STATE_HOME/agent-guard` when that is
+    /// absolute, else `~/.local/state/agent-guard`; `None` without either. The audit chain
+    /// key lives under it.
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -40,10 +44,12 @@ impl Workspace {
         let file = load_config(&root).map_err(EngineError::Config)?;
         let settings =
             Settings::resolve(root.clone(), env, file.as_ref()).map_err(EngineError::Config)?;
+        let state_dir = state_dir(env, home.as_deref());
         Ok(Workspace {
             root,
             settings,
             home,
+            state_dir,
         })
     }
 
@@ -76,11 +82,13 @@ impl Workspace {
                 let settings =
                     Settings::resolve(root.clone(), env, None).map_err(EngineError::Config)?;
                 let detail = agent_guard_types::error_chain(&error);
+                let state_dir = state_dir(env, home.as_deref());
                 Ok((
                     Workspace {
                         root,
                         settings,
                         home,
+                        state_dir,
                     },
                     Some(detail),
                 ))
@@ -102,4 +110,16 @@ impl Workspace {
     pub fn trash(&self) -> &Path {
         &self.settings.trash
     }
+}
+
+/// agent-guard's per-user state directory, resolved as `agent-guard install` resolves it.
+pub(crate) fn state_dir(env: &EnvSnapshot, home: Option<&Path>) -> Option<PathBuf> {
+    let base = match env.xdg_state_home.as_deref().map(Path::new) {
+        Some(dir) if dir.is_absolute() => dir.to_owned(),
+        _ => home
+            .filter(|h| h.is_absolute())?
+            .join(".local")
+            .join("state"),
+    };
+    Some(base.join("agent-guard"))
 }

@@ -40,7 +40,7 @@ pub fn restore_items(items: &[GitItem], user_dir: Option<&Path>) -> GitRestore {
                 .and_then(crate::stash_list::parse_selector)
                 .unwrap_or(0),
         ),
-        Subject::Branch => (2, 0),
+        Subject::Branch | Subject::Ref => (2, 0),
         Subject::Worktree => (0, 0),
     });
     let mut trees: HashMap<PathBuf, WorkTree> = HashMap::new();
@@ -66,7 +66,7 @@ pub fn restore_items(items: &[GitItem], user_dir: Option<&Path>) -> GitRestore {
                 apply_snapshot(tree, &item.sha, item.writes_commit.as_deref(), &mut out);
             }
             Subject::Stash => restore_stash_entry(tree, item, &mut out),
-            Subject::Branch => restore_branch(tree, item, &mut out),
+            Subject::Branch | Subject::Ref => restore_branch(tree, item, &mut out),
         }
     }
     out

@@ -68,7 +68,10 @@ pub use clean::enumerate_clean;
 pub use diffstat::{FileStat, diffstat};
 pub use error::GitError;
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
-pub use refs::{Keep, branch_tip, create_kept_refs, drop_private_refs, resolve_keeps, set_branch};
+pub use refs::{
+    Keep, branch_tip, create_kept_refs, drop_private_refs, kept_ref_name, resolve_keeps,
+    set_branch, set_ref,
+};
 pub use snapshot::{CLEAN_NOTE, PreparedSnapshot, delete_refs};
 
 /// The namespace of every ref this crate creates.
@@ -84,6 +87,9 @@ pub enum Subject {
     Stash,
     /// A branch tip.
     Branch,
+    /// Any other ref (a tag, a note, a remote-tracking ref), by its full name: what it points
+    /// to (an annotated tag object included).
+    Ref,
 }
 
 impl Subject {
@@ -93,6 +99,7 @@ impl Subject {
             Subject::Worktree => "worktree",
             Subject::Stash => "stash",
             Subject::Branch => "branch",
+            Subject::Ref => "ref",
         }
     }
 
@@ -103,6 +110,7 @@ impl Subject {
             None | Some("worktree") => Some(Subject::Worktree),
             Some("stash") => Some(Subject::Stash),
             Some("branch") => Some(Subject::Branch),
+            Some("ref") => Some(Subject::Ref),
             Some(_) => None,
         }
     }
@@ -130,7 +138,9 @@ pub enum RefSubject {
     StashEntries(Vec<String>),
     /// `git stash clear`: every entry.
     AllStashEntries,
-    /// `git branch -D` or a forced overwrite: branch names (without `refs/heads/`).
+    /// `git branch -D` or a forced overwrite: branch names (without `refs/heads/`). A name
+    /// starting with `refs/` other than `refs/heads/` is a full ref name (`refs/tags/v1`,
+    /// kept as [`Subject::Ref`]).
     Branches(Vec<String>),
 }
 
@@ -265,4 +275,12 @@ pub(crate) fn stash_ref(txid: &str, index: usize) -> String {
 /// The ref that keeps branch `name`.
 pub(crate) fn branch_ref(txid: &str, name: &str) -> String {
     format!("{REF_NAMESPACE}branches/{txid}/{name}")
+}
+
+/// The ref that keeps the full ref `name` (`refs/tags/v1` → `…/refs/<txid>/tags/v1`).
+pub(crate) fn other_ref(txid: &str, name: &str) -> String {
+    format!(
+        "{REF_NAMESPACE}refs/{txid}/{}",
+        name.strip_prefix("refs/").unwrap_or(name)
+    )
 }

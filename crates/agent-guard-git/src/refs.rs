@@ -161,48 +161,63 @@ fn resolve_selector(
         })
 }
 
-/// The branches to keep, each resolved to its commit.
+/// The branches (and full refs) to keep, each resolved to what it points to.
 fn branch_keeps(tree: &WorkTree, txid: &TxId, names: &[String]) -> Result<Vec<Keep>, GitError> {
     let mut seen = BTreeSet::new();
     let mut keeps = Vec::new();
     for name in names {
-        let short = name.strip_prefix("refs/heads/").unwrap_or(name);
-        if !seen.insert(short.to_owned()) {
+        let (subject, short, full) = match name.strip_prefix("refs/heads/") {
+            Some(short) => (Subject::Branch, short.to_owned(), name.clone()),
+            None if name.starts_with("refs/") => (Subject::Ref, name.clone(), name.clone()),
+            None => (Subject::Branch, name.clone(), format!("refs/heads/{name}")),
+        };
+        if !seen.insert(full.clone()) {
             continue;
         }
         let unknown = || GitError::UnknownRef {
             selector: name.clone(),
-            subject: "branch",
+            subject: subject.as_str(),
             path: tree.root.clone(),
         };
-        let full = format!("refs/heads/{short}");
         if !git2::Reference::is_valid_name(&full) {
             return Err(unknown());
         }
         let target = match tree.repo.find_reference(&full).and_then(|r| r.resolve()) {
             Ok(reference) => reference.target().ok_or_else(unknown)?,
-            // A branch that does not exist has no commits to lose: `branch -f new`,
-            // `checkout -B new` and `update-ref refs/heads/new` create it.
+            // A ref that does not exist has nothing to lose: `branch -f new`, `checkout -B
+            // new`, `tag -f new` and `update-ref refs/heads/new` create it.
             Err(error) if error.code() == ErrorCode::NotFound => continue,
             Err(source) => {
                 return Err(GitError::Git {
-                    action: "resolve a branch",
+                    action: "resolve a ref",
                     path: tree.root.clone(),
                     source,
                 });
             }
         };
+        let refname = match subject {
+            Subject::Ref => crate::other_ref(txid.as_str(), &full),
+            _ => branch_ref(txid.as_str(), &short),
+        };
         keeps.push(Keep {
             kept: KeptRef {
-                subject: Subject::Branch,
-                name: short.to_owned(),
+                subject,
+                name: short,
                 sha: target.to_string(),
-                refname: branch_ref(txid.as_str(), short),
+                refname,
             },
             note: None,
         });
     }
     Ok(keeps)
+}
+
+/// The full ref name a kept branch or ref is restored to.
+pub fn kept_ref_name(subject: Subject, name: &str) -> String {
+    match subject {
+        Subject::Ref => name.to_owned(),
+        _ => format!("refs/heads/{name}"),
+    }
 }
 
 /// Puts a kept stash entry back into the stash list at its old position, unless an entry
@@ -240,36 +255,31 @@ pub(crate) fn restore_stash_entry(tree: &WorkTree, item: &GitItem, out: &mut Git
     }
 }
 
-/// Recreates a kept branch if it is absent; one that exists at another commit is a
+/// Recreates a kept branch or ref if it is absent; one that exists pointing elsewhere is a
 /// conflict.
 pub(crate) fn restore_branch(tree: &WorkTree, item: &GitItem, out: &mut GitRestore) {
     let sha = item.sha.as_str();
     let Some(name) = item.name.as_deref() else {
-        out.errors.push(format!("kept branch {sha} has no name"));
+        out.errors.push(format!("kept ref {sha} has no name"));
         return;
     };
-    let full = format!("refs/heads/{name}");
+    let full = kept_ref_name(item.subject, name);
     let result = (|| {
-        let id = Oid::from_str(sha).map_err(tree.error("parse a kept commit id"))?;
+        let id = Oid::from_str(sha).map_err(tree.error("parse a kept object id"))?;
         match tree.repo.find_reference(&full) {
             Ok(existing) => return Ok(existing.target() == Some(id)),
             Err(error) if error.code() == ErrorCode::NotFound => {}
             Err(source) => {
                 return Err(GitError::Git {
-                    action: "look up a branch",
+                    action: "look up a ref",
                     path: tree.root.clone(),
                     source,
                 });
             }
         }
         tree.repo
-            .reference(
-                &full,
-                id,
-                false,
-                &format!("agent-guard: restore branch {name}"),
-            )
-            .map_err(tree.error("recreate a branch"))?;
+            .reference(&full, id, false, &format!("agent-guard: restore {full}"))
+            .map_err(tree.error("recreate a ref"))?;
         Ok(true)
     })();
     match result {
@@ -305,14 +315,18 @@ pub fn branch_tip(tree: &WorkTree, name: &str) -> Result<Option<String>, GitErro
 /// # Errors
 /// The id is invalid or the ref cannot be written.
 pub fn set_branch(tree: &WorkTree, name: &str, sha: &str) -> Result<(), GitError> {
-    let id = Oid::from_str(sha).map_err(tree.error("parse a kept commit id"))?;
+    set_ref(tree, &format!("refs/heads/{name}"), sha)
+}
+
+/// Points the full ref `full` at `sha`, replacing whatever it points to (the caller kept
+/// that first).
+///
+/// # Errors
+/// The id is invalid or the ref cannot be written.
+pub fn set_ref(tree: &WorkTree, full: &str, sha: &str) -> Result<(), GitError> {
+    let id = Oid::from_str(sha).map_err(tree.error("parse a kept object id"))?;
     tree.repo
-        .reference(
-            &format!("refs/heads/{name}"),
-            id,
-            true,
-            &format!("agent-guard: restore branch {name}"),
-        )
-        .map_err(tree.error("restore a branch"))?;
+        .reference(full, id, true, &format!("agent-guard: restore {full}"))
+        .map_err(tree.error("restore a ref"))?;
     Ok(())
 }

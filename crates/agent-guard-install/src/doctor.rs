@@ -409,6 +409,10 @@ fn smoke_checks(harness: Harness, command: &str, script: Option<&Path>) -> Vec<C
         }
     };
     let cwd = fsio::write_target(workspace.path());
+    // The probe's audit chain key goes to a throwaway state directory beside the workspace,
+    // so that doctor never mints the user's key.
+    let state = tempfile::tempdir().ok();
+    let state = state.as_ref().map(tempfile::TempDir::path);
     let cases = [
         ("deny", "rm -rf /", Reply::Deny),
         ("no-op", "ls", Reply::Allow),
@@ -417,7 +421,7 @@ fn smoke_checks(harness: Harness, command: &str, script: Option<&Path>) -> Vec<C
         .into_iter()
         .map(|(name, shell_command, expected)| {
             let payload = smoke::payload(harness, shell_command, &cwd);
-            let reply = match smoke::run(command, script, &payload, &cwd) {
+            let reply = match smoke::run(command, script, &payload, &cwd, state) {
                 Ok(outcome) => (smoke::read(harness, &outcome), outcome),
                 Err(error) => {
                     return fail(name, format!("the hook did not start: {error}"), "check the command");

@@ -89,12 +89,14 @@ pub(crate) fn payload(harness: Harness, command: &str, cwd: &Path) -> Value {
 }
 
 /// Runs a hook: `sh -c <command>` for JSON-configured harnesses, the script itself for
-/// Cline. The guard's own state stays in `cwd` (a temporary workspace).
+/// Cline. The guard's own state stays in `cwd` (a temporary workspace) and, for its audit
+/// chain key, in `state` (`XDG_STATE_HOME`, a temporary directory) when given.
 pub(crate) fn run(
     command: &str,
     script: Option<&Path>,
     payload: &Value,
     cwd: &Path,
+    state: Option<&Path>,
 ) -> std::io::Result<Outcome> {
     let mut process = if let Some(path) = script {
         Command::new(path)
@@ -103,6 +105,9 @@ pub(crate) fn run(
         sh.arg("-c").arg(command);
         sh
     };
+    if let Some(state) = state {
+        process.env("XDG_STATE_HOME", state);
+    }
     let mut child = process
         .current_dir(cwd)
         .env_remove("AGENT_GUARD_TRASH")
@@ -326,6 +331,7 @@ mod tests {
             None,
             &json!({"a": 1}),
             dir.path(),
+            None,
         )
         .unwrap();
         assert_eq!(out.code, Some(2));

@@ -68,7 +68,12 @@ impl Compensation for PreserveRefs {
         out: &mut OtherOutcome,
     ) {
         let mut kept = OtherOutcome::default();
-        restore_subjects(store, tx, &[Subject::Stash, Subject::Branch], &mut kept);
+        restore_subjects(
+            store,
+            tx,
+            &[Subject::Stash, Subject::Branch, Subject::Ref],
+            &mut kept,
+        );
         if request.force {
             force_branches(store, tx, request, &mut kept);
         }
@@ -79,32 +84,38 @@ impl Compensation for PreserveRefs {
     }
 
     fn release(&self, store: &Quarantine, tx: &Transaction) -> usize {
-        release_subjects(store, tx, &[Subject::Stash, Subject::Branch])
+        release_subjects(store, tx, &[Subject::Stash, Subject::Branch, Subject::Ref])
     }
 }
 
-/// `--force` for branches that point elsewhere now (`git branch -M`, `-f` moved them): the
-/// current tip is kept in a new transaction, then the branch is reset to the kept commit.
+/// `--force` for branches and refs that point elsewhere now (`git branch -M`, `-f`, `tag -f`
+/// moved them): the current value is kept in a new transaction, then the ref is reset to the
+/// kept one.
 fn force_branches(
     store: &Quarantine,
     tx: &Transaction,
     request: &mut OtherRequest<'_>,
     out: &mut OtherOutcome,
 ) {
-    let prefix = "refs/heads/";
-    let clashing: Vec<String> = out
-        .conflicts
-        .iter()
-        .filter_map(|c| c.strip_prefix(prefix).map(str::to_owned))
-        .collect();
+    let clashing: Vec<String> = out.conflicts.clone();
     if clashing.is_empty() {
         return;
     }
-    for item in crate::snapshot::git_items(store, tx, &[Subject::Branch]) {
-        let Some(name) = item.name.clone().filter(|n| clashing.contains(n)) else {
+    for item in crate::snapshot::git_items(store, tx, &[Subject::Branch, Subject::Ref]) {
+        let Some(name) = item.name.clone() else {
             continue;
         };
-        let full = format!("{prefix}{name}");
+        let full = agent_guard_git::kept_ref_name(item.subject, &name);
+        if !clashing.contains(&full) {
+            continue;
+        }
+        // What keeps the current value: a branch by its short name, any other ref by its
+        // full name.
+        let keep_name = if item.subject == Subject::Ref {
+            full.clone()
+        } else {
+            name.clone()
+        };
         let result = (|| -> Result<String, RecoveryError> {
             let tree = WorkTree::discover(&item.repository, store.git_user_dir())?;
             let backup = (request.new_txid)();
@@ -125,10 +136,10 @@ fn force_branches(
                 store,
                 &tree,
                 &backup,
-                &RefSubject::Branches(vec![name.clone()]),
+                &RefSubject::Branches(vec![keep_name.clone()]),
                 &meta,
             )?;
-            agent_guard_git::set_branch(&tree, &name, &item.sha)?;
+            agent_guard_git::set_ref(&tree, &full, &item.sha)?;
             Ok(backup.to_string())
         })();
         match result {

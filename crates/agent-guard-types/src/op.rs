@@ -65,6 +65,9 @@ pub enum OpKind {
     GitStashPush,
     /// Deletes a branch regardless of merge state (`git branch -D`).
     GitBranchDelete,
+    /// Deletes or moves another ref, by its full name (`git tag -d`, `git tag -f`,
+    /// `git update-ref [-d] refs/tags/…`): what it pointed to can be kept first.
+    GitRefDelete,
     /// Replaces or truncates the content of existing paths (`>`, `truncate`, `cp` onto,
     /// `mv` onto, `sed -i`, `Set-Content`, `copy /y`); new paths are only created. How it
     /// treats an existing target is [`OpSpec::write`].
@@ -93,6 +96,7 @@ impl OpKind {
             OpKind::GitStashDrop => "git-stash-drop",
             OpKind::GitStashPush => "git-stash-push",
             OpKind::GitBranchDelete => "git-branch-delete",
+            OpKind::GitRefDelete => "git-ref-delete",
             OpKind::Overwrite => "overwrite",
             OpKind::SideEffectDelete => "side-effect-delete",
             OpKind::EditTool => "edit-tool",
@@ -111,6 +115,7 @@ impl OpKind {
                 | OpKind::GitStashDrop
                 | OpKind::GitStashPush
                 | OpKind::GitBranchDelete
+                | OpKind::GitRefDelete
         )
     }
 }

@@ -13,6 +13,8 @@ use crate::{Decision, ReasonCode};
 /// | 1 | internal error (outside hook mode); `restore` errors |
 /// | 2 | usage error; enforced BLOCK; `safe-delete` refusal |
 /// | 3 | enforced ASK; `restore` conflicts |
+/// | 4 | `audit verify`: the chain is intact apart from a torn tail (a crash mid-append), repaired or pending |
+/// | 5 | `audit verify`: the chain is tampered |
 ///
 /// It serialises as its number (the `exit` field of every `--json` report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,6 +27,10 @@ pub enum ExitCode {
     Blocked,
     /// 3: a human must approve (ASK), or `restore` conflicts.
     Ask,
+    /// 4: `audit verify` found a torn tail (repaired or pending) and nothing tampered.
+    TornTail,
+    /// 5: `audit verify` found a tampered record.
+    Tampered,
 }
 
 impl ExitCode {
@@ -35,6 +41,8 @@ impl ExitCode {
             ExitCode::InternalError => 1,
             ExitCode::Blocked => 2,
             ExitCode::Ask => 3,
+            ExitCode::TornTail => 4,
+            ExitCode::Tampered => 5,
         }
     }
 }
@@ -53,9 +61,9 @@ impl schemars::JsonSchema for ExitCode {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "The command's exit code: 0 done, 1 errors, 2 refused, 3 ask or conflicts.",
+            "description": "The command's exit code: 0 done, 1 errors, 2 refused, 3 ask or conflicts, 4 torn audit tail, 5 tampered audit log.",
             "type": "integer",
-            "enum": [0, 1, 2, 3],
+            "enum": [0, 1, 2, 3, 4, 5],
         })
     }
 }

@@ -102,7 +102,7 @@ reason_codes! {
         "The shell dialect selector is malformed; the command was not classified.";
     /// Commits a ref-dropping git command would lose are kept under private refs.
     SnapshotGitRefs => "SNAPSHOT_GIT_REFS", Snapshot,
-        "The commits this command drops (stash entries, branch tips) are kept under private refs first, so they can be restored.";
+        "The commits this command drops (stash entries, branch tips, tags) are kept under private refs first, so they can be restored.";
     /// The project configuration could not be read.
     BlockConfigInvalid => "BLOCK_CONFIG_INVALID", Block,
         "The project configuration (.agent-guard.toml) could not be read; destructive commands are refused until it is fixed.";

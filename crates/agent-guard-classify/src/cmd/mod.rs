@@ -5,6 +5,7 @@
 //! and POSIX shell hops are opaque. POSIX and PowerShell delete vocabulary cannot be judged
 //! in cmd: it is a target-free unknown op (the vocabulary floor).
 
+mod copy;
 mod del_rd;
 
 use agent_guard_lex::{Script, SimpleCommand};
@@ -39,6 +40,21 @@ pub(crate) fn classify(text: &str, nesting: u32) -> Classification {
 }
 
 fn command(
+    script: &Script,
+    index: usize,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
+    // The redirections are opened before the command runs.
+    let command = &script.commands[index];
+    let mut ops: Vec<OpSpec> = crate::writes::redirect::windows(command, Dialect::Cmd)
+        .into_iter()
+        .collect();
+    ops.extend(command_ops(script, index, line, positions));
+    ops
+}
+
+fn command_ops(
     script: &Script,
     index: usize,
     line: &mut Line<'_>,
@@ -83,6 +99,19 @@ fn command(
             .collect();
         return del_rd::parse(&name, &args).into_iter().collect();
     }
+    if matches!(name.as_str(), "copy" | "move") {
+        let args: Vec<Tok> = head_toks[1..]
+            .iter()
+            .cloned()
+            .chain(words.iter().flat_map(|w| windows::tokens(w, BUILTIN)))
+            .collect();
+        let op = if name == "copy" {
+            copy::copy(&args)
+        } else {
+            copy::move_(&args)
+        };
+        return op.into_iter().collect();
+    }
     if hosts::host(&name).is_some() {
         let args = host_args(command, &head_toks[1..], start + 1, line.source);
         let call = hosts::Call {
@@ -110,7 +139,13 @@ fn command(
             Dialect::Cmd,
             "start runs its command in another process",
         ),
-        "robocopy" => windows::robocopy(&args, Dialect::Cmd).into_iter().collect(),
+        "robocopy" => windows::robocopy(&args, Dialect::Cmd),
+        "xcopy" => copy::xcopy(&args).into_iter().collect(),
+        "replace" => copy::replace(&args).into_iter().collect(),
+        "sort" => copy::sort(&args).into_iter().collect(),
+        "format" => copy::format(&args).into_iter().collect(),
+        "fsutil" => copy::fsutil(&args).into_iter().collect(),
+        "curl" | "tar" | "clang-format" => windows::native_writer(&name, &args, Dialect::Cmd),
         _ if crate::runners::starts(&name, args.first().and_then(Tok::literal)) => {
             windows::runner(text, Dialect::Cmd)
         }

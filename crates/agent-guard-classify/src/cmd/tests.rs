@@ -31,10 +31,9 @@ fn reference_cmd_rows() {
     assert_eq!(targets("del a^&b.txt"), ["a&b.txt"]);
     assert_eq!(ops("cd build && del /q a.txt")[0].shape, Some(Shape::F1));
     assert_eq!(ops("echo x&del a.txt")[0].shape, Some(Shape::F2));
-    assert_eq!(
-        ops("copy src.txt a.tmp && del a.tmp")[0].shape,
-        Some(Shape::F2)
-    );
+    let o = ops("copy src.txt a.tmp && del a.tmp");
+    assert_eq!((o[0].kind, o[0].shape), (OpKind::Overwrite, None));
+    assert_eq!(o[1].shape, Some(Shape::F2));
     assert_eq!(ops("dir | del a.txt")[0].shape, None);
     assert!(ops("del /s /q %BUILD_DIR%")[0].targets[0].opaque.is_some());
     assert_eq!(kinds("del /q \"unterminated"), [OpKind::Unknown]);
@@ -143,15 +142,35 @@ fn windows_paths() {
 #[test]
 fn robocopy_mirror_is_undeterminable() {
     let o = ops("robocopy empty build /MIR");
-    assert!(o[0].undeterminable && o[0].recursive);
-    assert_eq!(o[0].targets[0].text, "build");
-    assert!(ops("robocopy src dst /E").is_empty());
+    let delete = o.iter().find(|o| o.kind == OpKind::FsDelete).unwrap();
+    assert!(delete.undeterminable && delete.recursive);
+    assert_eq!(delete.targets[0].text, "build");
+    let o = ops("robocopy . build notes.txt /MOV");
+    assert_eq!(o[1].kind, OpKind::SideEffectDelete);
+    assert_eq!(o[1].targets[0].text, "./notes.txt");
+    assert!(!o[1].undeterminable);
+    assert!(ops("robocopy . build /MOV")[1].undeterminable);
+    // Copying a tree overwrites the destination's changed files (issue 11: it was taken
+    // for harmless): undeterminable; named files are known.
+    let o = ops("robocopy src dst /E");
+    assert_eq!((o[0].kind, o[0].undeterminable), (OpKind::Overwrite, true));
+    let o = ops("robocopy src dst a.txt b.txt");
+    assert!(!o[0].undeterminable);
+    let names: Vec<&str> = o[0].targets.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(names, ["dst/a.txt", "dst/b.txt"]);
+    assert!(ops("robocopy src dst /L").is_empty());
 }
 
 #[test]
 fn drive_switch_and_redirects_shape() {
     assert_eq!(ops("D: & del a.txt")[0].shape, Some(Shape::F1));
-    assert_eq!(ops("echo x > a.tmp & del a.tmp")[0].shape, Some(Shape::F2));
+    let o = ops("echo x > a.tmp & del a.tmp");
+    assert_eq!(
+        (o[0].kind, o[0].shape),
+        (OpKind::Overwrite, None),
+        "F2 is never set on writes"
+    );
+    assert_eq!(o[1].shape, Some(Shape::F2));
     assert_eq!(ops("dir > nul & del a.tmp")[0].shape, None);
     assert_eq!(ops("dir 2>&1 & del a.tmp")[0].shape, None);
     assert_eq!(ops("cd build & del C:\\x\\a")[0].shape, None);

@@ -21,6 +21,9 @@ pub(crate) struct Program {
     pub(crate) repo_root: bool,
     /// Why it is a program.
     pub(crate) note: String,
+    /// It is an editor: the file git hands it is git's own scratch file (the commit
+    /// message, the rebase todo list), so rewriting that file destroys nothing.
+    pub(crate) editor: bool,
 }
 
 /// Safety settings switched off earlier on the line (or by `-c` on this command).
@@ -144,6 +147,7 @@ pub(crate) fn program(key: &str, value: Option<&str>, stored: bool) -> Option<Pr
         exact: false,
         repo_root: false,
         note,
+        editor: matches!(lowered.as_str(), "core.editor" | "sequence.editor"),
     })
 }
 

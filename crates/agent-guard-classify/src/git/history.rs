@@ -2,9 +2,11 @@
 //! `tag -d`/`-f`, `reflog expire|delete`, `gc --prune=…`, `prune`, `repack -a -d`,
 //! `symbolic-ref -d`, `filter-repo`.
 //!
-//! A branch overwritten through `update-ref refs/heads/…` is the existing branch-keeping
-//! kind (`SNAPSHOT_GIT_REFS` keeps its commit first). The others have no compensation yet:
-//! they are unknown ops whose note names what would be lost.
+//! A branch deleted or overwritten through `update-ref refs/heads/…` is the branch-keeping
+//! kind, and a tag or other full ref deleted or moved (`tag -d`, `tag -f`, `update-ref
+//! [-d] refs/…`) is `git-ref-delete`: `SNAPSHOT_GIT_REFS` keeps what it pointed to first.
+//! The others (reflog expiry, pruning, `symbolic-ref -d`, `filter-repo`) have no compensation
+//! yet: they are unknown ops whose note names what would be lost.
 
 use agent_guard_types::{OpKind, OpSpec, Target};
 
@@ -70,22 +72,27 @@ pub(super) fn update_ref(args: &[Arg]) -> Option<OpSpec> {
         }
     }
     let name = refs.first()?;
-    if delete {
-        return Some(lost(format!(
-            "git update-ref -d deletes {}: the commits only it reaches would be lost (no ref-keeping compensation yet)",
-            names(&refs[..1])
-        )));
+    if !delete {
+        refs.get(1)?;
     }
-    refs.get(1)?;
+    let verb = if delete { "deletes" } else { "moves" };
     match name.known() {
         Some(text) if text.starts_with("refs/heads/") => {
             let mut op = git_op(OpKind::GitBranchDelete);
             op.targets.push(name.target());
-            op.note("git update-ref overwrites the branch");
+            op.note(format!("git update-ref {verb} the branch"));
             Some(op)
         }
+        // Any other full ref: a tag, a note, a remote-tracking ref.
+        Some(text) if text.starts_with("refs/") => {
+            let mut op = git_op(OpKind::GitRefDelete);
+            op.targets.push(name.target());
+            op.note(format!("git update-ref {verb} {text}"));
+            Some(op)
+        }
+        // `HEAD`, `MERGE_HEAD`, a short name git resolves itself: not placed here.
         _ => Some(lost(format!(
-            "git update-ref moves {}: what it pointed to would be lost (no ref-keeping compensation yet)",
+            "git update-ref {verb} {}: what it pointed to would be lost (no ref-keeping compensation for that name)",
             names(&refs[..1])
         ))),
     }
@@ -137,19 +144,29 @@ pub(super) fn tag(args: &[Arg]) -> Option<OpSpec> {
     if tags.is_empty() {
         return None;
     }
-    if has("delete") {
-        return Some(lost(format!(
-            "git tag -d deletes {}: an annotated tag object and the commits only it reaches would be lost (no ref-keeping compensation yet)",
-            names(&tags)
-        )));
+    // `tag -d` deletes every named tag; `tag -f NAME [OBJECT]` moves the one it names.
+    let named: &[&Arg] = if has("delete") {
+        &tags
+    } else if has("force") {
+        &tags[..1]
+    } else {
+        return None;
+    };
+    let mut op = git_op(OpKind::GitRefDelete);
+    for tag in named {
+        match tag.known() {
+            Some(name) => op
+                .targets
+                .push(Target::literal(format!("refs/tags/{name}"))),
+            None => op.mark_undeterminable("git tag names a tag that is not literal"),
+        }
     }
-    if has("force") {
-        return Some(lost(format!(
-            "git tag -f moves {} if it exists: what it pointed to would be lost (no ref-keeping compensation yet)",
-            names(&tags[..1])
-        )));
-    }
-    None
+    op.note(if has("delete") {
+        "git tag -d deletes the tags (an annotated tag object is kept with its ref)"
+    } else {
+        "git tag -f moves the tag if it exists"
+    });
+    Some(op)
 }
 
 /// `git reflog expire|delete …` drop reflog entries (`--dry-run`/`-n` only reports).
@@ -284,16 +301,50 @@ mod tests {
     }
 
     #[test]
+    fn deleted_and_moved_refs_are_kept() {
+        let targets = |line: &str| {
+            let op = git(line).unwrap_or_else(|| panic!("{line}"));
+            assert!(!op.undeterminable, "{line}");
+            (
+                op.kind,
+                op.targets
+                    .iter()
+                    .map(|t| t.text.clone())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            targets("update-ref -d refs/heads/x"),
+            (OpKind::GitBranchDelete, vec!["refs/heads/x".to_owned()])
+        );
+        assert_eq!(
+            targets("update-ref --delete refs/tags/v1"),
+            (OpKind::GitRefDelete, vec!["refs/tags/v1".to_owned()])
+        );
+        assert_eq!(
+            targets("update-ref refs/notes/commits HEAD").0,
+            OpKind::GitRefDelete
+        );
+        assert_eq!(
+            targets("tag --delete v1 v2"),
+            (
+                OpKind::GitRefDelete,
+                vec!["refs/tags/v1".to_owned(), "refs/tags/v2".to_owned()]
+            )
+        );
+        assert_eq!(
+            targets("tag -f v1.0 HEAD~2").1,
+            vec!["refs/tags/v1.0".to_owned()]
+        );
+        assert_eq!(kind("tag v1.0"), None, "a new tag drops nothing");
+    }
+
+    #[test]
     fn ref_deletion_is_unknown_until_kept() {
         for line in [
-            "update-ref -d refs/heads/x",
-            "update-ref --delete refs/tags/v1",
-            "update-ref refs/tags/v1 HEAD",
             "update-ref HEAD HEAD~1",
+            "update-ref -d HEAD",
             "update-ref --stdin",
-            "tag -d v1.0",
-            "tag --delete v1 v2",
-            "tag -f v1.0 HEAD~2",
             "reflog expire --expire=now --all",
             "reflog delete HEAD@{1}",
             "gc --prune=now",

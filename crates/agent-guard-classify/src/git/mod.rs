@@ -8,6 +8,7 @@ mod clean;
 mod config;
 mod discard;
 mod history;
+mod mv;
 mod push;
 mod refs;
 mod reset;
@@ -27,6 +28,7 @@ const DESTRUCTIVE: &[&str] = &[
     "checkout",
     "switch",
     "rm",
+    "mv",
     "push",
     "stash",
     "branch",
@@ -144,6 +146,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
                             exact: false,
                             repo_root: false,
                             note: "git -c with a setting that is not literal".to_owned(),
+                            editor: false,
                         }),
                         None => {}
                     }
@@ -230,6 +233,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         "checkout" => discard::checkout(rest),
         "switch" => discard::switch(rest),
         "rm" => discard::rm(rest),
+        "mv" => mv::mv(rest),
         "read-tree" => discard::read_tree(rest, context.wrapped),
         "checkout-index" => discard::checkout_index(rest),
         "push" => push::parse(rest),
@@ -293,6 +297,7 @@ fn alias(value: Option<&str>, rest: &[Arg], context: GitContext, depth: u32, par
             exact: false,
             repo_root: true,
             note: "a git alias whose value is not literal".to_owned(),
+            editor: false,
         });
         return;
     };
@@ -311,6 +316,7 @@ fn alias(value: Option<&str>, rest: &[Arg], context: GitContext, depth: u32, par
             exact: true,
             repo_root: true,
             note: note.to_owned(),
+            editor: false,
         });
         return;
     }

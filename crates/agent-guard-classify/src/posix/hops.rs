@@ -9,7 +9,7 @@
 //! smell (the reference's rule).
 
 use agent_guard_lex::{RedirectOp, Separator, SimpleCommand};
-use agent_guard_types::{Dialect, OpSpec};
+use agent_guard_types::{Dialect, OpKind, OpSpec};
 
 use super::{Call, Line, command_text, nested, nested_in};
 use crate::args::Arg;
@@ -210,6 +210,16 @@ pub(super) fn program(
             op.mark_undeterminable(note);
         }
     }
+    ops
+}
+
+/// An editor program (`GIT_EDITOR`, `core.editor`, `EDITOR`, …): like [`program`], but
+/// what it writes of the file it is handed is its caller's scratch copy (git's commit
+/// message or rebase todo list, `sudoedit`'s and `fc`'s temporary file), so a write naming
+/// no file of its own (`sed -i -e 's/^pick/fixup/'`) destroys nothing.
+pub(super) fn editor(script: Option<&str>, note: &str, line: &Line<'_>) -> Vec<OpSpec> {
+    let mut ops = program(script, note, false, line);
+    ops.retain(|op| !(matches!(op.kind, OpKind::Overwrite) && op.targets.is_empty()));
     ops
 }
 

@@ -43,6 +43,16 @@ const PROGRAM_VARIABLES: &[&str] = &[
     "PROMPT_COMMAND",
 ];
 
+/// The program variables that name an editor: the file it is handed is a scratch copy.
+const EDITOR_VARIABLES: &[&str] = &[
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "SUDO_EDITOR",
+    "FCEDIT",
+];
+
 /// Returns `true` if assigning `name` stores a program: a program variable, or one of git's
 /// `GIT_CONFIG_VALUE_<n>` / `GIT_CONFIG_PARAMETERS` configuration channels.
 fn is_program_variable(name: &str) -> bool {
@@ -74,6 +84,9 @@ fn assignment(text: Option<&str>, raw: &str, line: &Line<'_>) -> Vec<OpSpec> {
     }
     // git aliases and helpers mark a shell command with a leading `!`.
     let value = value.strip_prefix('!').unwrap_or(value);
+    if EDITOR_VARIABLES.contains(&name) {
+        return hops::editor(Some(value), &note, line);
+    }
     hops::program(Some(value), &note, false, line)
 }
 

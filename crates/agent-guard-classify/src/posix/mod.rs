@@ -18,7 +18,7 @@ use crate::git::{self, Disarmed, GitContext};
 use crate::shapes::Positions;
 use crate::smell::smells;
 use crate::wrappers::{self, Unwrap};
-use crate::{Classification, fs_delete, windows_verbs};
+use crate::{Classification, fs_delete, windows_verbs, writes};
 
 /// How deep `bash -c '…'` / `eval` scripts are followed before giving up.
 pub(crate) const MAX_NESTING: u32 = 4;
@@ -152,6 +152,11 @@ fn classify_command(
         .filter_map(agent_guard_lex::Word::literal_text)
         .any(|t| wrappers::assignment_name(&t).is_some_and(git::is_context_env));
     let mut ops = later::assignments(command, line);
+    // The shell opens the redirections before the command runs. In the sh reading of
+    // `((…))` a `>` is a comparison in practice (`(( n > 1 ))`): not a redirection.
+    if !command.context.maybe_arithmetic {
+        ops.extend(writes::redirect::posix(command, line.source));
+    }
     let call = Call {
         command,
         index,
@@ -315,13 +320,14 @@ fn dispatch(
             "known destructive vocabulary is incompatible with the selected dialect",
         )],
         _ => {
-            if let Some(op) = fs_delete::side_effect(name, rest) {
+            if let Some(op) = fs_delete::gio(name, rest) {
                 return vec![op];
             }
-            match crate::inline_code::interpreter(name) {
-                Some(lang) => hops::interpreter(lang, rest, call, line),
-                None => Vec::new(),
+            let mut ops = writes::posix(name, rest);
+            if let Some(lang) = crate::inline_code::interpreter(name) {
+                ops.extend(hops::interpreter(lang, rest, call, line));
             }
+            ops
         }
     }
 }
@@ -345,12 +351,16 @@ fn git_ops(
     line.git = line.git.union(parsed.disarms);
     let mut ops: Vec<OpSpec> = parsed.op.into_iter().collect();
     for program in parsed.programs {
-        let found = hops::program(
-            program.script.as_deref(),
-            &program.note,
-            program.exact,
-            line,
-        );
+        let found = if program.editor {
+            hops::editor(program.script.as_deref(), &program.note, line)
+        } else {
+            hops::program(
+                program.script.as_deref(),
+                &program.note,
+                program.exact,
+                line,
+            )
+        };
         if program.repo_root && !found.is_empty() {
             // Shell aliases run from the top of the work tree, not from here.
             positions.note_cwd_change(call.index);

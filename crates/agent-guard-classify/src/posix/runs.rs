@@ -19,12 +19,15 @@ use crate::shapes::Positions;
 pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
     let mut notes = Vec::new();
     let mut deletes = false;
+    // The kind of what the per-file commands do: a delete unless they only write.
+    let mut kind = None;
     let mut index = 0;
     while let Some(arg) = args.get(index) {
         index += 1;
         match arg.known() {
             Some("-delete") => {
                 deletes = true;
+                kind = Some(OpKind::FsDelete);
                 notes.push("find -delete deletes what the expression matches".to_owned());
             }
             Some(action @ ("-exec" | "-execdir" | "-ok" | "-okdir")) => {
@@ -34,6 +37,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                 let inner = exec(command, call, line);
                 if !inner.is_empty() {
                     deletes = true;
+                    kind = Some(strongest(kind, &inner));
                     notes.push(format!("find {action} runs a destructive command per file"));
                     notes.extend(inner.into_iter().flat_map(|op| op.notes));
                 }
@@ -44,7 +48,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     if !deletes {
         return Vec::new();
     }
-    let mut op = OpSpec::new("find", OpKind::FsDelete, Dialect::Posix);
+    let mut op = OpSpec::new("find", kind.unwrap_or(OpKind::FsDelete), Dialect::Posix);
     op.recursive = true;
     // Starting points are the operands before the first expression token.
     for arg in args {
@@ -56,11 +60,26 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
         }
         op.targets.push(arg.target());
     }
-    op.mark_undeterminable("find selects what it deletes at run time");
+    op.mark_undeterminable("find selects the files it acts on at run time");
     for note in notes {
         op.note(note);
     }
     vec![op]
+}
+
+/// The kind of op a per-file command makes of the found files: a delete when any inner op
+/// deletes (or is unknown), otherwise the write kind of the inner ops.
+fn strongest(so_far: Option<OpKind>, inner: &[OpSpec]) -> OpKind {
+    let writes = |k: OpKind| matches!(k, OpKind::Overwrite | OpKind::SideEffectDelete);
+    if so_far.is_some_and(|k| !writes(k)) || inner.iter().any(|op| !writes(op.kind)) {
+        return OpKind::FsDelete;
+    }
+    inner
+        .iter()
+        .map(|op| op.kind)
+        .find(|k| *k == OpKind::SideEffectDelete)
+        .or(so_far)
+        .unwrap_or(OpKind::Overwrite)
 }
 
 /// The index of the word that ends an `-exec` command started at `from`: a `;`, or a `+`
@@ -120,7 +139,7 @@ pub(super) fn fd(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpe
     if inner.is_empty() {
         return Vec::new();
     }
-    let mut op = OpSpec::new("fd", OpKind::FsDelete, Dialect::Posix);
+    let mut op = OpSpec::new("fd", strongest(None, &inner), Dialect::Posix);
     op.recursive = true;
     op.mark_undeterminable("fd runs a destructive command for each file it finds");
     for note in inner.into_iter().flat_map(|op| op.notes) {

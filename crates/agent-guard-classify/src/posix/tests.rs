@@ -52,7 +52,16 @@ fn brace_lists_expand_and_other_expansions_are_opaque() {
 #[test]
 fn comments_and_redirections_are_not_targets() {
     assert_eq!(targets("rm a.txt # and b.txt"), ["a.txt"]);
-    assert_eq!(targets("rm -f a.txt 2>/dev/null >log.txt"), ["a.txt"]);
+    // The redirection is an overwrite of its own, not a target of `rm`.
+    let o = ops("rm -f a.txt 2>/dev/null >log.txt");
+    assert_eq!(o.len(), 2);
+    assert_eq!(
+        (o[0].kind, o[0].targets[0].text.as_str()),
+        (OpKind::Overwrite, "log.txt")
+    );
+    assert_eq!(o[1].kind, OpKind::FsDelete);
+    assert_eq!(o[1].targets.len(), 1);
+    assert_eq!(o[1].targets[0].text, "a.txt");
     assert!(ops("echo rm -rf build").is_empty());
     assert!(ops("grep -r \"rm -rf\" .").is_empty());
     assert!(ops("git commit -m \"rm -rf x\"").is_empty());
@@ -67,12 +76,14 @@ fn quoted_parentheses_are_ordinary_names() {
 
 #[test]
 fn heredoc_bodies_are_data() {
-    assert!(
-        ops("cat > notes.md <<'EOF'\nrun rm -rf build to clean\nand git clean -fd\nEOF\necho done")
-            .is_empty()
-    );
+    // Only the redirections write: the bodies delete nothing.
+    let line =
+        "cat > notes.md <<'EOF'\nrun rm -rf build to clean\nand git clean -fd\nEOF\necho done";
+    assert_eq!(kinds(line), [OpKind::Overwrite]);
+    assert_eq!(targets(line), ["notes.md"]);
     let line = "cat > a.md <<'E1'\nrm -rf inside-a\nE1\ncat > b.md <<'E2'\ngit clean -fd inside-b\nE2\necho done";
-    assert!(ops(line).is_empty());
+    assert_eq!(kinds(line), [OpKind::Overwrite, OpKind::Overwrite]);
+    assert_eq!(targets(line), ["a.md", "b.md"]);
 }
 
 #[test]
@@ -113,7 +124,13 @@ fn shapes() {
     assert_eq!(ops("cd sub && rm -rf build")[0].shape, Some(Shape::F1));
     assert_eq!(ops("rm -rf build && cd sub")[0].shape, None);
     assert_eq!(ops("touch a.tmp && rm a.tmp")[0].shape, Some(Shape::F2));
-    assert_eq!(ops("echo x > f.txt && rm f.txt")[0].shape, Some(Shape::F2));
+    let o = ops("echo x > f.txt && rm f.txt");
+    assert_eq!(
+        (o[0].kind, o[0].shape),
+        (OpKind::Overwrite, None),
+        "F2 is never set on writes"
+    );
+    assert_eq!(o[1].shape, Some(Shape::F2));
     assert_eq!(ops("ls 2>/dev/null; rm f.txt")[0].shape, None);
     assert_eq!(ops("rm -rf build && mkdir build")[0].shape, None);
     assert_eq!(ops("cd /tmp && rm -rf /srv/data")[0].shape, None);

@@ -6,7 +6,9 @@
 //! script block handed to a command that runs it later or elsewhere (`Start-Job { … }`) is
 //! undeterminable. POSIX delete vocabulary that is not a PowerShell alias is floored.
 
+mod params;
 mod remove_item;
+mod writes;
 
 use agent_guard_lex::{Script, Separator, SimpleCommand, Word, WordPart};
 use agent_guard_types::{Dialect, OpSpec};
@@ -84,12 +86,23 @@ fn command(
     positions: &mut Positions,
 ) -> Vec<OpSpec> {
     let command = &script.commands[index];
-    let mut ops = words(command, index, line, positions);
+    // The redirections are opened before the command runs.
+    let mut ops: Vec<OpSpec> = crate::writes::redirect::windows(command, Dialect::PowerShell)
+        .into_iter()
+        .collect();
+    ops.extend(words(command, index, line, positions));
     if dotnet_delete(line.text(command)) {
         ops.push(windows::unknown(
             "<dotnet>",
             Dialect::PowerShell,
             "a .NET delete call",
+        ));
+    }
+    if writes::dotnet_write(line.text(command)) {
+        ops.push(windows::unknown(
+            "<dotnet>",
+            Dialect::PowerShell,
+            "a .NET call that writes files: which ones cannot be known",
         ));
     }
     let in_block = command.context.in_function && command.context.in_control_flow;
@@ -154,6 +167,9 @@ fn words(
     if REMOVE_ITEM.contains(&name.as_str()) {
         return vec![remove_item::parse(&name, args, piped)];
     }
+    if let Some(ops) = writes::parse(&name, args, piped) {
+        return ops;
+    }
     if hosts::host(&name).is_some() {
         let host_args: Vec<HostArg> = args
             .iter()
@@ -186,9 +202,8 @@ fn words(
             Dialect::PowerShell,
             "the command runs in another process or later",
         ),
-        "robocopy" => windows::robocopy(&toks, Dialect::PowerShell)
-            .into_iter()
-            .collect(),
+        "robocopy" => windows::robocopy(&toks, Dialect::PowerShell),
+        "tar" | "clang-format" => windows::native_writer(&name, &toks, Dialect::PowerShell),
         _ if crate::runners::starts(&name, toks.first().and_then(Tok::literal)) => {
             windows::runner(text, Dialect::PowerShell)
         }

@@ -137,7 +137,7 @@ pub(crate) fn parameter(tok: &Tok) -> Option<Parameter> {
 
 /// Reads a boolean switch value: `None` (no value), `$true`, `true`, `1` are true; `$false`,
 /// `false`, `0` are false; anything else is not known.
-fn switch_value(value: Option<&[Piece]>) -> Option<bool> {
+pub(crate) fn switch_value(value: Option<&[Piece]>) -> Option<bool> {
     let Some(value) = value else {
         return Some(true);
     };
@@ -249,14 +249,14 @@ pub(crate) fn parse(name: &str, words: &[Word], piped: bool) -> OpSpec {
 }
 
 /// Adds the targets of a positional word (`a,b` is two).
-fn push_targets(op: &mut OpSpec, word: &Word) {
+pub(crate) fn push_targets(op: &mut OpSpec, word: &Word) {
     for tok in windows::tokens(word, ARRAY) {
         op.targets.push(windows::target(&tok, Dialect::PowerShell));
     }
 }
 
 /// Adds the targets of an attached or following `-Path` value.
-fn push_value_targets(op: &mut OpSpec, value: &Tok) {
+pub(crate) fn push_value_targets(op: &mut OpSpec, value: &Tok) {
     let mut current: Vec<Piece> = Vec::new();
     let flush = |current: &mut Vec<Piece>, op: &mut OpSpec| {
         if !current.is_empty() {

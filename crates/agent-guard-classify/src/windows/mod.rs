@@ -5,7 +5,7 @@ pub(crate) mod later;
 mod tok;
 
 use agent_guard_lex::{Script, SimpleCommand};
-use agent_guard_types::{Dialect, OpKind, OpSpec, Target};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Target, WriteMode};
 
 use crate::args::Arg;
 use crate::shapes::Positions;
@@ -262,14 +262,20 @@ pub(crate) fn floor(name: &str, args: &[Tok], dialect: Dialect) -> Option<OpSpec
                 .is_some_and(|op| op.kind != OpKind::Other && !op.dry_run)
                 || parsed.programs.iter().any(|p| {
                     p.script.as_deref().is_none_or(|script| {
-                        !crate::classify_nested(script, Dialect::Posix, crate::posix::MAX_NESTING)
+                        crate::classify_nested(script, Dialect::Posix, crate::posix::MAX_NESTING)
                             .ops
-                            .is_empty()
+                            .iter()
+                            // An editor rewriting only the file git hands it (its scratch
+                            // copy) destroys nothing.
+                            .any(|op| !(p.editor && op.kind == OpKind::Overwrite && op.targets.is_empty()))
                     })
                 })
         }
     } else {
-        false
+        // A POSIX program that writes over files (`sed -i`, `cp`, `gzip`), run from Git for
+        // Windows or MSYS2: floored like the deleters.
+        let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
+        !crate::writes::posix(name, &probe).is_empty()
     };
     destructive.then(|| unknown(name, dialect, MISMATCH))
 }
@@ -279,32 +285,96 @@ pub(crate) fn mismatch(name: &str, dialect: Dialect) -> OpSpec {
     unknown(name, dialect, MISMATCH)
 }
 
-/// `robocopy SRC DST … /MIR` (or `/PURGE`) deletes destination files missing from the source;
-/// `/MOV` and `/MOVE` delete the source after copying. Which files is decided while it runs.
-pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Option<OpSpec> {
+/// `robocopy SRC DST [FILE…] [/switches]`. Files of the source that differ overwrite those
+/// of the destination: known for named files (`DST/FILE`), undeterminable for the default
+/// `*.*` or with `/S`, `/E`, `/MIR` (trees). `/MOV` deletes the named files from the source
+/// after copying them (consumed inputs); `/MIR` (or `/PURGE`) deletes destination files
+/// missing from the source and `/MOVE` moves directories too, and `/MOV` of a tree: which
+/// files is decided while it runs. `/L` only lists.
+pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
     let mut positional = Vec::new();
-    let mut deleting = None;
+    let mut switches = Vec::new();
     for arg in args {
-        let lowered = arg.text.to_ascii_lowercase();
         if arg.bare_head().starts_with('/') {
-            if ["/mir", "/purge", "/mov", "/move"].contains(&lowered.as_str()) {
-                deleting = Some(lowered);
-            }
+            switches.push(arg.text.to_ascii_lowercase());
         } else {
             positional.push(arg);
         }
     }
-    let flag = deleting?;
-    let mut op = OpSpec::new("robocopy", OpKind::FsDelete, dialect);
-    op.recursive = true;
-    let which = usize::from(!flag.starts_with("/mov"));
-    if let Some(arg) = positional.get(which) {
-        op.targets.push(target(arg, dialect));
+    if switches.iter().any(|s| s == "/l" || s == "/?") {
+        return Vec::new();
     }
-    op.mark_undeterminable(format!(
-        "robocopy {flag} decides what it deletes while it runs"
-    ));
-    Some(op)
+    let has = |name: &str| switches.iter().any(|s| s == name);
+    let tree = has("/s") || has("/e") || has("/mir");
+    let mut ops = Vec::new();
+    let [source, dest, files @ ..] = positional.as_slice() else {
+        return ops;
+    };
+    let source = target(source, dialect);
+    let dir = target(dest, dialect);
+    let named: Vec<Target> = files.iter().map(|f| target(f, dialect)).collect();
+    let mut written = crate::writes::overwrite_in("robocopy", WriteMode::InPlace, dialect);
+    for name in &named {
+        let mut joined = crate::writes::join(&dir, &name.text, name);
+        joined.through_symlink = true;
+        written.targets.push(joined);
+    }
+    if named.is_empty() {
+        written.mark_undeterminable(
+            "robocopy copies every changed file of the source: which ones is only known when it runs",
+        );
+    }
+    if tree {
+        written.recursive = true;
+        written.mark_undeterminable(format!("robocopy {}", crate::writes::RECURSIVE));
+    }
+    ops.push(written);
+    let deleting = ["/mir", "/purge", "/mov", "/move"]
+        .into_iter()
+        .find(|flag| has(flag));
+    match deleting {
+        Some("/mov") if !tree && !named.is_empty() => {
+            let mut consumed = OpSpec::new("robocopy", OpKind::SideEffectDelete, dialect);
+            consumed.write = WriteMode::ReadThenRemove;
+            consumed.targets = named
+                .iter()
+                .map(|name| crate::writes::join(&source, &name.text, name))
+                .collect();
+            consumed.note("robocopy /MOV deletes the source files it copied");
+            ops.push(consumed);
+        }
+        Some(flag) => {
+            let mut op = OpSpec::new("robocopy", OpKind::FsDelete, dialect);
+            op.recursive = true;
+            let which = if flag.starts_with("/mov") {
+                &source
+            } else {
+                &dir
+            };
+            op.targets.push(which.clone());
+            op.mark_undeterminable(format!(
+                "robocopy {flag} decides what it deletes while it runs"
+            ));
+            ops.push(op);
+        }
+        None => {}
+    }
+    ops
+}
+
+/// Programs Windows ships that write files the POSIX way (`curl.exe`, bsdtar's `tar.exe`):
+/// their arguments are read with the POSIX rules, the targets spelled the Windows way.
+pub(crate) fn native_writer(name: &str, args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
+    let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
+    let mut ops = crate::writes::posix(name, &probe);
+    for op in &mut ops {
+        op.dialect = dialect;
+        for target in &mut op.targets {
+            target.text = target.text.replace('\\', "/");
+            target.glob |= target.opaque.is_none() && target.text.contains(['*', '?']);
+        }
+    }
+    ops
 }
 
 /// Returns `true` if a command's stdin is a stream the guard cannot see: a pipe, or a

@@ -1,5 +1,6 @@
 //! Command-line arguments (clap derive), one module per command.
 
+mod audit;
 mod check;
 mod demo;
 mod extra;
@@ -10,6 +11,7 @@ mod safe_delete;
 
 use clap::{Parser, Subcommand};
 
+pub use audit::{AuditArgs, AuditCommand, AuditVerifyArgs};
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
 pub use extra::{ApproveArgs, CompletionsArgs, ExplainArgs, ManArgs};
@@ -101,6 +103,8 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff)
     Man(ManArgs),
+    /// Inspect the audit log (`audit verify`: check its hash chain)
+    Audit(AuditArgs),
 }
 
 impl Command {
@@ -124,6 +128,9 @@ impl Command {
             Command::Explain(a) => a.json,
             Command::Approve(a) => a.json,
             Command::Completions(_) | Command::Man(_) => false,
+            Command::Audit(a) => match &a.command {
+                AuditCommand::Verify(a) => a.json,
+            },
         }
     }
 }

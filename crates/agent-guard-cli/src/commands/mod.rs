@@ -1,6 +1,7 @@
 //! The human-facing commands over the quarantine's history, and the helpers around them.
 
 pub mod approve;
+pub mod audit;
 pub mod docs;
 pub mod explain;
 pub mod gc;

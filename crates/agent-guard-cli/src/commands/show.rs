@@ -154,6 +154,9 @@ fn print_item(item: &ItemReport) {
 fn print_snapshot(snapshot: &SnapshotReport) {
     let what = match (snapshot.subject.as_deref(), snapshot.name.as_deref()) {
         (Some("branch"), Some(name)) => format!("branch {name}"),
+        (Some("ref"), Some(name)) => name
+            .strip_prefix("refs/tags/")
+            .map_or_else(|| format!("ref {name}"), |tag| format!("tag {tag}")),
         (Some("stash"), Some(name)) => name.to_owned(),
         _ => "work-tree changes".to_owned(),
     };

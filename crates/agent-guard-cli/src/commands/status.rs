@@ -80,6 +80,11 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
             report.reconciled_total
         ));
     }
+    printer::out(&format!(
+        "{} {}",
+        label("audit chain"),
+        super::audit::status_line(report.audit_chain.as_ref())
+    ));
     if !report.decisions.is_empty() {
         printer::out(&paint(style::BOLD, "decisions (recent)"));
         for (code, count) in &report.decisions {

@@ -1,6 +1,7 @@
 //! Crash safety: abort the process at every injection point of a relocation; the next
 //! command reconciles, and every item ends at its origin or in the quarantine, restorable.
 
+use crate::evidence::{Kind, Scenario};
 use crate::support::{TestEnv, snapshot};
 
 fn json(output: &std::process::Output) -> serde_json::Value {
@@ -9,7 +10,7 @@ fn json(output: &std::process::Output) -> serde_json::Value {
 }
 
 /// A quarantine on another filesystem (/dev/shm is tmpfs), so moves are verified copies.
-fn cross_device_trash() -> Option<tempfile::TempDir> {
+pub(crate) fn cross_device_trash() -> Option<tempfile::TempDir> {
     use std::os::unix::fs::MetadataExt as _;
     let dir = tempfile::tempdir_in("/dev/shm").ok()?;
     let here = std::fs::metadata(std::env::temp_dir()).ok()?;
@@ -145,3 +146,43 @@ fn crash_during_source_removal() {
 fn crash_after_a_cross_device_move() {
     crash_at("after-move", true);
 }
+
+/// Every test of this file, for `docs/EVIDENCE.md` (`evidence.rs` checks that none is missing).
+pub(crate) const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "crash_after_the_intent",
+        run: crash_after_the_intent,
+        kind: Kind::Crash,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "crash_after_the_move",
+        run: crash_after_the_move,
+        kind: Kind::Crash,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "crash_before_the_done_record",
+        run: crash_before_the_done_record,
+        kind: Kind::Crash,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "crash_during_a_cross_device_copy",
+        run: crash_during_a_cross_device_copy,
+        kind: Kind::Crash,
+        second_filesystem: true,
+    },
+    Scenario {
+        name: "crash_during_source_removal",
+        run: crash_during_source_removal,
+        kind: Kind::Crash,
+        second_filesystem: true,
+    },
+    Scenario {
+        name: "crash_after_a_cross_device_move",
+        run: crash_after_a_cross_device_move,
+        kind: Kind::Crash,
+        second_filesystem: true,
+    },
+];

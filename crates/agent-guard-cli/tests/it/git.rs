@@ -1,6 +1,7 @@
 //! Git compensations end to end: `check --enforce` → the real git command → `restore`; the
 //! work tree, untracked files, the stash list and the branches equal what they were.
 
+use crate::evidence::{Kind, Scenario};
 use crate::support::{TestEnv, enforce, snapshot, txids};
 
 fn git(env: &TestEnv, args: &[&str]) -> String {
@@ -37,6 +38,8 @@ fn state(env: &TestEnv) -> State {
             &[
                 "for-each-ref",
                 "refs/heads",
+                "refs/tags",
+                "refs/remotes",
                 "--format=%(refname) %(objectname)",
             ],
         ),
@@ -171,6 +174,83 @@ fn branch_delete() {
     git(&env, &["commit", "-q", "-m", "experiment"]);
     git(&env, &["checkout", "-q", "-"]);
     round_trip(&env, &["branch", "-D", "experiment"], "SNAPSHOT_GIT_REFS");
+}
+
+/// Tags are refs like branches: `tag -d` of an annotated and a lightweight tag comes back,
+/// tag object and all (issue 12, item 14).
+#[test]
+fn tag_delete() {
+    let env = TestEnv::new();
+    git(&env, &["tag", "-a", "v1", "-m", "release one"]);
+    git(&env, &["tag", "v2"]);
+    round_trip(&env, &["tag", "-d", "v1", "v2"], "SNAPSHOT_GIT_REFS");
+    assert_eq!(
+        git(&env, &["cat-file", "-t", "v1"]).trim(),
+        "tag",
+        "the annotated tag object is what comes back"
+    );
+}
+
+#[test]
+fn update_ref_delete() {
+    let env = TestEnv::new();
+    git(&env, &["tag", "-a", "v1", "-m", "release one"]);
+    git(&env, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    round_trip(
+        &env,
+        &["update-ref", "-d", "refs/tags/v1"],
+        "SNAPSHOT_GIT_REFS",
+    );
+    round_trip(
+        &env,
+        &["update-ref", "-d", "refs/remotes/origin/main"],
+        "SNAPSHOT_GIT_REFS",
+    );
+}
+
+/// `tag -f` moves a tag: a plain restore reports the clash and changes nothing; `--force`
+/// puts the old tag back and keeps the moved one in a new transaction.
+#[test]
+fn moved_tag_comes_back_with_force() {
+    let env = TestEnv::new();
+    git(&env, &["tag", "-a", "v1", "-m", "release one"]);
+    std::fs::write(env.ws().join("src/next.rs"), "// next\n").unwrap();
+    git(&env, &["add", "src/next.rs"]);
+    git(&env, &["commit", "-q", "-m", "next"]);
+    let before = state(&env);
+    let (exit, report) = enforce(&env, "git tag -f v1");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "SNAPSHOT_GIT_REFS");
+    let ids = txids(&report);
+    assert_eq!(ids.len(), 1, "{report}");
+    git(&env, &["tag", "-f", "v1"]);
+    let moved = state(&env);
+    assert_ne!(moved, before, "the tag moved");
+    let plain = env
+        .cmd("agent-guard")
+        .args(["restore", "--json", &ids[0]])
+        .output()
+        .unwrap();
+    assert!(
+        !plain.status.success(),
+        "a clash is not a success: {plain:?}"
+    );
+    assert_eq!(state(&env), moved, "a refused restore changes nothing");
+    env.cmd("agent-guard")
+        .args(["restore", "--force", &ids[0]])
+        .assert()
+        .success();
+    assert_eq!(state(&env), before, "the old tag is back");
+    let list = env
+        .cmd("agent-guard")
+        .args(["list", "--all", "--json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        text.matches("\"backup\": true").count() == 1 && text.matches("\"txid\"").count() == 2,
+        "the moved tag is kept in a new transaction: {text}"
+    );
 }
 
 #[test]
@@ -322,3 +402,126 @@ fn dropping_what_the_line_stashes_is_asked() {
         assert_eq!(state(&env), before, "{line}: nothing ran");
     }
 }
+/// Every test of this file, for `docs/EVIDENCE.md` (`evidence.rs` checks that none is missing).
+pub(crate) const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "reset_hard",
+        run: reset_hard,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_path",
+        run: checkout_path,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "restore_path",
+        run: restore_path,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "clean_fd",
+        run: clean_fd,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "clean_fdx_keeps_the_quarantine",
+        run: clean_fdx_keeps_the_quarantine,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "stash_drop",
+        run: stash_drop,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "stash_clear",
+        run: stash_clear,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "branch_delete",
+        run: branch_delete,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "force_push_stays_blocked",
+        run: force_push_stays_blocked,
+        kind: Kind::Refusal,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_dot",
+        run: checkout_dot,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "checkout_force",
+        run: checkout_force,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "switch_discard_changes",
+        run: switch_discard_changes,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "switch_force",
+        run: switch_force,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "restore_from_another_revision",
+        run: restore_from_another_revision,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "rm_force_on_a_modified_file",
+        run: rm_force_on_a_modified_file,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "tag_delete",
+        run: tag_delete,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "update_ref_delete",
+        run: update_ref_delete,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "moved_tag_comes_back_with_force",
+        run: moved_tag_comes_back_with_force,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "stash_ops_in_one_line_keep_every_entry_they_drop",
+        run: stash_ops_in_one_line_keep_every_entry_they_drop,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "dropping_what_the_line_stashes_is_asked",
+        run: dropping_what_the_line_stashes_is_asked,
+        kind: Kind::Refusal,
+        second_filesystem: false,
+    },
+];

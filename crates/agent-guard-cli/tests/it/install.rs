@@ -152,8 +152,11 @@ fn hook_mode_available(env: &TestEnv) -> bool {
         "session_id": "t", "cwd": env.ws(), "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}, "tool_use_id": "t"
     });
+    // Its audit chain key goes elsewhere: the home's tree is compared byte for byte.
+    let state = tempfile::tempdir().unwrap();
     let output = env
         .cmd("agent-guard")
+        .env("XDG_STATE_HOME", state.path())
         .args(["check", "--enforce", "--harness", "claude-code"])
         .write_stdin(payload.to_string())
         .output()

@@ -9,11 +9,13 @@
 
 mod approve;
 mod argv;
+mod audit;
 mod check;
 mod crash;
 mod dialects;
 mod edit_corpus;
 mod edits;
+mod evidence;
 mod example;
 mod failures;
 mod git;
@@ -23,6 +25,7 @@ mod hooks;
 mod human;
 mod install;
 mod mode;
+mod overwrite;
 mod quarantine;
 mod readme;
 mod roundtrip;

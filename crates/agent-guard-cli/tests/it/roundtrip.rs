@@ -4,6 +4,7 @@
 use std::os::unix::ffi::OsStringExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 
+use crate::evidence::{Kind, Scenario};
 use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
 
 /// Adds the scenario files every round trip may touch.
@@ -112,3 +113,67 @@ fn separators_and_wrappers() {
 fn a_file_inside_a_tree() {
     round_trip("rm build/report.txt", &["build"], "RELOCATE_PATHS");
 }
+
+/// Every test of this file, for `docs/EVIDENCE.md` (`evidence.rs` checks that none is missing).
+pub(crate) const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "a_directory_tree",
+        run: a_directory_tree,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "a_plain_file",
+        run: a_plain_file,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "a_symlink_inside",
+        run: a_symlink_inside,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "a_symlink_pointing_outside_moves_the_link_not_the_target",
+        run: a_symlink_pointing_outside_moves_the_link_not_the_target,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "an_executable_file",
+        run: an_executable_file,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "an_empty_directory",
+        run: an_empty_directory,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "names_with_spaces_and_non_utf8_bytes",
+        run: names_with_spaces_and_non_utf8_bytes,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "several_targets",
+        run: several_targets,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "separators_and_wrappers",
+        run: separators_and_wrappers,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "a_file_inside_a_tree",
+        run: a_file_inside_a_tree,
+        kind: Kind::RoundTrip,
+        second_filesystem: false,
+    },
+];

@@ -11,8 +11,7 @@ super::reason!(
     recovery: "Nothing is kept: back the file up yourself, raise `[preserve] max_bytes`, or approve knowingly.",
     enforcement: None,
     hint: "Ask the user: the file is too large to preserve automatically; raising `[preserve] max_bytes` in `.agent-guard.toml` lets the guard keep it first.",
-    // Reached by the policy tests until the classifier emits consumed-input facts (issue 11).
-    coverage: Coverage::Tests("crates/agent-guard-policy/src/writes.rs: consumed_inputs_and_the_size_cap"),
+    coverage: Coverage::Corpus,
 );
 
 /// The first target over `cap` bytes, if any.

@@ -9,6 +9,5 @@ super::reason!(
     recovery: "`agent-guard restore <txid>` (or `undo`) puts the input files back.",
     enforcement: DurableIntent,
     hint: "Undo with `agent-guard restore <txid>`, or `agent-guard undo`, which puts the input files back.",
-    // Reached by the policy tests until the classifier emits consumed-input facts (issue 11).
-    coverage: Coverage::Tests("crates/agent-guard-policy/src/writes.rs: consumed_inputs_and_the_size_cap"),
+    coverage: Coverage::Corpus,
 );

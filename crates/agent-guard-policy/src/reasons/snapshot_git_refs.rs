@@ -6,13 +6,13 @@ use crate::PolicyContext;
 
 super::reason!(
     SnapshotGitRefs, SnapshotGitRefs, "SNAPSHOT_GIT_REFS",
-    catches: "Commands that drop commits from every ref: `git stash drop [n]`, `git stash clear`, `git branch -D <name>` (and `--delete --force`), and forced branch overwrites (`git branch -f`, `-M`, `-C`).",
-    why: "Dropped stash entries and deleted branch tips become unreachable and are eventually pruned. Keeping them under private refs (`refs/agent-guard/…`) first makes the command recoverable.",
+    catches: "Commands that drop commits from every ref: `git stash drop [n]`, `git stash clear`, `git stash pop`, `git branch -D <name>` (and `--delete --force`), forced branch overwrites (`git branch -f`, `-M`, `-C`, `checkout -B`), tag deletion and moves (`git tag -d`, `git tag -f`), and `git update-ref [-d]` of a full ref name.",
+    why: "Dropped stash entries, deleted branch tips and deleted tags (an annotated tag is an object of its own) become unreachable and are eventually pruned. Keeping them under private refs (`refs/agent-guard/…`) first makes the command recoverable.",
     example: "git branch -D experiment",
     verdict: "SNAPSHOT (advisory); ALLOW after the refs are kept under `--enforce`.",
-    recovery: "`agent-guard restore <txid>` puts the stash entries back into the stash list, or recreates the branch.",
+    recovery: "`agent-guard restore <txid>` puts the stash entries back into the stash list, or recreates the branch or tag; `--force` resets one that points elsewhere now, keeping its current value in a new transaction.",
     enforcement: DurableIntent,
-    hint: "Undo with `agent-guard restore <txid>`, which puts the stash entries or branches back.",
+    hint: "Undo with `agent-guard restore <txid>`, which puts the stash entries, branches or tags back.",
     coverage: Coverage::CorpusExcept(WINDOWS, "git stash/branch drops are floored in Windows dialects"),
 );
 

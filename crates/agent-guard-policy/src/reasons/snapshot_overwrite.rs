@@ -9,7 +9,5 @@ super::reason!(
     recovery: "`agent-guard restore <txid>` (or `undo`) writes the old bytes back into the file, keeping the current version in a new transaction.",
     enforcement: DurableIntent,
     hint: "Undo with `agent-guard restore <txid>`, or `agent-guard undo`: the old version comes back and the new one is kept.",
-    // The classifier does not emit overwrite facts on main yet (issue 11 is in progress):
-    // until it does, the policy tests are what reach this code.
-    coverage: Coverage::Tests("crates/agent-guard-policy/src/writes.rs: existing_files_are_preserved_new_ones_are_not"),
+    coverage: Coverage::Corpus,
 );

@@ -1,0 +1,407 @@
+//! `cp`, `mv`, `install` and `ln` (GNU coreutils): what they write over.
+//!
+//! The destination rules are [`Placement`]'s. How an existing destination is treated:
+//!
+//! - `cp` opens it and truncates it (`O_TRUNC`), writing through a symlink: in place. With
+//!   `--remove-destination`, `-l` or `-s` it is unlinked first and replaced (GNU `cp -f`
+//!   only unlinks when opening fails: still in place).
+//! - `mv` renames over it, `install` unlinks it first, `ln -f` replaces the link name: the
+//!   path is replaced unread, a symlink there is replaced itself.
+//! - The source of `mv` is moved, not destroyed; moving data out onto a new path loses
+//!   nothing.
+//!
+//! Safe forms write nothing over an existing file: `-n`/`--no-clobber`, `--update=none`,
+//! `mv --exchange` (both kept), `ln` without `-f`/`-i`/`-b` (it refuses), `install -d`,
+//! `cp --attributes-only`. With `-b`/`--backup` the old file is renamed to its backup name
+//! (`file~`, or the `-S` suffix), so what is lost is an older backup of that name: the op
+//! names the backup paths (replaced); numbered backups lose nothing. `-i` asks, and an agent
+//! answering a prompt is still overwriting. A recursive copy merges into existing
+//! directories: undeterminable ([`super::RECURSIVE`]).
+
+use agent_guard_types::{OpSpec, Target, WriteMode};
+
+use super::{Placement, RECURSIVE, getopt_problem, overwrite, value_arg};
+use crate::args::Arg;
+use crate::getopt::{self, Item, Opt, Order};
+
+const CP: &[Opt] = &[
+    Opt::flag("recursive", Some('a'), Some("archive")),
+    Opt::flag("attributes-only", None, Some("attributes-only")),
+    Opt::optional("backup", None, Some("backup")),
+    Opt::flag("backup", Some('b'), None),
+    Opt::flag("neutral", None, Some("copy-contents")),
+    Opt::flag("neutral", Some('d'), None),
+    Opt::flag("neutral", None, Some("debug")),
+    Opt::flag("neutral", Some('f'), Some("force")),
+    Opt::flag("interactive", Some('i'), Some("interactive")),
+    Opt::flag("neutral", Some('H'), None),
+    Opt::flag("link", Some('l'), Some("link")),
+    Opt::flag("neutral", Some('L'), Some("dereference")),
+    Opt::flag("no-clobber", Some('n'), Some("no-clobber")),
+    Opt::flag("neutral", Some('P'), Some("no-dereference")),
+    Opt::flag("neutral", Some('p'), None),
+    Opt::optional("neutral", None, Some("preserve")),
+    Opt::value("neutral", None, Some("no-preserve")),
+    Opt::flag("parents", None, Some("parents")),
+    Opt::flag("recursive", Some('R'), Some("recursive")),
+    Opt::flag("recursive", Some('r'), None),
+    Opt::optional("neutral", None, Some("reflink")),
+    Opt::flag("remove-destination", None, Some("remove-destination")),
+    Opt::value("neutral", None, Some("sparse")),
+    Opt::flag("neutral", None, Some("strip-trailing-slashes")),
+    Opt::flag("link", Some('s'), Some("symbolic-link")),
+    Opt::value("suffix", Some('S'), Some("suffix")),
+    Opt::value("target-directory", Some('t'), Some("target-directory")),
+    Opt::flag(
+        "no-target-directory",
+        Some('T'),
+        Some("no-target-directory"),
+    ),
+    Opt::flag("neutral", Some('u'), None),
+    Opt::optional("update", None, Some("update")),
+    Opt::flag("neutral", Some('v'), Some("verbose")),
+    Opt::flag("neutral", None, Some("keep-directory-symlink")),
+    Opt::flag("neutral", Some('x'), Some("one-file-system")),
+    Opt::flag("neutral", Some('Z'), None),
+    Opt::optional("neutral", None, Some("context")),
+    Opt::flag("info", None, Some("help")),
+    Opt::flag("info", None, Some("version")),
+];
+
+const MV: &[Opt] = &[
+    Opt::optional("backup", None, Some("backup")),
+    Opt::flag("backup", Some('b'), None),
+    Opt::flag("neutral", None, Some("debug")),
+    Opt::flag("exchange", None, Some("exchange")),
+    Opt::flag("neutral", Some('f'), Some("force")),
+    Opt::flag("interactive", Some('i'), Some("interactive")),
+    Opt::flag("no-clobber", Some('n'), Some("no-clobber")),
+    Opt::flag("neutral", None, Some("no-copy")),
+    Opt::flag("neutral", None, Some("strip-trailing-slashes")),
+    Opt::value("suffix", Some('S'), Some("suffix")),
+    Opt::value("target-directory", Some('t'), Some("target-directory")),
+    Opt::flag(
+        "no-target-directory",
+        Some('T'),
+        Some("no-target-directory"),
+    ),
+    Opt::flag("neutral", Some('u'), None),
+    Opt::optional("update", None, Some("update")),
+    Opt::flag("neutral", Some('v'), Some("verbose")),
+    Opt::flag("neutral", Some('Z'), None),
+    Opt::optional("neutral", None, Some("context")),
+    Opt::flag("info", None, Some("help")),
+    Opt::flag("info", None, Some("version")),
+];
+
+const INSTALL: &[Opt] = &[
+    Opt::optional("backup", None, Some("backup")),
+    Opt::flag("backup", Some('b'), None),
+    Opt::flag("neutral", Some('c'), None),
+    Opt::flag("neutral", Some('C'), Some("compare")),
+    Opt::flag("neutral", None, Some("debug")),
+    Opt::flag("info", Some('d'), Some("directory")),
+    Opt::flag("neutral", Some('D'), None),
+    Opt::value("neutral", Some('g'), Some("group")),
+    Opt::value("neutral", Some('m'), Some("mode")),
+    Opt::value("neutral", Some('o'), Some("owner")),
+    Opt::flag("neutral", Some('p'), Some("preserve-timestamps")),
+    Opt::flag("neutral", Some('s'), Some("strip")),
+    Opt::value("neutral", None, Some("strip-program")),
+    Opt::value("suffix", Some('S'), Some("suffix")),
+    Opt::value("target-directory", Some('t'), Some("target-directory")),
+    Opt::flag(
+        "no-target-directory",
+        Some('T'),
+        Some("no-target-directory"),
+    ),
+    Opt::flag("neutral", Some('v'), Some("verbose")),
+    Opt::flag("neutral", None, Some("preserve-context")),
+    Opt::flag("neutral", Some('Z'), None),
+    Opt::optional("neutral", None, Some("context")),
+    Opt::flag("info", None, Some("help")),
+    Opt::flag("info", None, Some("version")),
+];
+
+const LN: &[Opt] = &[
+    Opt::optional("backup", None, Some("backup")),
+    Opt::flag("backup", Some('b'), None),
+    Opt::flag("neutral", Some('d'), Some("directory")),
+    Opt::flag("neutral", Some('F'), None),
+    Opt::flag("force", Some('f'), Some("force")),
+    Opt::flag("interactive", Some('i'), Some("interactive")),
+    Opt::flag("neutral", Some('L'), Some("logical")),
+    Opt::flag("neutral", Some('n'), Some("no-dereference")),
+    Opt::flag("neutral", Some('P'), Some("physical")),
+    Opt::flag("neutral", Some('r'), Some("relative")),
+    Opt::flag("neutral", Some('s'), Some("symbolic")),
+    Opt::value("suffix", Some('S'), Some("suffix")),
+    Opt::value("target-directory", Some('t'), Some("target-directory")),
+    Opt::flag(
+        "no-target-directory",
+        Some('T'),
+        Some("no-target-directory"),
+    ),
+    Opt::flag("neutral", Some('v'), Some("verbose")),
+    Opt::flag("info", None, Some("help")),
+    Opt::flag("info", None, Some("version")),
+];
+
+/// What the options of a copying program say.
+#[derive(Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts read from the options, not a state machine"
+)]
+struct Read {
+    operands: Vec<Target>,
+    into: Option<Target>,
+    exact: bool,
+    parents: bool,
+    recursive: bool,
+    /// Nothing existing is written over (`-n`, `--update=none`, `--exchange`, …).
+    safe: bool,
+    /// The destination is unlinked and replaced rather than opened (`cp -l`, `-s`,
+    /// `--remove-destination`).
+    replaces: bool,
+    /// `-f` (for `ln`, whose default is to refuse).
+    force: bool,
+    interactive: bool,
+    /// `-b`/`--backup`: `Some(true)` for numbered backups (nothing lost).
+    backup: Option<bool>,
+    suffix: Option<String>,
+    info: bool,
+}
+
+fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
+    let mut read = Read::default();
+    let (items, _) = getopt::parse(args, table, Order::Permute);
+    for item in &items {
+        match item {
+            Item::Opt { name: "info", .. } => read.info = true,
+            Item::Opt {
+                name: "recursive", ..
+            } => read.recursive = true,
+            Item::Opt {
+                name: "no-clobber" | "exchange" | "attributes-only",
+                ..
+            } => read.safe = true,
+            Item::Opt {
+                name: "remove-destination" | "link",
+                ..
+            } => read.replaces = true,
+            Item::Opt { name: "force", .. } => read.force = true,
+            Item::Opt {
+                name: "interactive",
+                ..
+            } => read.interactive = true,
+            Item::Opt {
+                name: "parents", ..
+            } => read.parents = true,
+            Item::Opt {
+                name: "no-target-directory",
+                ..
+            } => read.exact = true,
+            Item::Opt {
+                name: "target-directory",
+                ..
+            } => read.into = value_arg(item).map(|a| a.target()),
+            Item::Opt { name: "suffix", .. } => {
+                read.suffix = value_arg(item).and_then(|a| a.known().map(str::to_owned));
+                if read.suffix.is_none() {
+                    op.mark_undeterminable("the backup suffix is not literal");
+                }
+            }
+            Item::Opt {
+                name: "update",
+                attached,
+                ..
+            } => match attached.as_deref() {
+                Some("none" | "none-fail") => read.safe = true,
+                None | Some("all" | "older") => {}
+                Some(other) => op.mark_undeterminable(format!("unknown --update={other}")),
+            },
+            Item::Opt {
+                name: "backup",
+                attached,
+                ..
+            } => {
+                read.backup = match attached.as_deref() {
+                    Some("numbered" | "t") => Some(true),
+                    Some("none" | "off") => None,
+                    None | Some("simple" | "never" | "existing" | "nil") => Some(false),
+                    Some(other) => {
+                        op.mark_undeterminable(format!(
+                            "{program} --backup={other} is not a known method"
+                        ));
+                        Some(false)
+                    }
+                };
+            }
+            Item::Opt { .. } => {}
+            Item::Operand(arg) => read.operands.push(arg.target()),
+            other => getopt_problem(op, other),
+        }
+    }
+    read
+}
+
+/// Builds the op of a copying program from what its options said; `None` when it writes
+/// over nothing.
+fn finish(mut op: OpSpec, read: Read, through: bool) -> Option<OpSpec> {
+    if read.info || read.safe || read.backup == Some(true) {
+        return None;
+    }
+    let mut placement = Placement::of_operands(read.operands, read.into);
+    placement.exact = read.exact;
+    placement.parents = read.parents;
+    let mut targets = placement.targets();
+    if read.backup == Some(false) {
+        // The existing file is renamed to its backup name first: that name is replaced.
+        let suffix = read.suffix.as_deref().unwrap_or("~");
+        for target in &mut targets {
+            target.text.push_str(suffix);
+        }
+        op.write = WriteMode::Replace;
+        op.note(format!(
+            "--backup keeps the old file as its `{suffix}` backup, replacing an older one"
+        ));
+    } else {
+        for target in &mut targets {
+            target.through_symlink = through;
+        }
+    }
+    op.targets = targets;
+    if read.interactive {
+        op.note("-i asks before overwriting; an agent's answer is still an overwrite");
+    }
+    if read.recursive {
+        op.recursive = true;
+        op.mark_undeterminable(format!("{} {RECURSIVE}", op.op));
+    }
+    Some(op)
+}
+
+/// `cp [OPTION]… SOURCE… DEST`.
+pub(super) fn cp(args: &[Arg]) -> Option<OpSpec> {
+    let mut op = overwrite("cp", WriteMode::InPlace);
+    let read = read("cp", args, CP, &mut op);
+    let through = !read.replaces;
+    if read.replaces {
+        op.write = WriteMode::Replace;
+    }
+    finish(op, read, through)
+}
+
+/// `mv [OPTION]… SOURCE… DEST`.
+pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
+    let mut op = overwrite("mv", WriteMode::Replace);
+    let read = read("mv", args, MV, &mut op);
+    finish(op, read, false)
+}
+
+/// `install [OPTION]… SOURCE… DEST`; `install -d DIR…` only creates directories.
+pub(super) fn install(args: &[Arg]) -> Option<OpSpec> {
+    let mut op = overwrite("install", WriteMode::Replace);
+    let read = read("install", args, INSTALL, &mut op);
+    finish(op, read, false)
+}
+
+/// `ln [OPTION]… TARGET… LINK_NAME|DIR`; with one operand the link is made here under the
+/// target's name. Without `-f` (or `-i`, `-b`) an existing name is refused.
+pub(super) fn ln(args: &[Arg]) -> Option<OpSpec> {
+    let mut op = overwrite("ln", WriteMode::Replace);
+    let mut read = read("ln", args, LN, &mut op);
+    if !(read.force || read.interactive || read.backup.is_some()) {
+        return None;
+    }
+    if read.operands.len() == 1 && read.into.is_none() {
+        read.operands.push(Target::literal("."));
+    }
+    finish(op, read, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<Arg> {
+        line.split_whitespace().map(Arg::literal).collect()
+    }
+
+    fn targets(op: &OpSpec) -> Vec<&str> {
+        op.targets.iter().map(|t| t.text.as_str()).collect()
+    }
+
+    #[test]
+    fn cp_destinations() {
+        let o = cp(&args("a.txt b.txt")).unwrap();
+        assert_eq!(targets(&o), ["b.txt", "b.txt/a.txt"]);
+        assert_eq!(o.write, WriteMode::InPlace);
+        assert!(o.targets.iter().all(|t| t.through_symlink));
+        let o = cp(&args("src/a.txt src/b.txt dir")).unwrap();
+        assert_eq!(targets(&o), ["dir/a.txt", "dir/b.txt"]);
+        let o = cp(&args("a.txt dir/")).unwrap();
+        assert_eq!(targets(&o), ["dir/a.txt"]);
+        let o = cp(&args("-t dir a b")).unwrap();
+        assert_eq!(targets(&o), ["dir/a", "dir/b"]);
+        let o = cp(&args("--target-directory=dir a")).unwrap();
+        assert_eq!(targets(&o), ["dir/a"]);
+        let o = cp(&args("-T a b")).unwrap();
+        assert_eq!(targets(&o), ["b"]);
+        let o = cp(&args("--parents src/x/a.txt out")).unwrap();
+        assert_eq!(targets(&o), ["out/src/x/a.txt"]);
+        let o = cp(&args("../x.txt .")).unwrap();
+        assert_eq!(targets(&o), ["./x.txt"]);
+        assert!(cp(&args("a.txt")).unwrap().targets.is_empty());
+    }
+
+    #[test]
+    fn cp_modes_and_safe_forms() {
+        let o = cp(&args("--remove-destination a b")).unwrap();
+        assert_eq!(o.write, WriteMode::Replace);
+        assert!(o.targets.iter().all(|t| !t.through_symlink));
+        assert_eq!(cp(&args("-f a b")).unwrap().write, WriteMode::InPlace);
+        for safe in ["-n a b", "--no-clobber a b", "--update=none a b", "--help"] {
+            assert!(cp(&args(safe)).is_none(), "{safe}");
+        }
+        assert!(cp(&args("--backup=numbered a b")).is_none());
+        let o = cp(&args("-b a b")).unwrap();
+        assert_eq!(targets(&o), ["b~", "b/a~"]);
+        let o = cp(&args("--backup -S .orig a b/")).unwrap();
+        assert_eq!(targets(&o), ["b/a.orig"]);
+        let o = cp(&args("-r src dst")).unwrap();
+        assert!(o.undeterminable && o.recursive);
+        assert!(cp(&args("-a src dst")).unwrap().undeterminable);
+        assert!(cp(&args("--bogus a b")).unwrap().undeterminable);
+        assert!(!cp(&args("-i a b")).unwrap().undeterminable);
+    }
+
+    #[test]
+    fn mv_install_ln() {
+        let o = mv(&args("a b")).unwrap();
+        assert_eq!(
+            (targets(&o), o.write),
+            (vec!["b", "b/a"], WriteMode::Replace)
+        );
+        assert!(o.targets.iter().all(|t| !t.through_symlink));
+        assert!(mv(&args("-n a b")).is_none());
+        assert!(mv(&args("--exchange a b")).is_none());
+        assert!(mv(&args("--update=none-fail a b")).is_none());
+        let o = mv(&args("-t dir a")).unwrap();
+        assert_eq!(targets(&o), ["dir/a"]);
+        let o = install(&args("-m 755 tool bin/")).unwrap();
+        assert_eq!(
+            (targets(&o), o.write),
+            (vec!["bin/tool"], WriteMode::Replace)
+        );
+        assert!(install(&args("-d a b")).is_none());
+        assert!(ln(&args("-s a b")).is_none(), "ln refuses an existing name");
+        let o = ln(&args("-sf ../x link")).unwrap();
+        assert_eq!(targets(&o), ["link", "link/x"]);
+        let o = ln(&args("-sf /opt/tool")).unwrap();
+        assert_eq!(targets(&o), ["./tool"]);
+        let o = ln(&args("-sfn a link")).unwrap();
+        assert_eq!(o.write, WriteMode::Replace);
+    }
+}

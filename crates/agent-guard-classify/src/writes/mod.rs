@@ -1,0 +1,264 @@
+//! Commands that destroy content without deleting a path: they replace or truncate existing
+//! files (`OpKind::Overwrite`), or read their inputs and then delete them
+//! (`OpKind::SideEffectDelete`).
+//!
+//! The facts are which paths a command writes and how it treats one that exists
+//! ([`WriteMode`]); whether a path exists is the world's business, so a command that may only
+//! create a file still names it (a new file is `ALLOW_NOOP` in the policy). A path the
+//! command only appends to is not named. Every rule comes from the tool's manual:
+//!
+//! - redirections ([`redirect`]): `>`, `>|`, `&>`, `>&file`, `n>`, `<>` on any command;
+//! - programs that truncate or write named outputs ([`outputs`]): `truncate`, `dd of=`,
+//!   `tee`, `sort -o`, `uniq IN OUT`, `fallocate --punch-hole`, `sponge`, `iconv -o`,
+//!   `curl -o`, `wget -O`, and the block-device tools ([`devices`]);
+//! - programs that copy, move or link onto a destination ([`copy`], [`rsync`]);
+//! - in-place editors ([`editors`], [`sed`]): `sed -i`, `perl -i`, `ruby -i`,
+//!   `gawk -i inplace`, `ed`, `ex`, `vim`, `dos2unix`, `yq -i`, `clang-format -i`;
+//! - programs that consume their inputs ([`archives`]): `gzip` and kin, `zip -m`,
+//!   `tar --remove-files`, `7z -sdel`.
+//!
+//! A tool that recurses into directory operands rewrites or consumes files the guard cannot
+//! list before it runs, and the policy keeps only files: such an op is undeterminable
+//! ([`RECURSIVE`]).
+
+mod archives;
+mod copy;
+mod devices;
+mod editors;
+mod outputs;
+pub(crate) mod redirect;
+mod rsync;
+mod sed;
+
+use agent_guard_types::{Dialect, OpKind, OpSpec, Target, WriteMode};
+
+use crate::args::Arg;
+use crate::getopt::Item;
+
+/// Why a write that recurses into directories is undeterminable.
+pub(crate) const RECURSIVE: &str = "it recurses into directory operands: which files it rewrites or removes is only known \
+     when it runs";
+
+/// Creates an overwrite op of the POSIX program `name`.
+pub(crate) fn overwrite(name: &str, mode: WriteMode) -> OpSpec {
+    overwrite_in(name, mode, Dialect::Posix)
+}
+
+/// Creates an overwrite op of `name` in `dialect`.
+pub(crate) fn overwrite_in(name: &str, mode: WriteMode, dialect: Dialect) -> OpSpec {
+    let mut op = OpSpec::new(name, OpKind::Overwrite, dialect);
+    op.write = mode;
+    op
+}
+
+/// Creates an op of the POSIX program `name` that reads its inputs, then deletes them.
+pub(crate) fn consume(name: &str) -> OpSpec {
+    let mut op = OpSpec::new(name, OpKind::SideEffectDelete, Dialect::Posix);
+    op.write = WriteMode::ReadThenRemove;
+    op
+}
+
+/// The target a program writes for the argument `arg`; `through` when it opens the path
+/// and so writes where a final symlink leads.
+pub(crate) fn file(arg: &Arg, through: bool) -> Target {
+    Target {
+        through_symlink: through,
+        ..arg.target()
+    }
+}
+
+/// Records the generic getopt problems on `op`: an unknown or ambiguous option might take
+/// a value or change what is written, a missing value is a malformed line.
+pub(crate) fn getopt_problem(op: &mut OpSpec, item: &Item<'_>) {
+    match item {
+        Item::Unknown(flag) | Item::Ambiguous(flag) => {
+            op.mark_undeterminable(format!("unknown flag {flag}"));
+        }
+        Item::MissingValue(flag) => op.mark_undeterminable(format!("--{flag} needs a value")),
+        Item::Opt { .. } | Item::Operand(_) => {}
+    }
+}
+
+/// The value of an option item: attached (`-ofile`, `--output=file`) or the next argument.
+/// An attached value is a plain literal (the option word it came from was literal).
+pub(crate) fn value_arg(item: &Item<'_>) -> Option<Arg> {
+    match item {
+        Item::Opt {
+            value: Some(value), ..
+        } => Some((*value).clone()),
+        Item::Opt {
+            attached: Some(text),
+            ..
+        } => Some(Arg {
+            text: text.clone(),
+            home: false,
+            glob: false,
+            opaque: None,
+            quoted: false,
+            span: agent_guard_types::Span::default(),
+        }),
+        _ => None,
+    }
+}
+
+/// The writing ops of the POSIX program `name` (lower-cased basename) run with `rest`.
+/// Empty when it writes nothing the guard judges.
+pub(crate) fn posix(name: &str, rest: &[Arg]) -> Vec<OpSpec> {
+    let ops: Option<Vec<OpSpec>> = match name {
+        "cp" | "gcp" => copy::cp(rest).map(|op| vec![op]),
+        "mv" | "gmv" => copy::mv(rest).map(|op| vec![op]),
+        "install" | "ginstall" => copy::install(rest).map(|op| vec![op]),
+        "ln" | "gln" => copy::ln(rest).map(|op| vec![op]),
+        "rsync" => Some(rsync::parse(rest)),
+        "truncate" => outputs::truncate(rest).map(|op| vec![op]),
+        "dd" => outputs::dd(rest).map(|op| vec![op]),
+        "tee" => outputs::tee(rest).map(|op| vec![op]),
+        "sort" => outputs::sort(rest).map(|op| vec![op]),
+        "uniq" => outputs::uniq(rest).map(|op| vec![op]),
+        "fallocate" => outputs::fallocate(rest).map(|op| vec![op]),
+        "sponge" => outputs::sponge(rest).map(|op| vec![op]),
+        "iconv" => outputs::iconv(rest).map(|op| vec![op]),
+        "curl" => outputs::curl(rest).map(|op| vec![op]),
+        "wget" => outputs::wget(rest).map(|op| vec![op]),
+        "sed" | "gsed" => Some(sed::parse(rest)),
+        "perl" | "ruby" => editors::script_in_place(name, rest).map(|op| vec![op]),
+        "awk" | "gawk" => editors::gawk(rest).map(|op| vec![op]),
+        "ed" | "red" => editors::ed(rest).map(|op| vec![op]),
+        "ex" | "vi" | "vim" | "nvim" | "gvim" | "view" => editors::vim(name, rest),
+        "dos2unix" | "unix2dos" | "mac2unix" | "unix2mac" => {
+            editors::dos2unix(name, rest).map(|op| vec![op])
+        }
+        "yq" => editors::yq(rest).map(|op| vec![op]),
+        "clang-format" => editors::clang_format(rest).map(|op| vec![op]),
+        "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma" | "zstd"
+        | "unzstd" | "lz4" | "lzip" | "compress" | "uncompress" | "pigz" | "unpigz" | "pbzip2"
+        | "lbzip2" | "plzip" => archives::compressor(name, rest),
+        "zip" => archives::zip(rest).map(|op| vec![op]),
+        "tar" | "gtar" | "bsdtar" => Some(archives::tar(name, rest)),
+        "7z" | "7za" | "7zz" | "7zr" => archives::seven_zip(name, rest).map(|op| vec![op]),
+        _ => devices::parse(name, rest).map(|op| vec![op]),
+    };
+    let mut ops = ops.unwrap_or_default();
+    // Writing the null device, the terminal or a descriptor destroys nothing
+    // (`… | tee /dev/null`, `dd of=/dev/null`, `curl -o /dev/null`).
+    for op in &mut ops {
+        op.targets
+            .retain(|t| t.opaque.is_some() || !redirect::is_sink(&t.text));
+    }
+    ops
+}
+
+/// The last component of a source path, as a copying program names it inside a directory
+/// (`a/b/` → `b`).
+pub(crate) fn basename(text: &str) -> &str {
+    let trimmed = text.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// The path `dir/name`: a destination directory and a source's name inside it. It is glob,
+/// opaque or home-relative when either part is.
+pub(crate) fn join(dir: &Target, name: &str, name_from: &Target) -> Target {
+    let text = if dir.text.ends_with('/') {
+        format!("{}{name}", dir.text)
+    } else {
+        format!("{}/{name}", dir.text)
+    };
+    Target {
+        text,
+        tilde: dir.tilde,
+        glob: dir.glob || (name_from.glob && name.contains(['*', '?', '['])),
+        opaque: dir.opaque.clone().or_else(|| name_from.opaque.clone()),
+        span: dir.span,
+        through_symlink: dir.through_symlink,
+        exact: None,
+    }
+}
+
+/// Returns `true` for a destination whose spelling can only name a directory: a trailing
+/// `/`, a last component `.` or `..`, the home directory `~`, the root. Naming it as a file
+/// target too would only make the policy judge the directory itself (the workspace root,
+/// an ancestor) as if it were overwritten.
+fn spelled_as_directory(dest: &Target) -> bool {
+    let text = dest.text.as_str();
+    dest.opaque.is_none()
+        && (text.ends_with('/')
+            || text == "."
+            || text == ".."
+            || text.ends_with("/.")
+            || text.ends_with("/..")
+            || (dest.tilde && text == "~"))
+}
+
+/// Where a copying program writes: the destination rules shared by `cp`, `mv`, `install`,
+/// `ln` and `rsync`.
+#[derive(Debug, Default)]
+pub(crate) struct Placement {
+    /// The sources, in order.
+    pub(crate) sources: Vec<Target>,
+    /// The last operand, when it is the destination.
+    pub(crate) dest: Option<Target>,
+    /// `-t DIR`: every source goes into this directory.
+    pub(crate) into: Option<Target>,
+    /// `-T`: the destination is the path itself, never a directory to put the source in.
+    pub(crate) exact: bool,
+    /// `--parents`: the source's whole path is appended below the directory.
+    pub(crate) parents: bool,
+}
+
+impl Placement {
+    /// The operands as given: with `-t`, all are sources; otherwise the last is the
+    /// destination.
+    pub(crate) fn of_operands(mut operands: Vec<Target>, into: Option<Target>) -> Placement {
+        let dest = if into.is_some() { None } else { operands.pop() };
+        Placement {
+            sources: operands,
+            dest,
+            into,
+            ..Placement::default()
+        }
+    }
+
+    /// The paths written. Several sources, `-t` or a destination ending in `/` mean a
+    /// directory: `dir/<name of each source>`. One source and a destination that may be
+    /// either: both `dest` and `dest/<name>` (the world probes both; a directory `dest` is
+    /// not a file the policy keeps, an absent one is only created). `-T`: `dest` alone.
+    pub(crate) fn targets(&self) -> Vec<Target> {
+        let name = |source: &Target| -> String {
+            if self.parents {
+                source.text.trim_start_matches('/').to_owned()
+            } else {
+                basename(&source.text).to_owned()
+            }
+        };
+        if let Some(dir) = &self.into {
+            return self
+                .sources
+                .iter()
+                .map(|s| join(dir, &name(s), s))
+                .collect();
+        }
+        let Some(dest) = &self.dest else {
+            return Vec::new();
+        };
+        if self.sources.is_empty() {
+            return Vec::new();
+        }
+        if self.exact {
+            return vec![dest.clone()];
+        }
+        let inside: Vec<Target> = self
+            .sources
+            .iter()
+            .map(|s| join(dest, &name(s), s))
+            .collect();
+        if self.sources.len() > 1 || spelled_as_directory(dest) || self.parents {
+            return inside;
+        }
+        let mut targets = vec![dest.clone()];
+        targets.extend(inside);
+        targets
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,321 @@
+//! Issue 11 end to end: `check --enforce` on a command that overwrites or consumes files →
+//! the real command via `sh -c` → `restore` → the tree is what it was: content, mode and,
+//! for a file rewritten in place, its inode (restore writes the old bytes back into it).
+
+use std::os::unix::fs::MetadataExt as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+
+use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
+
+/// A workspace with a committed file made dirty, plain files, an executable, a symlink
+/// inside and one leading outside.
+fn prepare() -> TestEnv {
+    let env = TestEnv::new();
+    let ws = env.ws();
+    std::fs::write(ws.join("report.txt"), "report body\n").unwrap();
+    std::fs::write(ws.join("tool.sh"), "#!/bin/sh\necho tool\n").unwrap();
+    std::fs::set_permissions(ws.join("tool.sh"), std::fs::Permissions::from_mode(0o750)).unwrap();
+    std::fs::set_permissions(ws.join("notes.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    // src/main.rs is committed; this edit exists nowhere else.
+    std::fs::write(
+        ws.join("src/main.rs"),
+        "fn main() { println!(\"dirty\"); }\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("notes.txt", ws.join("link-in")).unwrap();
+    std::fs::write(env.fixture.outside.join("target.txt"), "outside").unwrap();
+    std::os::unix::fs::symlink(env.fixture.outside.join("target.txt"), ws.join("link-out"))
+        .unwrap();
+    env
+}
+
+fn inode(path: &Path) -> u64 {
+    std::fs::symlink_metadata(path).unwrap().ino()
+}
+
+/// What a round trip checks besides the whole tree.
+struct Expect<'a> {
+    code: &'a str,
+    /// Files rewritten in place: their inode must survive the command and the restore.
+    in_place: &'a [&'a str],
+    /// New files the command leaves behind (a compressor's output): not part of the
+    /// comparison; the restore keeps them.
+    created: &'a [&'a str],
+}
+
+fn round_trip(command: &str, expect: &Expect<'_>) {
+    let env = prepare();
+    let ws = env.ws().to_owned();
+    let before = snapshot(&ws, &["**"]);
+    let inodes: Vec<u64> = expect.in_place.iter().map(|f| inode(&ws.join(f))).collect();
+
+    let (exit, report) = enforce(&env, command);
+    assert_eq!(exit, 0, "{command}: {report}");
+    assert_eq!(report["decision"], "ALLOW", "{command}: {report}");
+    assert_eq!(report["code"], expect.code, "{command}: {report}");
+    let ids = txids(&report);
+    assert_eq!(ids.len(), 1, "{command}: one transaction: {report}");
+
+    run_shell(&env, command);
+    let changed = snapshot(&ws, &["**"]);
+    assert_ne!(changed, before, "{command}: the command changed nothing");
+    for (file, ino) in expect.in_place.iter().zip(&inodes) {
+        assert_eq!(
+            inode(&ws.join(file)),
+            *ino,
+            "{command}: {file} was rewritten in place"
+        );
+    }
+
+    let restored = env
+        .cmd("agent-guard")
+        .args(["restore", "--json", &ids[0]])
+        .output()
+        .unwrap();
+    assert!(restored.status.success(), "{command}: {restored:?}");
+    let mut after = snapshot(&ws, &["**"]);
+    for file in expect.created {
+        assert!(
+            after.remove(file.as_bytes()).is_some(),
+            "{command}: {file} was created"
+        );
+    }
+    assert_eq!(before, after, "{command}: the tree differs after restore");
+    for (file, ino) in expect.in_place.iter().zip(&inodes) {
+        assert_eq!(
+            inode(&ws.join(file)),
+            *ino,
+            "{command}: restore writes {file} back into the same inode"
+        );
+    }
+    assert_eq!(
+        std::fs::read(env.fixture.outside.join("target.txt")).unwrap(),
+        b"outside"
+    );
+}
+
+const IN_PLACE: Expect<'static> = Expect {
+    code: "SNAPSHOT_OVERWRITE",
+    in_place: &["notes.txt"],
+    created: &[],
+};
+
+#[test]
+fn a_redirection_onto_a_dirty_tracked_file() {
+    round_trip(
+        "echo reset > src/main.rs",
+        &Expect {
+            in_place: &["src/main.rs"],
+            ..IN_PLACE
+        },
+    );
+}
+
+#[test]
+fn truncate() {
+    round_trip("truncate -s 0 notes.txt", &IN_PLACE);
+}
+
+#[test]
+fn cp_onto_a_file() {
+    round_trip("cp report.txt notes.txt", &IN_PLACE);
+}
+
+#[test]
+fn cp_onto_an_executable_keeps_its_mode() {
+    round_trip(
+        "cp report.txt tool.sh",
+        &Expect {
+            in_place: &["tool.sh"],
+            ..IN_PLACE
+        },
+    );
+}
+
+#[test]
+fn mv_onto_a_file() {
+    // The source is moved, not destroyed: its content is what notes.txt holds until the
+    // restore, which keeps it in a new transaction. Only the overwritten file comes back.
+    let env = prepare();
+    let ws = env.ws().to_owned();
+    let notes = std::fs::read(ws.join("notes.txt")).unwrap();
+    let mode = std::fs::metadata(ws.join("notes.txt")).unwrap().mode();
+    let (exit, report) = enforce(&env, "mv report.txt notes.txt");
+    assert_eq!(
+        (exit, report["code"].as_str()),
+        (0, Some("SNAPSHOT_OVERWRITE")),
+        "{report}"
+    );
+    run_shell(&env, "mv report.txt notes.txt");
+    assert_eq!(
+        std::fs::read(ws.join("notes.txt")).unwrap(),
+        b"report body\n"
+    );
+    let ids = txids(&report);
+    env.cmd("agent-guard")
+        .args(["restore", &ids[0]])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(ws.join("notes.txt")).unwrap(), notes);
+    assert_eq!(
+        std::fs::metadata(ws.join("notes.txt")).unwrap().mode(),
+        mode
+    );
+    assert!(
+        !ws.join("report.txt").exists(),
+        "the moved source stays moved"
+    );
+}
+
+#[test]
+fn sed_in_place() {
+    // sed renames a new file over notes.txt: its inode is sed's; content and mode return.
+    round_trip(
+        "sed -i 's/notes/NOTES/' notes.txt",
+        &Expect {
+            in_place: &[],
+            ..IN_PLACE
+        },
+    );
+}
+
+#[test]
+fn tee() {
+    round_trip("echo replaced | tee notes.txt", &IN_PLACE);
+}
+
+#[test]
+fn dd_of() {
+    round_trip("dd if=/dev/zero of=notes.txt bs=1 count=3", &IN_PLACE);
+}
+
+#[test]
+fn gzip_consumes_its_input() {
+    round_trip(
+        "gzip notes.txt",
+        &Expect {
+            code: "SNAPSHOT_CONSUMED_INPUT",
+            in_place: &[],
+            created: &["notes.txt.gz"],
+        },
+    );
+}
+
+#[test]
+fn tar_remove_files_consumes_its_inputs() {
+    round_trip(
+        "tar --remove-files --no-recursion -cf notes.tar notes.txt report.txt",
+        &Expect {
+            code: "SNAPSHOT_CONSUMED_INPUT",
+            in_place: &[],
+            created: &["notes.tar"],
+        },
+    );
+}
+
+#[test]
+fn tar_remove_files_of_what_may_be_a_tree_is_refused() {
+    let env = prepare();
+    let before = snapshot(env.ws(), &[""]);
+    let (exit, report) = enforce(&env, "tar --remove-files -cf notes.tar notes.txt");
+    assert_eq!(exit, 2, "{report}");
+    assert_eq!(report["code"], "BLOCK_UNDETERMINABLE_EFFECT");
+    assert_eq!(snapshot(env.ws(), &[""]), before);
+}
+
+#[test]
+fn a_write_through_a_symlink_inside_the_workspace() {
+    round_trip("echo replaced > link-in", &IN_PLACE);
+}
+
+#[test]
+fn a_new_file_needs_nothing() {
+    let env = prepare();
+    let (exit, report) = enforce(&env, "cat > new.txt <<'EOF'\nhello\nEOF");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "ALLOW_NOOP");
+    assert!(txids(&report).is_empty(), "{report}");
+}
+
+#[test]
+fn a_write_through_a_symlink_leading_outside_is_refused() {
+    let env = prepare();
+    let (exit, report) = enforce(&env, "echo x > link-out");
+    assert_eq!(exit, 2, "{report}");
+    assert_eq!(report["code"], "BLOCK_OUT_OF_WORKSPACE");
+}
+
+#[test]
+fn a_crash_between_the_intent_and_the_copy_loses_nothing() {
+    let env = prepare();
+    let ws = env.ws().to_owned();
+    let before = snapshot(&ws, &["**"]);
+    let ino = inode(&ws.join("notes.txt"));
+    let crashed = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_FAULT", "after-intent")
+        .args([
+            "check",
+            "--enforce",
+            "--json",
+            "--",
+            "echo reset > notes.txt",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        crashed.status.code(),
+        None,
+        "the process dies right after the durable intent: {crashed:?}"
+    );
+    // The check never answered, so the harness never ran the command: the file is as it was.
+    assert_eq!(snapshot(&ws, &["**"]), before);
+    assert_eq!(inode(&ws.join("notes.txt")), ino);
+
+    let status = env
+        .cmd("agent-guard")
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let now = &status["reconciled_now"];
+    let resolved = ["relocated", "not_moved", "both_kept"]
+        .iter()
+        .map(|k| now[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(
+        resolved, 1,
+        "the interrupted preservation is reconciled: {status}"
+    );
+    assert_eq!(now["vanished"], 0, "nothing is lost: {status}");
+    assert_eq!(
+        snapshot(&ws, &["**"]),
+        before,
+        "reconciling touches nothing"
+    );
+
+    // The next check keeps the old version, and it comes back after the command ran.
+    round_trip_in(&env, "echo reset > notes.txt", &before);
+    assert_eq!(inode(&ws.join("notes.txt")), ino);
+}
+
+/// Enforces, runs and restores `command` in an existing environment; the tree must equal
+/// `before` afterwards.
+fn round_trip_in(
+    env: &TestEnv,
+    command: &str,
+    before: &std::collections::BTreeMap<Vec<u8>, crate::support::Entry>,
+) {
+    let (exit, report) = enforce(env, command);
+    assert_eq!(exit, 0, "{report}");
+    let ids = txids(&report);
+    assert_eq!(ids.len(), 1, "{report}");
+    run_shell(env, command);
+    env.cmd("agent-guard")
+        .args(["restore", &ids[0]])
+        .assert()
+        .success();
+    assert_eq!(&snapshot(env.ws(), &["**"]), before);
+}
