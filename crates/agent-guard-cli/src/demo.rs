@@ -31,6 +31,15 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     ("git reset --hard", "tracked changes are snapshotted"),
     (
+        "echo reset > notes.txt",
+        "an overwritten file keeps its old version",
+    ),
+    (
+        "sed -i 's/draft/final/' notes.txt",
+        "an in-place edit keeps the old version",
+    ),
+    ("gzip notes.txt", "a tool that consumes its input keeps it"),
+    (
         "cd src && rm -rf build",
         "a cd first makes targets ambiguous",
     ),

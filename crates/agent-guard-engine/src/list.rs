@@ -245,6 +245,7 @@ fn what(tx: &Transaction, root: &Path) -> String {
                     None => format!("git ref {name}"),
                 },
                 (Some("stash"), Some(name)) => format!("git {name}"),
+                (Some("reflog"), Some(name)) => format!("git reflog {name}"),
                 _ => "git work-tree changes".to_owned(),
             },
         );

@@ -41,7 +41,7 @@ pub const SHOWN_STATS: usize = 50;
 /// A git snapshot or kept ref in `show`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SnapshotReport {
-    /// `worktree`, `stash` or `branch`.
+    /// `worktree`, `stash`, `branch`, `ref` or `reflog`.
     pub subject: Option<String>,
     /// The stash position or branch name.
     pub name: Option<String>,

@@ -41,6 +41,7 @@ pub fn restore_items(items: &[GitItem], user_dir: Option<&Path>) -> GitRestore {
                 .unwrap_or(0),
         ),
         Subject::Branch | Subject::Ref => (2, 0),
+        Subject::Reflog => (3, 0),
         Subject::Worktree => (0, 0),
     });
     let mut trees: HashMap<PathBuf, WorkTree> = HashMap::new();
@@ -67,6 +68,7 @@ pub fn restore_items(items: &[GitItem], user_dir: Option<&Path>) -> GitRestore {
             }
             Subject::Stash => restore_stash_entry(tree, item, &mut out),
             Subject::Branch | Subject::Ref => restore_branch(tree, item, &mut out),
+            Subject::Reflog => crate::reflog::restore_reflog(tree, item, &mut out),
         }
     }
     out

@@ -95,6 +95,17 @@ pub enum GitError {
         #[source]
         source: git2::Error,
     },
+    /// A reflog could not be read or listed.
+    #[error("failed to {action} `{path}`")]
+    Reflog {
+        /// What was attempted (`read a reflog`, `list the reflogs`).
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// A repository could not be created.
     #[error("failed to initialise a git repository in `{path}`")]
     Init {

@@ -40,6 +40,7 @@ mod expand;
 mod ignore;
 mod layout;
 mod pathspec;
+mod reflog;
 mod refs;
 mod repo_dir;
 mod scan;
@@ -90,16 +91,20 @@ pub enum Subject {
     /// Any other ref (a tag, a note, a remote-tracking ref), by its full name: what it points
     /// to (an annotated tag object included).
     Ref,
+    /// A reflog (`HEAD`, `refs/heads/main`): its lines, and one commit that keeps every
+    /// commit they name.
+    Reflog,
 }
 
 impl Subject {
-    /// The stable name: `worktree`, `stash` or `branch`.
+    /// The stable name: `worktree`, `stash`, `branch`, `ref` or `reflog`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Subject::Worktree => "worktree",
             Subject::Stash => "stash",
             Subject::Branch => "branch",
             Subject::Ref => "ref",
+            Subject::Reflog => "reflog",
         }
     }
 
@@ -111,6 +116,7 @@ impl Subject {
             Some("stash") => Some(Subject::Stash),
             Some("branch") => Some(Subject::Branch),
             Some("ref") => Some(Subject::Ref),
+            Some("reflog") => Some(Subject::Reflog),
             Some(_) => None,
         }
     }
@@ -142,6 +148,8 @@ pub enum RefSubject {
     /// starting with `refs/` other than `refs/heads/` is a full ref name (`refs/tags/v1`,
     /// kept as [`Subject::Ref`]).
     Branches(Vec<String>),
+    /// `git reflog expire|delete`: every reflog of the repository.
+    AllReflogs,
 }
 
 /// A kept commit to put back: a work-tree snapshot, a stash entry or a branch tip.

@@ -44,6 +44,7 @@ pub fn resolve_keeps(
         RefSubject::StashEntries(selectors) => stash_keeps(tree, txid, Some(selectors)),
         RefSubject::AllStashEntries => stash_keeps(tree, txid, None),
         RefSubject::Branches(names) => branch_keeps(tree, txid, names),
+        RefSubject::AllReflogs => crate::reflog::reflog_keeps(tree, txid),
     }
 }
 

@@ -138,9 +138,10 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         // Preflighted by `decide` once the whole line is known not to block.
         OpKind::GitResetHard => Verdict::of(ReasonCode::SnapshotGitStash),
         OpKind::GitDiscard => snapshot_git_stash::discard(op, ctx),
-        OpKind::GitStashDrop | OpKind::GitBranchDelete | OpKind::GitRefDelete => {
-            snapshot_git_refs::verdict(op, ctx)
-        }
+        OpKind::GitStashDrop
+        | OpKind::GitBranchDelete
+        | OpKind::GitRefDelete
+        | OpKind::GitReflogExpire => snapshot_git_refs::verdict(op, ctx),
         OpKind::Overwrite | OpKind::SideEffectDelete | OpKind::EditTool => {
             crate::writes::decide(op, ctx, world)
         }

@@ -26,7 +26,13 @@ impl Compensation for PreserveRefs {
     }
 
     fn apply(&self, job: &Job<'_>, plan: &Plan) -> Applied {
-        let Plan::PreserveRefs { cwd, refs, stash } = plan else {
+        let Plan::PreserveRefs {
+            cwd,
+            refs,
+            stash,
+            reflogs,
+        } = plan
+        else {
             return Applied::failed(
                 Strategy::PreserveRefs,
                 &job.txid,
@@ -34,6 +40,7 @@ impl Compensation for PreserveRefs {
             );
         };
         let subject = match (stash, refs.is_empty()) {
+            _ if *reflogs => RefSubject::AllReflogs,
             (true, true) => RefSubject::AllStashEntries,
             (true, false) => RefSubject::StashEntries(refs.clone()),
             (false, _) => RefSubject::Branches(refs.clone()),
@@ -71,7 +78,12 @@ impl Compensation for PreserveRefs {
         restore_subjects(
             store,
             tx,
-            &[Subject::Stash, Subject::Branch, Subject::Ref],
+            &[
+                Subject::Stash,
+                Subject::Branch,
+                Subject::Ref,
+                Subject::Reflog,
+            ],
             &mut kept,
         );
         if request.force {
@@ -84,7 +96,16 @@ impl Compensation for PreserveRefs {
     }
 
     fn release(&self, store: &Quarantine, tx: &Transaction) -> usize {
-        release_subjects(store, tx, &[Subject::Stash, Subject::Branch, Subject::Ref])
+        release_subjects(
+            store,
+            tx,
+            &[
+                Subject::Stash,
+                Subject::Branch,
+                Subject::Ref,
+                Subject::Reflog,
+            ],
+        )
     }
 }
 

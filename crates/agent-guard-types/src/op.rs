@@ -68,6 +68,9 @@ pub enum OpKind {
     /// Deletes or moves another ref, by its full name (`git tag -d`, `git tag -f`,
     /// `git update-ref [-d] refs/tags/…`): what it pointed to can be kept first.
     GitRefDelete,
+    /// Drops reflog entries (`git reflog expire`, `git reflog delete`): a commit only a
+    /// reflog reached becomes prunable. Every reflog can be kept first.
+    GitReflogExpire,
     /// Replaces or truncates the content of existing paths (`>`, `truncate`, `cp` onto,
     /// `mv` onto, `sed -i`, `Set-Content`, `copy /y`); new paths are only created. How it
     /// treats an existing target is [`OpSpec::write`].
@@ -97,6 +100,7 @@ impl OpKind {
             OpKind::GitStashPush => "git-stash-push",
             OpKind::GitBranchDelete => "git-branch-delete",
             OpKind::GitRefDelete => "git-ref-delete",
+            OpKind::GitReflogExpire => "git-reflog-expire",
             OpKind::Overwrite => "overwrite",
             OpKind::SideEffectDelete => "side-effect-delete",
             OpKind::EditTool => "edit-tool",
@@ -116,6 +120,7 @@ impl OpKind {
                 | OpKind::GitStashPush
                 | OpKind::GitBranchDelete
                 | OpKind::GitRefDelete
+                | OpKind::GitReflogExpire
         )
     }
 }

@@ -47,6 +47,8 @@ pub enum Plan {
         refs: Vec<String>,
         /// `true` for stash entries, `false` for branches.
         stash: bool,
+        /// `true` for every reflog of the repository (`refs` and `stash` are then unused).
+        reflogs: bool,
     },
 }
 

@@ -5,8 +5,9 @@
 //! A branch deleted or overwritten through `update-ref refs/heads/…` is the branch-keeping
 //! kind, and a tag or other full ref deleted or moved (`tag -d`, `tag -f`, `update-ref
 //! [-d] refs/…`) is `git-ref-delete`: `SNAPSHOT_GIT_REFS` keeps what it pointed to first.
-//! The others (reflog expiry, pruning, `symbolic-ref -d`, `filter-repo`) have no compensation
-//! yet: they are unknown ops whose note names what would be lost.
+//! `reflog expire|delete` is `git-reflog-expire`: every reflog is kept, with its commits.
+//! The others (pruning, `symbolic-ref -d`, `filter-repo`, a reflog op that also moves the
+//! ref) have no compensation yet: they are unknown ops whose note names what would be lost.
 
 use agent_guard_types::{OpKind, OpSpec, Target};
 
@@ -181,9 +182,21 @@ pub(super) fn reflog(args: &[Arg]) -> Option<OpSpec> {
     {
         return None;
     }
-    Some(lost(format!(
-        "git reflog {sub} drops reflog entries: commits reachable only from them become prunable (no ref-keeping compensation yet)"
-    )))
+    // `--updateref` (and `--rewrite`) also move the ref itself, which keeping the reflogs
+    // does not put back.
+    if args[1..]
+        .iter()
+        .any(|a| matches!(a.known(), Some("--updateref" | "--rewrite")))
+    {
+        return Some(lost(format!(
+            "git reflog {sub} --updateref/--rewrite also moves the ref (no compensation for that)"
+        )));
+    }
+    let mut op = git_op(OpKind::GitReflogExpire);
+    op.note(format!(
+        "git reflog {sub} drops reflog entries: every reflog is kept, with its commits"
+    ));
+    Some(op)
 }
 
 /// `git gc --prune=<date>` prunes unreachable objects younger than the default two weeks;
@@ -337,6 +350,14 @@ mod tests {
             vec!["refs/tags/v1.0".to_owned()]
         );
         assert_eq!(kind("tag v1.0"), None, "a new tag drops nothing");
+        for line in [
+            "reflog expire --expire=now --all",
+            "reflog expire --expire-unreachable=now --all",
+            "reflog delete HEAD@{1}",
+            "reflog delete refs/heads/main@{2}",
+        ] {
+            assert_eq!(kind(line), Some(OpKind::GitReflogExpire), "{line}");
+        }
     }
 
     #[test]
@@ -345,8 +366,8 @@ mod tests {
             "update-ref HEAD HEAD~1",
             "update-ref -d HEAD",
             "update-ref --stdin",
-            "reflog expire --expire=now --all",
-            "reflog delete HEAD@{1}",
+            "reflog delete --updateref HEAD@{0}",
+            "reflog expire --rewrite --all",
             "gc --prune=now",
             "gc --prune=all --aggressive",
             "prune",

@@ -158,6 +158,7 @@ fn print_snapshot(snapshot: &SnapshotReport) {
             .strip_prefix("refs/tags/")
             .map_or_else(|| format!("ref {name}"), |tag| format!("tag {tag}")),
         (Some("stash"), Some(name)) => name.to_owned(),
+        (Some("reflog"), Some(name)) => format!("reflog {name}"),
         _ => "work-tree changes".to_owned(),
     };
     let Some(sha) = &snapshot.sha else {

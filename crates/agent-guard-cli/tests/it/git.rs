@@ -253,6 +253,83 @@ fn moved_tag_comes_back_with_force() {
     );
 }
 
+/// The reflogs of `HEAD`, the fixture's branch and `topic`.
+fn reflogs(env: &TestEnv) -> String {
+    let branch = git(env, &["symbolic-ref", "HEAD"]);
+    let mut out = String::new();
+    for name in ["HEAD", branch.trim(), "refs/heads/topic"] {
+        let path = env.ws().join(".git/logs").join(name);
+        out.push_str(name);
+        out.push_str(":\n");
+        out.push_str(&std::fs::read_to_string(path).unwrap_or_default());
+    }
+    out
+}
+
+/// `reflog expire` drops the only path to a commit a hard reset left behind; after it even
+/// `gc --prune=now` keeps that commit (the transaction holds it), and restore writes the
+/// reflogs back line for line (issue 12, item 14).
+#[test]
+fn reflog_expire_then_gc_loses_nothing() {
+    let env = TestEnv::new();
+    git(&env, &["checkout", "-q", "-b", "topic"]);
+    git(&env, &["checkout", "-q", "-"]);
+    std::fs::write(
+        env.ws().join("src/lost.rs"),
+        "// only the reflog has this\n",
+    )
+    .unwrap();
+    git(&env, &["add", "src/lost.rs"]);
+    git(&env, &["commit", "-q", "-m", "soon unreachable"]);
+    let lost = git(&env, &["rev-parse", "HEAD"]).trim().to_owned();
+    git(&env, &["reset", "-q", "--hard", "HEAD~1"]);
+    let before = reflogs(&env);
+    assert!(before.contains(&lost), "{before}");
+    for line in [
+        "git reflog expire --expire=now --expire-unreachable=now --all",
+        "git reflog delete HEAD@{0}",
+    ] {
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_GIT_REFS", "{line}");
+        let ids = txids(&report);
+        assert_eq!(ids.len(), 1, "{line}: {report}");
+        let status = env
+            .std_cmd("sh")
+            .args(["-c", line])
+            .current_dir(env.ws())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{line}");
+        assert_ne!(reflogs(&env), before, "{line}: the reflogs lost entries");
+        git(&env, &["gc", "-q", "--prune=now"]);
+        assert_eq!(
+            git(&env, &["cat-file", "-t", &lost]).trim(),
+            "commit",
+            "{line}: the commit survives gc"
+        );
+        env.cmd("agent-guard")
+            .args(["restore", &ids[0]])
+            .assert()
+            .success();
+        assert_eq!(reflogs(&env), before, "{line}: the reflogs are back");
+        assert_eq!(
+            git(&env, &["rev-parse", "HEAD@{1}"]).trim(),
+            lost,
+            "{line}: HEAD@{{1}} names the commit again"
+        );
+        env.cmd("agent-guard")
+            .args(["restore", &ids[0]])
+            .assert()
+            .success();
+        assert_eq!(
+            reflogs(&env),
+            before,
+            "{line}: restoring again changes nothing"
+        );
+    }
+}
+
 #[test]
 fn force_push_stays_blocked() {
     let env = TestEnv::new();
@@ -522,6 +599,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         name: "dropping_what_the_line_stashes_is_asked",
         run: dropping_what_the_line_stashes_is_asked,
         kind: Kind::Refusal,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "reflog_expire_then_gc_loses_nothing",
+        run: reflog_expire_then_gc_loses_nothing,
+        kind: Kind::GitRoundTrip,
         second_filesystem: false,
     },
 ];
