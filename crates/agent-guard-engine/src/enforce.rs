@@ -234,7 +234,7 @@ fn message(compensations: &[Applied]) -> Option<String> {
                 Strategy::Snapshot => "snapshotted uncommitted changes".to_owned(),
                 Strategy::Preserve => {
                     format!(
-                        "kept the current version of {} file(s) ({})",
+                        "kept the current version of {} file(s) in the quarantine ({})",
                         c.moved,
                         list()
                     )

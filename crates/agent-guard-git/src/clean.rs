@@ -9,6 +9,7 @@ use crate::WorkTree;
 use crate::clean_walk::{Tracked, Walk};
 use crate::error::GitError;
 use crate::expand::{Expander, Identity};
+use crate::index_file::IndexFile;
 use crate::pathspec::{Pathspec, parse_flags};
 /// Returns exactly the paths `git clean -n` would list ("Would remove …") for `flags`
 /// (`-d`, `-x`, `-X`, with `-f`, `-n`, `-q` accepted and ignored) and literal
@@ -48,7 +49,8 @@ pub fn enumerate_clean(
     let pathspec = Pathspec::parse(&root, &prefix, pathspecs)?;
     let directories = flags.directories || !pathspecs.is_empty();
 
-    let tracked = Tracked::read(&tree)?;
+    let index = IndexFile::load(&tree.repo).map_err(tree.error("read the index"))?;
+    let tracked = Tracked::new(&index);
     let entries = Walk::new(&tree, &tracked, &pathspec, flags.mode, directories).run()?;
 
     let trash = keep_location(keep, &root);

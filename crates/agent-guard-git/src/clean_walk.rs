@@ -5,13 +5,13 @@
 //!
 //! Result lists hold repository-relative paths; directories end with `/`.
 
-use std::collections::HashSet;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::PathBuf;
 
 use crate::WorkTree;
 use crate::error::GitError;
 use crate::ignore::Excludes;
+use crate::index_file::{IndexFile, IndexSpan};
 use crate::pathspec::{IgnoreMode, Match, Pathspec};
 use crate::repo_dir::is_nonbare_repository_dir;
 
@@ -44,47 +44,45 @@ struct Flags {
     mode_matching: bool,
 }
 
-/// The paths the index knows.
-#[derive(Debug, Default)]
-pub(crate) struct Tracked {
-    /// Every entry (any stage), gitlinks included.
-    files: HashSet<Vec<u8>>,
-    /// Every proper leading directory of an entry (no trailing `/`).
-    directories: HashSet<Vec<u8>>,
-    /// Submodule entries.
-    gitlinks: HashSet<Vec<u8>>,
+/// The paths the index knows: lookups in the sorted [`IndexFile`], narrowed to the entries
+/// of the directory being read, so no set of 100,000 names is built and a lookup compares
+/// a handful of names of that directory.
+#[derive(Debug)]
+pub(crate) struct Tracked<'i> {
+    index: &'i IndexFile,
 }
 
-impl Tracked {
-    /// Reads the repository's index.
-    pub(crate) fn read(tree: &WorkTree) -> Result<Tracked, GitError> {
-        let index = tree.repo.index().map_err(tree.error("read the index"))?;
-        let mut tracked = Tracked::default();
-        for entry in index.iter() {
-            let path = entry.path;
-            for (position, byte) in path.iter().enumerate() {
-                if *byte == b'/' {
-                    tracked.directories.insert(path[..position].to_vec());
-                }
-            }
-            if entry.mode == 0o160_000 {
-                tracked.gitlinks.insert(path.clone());
-            }
-            tracked.files.insert(path);
-        }
-        Ok(tracked)
+impl<'i> Tracked<'i> {
+    /// The paths of `index`.
+    pub(crate) fn new(index: &'i IndexFile) -> Tracked<'i> {
+        Tracked { index }
     }
 
     /// Git's `index_name_is_other`: the name (a trailing `/` ignored) is not an entry.
     pub(crate) fn is_other(&self, name: &[u8]) -> bool {
-        !self.files.contains(name.strip_suffix(b"/").unwrap_or(name))
+        let name = name.strip_suffix(b"/").unwrap_or(name);
+        !self.index.contains(self.index.all(), name)
+    }
+
+    /// The entries below the directory `dir` (with or without its trailing `/`), within
+    /// `within` (the entries of one of its ancestors).
+    fn below(&self, within: IndexSpan, dir: &[u8]) -> IndexSpan {
+        self.index
+            .below(within, dir.strip_suffix(b"/").unwrap_or(dir))
+    }
+
+    /// Git's `directory_exists_in_index` for a directory the index has nothing below: the
+    /// name is a submodule entry.
+    fn is_gitlink(&self, within: IndexSpan, name: &[u8]) -> bool {
+        self.index.is_gitlink(within, name)
     }
 }
 
 /// One walk of the work tree.
 pub(crate) struct Walk<'a> {
     tree: &'a WorkTree,
-    tracked: &'a Tracked,
+    index: &'a IndexFile,
+    tracked: &'a Tracked<'a>,
     pathspec: &'a Pathspec,
     flags: Flags,
     excludes: Excludes,
@@ -105,7 +103,7 @@ impl<'a> Walk<'a> {
     /// Prepares a walk for `mode`; `directories` is `-d` or an explicit pathspec.
     pub(crate) fn new(
         tree: &'a WorkTree,
-        tracked: &'a Tracked,
+        tracked: &'a Tracked<'a>,
         pathspec: &'a Pathspec,
         mode: IgnoreMode,
         directories: bool,
@@ -121,6 +119,7 @@ impl<'a> Walk<'a> {
         let excludes = Excludes::load(tree);
         Walk {
             tree,
+            index: tracked.index,
             tracked,
             pathspec,
             flags,
@@ -137,9 +136,9 @@ impl<'a> Walk<'a> {
     pub(crate) fn run(mut self) -> Result<Vec<Vec<u8>>, GitError> {
         let prefix = self.pathspec.common_prefix().to_vec();
         if !self.has_symlink_leading_path(&prefix)
-            && let Some(excluded) = self.treat_leading_path(&prefix)?
+            && let Some((excluded, span)) = self.treat_leading_path(&prefix)?
         {
-            self.read_directory(&prefix, excluded)?;
+            self.read_directory(&prefix, excluded, span)?;
         }
         self.entries.sort();
         self.ignored.sort();
@@ -162,11 +161,13 @@ impl<'a> Walk<'a> {
 
     /// Git's `treat_leading_path`: each component of the walk's start must be a directory
     /// the walk would enter; a component that is a result in itself is recorded. Returns
-    /// whether the start is ignored, or `None` if the walk stops here.
-    fn treat_leading_path(&mut self, prefix: &[u8]) -> Result<Option<bool>, GitError> {
+    /// whether the start is ignored and the index entries below it, or `None` if the walk
+    /// stops here.
+    fn treat_leading_path(&mut self, prefix: &[u8]) -> Result<Option<(bool, IndexSpan)>, GitError> {
         let prefix = prefix.strip_suffix(b"/").unwrap_or(prefix);
+        let mut span = self.index.all();
         if prefix.is_empty() {
-            return Ok(Some(false));
+            return Ok(Some((false, span)));
         }
         let mut excluded = false;
         let mut start = 0;
@@ -179,22 +180,34 @@ impl<'a> Walk<'a> {
                 return Ok(None);
             }
             let mut path = prefix[..end].to_vec();
-            let (treatment, component_excluded) =
-                self.treat_path(&mut path, &prefix[start..end], Kind::Directory, excluded)?;
+            let (treatment, component_excluded, below) = self.treat_path(
+                &mut path,
+                &prefix[start..end],
+                Kind::Directory,
+                excluded,
+                span,
+            )?;
             if treatment != Treatment::Recurse {
-                self.add_result(treatment, path);
+                self.add_result(treatment, &path);
                 return Ok(None);
             }
             excluded = component_excluded;
+            span = below;
             if end >= prefix.len() {
-                return Ok(Some(excluded));
+                return Ok(Some((excluded, span)));
             }
             start = end + 1;
         }
     }
 
-    /// Git's `read_directory_recursive` over `base` (empty or ending with `/`).
-    fn read_directory(&mut self, base: &[u8], base_excluded: bool) -> Result<Treatment, GitError> {
+    /// Git's `read_directory_recursive` over `base` (empty or ending with `/`), whose index
+    /// entries are `span`.
+    fn read_directory(
+        &mut self,
+        base: &[u8],
+        base_excluded: bool,
+        span: IndexSpan,
+    ) -> Result<Treatment, GitError> {
         let Ok(listing) = fs_err::read_dir(self.tree.path_of(base)) else {
             return Ok(Treatment::None);
         };
@@ -210,60 +223,76 @@ impl<'a> Walk<'a> {
             children.push((entry.file_name(), kind));
         }
         let mut state = Treatment::None;
+        // One buffer for every child's path: a directory of 100,000 files costs no
+        // allocation per file (results are copied out, and they are few).
+        let mut path = Vec::with_capacity(base.len() + 64);
         for (name, kind) in children {
-            let mut path = base.to_vec();
+            path.clear();
+            path.extend_from_slice(base);
             path.extend_from_slice(name.as_bytes());
-            let (treatment, excluded) =
-                self.treat_path(&mut path, name.as_bytes(), kind, base_excluded)?;
+            let (treatment, excluded, below) =
+                self.treat_path(&mut path, name.as_bytes(), kind, base_excluded, span)?;
             state = state.max(treatment);
             if treatment == Treatment::Recurse {
-                state = state.max(self.read_directory(&path, excluded)?);
+                state = state.max(self.read_directory(&path, excluded, below)?);
             }
-            self.add_result(treatment, path);
+            self.add_result(treatment, &path);
         }
         Ok(state)
     }
 
-    /// Git's `treat_path`. Appends `/` to `path` for directories. Returns the treatment and
-    /// whether the path is ignored.
+    /// Git's `treat_path` for `path`, a child of the directory whose index entries are
+    /// `span`. Appends `/` to `path` for directories. Returns the treatment, whether the
+    /// path is ignored, and the index entries below it (empty unless a directory).
     fn treat_path(
         &mut self,
         path: &mut Vec<u8>,
         name: &[u8],
         kind: Kind,
         parent_excluded: bool,
-    ) -> Result<(Treatment, bool), GitError> {
+        span: IndexSpan,
+    ) -> Result<(Treatment, bool, IndexSpan), GitError> {
+        let nothing = IndexSpan::EMPTY;
         if name == b".git" || self.pathspec.simplify_away(path) {
-            return Ok((Treatment::None, false));
+            return Ok((Treatment::None, false, nothing));
         }
-        if kind != Kind::Directory && self.tracked.files.contains(path.as_slice()) {
-            return Ok((Treatment::None, false));
+        if kind != Kind::Directory && self.index.contains_in(span, path.len() - name.len(), path) {
+            return Ok((Treatment::None, false, nothing));
         }
         let excluded = self.flags.excludes
             && (parent_excluded || self.excludes.is_excluded(path, kind == Kind::Directory));
         if excluded && !(self.flags.show_ignored || self.flags.show_ignored_too) {
-            return Ok((Treatment::Excluded, true));
+            return Ok((Treatment::Excluded, true, nothing));
         }
+        let mut below = nothing;
         let treatment = match kind {
             Kind::Other => Treatment::None,
             Kind::Directory => {
+                below = self.tracked.below(span, path);
                 path.push(b'/');
-                self.treat_directory(path, excluded)?
+                self.treat_directory(path, excluded, span, below)?
             }
             Kind::File if self.pathspec.matches(path, false) == Match::None => Treatment::None,
             Kind::File if excluded => Treatment::Excluded,
             Kind::File => Treatment::Untracked,
         };
-        Ok((treatment, excluded))
+        Ok((treatment, excluded, below))
     }
 
-    /// Git's `treat_directory` for `dirname` (ending with `/`).
-    fn treat_directory(&mut self, dirname: &[u8], excluded: bool) -> Result<Treatment, GitError> {
+    /// Git's `treat_directory` for `dirname` (ending with `/`), a child of the directory
+    /// whose index entries are `span`; `below` are its own.
+    fn treat_directory(
+        &mut self,
+        dirname: &[u8],
+        excluded: bool,
+        span: IndexSpan,
+        below: IndexSpan,
+    ) -> Result<Treatment, GitError> {
         let bare = &dirname[..dirname.len() - 1];
-        if self.tracked.directories.contains(bare) {
+        if !below.is_empty() {
             return Ok(Treatment::Recurse);
         }
-        if self.tracked.gitlinks.contains(bare) {
+        if self.tracked.is_gitlink(span, bare) {
             return Ok(Treatment::None);
         }
         let mut matched = Match::None;
@@ -286,7 +315,8 @@ impl<'a> Walk<'a> {
             return Ok(Treatment::Untracked);
         }
         let ignored_before = self.ignored.len();
-        let mut state = self.read_directory(dirname, false)?;
+        // Nothing below an untracked directory is in the index.
+        let mut state = self.read_directory(dirname, false, below)?;
         if state == Treatment::Excluded {
             if self.flags.show_ignored_too && self.flags.mode_matching {
                 state = Treatment::None;
@@ -302,20 +332,20 @@ impl<'a> Walk<'a> {
     }
 
     /// Git's `add_path_to_appropriate_result_list`.
-    fn add_result(&mut self, treatment: Treatment, path: Vec<u8>) {
+    fn add_result(&mut self, treatment: Treatment, path: &[u8]) {
         match treatment {
             Treatment::Excluded if self.flags.show_ignored => self.add_entry(path),
-            Treatment::Excluded if self.flags.show_ignored_too && self.tracked.is_other(&path) => {
-                self.ignored.push(path);
+            Treatment::Excluded if self.flags.show_ignored_too && self.tracked.is_other(path) => {
+                self.ignored.push(path.to_vec());
             }
             Treatment::Untracked if !self.flags.show_ignored => self.add_entry(path),
             _ => {}
         }
     }
 
-    fn add_entry(&mut self, path: Vec<u8>) {
-        if !self.tracked.files.contains(path.as_slice()) {
-            self.entries.push(path);
+    fn add_entry(&mut self, path: &[u8]) {
+        if !self.index.contains(self.index.all(), path) {
+            self.entries.push(path.to_vec());
         }
     }
 

@@ -38,6 +38,7 @@ mod diffstat;
 mod error;
 mod expand;
 mod ignore;
+mod index_file;
 mod layout;
 mod pathspec;
 mod reflog;
@@ -68,12 +69,25 @@ pub fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
 pub use clean::enumerate_clean;
 pub use diffstat::{FileStat, diffstat};
 pub use error::GitError;
+pub use index_file::{IndexCursor, IndexFile, IndexSpan};
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
 pub use refs::{
     Keep, branch_tip, create_kept_refs, drop_private_refs, kept_ref_name, resolve_keeps,
     set_branch, set_ref,
 };
 pub use snapshot::{CLEAN_NOTE, PreparedSnapshot, delete_refs};
+
+/// Makes libgit2 read objects the way git reads trees for a checkout or a reset, without
+/// re-hashing each object it inflates (zlib's own checksum still catches a corrupt object;
+/// `git fsck` and some of git's object-parsing paths re-hash, `read-tree` and
+/// `unpack-trees` do not). On a 100,000-file tree the hashing (collision-detecting SHA-1)
+/// is a tenth of a hard-reset preflight. Objects this crate
+/// writes are still hashed, and objects it creates are still checked to reference existing
+/// ones. Process-wide and idempotent; every repository open in agent-guard calls it first.
+pub fn configure_libgit2() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| git2::opts::strict_hash_verification(false));
+}
 
 /// The namespace of every ref this crate creates.
 pub(crate) const REF_NAMESPACE: &str = "refs/agent-guard/";
@@ -208,6 +222,7 @@ impl WorkTree {
     /// # Errors
     /// No repository contains `cwd`, or it is bare.
     pub fn discover(cwd: &Path, user_dir: Option<&Path>) -> Result<WorkTree, GitError> {
+        configure_libgit2();
         let repo = Repository::discover(cwd).map_err(|source| GitError::OpenRepository {
             path: cwd.to_path_buf(),
             source,

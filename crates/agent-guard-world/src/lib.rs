@@ -72,6 +72,7 @@ mod ignore;
 mod protect;
 mod repo;
 mod reset_preflight;
+mod reset_walk;
 mod resolve;
 mod workspace;
 mod world;

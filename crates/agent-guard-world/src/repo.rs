@@ -20,6 +20,7 @@ impl GitRepo {
     /// crossing filesystems and without reading `GIT_DIR` and friends from the environment).
     /// Any failure is `None`.
     pub(crate) fn open(dir: &Path) -> Option<GitRepo> {
+        agent_guard_git::configure_libgit2();
         let repo = Repository::open_ext(
             dir,
             RepositoryOpenFlags::empty(),

@@ -10,16 +10,18 @@ use std::collections::{BTreeSet, HashSet};
 use std::ffi::OsStr;
 use std::path::Path;
 
+use agent_guard_git::IndexFile;
 use agent_guard_types::ResetPreflight;
 use git2::{ObjectType, Repository, Status, StatusOptions, StatusShow};
 
 use crate::protect::TrashRoots;
 use crate::repo::GitRepo;
+use crate::reset_walk;
 use crate::resolve::{git_path_bytes, is_within};
 use crate::world::RealWorld;
 
 /// The file mode of a gitlink (a submodule commit) in trees and the index.
-const GITLINK_MODE: u32 = 0o160_000;
+pub(crate) const GITLINK_MODE: u32 = 0o160_000;
 
 /// How many colliding paths are listed; more are summarised in one final entry.
 pub(crate) const MAX_LISTED: usize = 20;
@@ -29,13 +31,13 @@ const NOT_A_REPOSITORY: &str = "not a git repository";
 const BARE: &str = "bare repository";
 const NOT_THE_ROOT: &str = "the workspace is not the repository's work-tree root";
 const UNRESOLVABLE: &str = "unresolvable reset target";
-const SUBMODULES: &str = "submodules";
-const UNREADABLE: &str = "unreadable work-tree content";
+pub(crate) const SUBMODULES: &str = "submodules";
+pub(crate) const UNREADABLE: &str = "unreadable work-tree content";
 const QUARANTINE_OVERLAP: &str = "quarantine overlaps the workspace root";
 const UNKNOWN_EFFECTS: &str = "could not determine effects";
 
 /// Why the analysis stopped early.
-enum Stop {
+pub(crate) enum Stop {
     /// A known reason.
     Undeterminable(&'static str),
     /// Any git error.
@@ -107,26 +109,27 @@ fn analyse(
         .revparse_single(target)
         .and_then(|object| object.peel_to_commit())
         .map_err(|_| Stop::Undeterminable(UNRESOLVABLE))?;
-    let tree_paths = TreePaths::of(&repo.repo, &commit.tree()?, repo.ignorecase)?;
-
-    let mut index = repo.repo.index()?;
-    index.read(false)?;
-    if index.iter().any(|entry| entry.mode == GITLINK_MODE) {
-        return Err(Stop::Undeterminable(SUBMODULES));
-    }
-
-    let mut collisions = BTreeSet::new();
-    for other in others(&repo.repo)? {
-        let trimmed = other.strip_suffix(b"/").unwrap_or(&other);
-        let is_dir = other.ends_with(b"/");
-        if is_dir && tree_paths.is_dir_only(trimmed) {
-            // The target tree has files below this untracked directory: look inside, so
-            // that only what the reset would really overwrite counts.
-            collisions.extend(inside(workspace, trimmed, &tree_paths));
-        } else if tree_paths.collides(trimmed) {
-            collisions.insert(trimmed.to_vec());
+    let target_tree = commit.tree()?;
+    // The tree walk compares names byte for byte; a case-folding repository takes the
+    // status walk, which folds every comparison.
+    let index = if repo.ignorecase {
+        None
+    } else {
+        Some(IndexFile::load(&repo.repo)?)
+    };
+    let (mut collisions, tree_paths) = if let Some(index) = index {
+        if index.has_gitlink() {
+            return Err(Stop::Undeterminable(SUBMODULES));
         }
-    }
+        let found = reset_walk::collisions(&repo.repo, workspace, &target_tree, &index)?;
+        (found, None)
+    } else {
+        let tree_paths = TreePaths::of(&repo.repo, &target_tree, repo.ignorecase)?;
+        (
+            status_collisions(repo, workspace, &tree_paths)?,
+            Some(tree_paths),
+        )
+    };
 
     // The quarantine, in both spellings: a reset must not write into (or replace) the storage,
     // even before it exists — a tracked `.agent-trash/user.txt` would be created inside it.
@@ -139,8 +142,38 @@ fn analyse(
             continue;
         };
         let relative = git_path_bytes(relative);
-        if tree_paths.collides(&relative) || tree_paths.has_leaf_under(&relative) {
+        let holds = match &tree_paths {
+            Some(paths) => paths.collides(&relative) || paths.has_leaf_under(&relative),
+            None => reset_walk::tree_holds(&repo.repo, &target_tree, &relative)?,
+        };
+        if holds {
             collisions.insert(relative);
+        }
+    }
+    Ok(collisions)
+}
+
+/// The collisions found from git's status of the work tree (case-folding repositories).
+fn status_collisions(
+    repo: &GitRepo,
+    workspace: &Path,
+    tree_paths: &TreePaths,
+) -> Result<BTreeSet<Vec<u8>>, Stop> {
+    let mut index = repo.repo.index()?;
+    index.read(false)?;
+    if index.iter().any(|entry| entry.mode == GITLINK_MODE) {
+        return Err(Stop::Undeterminable(SUBMODULES));
+    }
+    let mut collisions = BTreeSet::new();
+    for other in others(&repo.repo)? {
+        let trimmed = other.strip_suffix(b"/").unwrap_or(&other);
+        let is_dir = other.ends_with(b"/");
+        if is_dir && tree_paths.is_dir_only(trimmed) {
+            // The target tree has files below this untracked directory: look inside, so
+            // that only what the reset would really overwrite counts.
+            collisions.extend(inside(workspace, trimmed, tree_paths));
+        } else if tree_paths.collides(trimmed) {
+            collisions.insert(trimmed.to_vec());
         }
     }
     Ok(collisions)

@@ -9,4 +9,5 @@ mod discovery;
 mod facts;
 mod ignore;
 mod reset;
+mod reset_large;
 mod support;

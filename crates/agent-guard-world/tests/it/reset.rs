@@ -410,3 +410,32 @@ fn nested_repository_is_reported_as_its_directory() {
     r.scratch.file("ws/collision/inner.txt", "inner");
     assert_eq!(r.preflight(Some(&r.old)), collision(&["collision"]));
 }
+
+/// Tree order sorts a directory `a` as `a/`, after a sibling `a-b`; the index sorts a file
+/// `a` before it. A path whose type differs between the target tree and the index must
+/// still be found tracked (the reset replaces tracked content, which the snapshot keeps).
+#[test]
+fn a_type_change_beside_a_sorting_sibling_is_not_a_collision() {
+    for (old_files, new_files) in [
+        (&["a/x", "a-b"][..], &["a", "a-b"][..]),
+        (&["a", "a-b"][..], &["a/x", "a-b"][..]),
+    ] {
+        let scratch = Scratch::new();
+        let ws = scratch.path("ws");
+        git_init(&ws);
+        for file in old_files {
+            scratch.file(&format!("ws/{file}"), "old");
+        }
+        let old = commit_all(&ws, "old");
+        git(&ws, &["rm", "-q", "-r", "--", "a"]);
+        for file in new_files {
+            scratch.file(&format!("ws/{file}"), "new");
+        }
+        commit_all(&ws, "new");
+        assert_eq!(
+            world(&ws, None).reset_preflight(&ws, Some(&old)),
+            ResetPreflight::Safe,
+            "{old_files:?} -> {new_files:?}"
+        );
+    }
+}
