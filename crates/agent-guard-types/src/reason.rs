@@ -139,6 +139,9 @@ reason_codes! {
     /// A person approved this exact command once (`agent-guard approve`).
     AllowApproved => "ALLOW_APPROVED", Allow,
         "A person approved this exact command, in this directory and workspace, once; the approval is now used up.";
+    /// Hook mode: the current version of files an edit tool changes is preserved first.
+    SnapshotEditTool => "SNAPSHOT_EDIT_TOOL", Snapshot,
+        "The current version of every existing file this edit-tool call writes, edits, deletes or renames is copied into the quarantine first, so the edit can be undone.";
 }
 
 #[cfg(feature = "schema")]

@@ -13,6 +13,8 @@ mod audit;
 mod check;
 mod crash;
 mod dialects;
+mod edit_corpus;
+mod edits;
 mod evidence;
 mod example;
 mod failures;

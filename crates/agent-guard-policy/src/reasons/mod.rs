@@ -36,6 +36,7 @@ pub mod relocate_paths;
 pub mod relocate_tree;
 pub mod relocate_via_clean_enumerate;
 pub mod snapshot_consumed_input;
+pub mod snapshot_edit_tool;
 pub mod snapshot_git_refs;
 pub mod snapshot_git_stash;
 pub mod snapshot_overwrite;
@@ -222,6 +223,7 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &hook_usage_error::HookUsageError,
     &ask_patch_delete::AskPatchDelete,
     &allow_approved::AllowApproved,
+    &snapshot_edit_tool::SnapshotEditTool,
 ];
 
 /// Returns the rule for `code`.
