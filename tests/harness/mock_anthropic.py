@@ -10,6 +10,10 @@ request carries rather than by a counter (Claude Code may make side requests):
     `{"command": <--command>}`;
   * anything else (side queries without tools) gets a short text.
 
+With `--tool-calls FILE` (a JSON list of `{"name", "input"}`) the script is that sequence
+instead: a request that offers tools and carries N tool results gets call N+1 (id
+`toolu_mock_0<N+1>`), and once every call has its result, the final text.
+
 Every request is appended to `--log` as one JSON line: method, path, which answer it got,
 the text of every `tool_result` block (with `is_error`), and the full body. Stdlib only.
 """
@@ -122,7 +126,19 @@ class Handler(BaseHTTPRequestHandler):
             return
 
         results = tool_results(body)
-        if results or self.server.tool_calls >= opts.max_tool_calls:
+        script = self.server.script
+        if script is not None:
+            step = len(results)
+            if step < len(script) and body.get("tools"):
+                call = script[step]
+                tool_id = "toolu_mock_%02d" % (step + 1)
+                blocks = [{"type": "tool_use", "id": tool_id, "name": call["name"], "input": call["input"]}]
+                answer, stop = "tool_use:" + call["name"], "tool_use"
+            elif step >= len(script):
+                answer, blocks, stop = "final", [{"type": "text", "text": opts.final_text}], "end_turn"
+            else:
+                answer, blocks, stop = "aux", [{"type": "text", "text": "ok"}], "end_turn"
+        elif results or self.server.tool_calls >= opts.max_tool_calls:
             answer, blocks, stop = "final", [{"type": "text", "text": opts.final_text}], "end_turn"
         elif offers_bash(body):
             self.server.tool_calls += 1
@@ -165,7 +181,8 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--command", required=True, help="the Bash command of the scripted tool call")
+    parser.add_argument("--command", default="", help="the Bash command of the scripted tool call")
+    parser.add_argument("--tool-calls", help="a JSON file: the list of tool calls to script, in order")
     parser.add_argument("--log", required=True, help="JSONL file that receives one line per request")
     parser.add_argument("--ready-file", required=True, help="written with the port once listening")
     parser.add_argument("--port", type=int, default=0)
@@ -178,6 +195,10 @@ def main():
     server.daemon_threads = True
     server.opts = opts
     server.tool_calls = 0
+    server.script = None
+    if opts.tool_calls:
+        with open(opts.tool_calls, encoding="utf-8") as script:
+            server.script = json.load(script)
     with open(opts.ready_file + ".tmp", "w", encoding="utf-8") as ready:
         ready.write(str(server.server_address[1]))
 

@@ -12,6 +12,10 @@ carries rather than by a counter (Gemini CLI sends a tool-less routing request f
   * anything else (routing, summaries, next-speaker checks) gets a short text, or the JSON
     object the request's `responseSchema`/`responseJsonSchema` asks for.
 
+With `--tool-calls FILE` (a JSON list of `{"name", "input"}`) the script is that sequence
+instead: a request that declares tools and carries N function responses gets call N+1 (id
+`call_mock_0<N+1>`, `args` = `input`), and one carrying them all gets the final text.
+
 Every request is appended to `--log` as one JSON line: method, path, which answer it got,
 the `response` of every `functionResponse` (as `content` text), and the full body. Stdlib only.
 """
@@ -128,7 +132,21 @@ class Handler(BaseHTTPRequestHandler):
         results = function_responses(body)
         with LOG_LOCK:
             scripted = self.server.tool_calls
-        if results or scripted >= opts.max_tool_calls:
+        script = self.server.script
+        if script is not None:
+            step = len(results)
+            if step < len(script) and body.get("tools"):
+                call = script[step]
+                answer = "tool_call:" + call["name"]
+                parts = [{"functionCall": {"id": "call_mock_%02d" % (step + 1), "name": call["name"],
+                                           "args": call["input"]}}]
+            elif step >= len(script):
+                answer = "final"
+                parts = [{"text": opts.final_text}]
+            else:
+                answer = "aux"
+                parts = [{"text": schema_answer(body) or "ok"}]
+        elif results or scripted >= opts.max_tool_calls:
             answer = "final"
             parts = [{"text": opts.final_text}]
         elif declares_shell(body):
@@ -156,7 +174,8 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--command", required=True, help="the shell command of the scripted tool call")
+    parser.add_argument("--command", default="", help="the shell command of the scripted tool call")
+    parser.add_argument("--tool-calls", help="a JSON file: the list of tool calls to script, in order")
     parser.add_argument("--log", required=True, help="JSONL file that receives one line per request")
     parser.add_argument("--ready-file", required=True, help="written with the port once listening")
     parser.add_argument("--port", type=int, default=0)
@@ -169,6 +188,10 @@ def main():
     server.daemon_threads = True
     server.opts = opts
     server.tool_calls = 0
+    server.script = None
+    if opts.tool_calls:
+        with open(opts.tool_calls, encoding="utf-8") as script:
+            server.script = json.load(script)
     with open(opts.ready_file + ".tmp", "w", encoding="utf-8") as ready:
         ready.write(str(server.server_address[1]))
     os.replace(opts.ready_file + ".tmp", opts.ready_file)

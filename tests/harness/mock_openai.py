@@ -11,6 +11,12 @@ steps, chosen by what the request carries rather than by a counter:
     test in the argument shape that tool declares;
   * anything else (titles, summaries) gets a short text.
 
+With `--tool-calls FILE` (a JSON list of `{"name", "type": "custom" | "function", "input"}`)
+the Responses script is that sequence instead: a request that offers tools and carries N tool
+results gets call N+1 (call id `call_mock_0<N+1>`; a `custom` call carries `input` as its
+freeform text, Codex's `apply_patch`), and once every call has its result, the final text.
+Chat Completions requests follow the same script, each call a function call.
+
 Every request is appended to `--log` as one JSON line: method, path, which answer it got,
 every tool result (`call_id` and `content` text), and the full body. Stdlib only.
 """
@@ -162,7 +168,29 @@ class Handler(BaseHTTPRequestHandler):
         self.server.requests += 1
         resp_id = "resp_mock_%02d" % self.server.requests
         call = shell_call(body.get("tools"), opts.command)
-        if outputs or self.server.tool_calls >= opts.max_tool_calls:
+        script = self.server.script
+        if script is not None:
+            step = len(outputs)
+            if step < len(script) and body.get("tools"):
+                scripted = script[step]
+                call_id = "call_mock_%02d" % (step + 1)
+                answer = "tool_call:" + scripted["name"]
+                if scripted.get("type") == "custom":
+                    item = {"type": "custom_tool_call", "id": "ctc_" + resp_id, "status": "completed",
+                            "call_id": call_id, "name": scripted["name"], "input": scripted["input"]}
+                else:
+                    item = {"type": "function_call", "id": "fc_" + resp_id, "status": "completed",
+                            "call_id": call_id, "name": scripted["name"],
+                            "arguments": json.dumps(scripted["input"])}
+            elif step >= len(script):
+                answer = "final"
+                item = {"type": "message", "role": "assistant", "id": "msg_" + resp_id, "status": "completed",
+                        "content": [{"type": "output_text", "text": opts.final_text, "annotations": []}]}
+            else:
+                answer = "aux"
+                item = {"type": "message", "role": "assistant", "id": "msg_" + resp_id, "status": "completed",
+                        "content": [{"type": "output_text", "text": "ok", "annotations": []}]}
+        elif outputs or self.server.tool_calls >= opts.max_tool_calls:
             answer = "final"
             item = {"type": "message", "role": "assistant", "id": "msg_" + resp_id, "status": "completed",
                     "content": [{"type": "output_text", "text": opts.final_text, "annotations": []}]}
@@ -197,20 +225,29 @@ class Handler(BaseHTTPRequestHandler):
         opts = self.server.opts
         results = chat_tool_results(body)
         call = None
+        script = self.server.script
         with LOG_LOCK:
             self.server.requests += 1
             number = self.server.requests
-            done = bool(results) or self.server.tool_calls >= opts.max_tool_calls
-            if not done:
-                call = chat_shell_call(body.get("tools"), opts.command)
-                if call is not None:
+            if script is not None:
+                # The Responses script, read as function calls: call N+1 after N tool results.
+                step = len(results)
+                done = step >= len(script)
+                if not done and body.get("tools"):
+                    call = (script[step]["name"], json.dumps(script[step]["input"]), "call_mock_%02d" % (step + 1))
+            else:
+                done = bool(results) or self.server.tool_calls >= opts.max_tool_calls
+            if not done and script is None:
+                shell = chat_shell_call(body.get("tools"), opts.command)
+                if shell is not None:
+                    call = (shell[0], shell[1], TOOL_CALL_ID)
                     self.server.tool_calls += 1
         if done:
             answer, message = "final", {"role": "assistant", "content": opts.final_text}
         elif call is not None:
             answer = "tool_call:" + call[0]
             message = {"role": "assistant", "content": None, "tool_calls": [
-                {"index": 0, "id": TOOL_CALL_ID, "type": "function",
+                {"index": 0, "id": call[2], "type": "function",
                  "function": {"name": call[0], "arguments": call[1]}}]}
         else:
             answer, message = "aux", {"role": "assistant", "content": "ok"}
@@ -239,7 +276,8 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--command", required=True, help="the shell command of the scripted tool call")
+    parser.add_argument("--command", default="", help="the shell command of the scripted tool call")
+    parser.add_argument("--tool-calls", help="a JSON file: the list of tool calls to script, in order (Responses, or Chat Completions function calls)")
     parser.add_argument("--log", required=True, help="JSONL file that receives one line per request")
     parser.add_argument("--ready-file", required=True, help="written with the port once listening")
     parser.add_argument("--port", type=int, default=0)
@@ -253,6 +291,10 @@ def main():
     server.opts = opts
     server.requests = 0
     server.tool_calls = 0
+    server.script = None
+    if opts.tool_calls:
+        with open(opts.tool_calls, encoding="utf-8") as script:
+            server.script = json.load(script)
     with open(opts.ready_file + ".tmp", "w", encoding="utf-8") as ready:
         ready.write(str(server.server_address[1]))
     os.replace(opts.ready_file + ".tmp", opts.ready_file)

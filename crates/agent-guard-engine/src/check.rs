@@ -45,6 +45,9 @@ pub(crate) struct Judged {
     pub ops: Vec<OpSpec>,
     pub workspace: Option<Workspace>,
     pub runtime: Runtime,
+    /// Journal `meta` of the transactions beyond `check --enforce`'s own (an edit tool's
+    /// harness, tool and files); empty for a command line.
+    pub meta: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Judges `request.command` without changing anything but the audit log.
@@ -78,7 +81,7 @@ pub fn check_observing(
         .as_ref()
         .filter(|_| should_audit(&report, &judged.ops))
     {
-        audit_check(&mut report, workspace, &judged.runtime, request);
+        audit_check(&mut report, workspace, &judged.runtime);
     }
     report
 }
@@ -176,12 +179,12 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
                 }
                 opened = Some(ws);
             }
-            Err(why) => refuse_unopened(&mut report, &request.command, why),
+            Err(why) => refuse_unopened(&mut report, why),
         }
     } else if let Some(Err(why)) = workspace.clone() {
         // The config could not be read to pick a dialect: refuse only destructive-looking lines.
         if selector_missing(request) && smells(&request.command) {
-            refuse_unopened(&mut report, &request.command, why);
+            refuse_unopened(&mut report, why);
         }
     }
     report.guard_latency_ms = latency_ms(started);
@@ -190,6 +193,7 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         ops,
         workspace: opened.or_else(|| workspace.and_then(Result::ok)),
         runtime,
+        meta: serde_json::Map::new(),
     }
 }
 
@@ -230,7 +234,7 @@ pub(crate) struct Unopened {
 }
 
 impl Unopened {
-    fn of(error: &EngineError) -> Unopened {
+    pub(crate) fn of(error: &EngineError) -> Unopened {
         let (code, reason) = match error {
             EngineError::Config(_) => (
                 ReasonCode::BlockConfigInvalid,
@@ -249,14 +253,14 @@ impl Unopened {
     }
 }
 
-fn refuse_unopened(report: &mut CheckReport, _command: &str, why: Unopened) {
+pub(crate) fn refuse_unopened(report: &mut CheckReport, why: Unopened) {
     report.set_verdict(why.code.decision(), why.code);
     report.reasons = vec![why.reason.to_owned()];
     report.warnings.push(why.detail);
     report.verdicts = vec![Verdict::of(why.code)];
 }
 
-fn base_report(
+pub(crate) fn base_report(
     check_id: String,
     resolution: &DialectResolution,
     enforce: bool,
@@ -305,7 +309,7 @@ fn base_report(
     }
 }
 
-fn latency_ms(started: Instant) -> f64 {
+pub(crate) fn latency_ms(started: Instant) -> f64 {
     (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0
 }
 
@@ -346,12 +350,7 @@ pub(crate) fn audit_log(workspace: &Workspace, runtime: &Runtime) -> Result<Audi
     )
 }
 
-fn audit_check(
-    report: &mut CheckReport,
-    workspace: &Workspace,
-    runtime: &Runtime,
-    _request: &CheckRequest,
-) {
+pub(crate) fn audit_check(report: &mut CheckReport, workspace: &Workspace, runtime: &Runtime) {
     let stored = audit_log(workspace, runtime).and_then(|log| {
         log.append_relaxed(&audit_record(report, Event::Check))
             .map_err(|e| error_chain(&e))

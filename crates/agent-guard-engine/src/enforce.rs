@@ -26,6 +26,7 @@ pub(crate) fn enforce(
         ops,
         workspace,
         runtime,
+        meta: extra_meta,
     } = judged;
     report.compensations = Some(Vec::new());
     let Some(workspace) =
@@ -106,7 +107,7 @@ pub(crate) fn enforce(
         let job = Job {
             store: &store,
             txid: new_txid(&runtime),
-            meta: meta(&report.check_id),
+            meta: meta(&report.check_id, &extra_meta),
             progress,
         };
         let applied = compensation.apply(&job, &verdict.plan);
@@ -152,12 +153,14 @@ pub(crate) fn enforce(
     report
 }
 
-/// The journal's `meta` of a transaction made by `check --enforce`.
-fn meta(check_id: &str) -> serde_json::Map<String, Value> {
+/// The journal's `meta` of a transaction made by `check --enforce`, with `extra` (an edit
+/// tool's `tool`, `harness`, `edit_tool` and `files`) over it.
+fn meta(check_id: &str, extra: &serde_json::Map<String, Value>) -> serde_json::Map<String, Value> {
     let mut meta = serde_json::Map::new();
     meta.insert("tool".into(), "check --enforce".into());
     meta.insert("check_id".into(), check_id.into());
     meta.insert("command".into(), agent_guard_audit::REDACTED.into());
+    meta.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
     meta
 }
 
@@ -214,6 +217,19 @@ fn message(compensations: &[Applied]) -> Option<String> {
         .iter()
         .filter(|c| c.moved > 0 || c.sha.as_ref().is_some_and(Option::is_some))
         .map(|c| {
+            let list = || {
+                let list = c
+                    .paths
+                    .iter()
+                    .take(5)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                match c.paths.len().saturating_sub(5) {
+                    0 => list,
+                    more => format!("{list} and {more} more"),
+                }
+            };
             let what = match c.strategy {
                 Strategy::Snapshot => "snapshotted uncommitted changes".to_owned(),
                 Strategy::Checkpoint => {
@@ -224,32 +240,17 @@ fn message(compensations: &[Applied]) -> Option<String> {
                     };
                     format!("checkpointed the workspace ({} files{not_kept})", c.moved)
                 }
+                Strategy::Preserve => {
+                    format!(
+                        "kept the current version of {} file(s) in the quarantine ({})",
+                        c.moved,
+                        list()
+                    )
+                }
                 Strategy::PreserveRefs => {
                     format!("kept {} ref(s) under refs/agent-guard", c.moved)
                 }
-                _ => {
-                    let list = c
-                        .paths
-                        .iter()
-                        .take(5)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    let more = c.paths.len().saturating_sub(5);
-                    let more = if more > 0 {
-                        format!(" and {more} more")
-                    } else {
-                        String::new()
-                    };
-                    if c.strategy == Strategy::Preserve {
-                        format!(
-                            "kept the current version of {} file(s) in the quarantine ({list}{more})",
-                            c.moved
-                        )
-                    } else {
-                        format!("moved {} item(s) to the quarantine ({list}{more})", c.moved)
-                    }
-                }
+                _ => format!("moved {} item(s) to the quarantine ({})", c.moved, list()),
             };
             format!(
                 "agent-guard: {what}; txid {}. Undo with: agent-guard restore {}",

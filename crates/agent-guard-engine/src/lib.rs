@@ -11,6 +11,7 @@ mod approval;
 mod audit;
 mod check;
 mod demo;
+mod edit;
 mod enforce;
 mod error;
 mod exit;
@@ -33,6 +34,7 @@ pub use approval::{ApprovalError, ApprovalReport, approve, find_approval, waitin
 pub use audit::{AuditChainStatus, AuditVerifyReport, verify_audit};
 pub use check::{CheckRequest, check, check_observing, check_with};
 pub use demo::prepare_demo_workspace;
+pub use edit::{EditRequest, check_edit};
 
 /// The next thing to do after a verdict with `code` (the registry's hint; empty when the
 /// command simply runs).

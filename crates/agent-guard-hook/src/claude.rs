@@ -1,11 +1,15 @@
 //! Claude Code `PreToolUse`.
 //!
 //! - Shell tool: `Bash` (case-insensitive); `tool_input.command`, `cwd`, `session_id`.
+//! - Edit tools (case-insensitive): `Write`, `Edit`, `MultiEdit` (`tool_input.file_path`) and
+//!   `NotebookEdit` (`tool_input.notebook_path`); a missing or mistyped path is malformed.
 //! - Deny: exit 0, `hookSpecificOutput.permissionDecision: "deny"` with the reason, mirrored
 //!   on stderr.
 //! - Ask: native `permissionDecision: "ask"` (the user is prompted).
 //! - Allow after compensation: `permissionDecision: "allow"` with the reason and
 //!   `additionalContext` carrying the txids and `agent-guard restore <txid>`.
+//! - Allow after an edit's preservation: `additionalContext` only, no decision, so Claude's own
+//!   permission flow (prompt, `acceptEdits`) still decides whether the edit runs.
 //! - Plain allow and other tools: exit 0, no output, so Claude's own permission flow runs.
 //!
 //! With `updatedInput`, a fully quarantined single delete (`rm -r build`) is rewritten into an
@@ -14,15 +18,39 @@
 
 use serde_json::{Map, Value};
 
+use agent_guard_types::EditEffect;
+
+use crate::edit::Shape;
 use crate::outcome::Kind;
 use crate::payload::Field;
 use crate::tool_use::{reply, tool_use};
 use crate::{HookReply, HookRequest, Outcome};
 
+/// `file_path`, the path field of Claude Code's file tools.
+const FILE_PATH: &[(&str, &str)] = &[("file_path", "tool_input.file_path")];
+
+/// Claude Code's file-writing tools (2.1.328 offers `Write` and `Edit`; `MultiEdit` and
+/// `NotebookEdit` are older or deferred).
+pub(crate) const EDIT_TOOLS: &[(&str, Shape)] = &[
+    ("Write", Shape::Path(EditEffect::Write, FILE_PATH)),
+    ("Edit", Shape::Path(EditEffect::Edit, FILE_PATH)),
+    ("MultiEdit", Shape::Path(EditEffect::Edit, FILE_PATH)),
+    (
+        "NotebookEdit",
+        Shape::Path(
+            EditEffect::Edit,
+            &[("notebook_path", "tool_input.notebook_path")],
+        ),
+    ),
+];
+
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     let tool = tool_use(map)?;
     if tool.is("bash") {
         return tool.shell(None).map(HookRequest::Shell);
+    }
+    if let Some(edit) = tool.edit(EDIT_TOOLS) {
+        return edit.map(HookRequest::Edit);
     }
     Ok(HookRequest::NotShell)
 }
@@ -31,8 +59,8 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
     match outcome.kind() {
         Kind::Allow => HookReply::silent(),
         Kind::Compensated => HookReply::json(&reply(
-            Some("allow"),
-            Some(outcome.allow_reason()),
+            outcome.grants().then_some("allow"),
+            outcome.grants().then(|| outcome.allow_reason()),
             Some(outcome.context()),
             outcome.rewrite(),
         )),
@@ -76,7 +104,7 @@ mod tests {
         assert_eq!(
             parse(
                 Harness::ClaudeCode,
-                &payload("Write", &json!({"file_path": "x"}))
+                &payload("Read", &json!({"file_path": "x"}))
             ),
             HookRequest::NotShell
         );
@@ -87,6 +115,46 @@ mod tests {
             ),
             HookRequest::Malformed(_)
         ));
+    }
+
+    #[test]
+    fn file_tools_are_edits_and_their_path_is_required() {
+        for (tool, input) in [
+            ("Write", json!({"file_path": "/p/a.txt", "content": "x"})),
+            (
+                "edit",
+                json!({"file_path": "/p/a.txt", "old_string": "a", "new_string": "b"}),
+            ),
+            ("MultiEdit", json!({"file_path": "/p/a.txt", "edits": []})),
+            (
+                "NotebookEdit",
+                json!({"notebook_path": "/p/a.txt", "new_source": ""}),
+            ),
+        ] {
+            let HookRequest::Edit(call) = parse(Harness::ClaudeCode, &payload(tool, &input)) else {
+                panic!("{tool}")
+            };
+            assert_eq!(call.files[0].path, "/p/a.txt");
+            assert_eq!(
+                call.cwd.as_deref(),
+                Some(std::path::Path::new("/home/u/proj"))
+            );
+            assert_eq!(call.session.as_deref(), Some("abc"));
+        }
+        for bad in [
+            json!({}),
+            json!({"file_path": 3}),
+            json!({"file_path": ""}),
+            json!("x"),
+        ] {
+            assert!(
+                matches!(
+                    parse(Harness::ClaudeCode, &payload("Write", &bad)),
+                    HookRequest::Malformed(_)
+                ),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! - Payload: `hookName` (`PreToolUse`), `workspaceRoots`, `taskId`,
 //!   `preToolUse.{toolName, parameters.command}`. The shell tool is `execute_command`; the
-//!   command runs in the first workspace root.
+//!   command runs in the first workspace root. The file tools `write_to_file` and
+//!   `replace_in_file` (`preToolUse.parameters.path`, relative to that root) are edits.
 //! - Replies are exit 0 with JSON. Deny: `{"cancel": true, "errorMessage": …,
 //!   "contextModification": ""}`, mirrored on stderr. Cline cannot ask a human, so ask is a
 //!   cancel telling the agent to ask the user.
@@ -12,14 +13,37 @@
 
 use serde_json::{Map, Value, json};
 
+use agent_guard_types::EditEffect;
+
+use crate::edit::{self, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field, Malformed};
 use crate::{HookReply, HookRequest, Outcome, ShellCall};
+
+/// `path`, the path field of Cline's file tools.
+const PATH: &[(&str, &str)] = &[("path", "preToolUse.parameters.path")];
+
+/// Cline's file-writing tools.
+const EDIT_TOOLS: &[(&str, Shape)] = &[
+    ("write_to_file", Shape::Path(EditEffect::Write, PATH)),
+    ("replace_in_file", Shape::Path(EditEffect::Edit, PATH)),
+];
 
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     payload::expect_event(map, "hookName", "hookName", "PreToolUse")?;
     let call = payload::req_obj(map, "preToolUse", "preToolUse")?;
     let tool = payload::req_str(call, "toolName", "preToolUse.toolName")?;
+    if let Some(shape) = edit::lookup(EDIT_TOOLS, tool) {
+        let parameters = edit::input(call, "parameters", "preToolUse.parameters")?;
+        let roots = map
+            .get("workspaceRoots")
+            .ok_or(Malformed::Missing("workspaceRoots"));
+        let cwd = roots.and_then(|roots| {
+            payload::cwd(None, "workspaceRoots", Some((roots, "workspaceRoots")))
+        });
+        let session = payload::session(map, &["taskId"]);
+        return edit::read(tool, shape, parameters, cwd, session).map(HookRequest::Edit);
+    }
     if tool.trim() != "execute_command" {
         return Ok(HookRequest::NotShell);
     }
@@ -87,6 +111,21 @@ mod tests {
             parse(Harness::Cline, &payload("read_file", &json!({"path": "a"}))),
             HookRequest::NotShell
         );
+        let HookRequest::Edit(call) = parse(
+            Harness::Cline,
+            &payload("replace_in_file", &json!({"path": "src/a.rs", "diff": "x"})),
+        ) else {
+            panic!("edit")
+        };
+        assert_eq!(call.cwd, Some(std::path::PathBuf::from("/home/u/proj")));
+        assert_eq!(call.files[0].path, "src/a.rs");
+        assert!(matches!(
+            parse(
+                Harness::Cline,
+                &payload("write_to_file", &json!({"content": "x"}))
+            ),
+            HookRequest::Malformed(_)
+        ));
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Codex CLI `PreToolUse` (same payload shape as Claude Code).
 //!
 //! - Shell tool: `Bash` (case-insensitive). `apply_patch` carries patch text in
-//!   `tool_input.command`: a patch without `*** Delete File:` lines is passed through, one
-//!   with deletes is [`HookRequest::PatchDelete`] (the files cannot be quarantined ahead of
-//!   the patch, which needs them to exist). Other tools (MCP, …) proceed silently.
+//!   `tool_input.command` and is an edit ([`HookRequest::Edit`]): every file its add, update,
+//!   delete and move hunks name (the existing ones are copied first; the patch needs them
+//!   where they are). A patch that names no file is malformed. Other tools (MCP, …) proceed
+//!   silently.
 //! - Deny and ask: **exit 2 with the reason on stderr**. Codex blocks on exit 2 with a
 //!   non-empty stderr in every version that has hooks, and ignores stdout then; a JSON deny is
 //!   only honoured with a non-empty reason and only by builds that know the field, so exit 2
@@ -19,43 +20,25 @@
 
 use serde_json::{Map, Value};
 
+use crate::edit::Shape;
 use crate::outcome::Kind;
 use crate::payload::Field;
 use crate::tool_use::{exit_2, reply, tool_use};
 use crate::{HookReply, HookRequest, Outcome};
 
-/// The marker of a file deletion in a Codex patch.
-const DELETE_MARKER: &str = "*** Delete File:";
+/// Codex's file-writing tool: `apply_patch` (the patch text is `tool_input.command` today;
+/// every string of `tool_input` is read, so that a patch moved to another field is still seen).
+const EDIT_TOOLS: &[(&str, Shape)] = &[("apply_patch", Shape::Patch)];
 
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     let tool = tool_use(map)?;
     if tool.is("bash") {
         return tool.shell(None).map(HookRequest::Shell);
     }
-    if tool.is("apply_patch") {
-        // The patch text is `tool_input.command` today; every string of the payload is
-        // scanned so that a patch moved to another field is still seen.
-        let files = deletes(&Value::Object(map.clone()));
-        return Ok(if files == 0 {
-            HookRequest::NotShell
-        } else {
-            HookRequest::PatchDelete { files }
-        });
+    if let Some(edit) = tool.edit(EDIT_TOOLS) {
+        return edit.map(HookRequest::Edit);
     }
     Ok(HookRequest::NotShell)
-}
-
-/// The `*** Delete File:` lines in every string of `value`.
-fn deletes(value: &Value) -> usize {
-    match value {
-        Value::String(text) => text
-            .lines()
-            .filter(|line| line.trim_start().starts_with(DELETE_MARKER))
-            .count(),
-        Value::Array(items) => items.iter().map(deletes).sum(),
-        Value::Object(map) => map.values().map(deletes).sum(),
-        _ => 0,
-    }
 }
 
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
@@ -76,7 +59,7 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
 
 #[cfg(test)]
 mod tests {
-    use agent_guard_types::{Decision, ReasonCode};
+    use agent_guard_types::{Decision, EditEffect, ReasonCode};
     use serde_json::{Value, json};
 
     use crate::{Harness, HookRequest, Outcome, parse, render};
@@ -91,29 +74,42 @@ mod tests {
     }
 
     #[test]
-    fn apply_patch_deletes_are_flagged() {
-        let patch =
-            "*** Begin Patch\n*** Delete File: a.txt\n*** Delete File: b.txt\n*** End Patch";
+    fn apply_patch_is_an_edit_of_every_file_it_names() {
+        let patch = "*** Begin Patch\n*** Delete File: a.txt\n*** Update File: b.txt\n@@\n-x\n+y\n*** End Patch";
+        let HookRequest::Edit(call) = parse(
+            Harness::Codex,
+            &payload("apply_patch", &json!({"command": patch})),
+        ) else {
+            panic!("edit")
+        };
+        assert_eq!(call.tool, "apply_patch");
+        let names: Vec<(&str, EditEffect)> = call
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.effect))
+            .collect();
         assert_eq!(
-            parse(
-                Harness::Codex,
-                &payload("apply_patch", &json!({"command": patch}))
-            ),
-            HookRequest::PatchDelete { files: 2 }
-        );
-        let edit = "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+y\n*** End Patch";
-        assert_eq!(
-            parse(
-                Harness::Codex,
-                &payload("apply_patch", &json!({"command": edit}))
-            ),
-            HookRequest::NotShell
+            names,
+            [("a.txt", EditEffect::Delete), ("b.txt", EditEffect::Edit)]
         );
         let elsewhere = json!({"input": ["*** Begin Patch\n*** Delete File: c\n*** End Patch"]});
-        assert_eq!(
+        assert!(matches!(
             parse(Harness::Codex, &payload("apply_patch", &elsewhere)),
-            HookRequest::PatchDelete { files: 1 }
-        );
+            HookRequest::Edit(_)
+        ));
+        for bad in [
+            json!({"command": "*** Begin Patch\n*** End Patch"}),
+            json!({}),
+            json!(3),
+        ] {
+            assert!(
+                matches!(
+                    parse(Harness::Codex, &payload("apply_patch", &bad)),
+                    HookRequest::Malformed(_)
+                ),
+                "{bad}"
+            );
+        }
         assert!(matches!(
             parse(
                 Harness::Codex,

@@ -2,7 +2,11 @@
 //!
 //! - Payload: `hook_event_name`, `command`, `cwd` (blank: the first of `workspace_roots`),
 //!   `conversation_id`. A `preToolUse` event whose `tool_input.command` is a string is judged
-//!   as a shell call too (conservative: a false positive can only ask or deny). Other events
+//!   as a shell call too (conservative: a false positive can only ask or deny). A
+//!   `preToolUse` of a file tool (`Write`, `Edit`, `MultiEdit`, `StrReplace`, `Delete`; the
+//!   path in `tool_input.file_path`, `path` or `target_file`) is an edit. These names are
+//!   from Cursor's documentation, not from a run of Cursor (it has no offline CLI); its
+//!   documented `afterFileEdit` runs after the edit and cannot keep anything. Other events
 //!   proceed.
 //! - Every reply is exit 0 with `{"continue": true, "permission": …, "user_message": …,
 //!   "agent_message": …}`; deny is mirrored on stderr. Ask is native (`"ask"`).
@@ -16,12 +20,43 @@
 
 use serde_json::{Map, Value, json};
 
+use agent_guard_types::EditEffect;
+
+use crate::edit::{self, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
 use crate::{HookReply, HookRequest, Outcome, ShellCall};
 
+/// Where Cursor's file tools name their path.
+const PATH: &[(&str, &str)] = &[
+    ("file_path", "tool_input.file_path"),
+    ("path", "tool_input.path"),
+    ("target_file", "tool_input.target_file"),
+];
+
+/// Cursor's file tools, as its hook documentation names them (and Claude Code's, whose hooks
+/// Cursor also runs).
+const EDIT_TOOLS: &[(&str, Shape)] = &[
+    ("Write", Shape::Path(EditEffect::Write, PATH)),
+    ("Edit", Shape::Path(EditEffect::Edit, PATH)),
+    ("MultiEdit", Shape::Path(EditEffect::Edit, PATH)),
+    ("StrReplace", Shape::Path(EditEffect::Edit, PATH)),
+    ("Delete", Shape::Path(EditEffect::Delete, PATH)),
+];
+
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     let event = payload::req_str(map, "hook_event_name", "hook_event_name")?;
+    if event.trim() == "preToolUse"
+        && let Some(tool) = map.get("tool_name").and_then(Value::as_str)
+        && let Some(shape) = edit::lookup(EDIT_TOOLS, tool)
+    {
+        let input = edit::input(map, "tool_input", "tool_input")?;
+        let roots = map.get("workspace_roots").map(|v| (v, "workspace_roots"));
+        let cwd =
+            payload::opt_str(map, "cwd", "cwd").and_then(|cwd| payload::cwd(cwd, "cwd", roots));
+        let session = payload::session(map, &["conversation_id"]);
+        return edit::read(tool, shape, input, cwd, session).map(HookRequest::Edit);
+    }
     let (source, field) = match event.trim() {
         "beforeShellExecution" => (map, "command"),
         "preToolUse" => match map.get("tool_input") {
@@ -96,6 +131,26 @@ mod tests {
             parse(Harness::Cursor, read.as_bytes()),
             HookRequest::NotShell
         );
+    }
+
+    #[test]
+    fn pre_tool_use_file_tools_are_edits() {
+        let bytes = json!({"conversation_id": "c-1", "hook_event_name": "preToolUse",
+                           "workspace_roots": ["/home/u/proj"], "tool_name": "Delete",
+                           "tool_input": {"path": "old.txt"}})
+        .to_string();
+        let HookRequest::Edit(call) = parse(Harness::Cursor, bytes.as_bytes()) else {
+            panic!("edit")
+        };
+        assert_eq!(call.cwd, Some(PathBuf::from("/home/u/proj")));
+        assert_eq!(call.files[0].effect, agent_guard_types::EditEffect::Delete);
+        let nameless = json!({"hook_event_name": "preToolUse", "cwd": "/p", "tool_name": "Write",
+                              "tool_input": {"contents": "x"}})
+        .to_string();
+        assert!(matches!(
+            parse(Harness::Cursor, nameless.as_bytes()),
+            HookRequest::Malformed(_)
+        ));
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub fn detect(bytes: &[u8]) -> Option<Harness> {
         "PreToolUse" if text("tool_use_id").starts_with("toolu_") => Some(Harness::ClaudeCode),
         "PreToolUse" if has("timestamp") && !has("tool_use_id") => Some(Harness::Copilot),
         "PreToolUse" => Some(Harness::Codex),
-        "" if has("command") => Some(Harness::Generic),
+        "" if has("command") || has("files") => Some(Harness::Generic),
         _ => None,
     }
 }

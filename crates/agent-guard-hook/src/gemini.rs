@@ -3,6 +3,8 @@
 //! - Shell tool: `run_shell_command`; `tool_input.command`, `cwd`, and `tool_input.directory`
 //!   (or `dir_path` in newer builds), the directory the command runs in, relative to `cwd`
 //!   unless absolute.
+//! - Edit tools: `write_file` and `replace` (`tool_input.file_path`, relative to `cwd` unless
+//!   absolute); a missing or mistyped path is malformed.
 //! - Deny: exit 0, `{"decision": "deny", "reason": …}` (stdout must be JSON only), mirrored on
 //!   stderr. Gemini's hook protocol has no ask, so ask is a deny telling the agent to ask.
 //! - Allow after compensation: `{"decision": "allow", "reason": …, "systemMessage": …}`. The
@@ -10,17 +12,37 @@
 //!   restore command go to the user's terminal (`systemMessage`), and a fully quarantined
 //!   single delete is rewritten (`hookSpecificOutput.tool_input`, merged over the arguments)
 //!   into an `echo` that announces them in the tool output the model reads.
+//! - Allow after an edit's preservation: `{"systemMessage": …}` without a decision, so Gemini's
+//!   own approval flow still decides.
 //! - Plain allow and other tools: exit 0, `{}`.
 
 use serde_json::{Map, Value, json};
 
+use agent_guard_types::EditEffect;
+
+use crate::edit::{self, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
 use crate::{HookReply, HookRequest, Outcome, ShellCall};
 
+/// `file_path`, the path field of Gemini CLI's file tools.
+const FILE_PATH: &[(&str, &str)] = &[("file_path", "tool_input.file_path")];
+
+/// Gemini CLI's file-writing tools (0.61.0).
+const EDIT_TOOLS: &[(&str, Shape)] = &[
+    ("write_file", Shape::Path(EditEffect::Write, FILE_PATH)),
+    ("replace", Shape::Path(EditEffect::Edit, FILE_PATH)),
+];
+
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     payload::expect_event(map, "hook_event_name", "hook_event_name", "BeforeTool")?;
     let tool = payload::req_str(map, "tool_name", "tool_name")?;
+    if let Some(shape) = edit::lookup(EDIT_TOOLS, tool) {
+        let input = edit::input(map, "tool_input", "tool_input")?;
+        let session = payload::session(map, &["session_id"]);
+        return edit::read(tool, shape, input, edit::payload_cwd(map), session)
+            .map(HookRequest::Edit);
+    }
     if tool.trim() != "run_shell_command" {
         return Ok(HookRequest::NotShell);
     }
@@ -47,6 +69,9 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
     match outcome.kind() {
         Kind::Allow => HookReply::json(&json!({})),
+        Kind::Compensated if !outcome.grants() => {
+            HookReply::json(&json!({"systemMessage": outcome.context()}))
+        }
         Kind::Compensated => {
             let mut reply = json!({
                 "decision": "allow",
@@ -104,6 +129,24 @@ mod tests {
             ),
             HookRequest::NotShell
         );
+    }
+
+    #[test]
+    fn write_file_and_replace_are_edits() {
+        for tool in ["write_file", "replace"] {
+            let HookRequest::Edit(call) = parse(
+                Harness::Gemini,
+                &payload(tool, &json!({"file_path": "src/a.rs", "content": "x"})),
+            ) else {
+                panic!("{tool}")
+            };
+            assert_eq!(call.files[0].path, "src/a.rs");
+            assert_eq!(call.cwd, Some(PathBuf::from("/home/u/proj")));
+        }
+        assert!(matches!(
+            parse(Harness::Gemini, &payload("replace", &json!({"path": "a"}))),
+            HookRequest::Malformed(_)
+        ));
     }
 
     #[test]

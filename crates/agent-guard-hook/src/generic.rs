@@ -1,18 +1,26 @@
 //! The generic protocol, for plugins and scripts (e.g. an `OpenCode` plugin).
 //!
 //! - Payload: `{"command": …, "cwd": …, "dialect"?: …, "session_id"?: …}`; `cwd` must be
-//!   absolute.
+//!   absolute. A file write of a plugin's own tool is `{"files": [{"path": …, "effect":
+//!   "write" | "edit" | "delete" | "move-from" | "move-to"}, …], "cwd": …, "tool"?: …}`
+//!   instead (no `command`).
 //! - Reply: the engine's `check --json` report on stdout (a static refusal report when the
 //!   hook itself refused) and its exit code: 0 proceed, 3 ask, 2 anything else. Deny and ask
 //!   also put the reason on stderr.
 
 use serde_json::{Map, Value, json};
 
+use agent_guard_types::{EditEffect, EditFile};
+
+use crate::edit;
 use crate::outcome::Kind;
-use crate::payload::{self, Field};
+use crate::payload::{self, Field, Malformed};
 use crate::{HookReply, HookRequest, Outcome, ShellCall};
 
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
+    if map.contains_key("files") {
+        return edit_call(map).map(HookRequest::Edit);
+    }
     let command = payload::command(map, "command", "command")?;
     let cwd = payload::cwd(payload::opt_str(map, "cwd", "cwd")?, "cwd", None)?;
     Ok(HookRequest::Shell(ShellCall {
@@ -22,6 +30,60 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
         session: payload::session(map, &["session_id", "session"]),
         input: Map::new(),
     }))
+}
+
+/// `{"files": [{"path", "effect"}, …], "cwd", "tool"?, "session_id"?}`: every entry strict.
+fn edit_call(map: &Map<String, Value>) -> Field<edit::EditCall> {
+    const NOT_LIST: Malformed = Malformed::WrongType {
+        field: "files",
+        expected: "a non-empty list of {\"path\", \"effect\"} objects",
+    };
+    if map.contains_key("command") {
+        return Err(Malformed::WrongType {
+            field: "files",
+            expected: "given without `command`",
+        });
+    }
+    let Some(Value::Array(entries)) = map.get("files") else {
+        return Err(NOT_LIST);
+    };
+    if entries.is_empty() {
+        return Err(NOT_LIST);
+    }
+    let files = entries
+        .iter()
+        .map(|entry| {
+            let Value::Object(entry) = entry else {
+                return Err(NOT_LIST);
+            };
+            let path = edit::path(entry, &[("path", "files[].path")])?;
+            let effect = payload::req_str(entry, "effect", "files[].effect")?;
+            let effect = [
+                EditEffect::Write,
+                EditEffect::Edit,
+                EditEffect::Delete,
+                EditEffect::MoveFrom,
+                EditEffect::MoveTo,
+            ]
+            .into_iter()
+            .find(|e| e.as_str() == effect.trim())
+            .ok_or(Malformed::WrongType {
+                field: "files[].effect",
+                expected: "write, edit, delete, move-from or move-to",
+            })?;
+            Ok(EditFile::new(path, effect))
+        })
+        .collect::<Field<Vec<EditFile>>>()?;
+    let cwd = payload::cwd(payload::opt_str(map, "cwd", "cwd")?, "cwd", None)?;
+    let tool = payload::opt_str(map, "tool", "tool")?
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or("edit");
+    Ok(edit::call(
+        tool,
+        Some(cwd),
+        payload::session(map, &["session_id", "session"]),
+        files,
+    ))
 }
 
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
@@ -79,6 +141,33 @@ mod tests {
             parse(Harness::Generic, relative.as_bytes()),
             HookRequest::Malformed(Malformed::RelativeCwd("cwd"))
         );
+    }
+
+    #[test]
+    fn a_files_list_is_an_edit() {
+        let ok = json!({"cwd": "/w", "tool": "my_write",
+                        "files": [{"path": "a", "effect": "write"}, {"path": "b", "effect": "move-from"}]})
+        .to_string();
+        let HookRequest::Edit(call) = parse(Harness::Generic, ok.as_bytes()) else {
+            panic!("edit")
+        };
+        assert_eq!((call.tool.as_str(), call.files.len()), ("my_write", 2));
+        for bad in [
+            json!({"cwd": "/w", "files": []}),
+            json!({"cwd": "/w", "files": [{"path": "a"}]}),
+            json!({"cwd": "/w", "files": [{"path": "a", "effect": "shred"}]}),
+            json!({"cwd": "/w", "files": "a"}),
+            json!({"cwd": "/w", "command": "ls", "files": [{"path": "a", "effect": "edit"}]}),
+            json!({"files": [{"path": "a", "effect": "edit"}]}),
+        ] {
+            assert!(
+                matches!(
+                    parse(Harness::Generic, bad.to_string().as_bytes()),
+                    HookRequest::Malformed(_)
+                ),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

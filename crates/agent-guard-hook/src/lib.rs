@@ -21,6 +21,11 @@
 //! let harness = Harness::parse_name("claude-code").unwrap();
 //! assert_eq!(parse(harness, payload), HookRequest::NotShell);
 //!
+//! let write = br#"{"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": "/w",
+//!                  "tool_input": {"file_path": "/w/a", "content": "x"}}"#;
+//! let HookRequest::Edit(call) = parse(harness, write) else { panic!() };
+//! assert_eq!((call.tool.as_str(), call.files[0].path.as_str()), ("Write", "/w/a"));
+//!
 //! let reply = render(harness, &Outcome::pass());
 //! assert_eq!((reply.stdout, reply.exit), (None, 0));
 //! ```
@@ -33,6 +38,7 @@ mod codex;
 mod copilot;
 mod cursor;
 mod detect;
+mod edit;
 mod gemini;
 mod generic;
 mod opencode;
@@ -46,7 +52,8 @@ use std::path::PathBuf;
 
 pub use agent_guard_types::Harness;
 pub use detect::detect;
-pub use outcome::{Outcome, Refusal};
+pub use edit::EditCall;
+pub use outcome::{Outcome, Refusal, Subject};
 pub use payload::{MAX_PAYLOAD_BYTES, Malformed};
 
 /// A shell command a harness is about to run.
@@ -71,14 +78,11 @@ pub struct ShellCall {
 pub enum HookRequest {
     /// A shell command to judge.
     Shell(ShellCall),
-    /// A tool call that is not a shell command: proceed silently.
+    /// A file-writing tool call (`Write`, `Edit`, `apply_patch`, `write_file`, …) to judge:
+    /// what it replaces is preserved first.
+    Edit(EditCall),
+    /// A tool call that neither runs a shell command nor writes files: proceed silently.
     NotShell,
-    /// A Codex `apply_patch` that deletes files (`*** Delete File:`). The deletes cannot be
-    /// quarantined ahead of the patch, so the CLI asks (or denies where the harness cannot ask).
-    PatchDelete {
-        /// The number of files the patch deletes.
-        files: usize,
-    },
     /// The payload cannot be read: deny.
     Malformed(Malformed),
 }
@@ -124,8 +128,8 @@ impl HookReply {
 /// Parses `bytes` (the hook's whole stdin) as `harness`'s pre-tool payload.
 ///
 /// Payloads larger than [`MAX_PAYLOAD_BYTES`], empty, not JSON, not an object, for another
-/// event, or without a usable command or absolute working directory are
-/// [`HookRequest::Malformed`].
+/// event, without a usable command or absolute working directory, or a known file-writing
+/// tool whose target path cannot be read are [`HookRequest::Malformed`].
 pub fn parse(harness: Harness, bytes: &[u8]) -> HookRequest {
     let map = match payload::object(bytes) {
         Ok(map) => map,

@@ -8,7 +8,9 @@
 //! - Payload (the plugin's own): `{"hook_event_name": "tool.execute.before", "tool",
 //!   "sessionID", "callID", "args", "directory", "worktree"}`. The shell tool is `bash`
 //!   (`args.command`); it runs in `args.workdir` (relative to `directory`) or in `directory`.
-//!   Other tools carry their own `args`, so the file tools can be judged here later.
+//!   The file tools `write`, `edit` and `multiedit` (`args.filePath`) and `apply_patch` (and
+//!   the older `patch`; `args.patchText`) are edits, relative to `directory`. Other tools
+//!   proceed.
 //! - Allow: exit 0, `{"decision": "allow"}`.
 //! - Deny: exit 2, `{"decision": "deny", "reason"}`, the reason mirrored on stderr. The plugin
 //!   throws the reason, which the model reads as the tool's error. A plugin cannot ask, so ask
@@ -19,6 +21,9 @@
 
 use serde_json::{Map, Value, json};
 
+use agent_guard_types::EditEffect;
+
+use crate::edit::{self, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
 use crate::{HookReply, HookRequest, Outcome, ShellCall};
@@ -26,9 +31,29 @@ use crate::{HookReply, HookRequest, Outcome, ShellCall};
 /// The event name the plugin sends.
 pub(crate) const EVENT: &str = "tool.execute.before";
 
+/// `filePath`, the path field of `OpenCode`'s file tools.
+const FILE_PATH: &[(&str, &str)] = &[("filePath", "args.filePath")];
+
+/// `OpenCode`'s file-writing tools (1.18.33 offers `write` and `edit`; `apply_patch` replaces
+/// them for some models, `multiedit` and `patch` are older).
+const EDIT_TOOLS: &[(&str, Shape)] = &[
+    ("write", Shape::Path(EditEffect::Write, FILE_PATH)),
+    ("edit", Shape::Path(EditEffect::Edit, FILE_PATH)),
+    ("multiedit", Shape::Path(EditEffect::Edit, FILE_PATH)),
+    ("apply_patch", Shape::Patch),
+    ("patch", Shape::Patch),
+];
+
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     payload::expect_event(map, "hook_event_name", "hook_event_name", EVENT)?;
     let tool = payload::req_str(map, "tool", "tool")?;
+    if let Some(shape) = edit::lookup(EDIT_TOOLS, tool) {
+        let args = edit::input(map, "args", "args")?;
+        let cwd = payload::opt_str(map, "directory", "directory")
+            .and_then(|dir| payload::cwd(dir, "directory", None));
+        let session = payload::session(map, &["sessionID"]);
+        return edit::read(tool, shape, args, cwd, session).map(HookRequest::Edit);
+    }
     if tool.trim() != "bash" {
         return Ok(HookRequest::NotShell);
     }
@@ -115,6 +140,27 @@ mod tests {
             ),
             HookRequest::NotShell
         );
+        let HookRequest::Edit(call) = parse(
+            Harness::OpenCode,
+            &payload(
+                "edit",
+                &json!({"filePath": "/home/u/proj/a", "oldString": "x"}),
+            ),
+        ) else {
+            panic!("edit")
+        };
+        assert_eq!(
+            (call.tool.as_str(), call.session.as_deref()),
+            ("edit", Some("ses_1"))
+        );
+        let patch = "*** Begin Patch\n*** Add File: b\n+x\n*** End Patch";
+        assert!(matches!(
+            parse(
+                Harness::OpenCode,
+                &payload("apply_patch", &json!({"patchText": patch}))
+            ),
+            HookRequest::Edit(_)
+        ));
         let no_dir = json!({"hook_event_name": "tool.execute.before", "tool": "bash",
                             "args": {"command": "ls"}})
         .to_string();

@@ -83,6 +83,20 @@ pub struct Outcome {
     /// The tool input to run instead, for harnesses that accept a rewrite (see
     /// [`Outcome::with_rewrite`]).
     pub rewrite: Option<Map<String, Value>>,
+    /// What the call is: a shell command or a file-writing tool call.
+    pub subject: Subject,
+}
+
+/// What kind of tool call an [`Outcome`] is about; it changes the texts, and whether an allow
+/// after compensation overrides the harness's own permission flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Subject {
+    /// A shell command.
+    #[default]
+    Shell,
+    /// A file-writing tool call (`Write`, `Edit`, `apply_patch`, …).
+    Edit,
 }
 
 impl Outcome {
@@ -98,7 +112,23 @@ impl Outcome {
             refusal: None,
             report: None,
             rewrite: None,
+            subject: Subject::Shell,
         }
+    }
+
+    /// Marks the outcome as being about a file-writing tool call.
+    #[must_use]
+    pub fn for_edit(mut self) -> Outcome {
+        self.subject = Subject::Edit;
+        self
+    }
+
+    /// Whether an allow after compensation is rendered as an explicit allow, which skips the
+    /// harness's own permission prompt where it has one. A shell delete that is already
+    /// undoable is; an edit is not: the guard made it undoable, but whether the agent may edit
+    /// at all stays the harness's (and its user's) decision.
+    pub(crate) fn grants(&self) -> bool {
+        self.subject == Subject::Shell
     }
 
     /// A tool call with nothing to judge (not a shell command): proceed silently.
@@ -235,16 +265,17 @@ impl Outcome {
 
     /// The reason given with an allow after compensation.
     pub(crate) fn allow_reason(&self) -> String {
+        let what = match self.subject {
+            Subject::Shell => "compensated before the command runs",
+            Subject::Edit => "the previous version is kept",
+        };
         format!(
             "[agent-guard] ALLOWED [{}] {}",
             self.code,
             match self.txids.as_slice() {
-                [] => "compensated before the command runs".to_owned(),
-                [one] => format!("compensated before the command runs; txid {one}"),
-                many => format!(
-                    "compensated before the command runs; txids {}",
-                    many.join(", ")
-                ),
+                [] => what.to_owned(),
+                [one] => format!("{what}; txid {one}"),
+                many => format!("{what}; txids {}", many.join(", ")),
             }
         )
     }
@@ -272,7 +303,10 @@ impl Outcome {
             text.push('\n');
             text.push_str(&undo);
         }
-        text.push_str(if self.rewrite.is_some() {
+        text.push_str(if self.subject == Subject::Edit {
+            "\nThe edit now runs; `agent-guard undo` puts the previous version back (and keeps \
+             the edited one)."
+        } else if self.rewrite.is_some() {
             "\nThe delete itself was replaced by an `echo` of this note: its targets are already \
              in the quarantine."
         } else {

@@ -4,6 +4,8 @@
 //!   `cwd`, `session_id`; Qwen adds `timestamp`, `permission_mode` and `tool_call_id`), with
 //!   Gemini CLI's tool names. The shell tool is `run_shell_command`; its optional
 //!   `tool_input.directory` (absolute, or relative to `cwd`) is where the command runs.
+//! - Edit tools: `write_file`, `edit` (and Gemini CLI's older `replace`) with
+//!   `tool_input.file_path`, `notebook_edit` with `tool_input.notebook_path`.
 //! - Deny: exit 0, `hookSpecificOutput.permissionDecision: "deny"` with the reason, mirrored
 //!   on stderr. Qwen Code 0.24.4 honours this form, `{"decision": "deny"}` and exit 2 alike.
 //! - Ask: native `permissionDecision: "ask"`. An interactive session puts the call to the
@@ -20,6 +22,9 @@
 
 use serde_json::{Map, Value, json};
 
+use agent_guard_types::EditEffect;
+
+use crate::edit::Shape;
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
 use crate::tool_use::{reply, tool_use};
@@ -28,8 +33,28 @@ use crate::{HookReply, HookRequest, Outcome};
 /// Qwen Code's shell tool.
 pub(crate) const SHELL_TOOL: &str = "run_shell_command";
 
+/// `file_path`, the path field of Qwen Code's file tools.
+const FILE_PATH: &[(&str, &str)] = &[("file_path", "tool_input.file_path")];
+
+/// Qwen Code's file-writing tools (0.24.4 offers `write_file`, `edit` and `notebook_edit`).
+const EDIT_TOOLS: &[(&str, Shape)] = &[
+    ("write_file", Shape::Path(EditEffect::Write, FILE_PATH)),
+    ("edit", Shape::Path(EditEffect::Edit, FILE_PATH)),
+    ("replace", Shape::Path(EditEffect::Edit, FILE_PATH)),
+    (
+        "notebook_edit",
+        Shape::Path(
+            EditEffect::Edit,
+            &[("notebook_path", "tool_input.notebook_path")],
+        ),
+    ),
+];
+
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     let tool = tool_use(map)?;
+    if let Some(edit) = tool.edit(EDIT_TOOLS) {
+        return edit.map(HookRequest::Edit);
+    }
     if !tool.is(SHELL_TOOL) {
         return Ok(HookRequest::NotShell);
     }
@@ -51,8 +76,8 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
                 .with_stderr(reason)
         }
         Kind::Compensated => HookReply::json(&reply(
-            Some("allow"),
-            Some(outcome.allow_reason()),
+            outcome.grants().then_some("allow"),
+            outcome.grants().then(|| outcome.allow_reason()),
             Some(outcome.context()),
             None,
         )),
@@ -111,10 +136,17 @@ mod tests {
             ),
             HookRequest::NotShell
         );
+        assert!(matches!(
+            parse(
+                Harness::QwenCode,
+                &payload("write_file", &json!({"file_path": "/home/u/proj/a"}))
+            ),
+            HookRequest::Edit(_)
+        ));
         assert_eq!(
             parse(
                 Harness::QwenCode,
-                &payload("write_file", &json!({"file_path": "a"}))
+                &payload("read_file", &json!({"file_path": "a"}))
             ),
             HookRequest::NotShell
         );

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::edit::{self, EditCall, Shape};
 use crate::payload::{self, Field};
 use crate::{HookReply, ShellCall};
 
@@ -31,6 +32,23 @@ impl ToolUse<'_> {
     /// `tool_input`, which must be an object.
     pub(crate) fn input(&self) -> Field<&Map<String, Value>> {
         payload::req_obj(self.map, "tool_input", "tool_input")
+    }
+
+    /// The edit call, when the tool is in `table` (see [`edit::lookup`]): the files of
+    /// `tool_input`, `cwd` (else the directory of an absolute file path), `session_id`.
+    pub(crate) fn edit(&self, table: &[(&str, Shape)]) -> Option<Field<EditCall>> {
+        let shape = edit::lookup(table, self.name)?;
+        Some(
+            edit::input(self.map, "tool_input", "tool_input").and_then(|input| {
+                edit::read(
+                    self.name,
+                    shape,
+                    input,
+                    edit::payload_cwd(self.map),
+                    payload::session(self.map, &["session_id"]),
+                )
+            }),
+        )
     }
 
     /// The shell call: `tool_input.command`, `cwd`, a dialect field of the payload or of

@@ -1,7 +1,9 @@
 //! Windsurf (Cascade) `pre_run_command`.
 //!
-//! - Payload: `agent_action_name`, `trajectory_id`, `tool_info.{command_line, cwd}`. Other
-//!   actions (`pre_read_code`, `pre_write_code`, `pre_mcp_tool_use`, …) proceed.
+//! - Payload: `agent_action_name`, `trajectory_id`, `tool_info.{command_line, cwd}`.
+//!   `pre_write_code` (`tool_info.file_path`, `tool_info.edits`) is an edit of that file; its
+//!   directory is `tool_info.cwd` if given, else the file's own. Other actions
+//!   (`pre_read_code`, `pre_mcp_tool_use`, …) proceed.
 //! - Deny: **exit 2 with the reason on stderr**, the only block Windsurf has (there is no JSON
 //!   decision and no ask). Ask is the same block, telling the agent to ask the user.
 //! - Allow after compensation: exit 0 with the txids and restore command on stdout, which
@@ -10,13 +12,31 @@
 
 use serde_json::{Map, Value};
 
+use agent_guard_types::EditEffect;
+
+use crate::edit::{self, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
 use crate::tool_use::exit_2;
 use crate::{HookReply, HookRequest, Outcome, ShellCall};
 
+/// The action of a Cascade file write.
+const WRITE_ACTION: &str = "pre_write_code";
+
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     let action = payload::req_str(map, "agent_action_name", "agent_action_name")?;
+    if action.trim() == WRITE_ACTION {
+        let info = payload::req_obj(map, "tool_info", "tool_info")?;
+        let shape = Shape::Path(EditEffect::Edit, &[("file_path", "tool_info.file_path")]);
+        let cwd = payload::cwd(
+            payload::opt_str(info, "cwd", "tool_info.cwd")?,
+            "tool_info.cwd",
+            None,
+        );
+        let session = payload::session(map, &["trajectory_id"]);
+        let info = Value::Object(info.clone());
+        return edit::read(WRITE_ACTION, shape, &info, cwd, session).map(HookRequest::Edit);
+    }
     if action.trim() != "pre_run_command" {
         return Ok(HookRequest::NotShell);
     }
@@ -73,6 +93,28 @@ mod tests {
             parse(Harness::Windsurf, read.as_bytes()),
             HookRequest::NotShell
         );
+    }
+
+    #[test]
+    fn pre_write_code_is_an_edit_in_the_file_s_directory() {
+        let bytes = json!({"agent_action_name": "pre_write_code", "trajectory_id": "tr-1",
+                           "tool_info": {"file_path": "/p/src/a.rs",
+                                         "edits": [{"old_string": "a", "new_string": "b"}]}})
+        .to_string();
+        let HookRequest::Edit(call) = parse(Harness::Windsurf, bytes.as_bytes()) else {
+            panic!("edit")
+        };
+        assert_eq!(
+            call.cwd, None,
+            "the hook's own directory locates the workspace"
+        );
+        let relative = json!({"agent_action_name": "pre_write_code",
+                              "tool_info": {"file_path": "a.rs"}})
+        .to_string();
+        assert!(matches!(
+            parse(Harness::Windsurf, relative.as_bytes()),
+            HookRequest::Malformed(_)
+        ));
     }
 
     #[test]

@@ -43,12 +43,22 @@ impl Layout {
             versioned: false,
         };
         match harness {
-            Harness::ClaudeCode => Some(grouped("PreToolUse", "Bash")),
-            // `apply_patch` too: a patch can delete files (`*** Delete File:`).
+            // The shell and the file tools, whose edits are kept first (issue 13).
+            Harness::ClaudeCode => Some(grouped(
+                "PreToolUse",
+                "Bash|Write|Edit|MultiEdit|NotebookEdit",
+            )),
+            // `apply_patch`: its add, update, delete and move hunks are kept first.
             Harness::Codex => Some(grouped("PreToolUse", "Bash|apply_patch")),
-            Harness::Gemini => Some(grouped("BeforeTool", "run_shell_command")),
-            // Claude Code's event, Gemini CLI's tool name.
-            Harness::QwenCode => Some(grouped("PreToolUse", "run_shell_command")),
+            Harness::Gemini => Some(grouped(
+                "BeforeTool",
+                "run_shell_command|write_file|replace",
+            )),
+            // Claude Code's event, Gemini CLI's tool names.
+            Harness::QwenCode => Some(grouped(
+                "PreToolUse",
+                "run_shell_command|write_file|edit|notebook_edit",
+            )),
             Harness::Copilot => Some(Layout {
                 shape: Shape::Flat {
                     event: "preToolUse",
@@ -233,7 +243,24 @@ pub(crate) fn insert(
             handler.set(key, value.clone());
         }
     }
+    update_matcher(event_array(doc, layout), layout, *first);
     Ok(*first)
+}
+
+/// Brings the matcher of a group that holds only agent-guard's handler up to date (an
+/// install from before edit tools were judged matched `Bash` or `run_shell_command` alone).
+/// A group shared with other handlers keeps its matcher: changing it would change theirs.
+fn update_matcher(items: &mut [Json], layout: Layout, at: Placement) {
+    let Shape::Grouped { matcher, .. } = layout.shape else {
+        return;
+    };
+    let Some(group) = items.get_mut(at.group) else {
+        return;
+    };
+    let alone = matches!(group.get("hooks"), Some(Json::Array(handlers)) if handlers.len() == 1);
+    if alone && group.get("matcher").and_then(Json::as_str) != Some(matcher) {
+        group.set("matcher", Json::str(matcher));
+    }
 }
 
 /// Removes every agent-guard handler for `harness`, then the containers this left empty
@@ -403,6 +430,39 @@ mod tests {
         assert_eq!(
             found[0].1.get("statusMessage").and_then(Json::as_str),
             Some("guard")
+        );
+        // The group held only agent-guard's handler: its matcher now covers the file tools.
+        let group = &doc.get("hooks").unwrap().get("PreToolUse").unwrap();
+        let Json::Array(groups) = group else {
+            panic!("array")
+        };
+        assert_eq!(
+            groups[0].get("matcher").and_then(Json::as_str),
+            Some("Bash|Write|Edit|MultiEdit|NotebookEdit")
+        );
+    }
+
+    #[test]
+    fn a_shared_group_keeps_its_matcher() {
+        let text = format!(
+            r#"{{"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": [{{"type": "command", "command": "lint"}}, {{"type": "command", "command": "{CMD}"}}]}}]}}}}"#
+        );
+        let mut doc = Json::parse(&text).unwrap();
+        let desired = handler(Harness::ClaudeCode, CMD, false);
+        insert(
+            &mut doc,
+            Path::new("s"),
+            layout(),
+            Harness::ClaudeCode,
+            &desired,
+        )
+        .unwrap();
+        let Some(Json::Array(groups)) = doc.get("hooks").unwrap().get("PreToolUse") else {
+            panic!("array")
+        };
+        assert_eq!(
+            groups[0].get("matcher").and_then(Json::as_str),
+            Some("Bash")
         );
     }
 

@@ -182,12 +182,12 @@ pub(crate) fn list(report: &ListReport) -> Result<CallToolResult, ErrorData> {
     for tx in &report.transactions {
         let _ = write!(
             text,
-            "\n{} {} {} restorable item(s), by {}, first: {}",
+            "\n{} {} {} restorable item(s), by {}: {}",
             tx.txid,
             tx.state,
             tx.restorable_items,
             tx.tool.as_deref().unwrap_or("-"),
-            tx.first.as_deref().unwrap_or("-")
+            tx.what
         );
     }
     structured(report, text, false)

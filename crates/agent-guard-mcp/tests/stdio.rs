@@ -505,3 +505,77 @@ fn stdio_round_trip() {
     let stderr = server.shut_down();
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// An edit-tool call that hook mode judged (issue 13) is listed beside the shell's
+/// transactions, by harness and tool, and `undo` puts the previous version back.
+#[test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the test performs the patch's delete itself, as the harness would"
+)]
+fn edit_tool_transactions_are_listed_and_undone() {
+    use agent_guard_engine::{EditRequest, EnvSnapshot, check_edit};
+    use agent_guard_types::{EditEffect, EditFile};
+
+    let temp = tempfile::tempdir().expect("tempdir");
+    let ws = temp.path().join("ws");
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    write(&ws.join("notes.txt"), b"notes\n");
+    write(&ws.join("src/main.rs"), b"fn main() {}\n");
+    git(&ws, &["init", "-q", "."]);
+    let env = EnvSnapshot {
+        home: Some(home.clone().into_os_string()),
+        session: Some("mcp-test".to_owned()),
+        ..EnvSnapshot::default()
+    };
+    let request = EditRequest {
+        harness: "codex".to_owned(),
+        tool: "apply_patch".to_owned(),
+        cwd: ws.clone(),
+        files: vec![
+            EditFile::new("notes.txt", EditEffect::Edit),
+            EditFile::new("src/main.rs", EditEffect::Delete),
+            EditFile::new("new.txt", EditEffect::Write),
+        ],
+        enforce: true,
+        env,
+    };
+    let report = check_edit(&request, &|_| {});
+    assert_eq!(report.code.as_str(), "SNAPSHOT_EDIT_TOOL", "{report:?}");
+    // The patch runs.
+    write(&ws.join("notes.txt"), b"edited\n");
+    std::fs::remove_file(ws.join("src/main.rs")).expect("delete");
+    write(&ws.join("new.txt"), b"new\n");
+
+    let mut server = Server::start(&ws, &home);
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "stdio-test", "version": "0"}}),
+    );
+    assert!(init["result"].is_object(), "{init}");
+    server.notify("notifications/initialized");
+    let listed = server.call("list", json!({}));
+    assert_eq!(listed["isError"], false, "{listed}");
+    let first = &listed["structuredContent"]["transactions"][0];
+    assert_eq!(first["tool"], "codex apply_patch", "{listed}");
+    assert_eq!(first["items"], 2, "the two existing files: {listed}");
+    assert!(
+        text_of(&listed).contains("by codex apply_patch: notes.txt and 1 more"),
+        "{listed}"
+    );
+    let undone = server.call("undo", json!({}));
+    assert_eq!(undone["isError"], false, "{undone}");
+    assert_eq!(
+        std::fs::read(ws.join("notes.txt")).expect("notes"),
+        b"notes\n"
+    );
+    assert_eq!(
+        std::fs::read(ws.join("src/main.rs")).expect("main"),
+        b"fn main() {}\n"
+    );
+    assert_eq!(std::fs::read(ws.join("new.txt")).expect("new"), b"new\n");
+    let stderr = server.shut_down();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

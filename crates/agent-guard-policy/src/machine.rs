@@ -127,7 +127,10 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     if block_wildcard::op_applies(op) {
         return Some(Verdict::of(ReasonCode::BlockWildcard));
     }
-    let writes = matches!(op.kind, OpKind::Overwrite | OpKind::SideEffectDelete);
+    let writes = matches!(
+        op.kind,
+        OpKind::Overwrite | OpKind::SideEffectDelete | OpKind::EditTool
+    );
     // A file the line creates before overwriting it holds nothing older to lose: F2 does not
     // apply to writes.
     let shape_code = if compound_create_delete::applies(op) && !writes {
@@ -165,7 +168,9 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         | OpKind::GitBranchDelete
         | OpKind::GitRefDelete
         | OpKind::GitReflogExpire => snapshot_git_refs::verdict(op, ctx),
-        OpKind::Overwrite | OpKind::SideEffectDelete => crate::writes::decide(op, ctx, world),
+        OpKind::Overwrite | OpKind::SideEffectDelete | OpKind::EditTool => {
+            crate::writes::decide(op, ctx, world)
+        }
         _ => undeterminable(op),
     })
 }

@@ -1,5 +1,6 @@
 //! The verdict on a command that overwrites or consumes files (`OpKind::Overwrite`,
-//! `OpKind::SideEffectDelete`).
+//! `OpKind::SideEffectDelete`), and on a harness's file-writing tool call
+//! (`OpKind::EditTool`), which is judged the same way.
 //!
 //! Overwriting is deleting content, so the same boundaries hold as for deletes, in the same
 //! order: undeterminable targets, protected roots, protected paths (a write into `.git` or the
@@ -59,10 +60,10 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
             big.raw, big.size, ctx.preserve_max_bytes
         ));
     }
-    let code = if op.kind == OpKind::SideEffectDelete {
-        ReasonCode::SnapshotConsumedInput
-    } else {
-        ReasonCode::SnapshotOverwrite
+    let code = match op.kind {
+        OpKind::SideEffectDelete => ReasonCode::SnapshotConsumedInput,
+        OpKind::EditTool => ReasonCode::SnapshotEditTool,
+        _ => ReasonCode::SnapshotOverwrite,
     };
     let plan = Plan::Preserve(
         affected
@@ -132,6 +133,47 @@ mod tests {
             code(&write(&["/tmp/new"], WriteMode::InPlace), &world),
             ReasonCode::AllowNoop,
             "creating a file outside destroys nothing"
+        );
+    }
+
+    #[test]
+    fn edit_tools_keep_every_existing_file_in_one_plan() {
+        let world = FakeWorld::with([
+            file("a.txt"),
+            file("b.txt"),
+            absent("new.txt"),
+            protected(file("/etc/hosts"), Protected::OutsideWorkspace),
+        ]);
+        let mut edit = write(&["a.txt", "new.txt", "b.txt"], WriteMode::ReplaceAfterRead);
+        edit.kind = OpKind::EditTool;
+        let verdict = decide(&edit, &PolicyContext::new("/ws"), &world);
+        assert_eq!(verdict.code, ReasonCode::SnapshotEditTool);
+        let Plan::Preserve(files) = verdict.plan else {
+            panic!("{verdict:?}")
+        };
+        assert_eq!(files.len(), 2);
+        assert!(files.iter().all(|f| f.mode.reads_target()));
+        let mut new = write(&["new.txt"], WriteMode::ReplaceAfterRead);
+        new.kind = OpKind::EditTool;
+        assert_eq!(code(&new, &world), ReasonCode::AllowNoop);
+        let mut outside = write(&["a.txt", "/etc/hosts"], WriteMode::ReplaceAfterRead);
+        outside.kind = OpKind::EditTool;
+        assert_eq!(code(&outside, &world), ReasonCode::BlockOutOfWorkspace);
+    }
+
+    #[test]
+    fn edit_tools_stay_available_in_a_restricted_session() {
+        let world = FakeWorld::with([file("a.txt")]);
+        let mut ctx = PolicyContext::new("/ws");
+        ctx.mode = agent_guard_types::SessionMode::Restricted;
+        let mut edit = write(&["a.txt"], WriteMode::ReplaceAfterRead);
+        edit.kind = OpKind::EditTool;
+        let verdict = crate::decide_op(&edit, &ctx, &world).unwrap();
+        assert_eq!(verdict.code, ReasonCode::SnapshotEditTool);
+        let shell = write(&["a.txt"], WriteMode::InPlace);
+        assert_eq!(
+            crate::decide_op(&shell, &ctx, &world).unwrap().code,
+            ReasonCode::BlockRestrictedMode
         );
     }
 

@@ -8,11 +8,11 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Harness {
-    /// Claude Code by Anthropic (`PreToolUse`, matcher `Bash`).
+    /// Claude Code by Anthropic (`PreToolUse`, matcher `Bash` and its file tools).
     ClaudeCode,
-    /// The Codex CLI by `OpenAI` (`PreToolUse`, matcher `Bash`).
+    /// The Codex CLI by `OpenAI` (`PreToolUse`, matcher `Bash|apply_patch`).
     Codex,
-    /// Gemini CLI by Google (`BeforeTool`, matcher `run_shell_command`).
+    /// Gemini CLI by Google (`BeforeTool`, matcher `run_shell_command` and its file tools).
     Gemini,
     /// GitHub Copilot CLI (`preToolUse`).
     Copilot,
@@ -22,7 +22,8 @@ pub enum Harness {
     Cline,
     /// Windsurf Cascade (`pre_run_command`).
     Windsurf,
-    /// Qwen Code, a Gemini CLI fork (`PreToolUse`, matcher `run_shell_command`).
+    /// Qwen Code, a Gemini CLI fork (`PreToolUse`, matcher `run_shell_command` and its file
+    /// tools).
     QwenCode,
     /// `OpenCode` (a plugin's `tool.execute.before` hands the call to the hook).
     #[serde(rename = "opencode")]

@@ -23,6 +23,7 @@
 
 mod decision;
 mod dialect;
+mod edit;
 mod error_chain;
 mod harness;
 mod mode;
@@ -37,6 +38,7 @@ mod world;
 
 pub use decision::Decision;
 pub use dialect::{Dialect, DialectResolution, DialectSource};
+pub use edit::{EditEffect, EditFile};
 pub use error_chain::{error_causes, error_chain};
 pub use harness::Harness;
 pub use mode::{CheckpointMode, SessionMode};

@@ -78,6 +78,10 @@ pub enum OpKind {
     /// Reads its inputs, then deletes them (`gzip f`, `tar --remove-files`, `zip -m`,
     /// `rsync --remove-source-files`).
     SideEffectDelete,
+    /// A harness's file-writing tool call (`Write`, `Edit`, `apply_patch`, …; hook mode
+    /// only, never classified from a command line): writes, edits, deletes or renames the
+    /// target files. Judged like [`OpKind::Overwrite`]; every existing file is copied first.
+    EditTool,
     /// Destructive, but what it destroys cannot be known.
     Unknown,
     /// Runs a program whose effects the guard does not model: a script, an interpreter
@@ -103,6 +107,7 @@ impl OpKind {
             OpKind::GitReflogExpire => "git-reflog-expire",
             OpKind::Overwrite => "overwrite",
             OpKind::SideEffectDelete => "side-effect-delete",
+            OpKind::EditTool => "edit-tool",
             OpKind::Unknown => "unknown",
             OpKind::OpaqueProgram => "opaque-program",
         }

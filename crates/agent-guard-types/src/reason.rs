@@ -149,6 +149,9 @@ reason_codes! {
     /// Checkpoints are off: a program the guard cannot see into runs unprotected.
     AllowUncheckpointed => "ALLOW_UNCHECKPOINTED", Allow,
         "The command runs a program whose effects the guard cannot see, and checkpoints are turned off ([checkpoint] mode = never), so it runs unprotected.";
+    /// Hook mode: the current version of files an edit tool changes is preserved first.
+    SnapshotEditTool => "SNAPSHOT_EDIT_TOOL", Snapshot,
+        "The current version of every existing file this edit-tool call writes, edits, deletes or renames is copied into the quarantine first, so the edit can be undone.";
 }
 
 #[cfg(feature = "schema")]

@@ -68,10 +68,18 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
 /// The table of transactions (also `undo --list`).
 pub fn print_rows(transactions: &[TxSummary], env: &EnvSnapshot) {
     let now = human::now(env);
+    // `claude-code MultiEdit` is wider than `check --enforce`: the column fits the widest.
+    let by_width = transactions
+        .iter()
+        .filter_map(|tx| tx.tool.as_deref())
+        .map(|tool| tool.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(15);
     printer::out(&paint(
         style::BOLD,
         &format!(
-            "{:<25}  {:<16}  {:<11}  {:>9}  {:<10}  {:<15}  {}",
+            "{:<25}  {:<16}  {:<11}  {:>9}  {:<10}  {:<by_width$}  {}",
             "ID", "WHEN", "AGE", "SIZE", "STATE", "BY", "WHAT"
         ),
     ));
@@ -91,7 +99,7 @@ pub fn print_rows(transactions: &[TxSummary], env: &EnvSnapshot) {
             _ => style::DIM,
         };
         printer::out(&format!(
-            "{}  {:<16}  {:<11}  {:>9}  {}  {:<15}  {}",
+            "{}  {:<16}  {:<11}  {:>9}  {}  {:<by_width$}  {}",
             paint(style::HINT, &format!("{:<25}", tx.txid)),
             human::local(ts),
             human::ago(ts, now),

@@ -69,6 +69,9 @@ fn print(report: &ShowReport, env: &EnvSnapshot) {
         .and_then(Value::as_str)
         .unwrap_or("-");
     printer::out(&format!("  by    {by}"));
+    if let Some(call) = edit_call(&report.meta) {
+        printer::out(&format!("  call  {}", sanitize(&call)));
+    }
     if !report.items.is_empty() {
         printer::out(&paint(style::BOLD, "items"));
     }
@@ -92,6 +95,21 @@ fn print(report: &ShowReport, env: &EnvSnapshot) {
         ));
     }
     printer::hint(&report.hint);
+}
+
+/// The files of an edit-tool call with what it does to each (`edit notes.txt; delete
+/// old.rs; write new.rs`), from the journal's `meta.files` (issue 13); `None` for anything else.
+fn edit_call(meta: &serde_json::Map<String, Value>) -> Option<String> {
+    let files = meta.get("files")?.as_array()?;
+    let words: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let path = file.get("path")?.as_str()?;
+            let effect = file.get("effect")?.as_str()?;
+            Some(format!("{effect} {path}"))
+        })
+        .collect();
+    (!words.is_empty()).then(|| words.join("; "))
 }
 
 fn print_item(item: &ItemReport) {

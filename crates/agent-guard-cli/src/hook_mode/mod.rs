@@ -1,7 +1,8 @@
 //! Hook mode: `check --harness NAME`, the pre-tool hook of an agent harness.
 //!
 //! Reads the harness's payload on stdin (at most [`MAX_PAYLOAD_BYTES`]), judges the shell
-//! command with the engine under `--enforce`, and writes the reply in the harness's own form
+//! command (or the file-writing tool call: `Write`, `Edit`, `apply_patch`, …) with the engine
+//! under `--enforce`, and writes the reply in the harness's own form
 //! ([`agent_guard_hook::render`]). Hook mode always enforces.
 //!
 //! Most harnesses run the command anyway when a hook fails, times out or exits 1, so this
@@ -19,6 +20,7 @@
 //! `AGENT_GUARD_FAULT=hook-panic` and `AGENT_GUARD_FAULT=hook-stall` (test-only, unstable)
 //! make the worker panic or stall once the payload is parsed.
 
+mod edit;
 mod verdict;
 
 use std::ffi::OsString;
@@ -35,16 +37,10 @@ use agent_guard_hook::{
     Harness, HookRequest, MAX_PAYLOAD_BYTES, Malformed, Outcome, Refusal, ShellCall, detect, parse,
     render,
 };
-use agent_guard_types::{Decision, ReasonCode};
 
 use crate::args::CheckArgs;
 use crate::exit_code::ExitCode;
 use crate::printer;
-
-/// Why an `apply_patch` that deletes files is referred to a human.
-const PATCH_DELETE_EXPLANATION: &str = "The patch deletes files, which cannot be moved into the \
-    quarantine ahead of the patch; delete them with `agent-guard safe-delete <paths>` \
-    (reversible), then apply the patch without its `*** Delete File:` sections.";
 
 /// What `--harness` selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,12 +207,12 @@ fn work(
     }
     match parse(harness, &bytes) {
         HookRequest::Shell(call) => shell(harness, &call, dialect_flag, env, sender),
+        HookRequest::Edit(call) => edit::judge(harness, &call, env, &|ms| {
+            if ms != DEFAULT_DEADLINE_MS {
+                let _ = sender.send(Message::Deadline(ms));
+            }
+        }),
         HookRequest::NotShell => Outcome::pass(),
-        HookRequest::PatchDelete { .. } => Outcome::verdict(
-            Decision::Ask,
-            ReasonCode::AskPatchDelete,
-            PATCH_DELETE_EXPLANATION,
-        ),
         HookRequest::Malformed(why) => Outcome::refused(Refusal::Malformed(why)),
         // A request kind this CLI does not know is not something to let through.
         _ => Outcome::refused(Refusal::Internal),
@@ -254,9 +250,7 @@ fn shell(
     mut env: EnvSnapshot,
     sender: &Sender<Message>,
 ) -> Outcome {
-    if env.session.as_deref().is_none_or(|s| s.trim().is_empty()) {
-        env.session.clone_from(&call.session);
-    }
+    adopt_session(&mut env, call.session.as_ref());
     let fault = env.fault.as_deref().map(str::trim).map(str::to_owned);
     assert!(
         fault.as_deref() != Some("hook-panic"),
@@ -291,6 +285,13 @@ fn shell(
     let report = check_observing(&request, &NoProgress, &adopt);
     stall();
     verdict::outcome(harness, &report, call, &request.env)
+}
+
+/// The payload's session id is the session, unless `AGENT_GUARD_SESSION` is set.
+fn adopt_session(env: &mut EnvSnapshot, session: Option<&String>) {
+    if env.session.as_deref().is_none_or(|s| s.trim().is_empty()) {
+        env.session = session.cloned();
+    }
 }
 
 #[cfg(test)]

@@ -11,13 +11,26 @@ use agent_guard_types::{CompensationStatus, Decision, Dialect, Strategy};
 
 use crate::printer;
 
-/// The hook outcome of an enforced check.
+/// The hook outcome of an enforced check of a shell command.
 pub(super) fn outcome(
     harness: Harness,
     report: &CheckReport,
     call: &ShellCall,
     env: &EnvSnapshot,
 ) -> Outcome {
+    let mut outcome = report_outcome(harness, report);
+    if report.decision == Decision::Allow
+        && report.dialect == Dialect::Posix
+        && let Some(command) = announce(report, call, env)
+    {
+        outcome = outcome.with_rewrite(call, command);
+    }
+    outcome
+}
+
+/// The hook outcome of an enforced report: decision, code, hint, what was kept (txids and a
+/// printable message) and, for `generic`, the report itself.
+pub(super) fn report_outcome(harness: Harness, report: &CheckReport) -> Outcome {
     let compensations = report.compensations.as_deref().unwrap_or_default();
     // Only compensations that kept something are worth reporting (a snapshot of a clean tree
     // has a txid but nothing to restore).
@@ -44,12 +57,6 @@ pub(super) fn outcome(
         // back (the person who runs `check` sees it; a hook reply does not need it).
         value["command"] = serde_json::Value::from("<redacted>");
         outcome = outcome.with_report(value);
-    }
-    if report.decision == Decision::Allow
-        && report.dialect == Dialect::Posix
-        && let Some(command) = announce(report, call, env)
-    {
-        outcome = outcome.with_rewrite(call, command);
     }
     outcome
 }

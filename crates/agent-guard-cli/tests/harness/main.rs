@@ -24,6 +24,7 @@
 )]
 
 mod cli;
+mod edits;
 mod scenario;
 
 use std::fs;

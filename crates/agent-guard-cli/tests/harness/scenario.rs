@@ -358,21 +358,53 @@ impl Scenario {
     /// `tool_command`, then a final text. `env` is added to the CLI's environment (and so
     /// to the hook's).
     pub(crate) fn run(&self, tool_command: &str, env: &[(&str, &str)]) -> Run<'_> {
+        let prompt = format!("Please run `{tool_command}` in this project.");
+        self.run_mock(tool_command, &["--command", tool_command], &prompt, env)
+    }
+
+    /// Runs the CLI with the mock scripting `calls` (a JSON list of tool calls in the mock's
+    /// `--tool-calls` format), one after the other, then a final text.
+    pub(crate) fn run_script(&self, calls: &Value, env: &[(&str, &str)]) -> Run<'_> {
+        let script = self
+            .scratch
+            .join(format!("tool-calls-{}.json", self.runs.get() + 1));
+        fs::write(&script, calls.to_string()).unwrap();
+        let label = calls
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["name"].as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let script = script.display().to_string();
+        self.run_mock(
+            &label,
+            &["--tool-calls", &script],
+            "Please make the planned changes to this project.",
+            env,
+        )
+    }
+
+    fn run_mock(
+        &self,
+        tool_command: &str,
+        mock_args: &[&str],
+        prompt: &str,
+        env: &[(&str, &str)],
+    ) -> Run<'_> {
         self.runs.set(self.runs.get() + 1);
         let log = self.scratch.join(format!("mock-{}.jsonl", self.runs.get()));
-        let prompt = format!("Please run `{tool_command}` in this project.");
         let mut cmd = self.command(Path::new("bash"));
         cmd.arg(scripts_dir().join("run-in-netns.sh"))
             .arg(scripts_dir().join(self.harness.mock()))
-            .arg("--command")
-            .arg(tool_command)
+            .args(mock_args)
             .arg("--log")
             .arg(&log)
             .arg("--")
             .arg(&self.cli)
             .env("MOCK_PORT", MOCK_PORT.to_string())
             .env("AGENT_GUARD_E2E_TIMEOUT", CLI_TIMEOUT_SECS.to_string());
-        self.harness.configure(&mut cmd, &prompt, &self.dirs());
+        self.harness.configure(&mut cmd, prompt, &self.dirs());
         for (key, value) in env {
             cmd.env(key, value);
         }
@@ -466,7 +498,12 @@ fn without_tool_traffic(item: &Value) -> Option<Value> {
     ];
     let tool_item = matches!(
         item["type"].as_str(),
-        Some("function_call" | "function_call_output")
+        Some(
+            "function_call"
+                | "function_call_output"
+                | "custom_tool_call"
+                | "custom_tool_call_output"
+        )
     );
     if tool_item || item["role"] == "tool" {
         return None;
@@ -525,6 +562,38 @@ impl Run<'_> {
             }
         }
         seen
+    }
+
+    /// Every tool result the CLI sent back, for any call (id, content, `is_error`), once each.
+    pub(crate) fn all_tool_results(&self) -> Vec<(String, String, bool)> {
+        let mut seen = Vec::new();
+        for request in &self.requests {
+            for result in request["tool_results"].as_array().into_iter().flatten() {
+                let id = result["tool_use_id"]
+                    .as_str()
+                    .or_else(|| result["call_id"].as_str())
+                    .unwrap_or_default()
+                    .to_owned();
+                let content = result["content"].as_str().unwrap_or_default().to_owned();
+                let is_error = result["is_error"].as_bool().unwrap_or(false);
+                let entry = (id, content, is_error);
+                if !seen.contains(&entry) {
+                    seen.push(entry);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Whether any request mentions `needle` outside the tool calls and their results
+    /// (context the harness added from the hook).
+    pub(crate) fn any_context_mentions(&self, needle: &str) -> bool {
+        self.requests.iter().any(|request| {
+            conversation(request)
+                .iter()
+                .filter_map(without_tool_traffic)
+                .any(|item| item.to_string().contains(needle))
+        })
     }
 
     /// Whether the request that carried the tool result mentions `needle` outside the tool

@@ -68,27 +68,28 @@ fn command_slot<'a>(harness: &str, payload: &'a mut Value) -> &'a mut Value {
     }
 }
 
-/// A payload for a tool that is not a shell command (`None` for `generic`, which has none).
+/// A payload for a tool that neither runs a command nor writes files (`None` for `generic`,
+/// which has none). File-writing tools are `tests/it/edits.rs`'s.
 fn not_shell_payload(harness: &str, cwd: &Path) -> Option<Value> {
     let mut payload = shell_payload(harness, Some(json!("rm -rf build")), cwd);
     match harness {
         "claude-code" | "codex" => {
-            payload["tool_name"] = json!("Write");
-            payload["tool_input"] = json!({"file_path": "build/x", "content": "rm -rf build"});
+            payload["tool_name"] = json!("Read");
+            payload["tool_input"] = json!({"file_path": "build/x", "command": "rm -rf build"});
         }
-        "gemini" | "qwen-code" => payload["tool_name"] = json!("write_file"),
-        "copilot" => payload["toolName"] = json!("edit"),
+        "gemini" | "qwen-code" => payload["tool_name"] = json!("read_file"),
+        "copilot" => payload["toolName"] = json!("view"),
         "cursor" => payload["hook_event_name"] = json!("beforeReadFile"),
-        "cline" => payload["preToolUse"]["toolName"] = json!("write_to_file"),
-        "windsurf" => payload["agent_action_name"] = json!("pre_write_code"),
-        "opencode" => payload["tool"] = json!("write"),
+        "cline" => payload["preToolUse"]["toolName"] = json!("read_file"),
+        "windsurf" => payload["agent_action_name"] = json!("pre_read_code"),
+        "opencode" => payload["tool"] = json!("read"),
         _ => return None,
     }
     Some(payload)
 }
 
 /// Runs hook mode with `stdin`; asserts the exit code is never 1 or 101.
-fn hook(env: &TestEnv, harness: &str, stdin: &[u8], vars: &[(&str, &str)]) -> Output {
+pub(crate) fn hook(env: &TestEnv, harness: &str, stdin: &[u8], vars: &[(&str, &str)]) -> Output {
     hook_args(
         env,
         &["check", "--enforce", "--harness", harness],
@@ -208,7 +209,10 @@ pub(crate) fn proceeds(harness: &str, output: &Output) -> bool {
                 && (json["decision"].is_null() || json["decision"] == "allow")
         }
         ("opencode", Some(0), Some(json)) => json["decision"] == "allow",
-        ("copilot", Some(0), Some(json)) => json["permissionDecision"] == "allow",
+        // No decision: Copilot's own permission flow decides (an edit after preservation).
+        ("copilot", Some(0), Some(json)) => {
+            json["permissionDecision"].is_null() || json["permissionDecision"] == "allow"
+        }
         ("cursor", Some(0), Some(json)) => json["permission"] == "allow",
         ("cline", Some(0), Some(json)) => json["cancel"] == false,
         ("windsurf", Some(0), _) => true,
@@ -223,7 +227,7 @@ pub(crate) fn reply_text(output: &Output) -> String {
 }
 
 /// Where the agent reads what happened after a compensation, per harness.
-fn context(harness: &str, output: &Output) -> String {
+pub(crate) fn context(harness: &str, output: &Output) -> String {
     let json = stdout_json(output).unwrap_or(Value::Null);
     let field = match harness {
         "claude-code" | "codex" => json["hookSpecificOutput"]["additionalContext"].clone(),
@@ -247,7 +251,7 @@ fn context(harness: &str, output: &Output) -> String {
 }
 
 /// The txid of the first `agent-guard restore <txid>` in `text`.
-fn restore_txid(text: &str) -> Option<String> {
+pub(crate) fn restore_txid(text: &str) -> Option<String> {
     let (_, rest) = text.split_once("agent-guard restore ")?;
     let txid: String = rest
         .chars()
@@ -668,21 +672,4 @@ fn a_compensated_single_rm_is_rewritten_to_announce_the_txid() {
     );
     assert!(json["hookSpecificOutput"]["permissionDecision"].is_null());
     assert!(restore_txid(&context("codex", &output)).is_some());
-}
-
-#[test]
-fn a_codex_patch_that_deletes_files_needs_the_user() {
-    let env = TestEnv::new();
-    let mut payload = shell_payload("codex", None, env.ws());
-    payload["tool_name"] = json!("apply_patch");
-    payload["tool_input"] = json!({
-        "command": "*** Begin Patch\n*** Delete File: notes.txt\n*** End Patch"
-    });
-    let output = run_payload(&env, "codex", &payload);
-    assert!(asks("codex", &output), "{output:?}");
-    assert!(reply_text(&output).contains("ASK_PATCH_DELETE"));
-    payload["tool_input"]["command"] =
-        json!("*** Begin Patch\n*** Add File: new.txt\n+hi\n*** End Patch");
-    let output = run_payload(&env, "codex", &payload);
-    assert!(proceeds("codex", &output), "{output:?}");
 }

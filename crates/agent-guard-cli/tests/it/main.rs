@@ -14,6 +14,8 @@ mod check;
 mod checkpoint;
 mod crash;
 mod dialects;
+mod edit_corpus;
+mod edits;
 mod evidence;
 mod example;
 mod failures;

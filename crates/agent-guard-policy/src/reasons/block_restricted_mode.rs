@@ -6,7 +6,7 @@ use crate::PolicyContext;
 
 super::reason!(
     BlockRestrictedMode, BlockRestrictedMode, "BLOCK_RESTRICTED_MODE",
-    catches: "In a RESTRICTED session: any git destructive op, any compound-line shape, and any path delete that is not files and symlinks only (`rm -rf dir`).",
+    catches: "In a RESTRICTED session: any git destructive op, any shell overwrite, any compound-line shape, and any path delete that is not files and symlinks only (`rm -rf dir`). A harness's edit tools stay available: they change named files only, each copied first (`SNAPSHOT_EDIT_TOOL`).",
     why: "A human vetoed this session's broader capabilities. Only explicit single-file deletes stay available (recoverably); ASK is never offered, because the human already said no.",
     example: "rm -rf src   # in a RESTRICTED session",
     verdict: "BLOCK. Leaving RESTRICTED needs a human at an interactive terminal (`agent-guard mode normal`).",
@@ -20,8 +20,12 @@ super::reason!(
 pub(crate) const NOT_FILES_ONLY: &str = "restricted sessions may delete files and symlinks only";
 
 /// Returns `true` if the op is outside what a restricted session may do at all.
+///
+/// An edit-tool call ([`OpKind::EditTool`]) stays available: it changes named single files
+/// only, each copied first (see `docs/decisions.md`, issue 13).
 pub(crate) fn op_applies(op: &OpSpec, ctx: &PolicyContext) -> bool {
-    ctx.restricted() && (op.kind != OpKind::FsDelete || op.shape.is_some())
+    ctx.restricted()
+        && (!matches!(op.kind, OpKind::FsDelete | OpKind::EditTool) || op.shape.is_some())
 }
 
 #[cfg(test)]

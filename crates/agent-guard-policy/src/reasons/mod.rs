@@ -39,6 +39,7 @@ pub mod relocate_via_clean_enumerate;
 pub mod snapshot_checkpoint;
 pub mod snapshot_checkpoint_delete;
 pub mod snapshot_consumed_input;
+pub mod snapshot_edit_tool;
 pub mod snapshot_git_refs;
 pub mod snapshot_git_stash;
 pub mod snapshot_overwrite;
@@ -228,6 +229,7 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &snapshot_checkpoint::SnapshotCheckpoint,
     &snapshot_checkpoint_delete::SnapshotCheckpointDelete,
     &allow_uncheckpointed::AllowUncheckpointed,
+    &snapshot_edit_tool::SnapshotEditTool,
 ];
 
 /// Returns the rule for `code`.

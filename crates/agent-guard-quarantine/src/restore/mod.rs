@@ -454,7 +454,9 @@ impl Quarantine {
             conflicts: Vec::new(),
             errors: Vec::new(),
             backup_txids: Vec::new(),
+            occupants_kept: HashSet::new(),
         };
+        restorer.keep_occupants(&checked.units);
         for unit in &checked.units {
             restorer.run(unit);
         }

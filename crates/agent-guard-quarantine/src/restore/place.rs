@@ -69,9 +69,68 @@ pub(crate) struct Restorer<'a> {
     pub(crate) conflicts: Vec<PathBuf>,
     pub(crate) errors: Vec<String>,
     pub(crate) backup_txids: Vec<String>,
+    /// Targets whose current content [`Restorer::keep_occupants`] already kept in this
+    /// restore's backup transaction.
+    pub(crate) occupants_kept: HashSet<PathBuf>,
 }
 
 impl Restorer<'_> {
+    /// Keeps the current content of every file that `units` will write a preserved version
+    /// into, all in **one** backup transaction, so that one `redo` brings back everything
+    /// one `undo` replaced (a multi-file edit is one transaction both ways). A file this
+    /// cannot keep is left to [`Restorer::write_back`], which keeps it on its own or refuses.
+    pub(crate) fn keep_occupants(&mut self, units: &[Unit]) {
+        let mut targets: Vec<PathBuf> = Vec::new();
+        for unit in units {
+            let Ok((source, target)) = self.check(unit) else {
+                continue;
+            };
+            let in_place = self.kept.get(unit.item).copied().unwrap_or(false)
+                && source.symlink_metadata().is_ok_and(|m| m.is_file())
+                && target.symlink_metadata().is_ok_and(|m| m.is_file());
+            if in_place && !same_content(&source, &target) && !targets.contains(&target) {
+                targets.push(target);
+            }
+        }
+        if targets.len() < 2 {
+            // One file: `write_back` keeps it exactly as before.
+            return;
+        }
+        let mut out = Placement::default();
+        let Some(backup) = self.backup_id(&mut out, &targets) else {
+            // The id is taken: `write_back` tries again with fresh ids, file by file.
+            return;
+        };
+        let items: Vec<PreserveItem> = targets
+            .iter()
+            .map(|target| PreserveItem {
+                origin: target.clone(),
+                raw: target.display().to_string(),
+                copy: true,
+            })
+            .collect();
+        match self
+            .store
+            .preserve_locked(&items, &backup, self.backup_meta(), self.progress)
+        {
+            Ok(report) => {
+                if report.kept.is_empty() {
+                    self.backup_txids.retain(|id| id != backup.as_str());
+                }
+                self.occupants_kept.extend(
+                    report
+                        .kept
+                        .iter()
+                        .map(|kept| kept.origin.path().to_path_buf()),
+                );
+            }
+            Err(_) => {
+                // Nothing was kept: each file is tried again on its own.
+                self.backup_txids.retain(|id| id != backup.as_str());
+            }
+        }
+    }
+
     /// Re-checks a unit and returns its physical `(source, target)`.
     fn check(&self, unit: &Unit) -> Result<(PathBuf, PathBuf), &'static str> {
         let source = self.bounds.source(&unit.source).ok_or(SOURCE_OUTSIDE)?;
@@ -225,7 +284,7 @@ impl Restorer<'_> {
     /// once written.
     fn write_back(&mut self, source: &Path, target: &Path, out: &mut Placement) {
         let same = same_content(source, target);
-        if !same {
+        if !same && !self.occupants_kept.remove(target) {
             let Some(backup) = self.backup_id(out, &[target.to_path_buf()]) else {
                 return;
             };
