@@ -3,7 +3,7 @@
 //! What a `find` expression matches is only known when it runs, so a deleting `find` is an
 //! undeterminable recursive delete of its starting points.
 
-use agent_guard_types::{Dialect, OpKind, OpSpec};
+use agent_guard_types::{Confinement, Dialect, OpKind, OpSpec};
 
 use crate::args::{Arg, basename};
 
@@ -57,6 +57,144 @@ pub(crate) fn parse(args: &[Arg]) -> Option<OpSpec> {
     Some(op)
 }
 
+/// Tests that take one argument and only narrow what a conjunction matches.
+const NARROWING: &[&str] = &[
+    "-type",
+    "-xtype",
+    "-maxdepth",
+    "-mindepth",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-size",
+    "-newer",
+    "-user",
+    "-group",
+    "-perm",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-links",
+    "-uid",
+    "-gid",
+];
+
+/// Tests and actions without an argument that neither widen a conjunction nor follow links.
+const PLAIN: &[&str] = &[
+    "-empty",
+    "-depth",
+    "-xdev",
+    "-mount",
+    "-print",
+    "-print0",
+    "-a",
+    "-and",
+    "-delete",
+    "-true",
+    "-readable",
+    "-writable",
+    "-nouser",
+    "-nogroup",
+    "-ignore_readdir_race",
+];
+
+/// `rm` options a confined `-exec rm … {}` may carry.
+const RM_FLAGS: &[&str] = &[
+    "-f",
+    "-r",
+    "-R",
+    "-rf",
+    "-fr",
+    "-Rf",
+    "-fR",
+    "-v",
+    "-rv",
+    "-vr",
+    "-rfv",
+    "-frv",
+    "-vrf",
+    "--force",
+    "--recursive",
+    "--verbose",
+    "--",
+];
+
+/// What bounds a deleting `find` (issue 14): literal starting points, no symlink following,
+/// an expression that is a plain conjunction of narrowing tests, `-name`/`-iname` patterns,
+/// `-delete` and `-exec rm [-rf] {} +`. `None` when anything else appears (`-o`, `!`,
+/// parentheses, `-L`, another program): then the policy keeps it undeterminable.
+pub(crate) fn confinement(args: &[Arg]) -> Option<Confinement> {
+    let start = args
+        .iter()
+        .position(|a| {
+            a.known()
+                .is_none_or(|t| t.starts_with('-') || t == "(" || t == "!")
+        })
+        .unwrap_or(args.len());
+    if start == 0
+        || args[..start]
+            .iter()
+            .any(|a| a.known().is_none() || (a.glob && !a.quoted))
+    {
+        return None;
+    }
+    let mut confinement = Confinement::default();
+    let mut name_kinds = (false, false);
+    let mut rest = args[start..].iter();
+    while let Some(arg) = rest.next() {
+        let text = arg.known()?;
+        match text {
+            "-name" | "-iname" => {
+                let pattern = rest.next()?.known()?;
+                if text == "-iname" {
+                    name_kinds.1 = true;
+                } else {
+                    name_kinds.0 = true;
+                }
+                confinement.names.push(pattern.to_owned());
+            }
+            "-exec" | "-execdir" => {
+                let program = rest.next()?.known()?;
+                if basename(program) != "rm" {
+                    return None;
+                }
+                let mut placeholder = false;
+                loop {
+                    let word = rest.next()?.known()?;
+                    match word {
+                        "{}" => placeholder = true,
+                        ";" => break,
+                        "+" if placeholder => break,
+                        flag if RM_FLAGS.contains(&flag) => {
+                            confinement.whole_matches |= flag.contains(['r', 'R']);
+                        }
+                        _ => return None,
+                    }
+                }
+                if !placeholder {
+                    return None;
+                }
+            }
+            _ if NARROWING.contains(&text) => {
+                rest.next()?;
+            }
+            _ if PLAIN.contains(&text) => {}
+            _ => return None,
+        }
+    }
+    if name_kinds.0 && name_kinds.1 {
+        return None;
+    }
+    confinement.ignore_case = name_kinds.1;
+    Some(confinement)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +217,35 @@ mod tests {
         assert!(op("build -exec /bin/rm -f {} +").is_some());
         assert!(op(". -name x -print").is_none());
         assert!(op(". -exec grep rm {} ;").is_none());
+    }
+
+    fn confined(line: &str) -> Option<Confinement> {
+        confinement(
+            &line
+                .split_whitespace()
+                .map(Arg::literal)
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn plain_conjunctions_are_confined_and_the_rest_is_not() {
+        let c = confined(". -name *.tmp -delete").unwrap();
+        assert_eq!(c.names, ["*.tmp"]);
+        assert!(!c.whole_matches && !c.ignore_case);
+        let c = confined("build -type d -iname cache -exec rm -rf {} +").unwrap();
+        assert!(c.whole_matches && c.ignore_case);
+        assert!(confined("build -type f -delete").unwrap().names.is_empty());
+        for line in [
+            "-L . -name x -delete",
+            ". -follow -name x -delete",
+            ". -name a -o -name b -delete",
+            ". ! -name a -delete",
+            ". -name x -exec sh -c rm {} ;",
+            ". -name x -exec rm x ;",
+            "-name x -delete",
+        ] {
+            assert!(confined(line).is_none(), "{line}");
+        }
     }
 }

@@ -26,6 +26,7 @@ mod getopt;
 mod git;
 mod hosts;
 mod inline_code;
+mod noop;
 mod posix;
 mod powershell;
 mod runners;

@@ -43,7 +43,10 @@ const COMMANDS: &[(&str, &str)] = &[
         "cd src && rm -rf build",
         "a cd first makes targets ambiguous",
     ),
-    ("rm *.log", "wildcards are opaque"),
+    (
+        "rm *.log",
+        "a wildcard the workspace confines is checkpointed",
+    ),
     ("rm -rf \"$BUILD_DIR\"", "variables are opaque"),
     (
         "python3 -c \"import shutil; shutil.rmtree('build')\"",

@@ -37,6 +37,10 @@ pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
 /// [preserve]
 /// max_bytes = 268435456
 /// edit_tools = true
+///
+/// [checkpoint]
+/// mode = "opaque"
+/// max_file_bytes = 67108864
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -53,6 +57,19 @@ pub struct ConfigFile {
     pub hook: HookConfig,
     /// Settings of the preservation of overwritten files.
     pub preserve: PreserveConfig,
+    /// Settings of workspace checkpoints.
+    pub checkpoint: CheckpointConfig,
+}
+
+/// The `[checkpoint]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckpointConfig {
+    /// When a workspace checkpoint is taken: `never`, `opaque` (before what the guard cannot
+    /// see into, the default) or `always`.
+    pub mode: Option<agent_guard_types::CheckpointMode>,
+    /// Files larger than this are listed in a checkpoint without their content.
+    pub max_file_bytes: Option<u64>,
 }
 
 /// The `[preserve]` table.

@@ -36,10 +36,10 @@ mod settings;
 pub use env::EnvSnapshot;
 pub use error::ConfigError;
 pub use file::{
-    CONFIG_FILE_NAME, ConfigFile, HookConfig, MAX_CONFIG_BYTES, PreserveConfig, RegenerableConfig,
-    RetentionConfig, load_config,
+    CONFIG_FILE_NAME, CheckpointConfig, ConfigFile, HookConfig, MAX_CONFIG_BYTES, PreserveConfig,
+    RegenerableConfig, RetentionConfig, load_config,
 };
 pub use settings::{
-    DEFAULT_ARTIFACTS, DEFAULT_DEADLINE_MS, DEFAULT_PRESERVE_MAX_BYTES, DEFAULT_TRASH_DIRNAME,
-    MAX_DEADLINE_MS, Settings, env_deadline,
+    DEFAULT_ARTIFACTS, DEFAULT_CHECKPOINT_MAX_FILE_BYTES, DEFAULT_DEADLINE_MS,
+    DEFAULT_PRESERVE_MAX_BYTES, DEFAULT_TRASH_DIRNAME, MAX_DEADLINE_MS, Settings, env_deadline,
 };

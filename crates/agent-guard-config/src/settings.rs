@@ -37,6 +37,8 @@ const DEFAULT_RETENTION_MAX_BYTES: u64 = 5 * 1024 * 1024 * 1024;
 const DEFAULT_GRACE_MINUTES: u32 = 60;
 /// The largest file preserved before an overwrite when the project does not say (256 MiB).
 pub const DEFAULT_PRESERVE_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// The largest file a checkpoint keeps when the project does not say (64 MiB).
+pub const DEFAULT_CHECKPOINT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The hook's deadline when neither the environment nor the project sets one.
 pub const DEFAULT_DEADLINE_MS: u64 = 5000;
@@ -92,6 +94,11 @@ pub struct Settings {
     pub preserve_max_bytes: u64,
     /// Whether harness edit tools preserve what they replace (default `true`).
     pub preserve_edit_tools: bool,
+    /// When workspace checkpoints are taken (default `opaque`).
+    pub checkpoint: agent_guard_types::CheckpointMode,
+    /// Files larger than this are listed in a checkpoint without their content (default
+    /// 64 MiB).
+    pub checkpoint_max_file_bytes: u64,
     /// The project file's `dialect` selector, unvalidated; the engine ranks it below the flag,
     /// the payload and `AGENT_GUARD_DIALECT`.
     pub dialect_from_config: Option<String>,
@@ -184,6 +191,11 @@ impl Settings {
                 .max_bytes
                 .unwrap_or(DEFAULT_PRESERVE_MAX_BYTES),
             preserve_edit_tools: file.preserve.edit_tools.unwrap_or(true),
+            checkpoint: file.checkpoint.mode.unwrap_or_default(),
+            checkpoint_max_file_bytes: file
+                .checkpoint
+                .max_file_bytes
+                .unwrap_or(DEFAULT_CHECKPOINT_MAX_FILE_BYTES),
             dialect_from_config: file.dialect.clone(),
             workspace,
         })

@@ -167,6 +167,8 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
                     allow_regenerable: ws.settings.allow_regenerable,
                     artifacts: ws.settings.artifacts.clone(),
                     preserve_max_bytes: ws.settings.preserve_max_bytes,
+                    checkpoint: ws.settings.checkpoint,
+                    checkpoint_max_file_bytes: ws.settings.checkpoint_max_file_bytes,
                 };
                 let decided = decide(&ops, &ctx, &ws.world());
                 report.set_verdict(decided.aggregate.decision, decided.aggregate.code);

@@ -107,6 +107,8 @@ pub fn check_edit(request: &EditRequest, on_deadline: &dyn Fn(u64)) -> CheckRepo
         allow_regenerable: workspace.settings.allow_regenerable,
         artifacts: workspace.settings.artifacts.clone(),
         preserve_max_bytes: workspace.settings.preserve_max_bytes,
+        checkpoint: workspace.settings.checkpoint,
+        checkpoint_max_file_bytes: workspace.settings.checkpoint_max_file_bytes,
     };
     let decided = decide(std::slice::from_ref(&op), &ctx, &workspace.world());
     report.set_verdict(decided.aggregate.decision, decided.aggregate.code);

@@ -232,6 +232,14 @@ fn message(compensations: &[Applied]) -> Option<String> {
             };
             let what = match c.strategy {
                 Strategy::Snapshot => "snapshotted uncommitted changes".to_owned(),
+                Strategy::Checkpoint => {
+                    let not_kept = if c.skipped > 0 {
+                        format!(", {} over the size cap listed as not kept", c.skipped)
+                    } else {
+                        String::new()
+                    };
+                    format!("checkpointed the workspace ({} files{not_kept})", c.moved)
+                }
                 Strategy::Preserve => {
                     format!(
                         "kept the current version of {} file(s) in the quarantine ({})",

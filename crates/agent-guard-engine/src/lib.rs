@@ -48,7 +48,8 @@ pub use agent_guard_audit::{
 };
 pub use agent_guard_config::{DEFAULT_DEADLINE_MS, EnvSnapshot, MAX_DEADLINE_MS, env_deadline};
 pub use agent_guard_recovery::{
-    ItemKind, NoProgress, Progress, RestoreRefusal, RestoreReport, TxState,
+    ChangeKind, ItemKind, NoProgress, NotKeptReason, Progress, RestoreRefusal, RestoreReport,
+    TxState,
 };
 pub use error::{EngineError, Result};
 pub use exit::{Exit, Reported};
@@ -63,7 +64,8 @@ pub use safe_delete::{
     MovedPath, SafeDeleteReport, SafeDeleteRequest, SkippedPath, VerdictReport, safe_delete,
 };
 pub use show::{
-    FailureReport, ItemReport, SHOWN_FILES, SHOWN_STATS, ShowReport, SnapshotReport, show,
+    FailureReport, ItemReport, NotKeptReport, SHOWN_FILES, SHOWN_STATS, ShowReport, SnapshotReport,
+    show,
 };
 pub use status::{Retention, StatusReport, status};
 pub use txref::{TxRefError, is_backup, is_parked, resolve as resolve_txref, undoable};

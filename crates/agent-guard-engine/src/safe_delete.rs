@@ -158,6 +158,8 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         allow_regenerable: workspace.settings.allow_regenerable,
         artifacts: workspace.settings.artifacts.clone(),
         preserve_max_bytes: workspace.settings.preserve_max_bytes,
+        checkpoint: workspace.settings.checkpoint,
+        checkpoint_max_file_bytes: workspace.settings.checkpoint_max_file_bytes,
     };
     let verdict = decide_paths(
         specs,

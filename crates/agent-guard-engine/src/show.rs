@@ -56,6 +56,25 @@ pub struct SnapshotReport {
     /// How many files the snapshot changed in all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_files: Option<usize>,
+    /// A checkpoint: how each path of its diffstat changed since (`deleted`, `modified`,
+    /// `created`), in the diffstat's order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<agent_guard_recovery::ChangeKind>,
+    /// A checkpoint: the files it lists without their content (over the size cap, special
+    /// files, unreadable ones).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_kept: Vec<NotKeptReport>,
+}
+
+/// A path a checkpoint lists without its content, in `show`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotKeptReport {
+    /// Workspace-relative.
+    pub path: String,
+    /// Its size when the checkpoint was taken.
+    pub size: u64,
+    /// `too-large`, `special` or `unreadable`.
+    pub reason: agent_guard_recovery::NotKeptReason,
 }
 
 /// An item that could not be quarantined, in `show`.
@@ -142,6 +161,9 @@ pub fn show(cwd: &Path, env: &EnvSnapshot, reference: &str) -> Result<Option<Sho
             .snapshots
             .iter()
             .map(|s| {
+                if s.subject.as_deref() == Some(agent_guard_recovery::CHECKPOINT_SUBJECT) {
+                    return checkpoint_report(&store, &tx, s);
+                }
                 let worktree = s.subject.as_deref().is_none_or(|x| x == "worktree");
                 let stats = s.sha.as_deref().filter(|_| worktree).and_then(|sha| {
                     let repository = s.repository.as_deref().unwrap_or(&workspace.root);
@@ -155,6 +177,8 @@ pub fn show(cwd: &Path, env: &EnvSnapshot, reference: &str) -> Result<Option<Sho
                     refname: s.refname.clone(),
                     changed_files: stats.as_ref().map(|(_, total)| *total),
                     diffstat: stats.map(|(stats, _)| stats).unwrap_or_default(),
+                    changes: Vec::new(),
+                    not_kept: Vec::new(),
                 }
             })
             .collect(),
@@ -169,6 +193,47 @@ pub fn show(cwd: &Path, env: &EnvSnapshot, reference: &str) -> Result<Option<Sho
         restore_command: format!("agent-guard restore {}", tx.txid),
         hint: hint(&tx),
     }))
+}
+
+/// A checkpoint in `show`: what changed in the workspace since it was taken (what a restore
+/// would put back), and what it does not keep.
+fn checkpoint_report(
+    store: &agent_guard_recovery::Quarantine,
+    tx: &Transaction,
+    snapshot: &agent_guard_recovery::SnapshotItem,
+) -> SnapshotReport {
+    let mut report = SnapshotReport {
+        subject: snapshot.subject.clone(),
+        name: None,
+        sha: snapshot.sha.clone(),
+        refname: snapshot.refname.clone(),
+        diffstat: Vec::new(),
+        changed_files: None,
+        changes: Vec::new(),
+        not_kept: Vec::new(),
+    };
+    let Ok(Some((checkpoints, diff))) = agent_guard_recovery::checkpoint_changes(store, tx) else {
+        return report;
+    };
+    let workspace =
+        fs_err::canonicalize(store.workspace()).unwrap_or_else(|_| store.workspace().to_path_buf());
+    report.changed_files = Some(diff.changes.len());
+    for change in diff.changes.iter().take(SHOWN_STATS) {
+        report
+            .diffstat
+            .push(checkpoints.line_stats(&workspace, change));
+        report.changes.push(change.kind);
+    }
+    report.not_kept = diff
+        .not_kept
+        .iter()
+        .map(|n| NotKeptReport {
+            path: String::from_utf8_lossy(&n.path).into_owned(),
+            size: n.size,
+            reason: n.reason,
+        })
+        .collect();
+    report
 }
 
 /// What to do with a transaction in its state.

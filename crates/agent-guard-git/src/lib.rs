@@ -12,7 +12,10 @@
 //!   `git branch -D`): the commits a ref deletion would orphan, under
 //!   `refs/agent-guard/stash/<txid>/<n>` and `refs/agent-guard/branches/<txid>/<name>`;
 //! - the exact list of what `git clean` would remove ([`enumerate_clean`]), so it can be
-//!   relocated into the quarantine first.
+//!   relocated into the quarantine first;
+//! - workspace checkpoints ([`CheckpointStore`], before a program the guard cannot see into):
+//!   every kept file as a commit in a private object store inside the quarantine, taken
+//!   incrementally from a private stat index, in git and non-git workspaces alike.
 //!
 //! [`restore_items`] puts snapshots and kept refs back without overwriting anything that
 //! changed since; [`drop_private_refs`] deletes the refs of a purged transaction.
@@ -32,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod apply;
+mod checkpoint;
 mod clean;
 mod clean_walk;
 mod diffstat;
@@ -66,6 +70,10 @@ pub use apply::restore_items;
 pub fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
     wildmatch::wildmatch(pattern, name, false)
 }
+pub use checkpoint::{
+    CHECKPOINT_REF_PREFIX, ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, NotKept,
+    NotKeptReason, Pruned, Selection, Taken, WriteBack,
+};
 pub use clean::enumerate_clean;
 pub use diffstat::{FileStat, diffstat};
 pub use error::GitError;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use agent_guard_types::SessionMode;
+use agent_guard_types::{CheckpointMode, SessionMode};
 
 /// Inputs of a decision other than the ops and the world.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +17,10 @@ pub struct PolicyContext {
     pub artifacts: Vec<String>,
     /// The largest file whose current version is preserved before an overwrite.
     pub preserve_max_bytes: u64,
+    /// When workspace checkpoints are taken.
+    pub checkpoint: CheckpointMode,
+    /// Files larger than this are listed in a checkpoint without their content.
+    pub checkpoint_max_file_bytes: u64,
 }
 
 impl PolicyContext {
@@ -28,6 +32,8 @@ impl PolicyContext {
             allow_regenerable: true,
             artifacts: Vec::new(),
             preserve_max_bytes: 256 * 1024 * 1024,
+            checkpoint: CheckpointMode::Opaque,
+            checkpoint_max_file_bytes: 64 * 1024 * 1024,
         }
     }
 

@@ -7,7 +7,8 @@ use crate::batch::{DeleteMode, decide_paths};
 use crate::reasons::{
     allow_noop, block_force_push, block_git_reset_collision, block_restricted_mode,
     block_undeterminable_effect, block_wildcard, compound_create_delete, compound_cwd_delete,
-    relocate_via_clean_enumerate, snapshot_git_refs, snapshot_git_stash,
+    relocate_via_clean_enumerate, snapshot_checkpoint, snapshot_checkpoint_delete,
+    snapshot_git_refs, snapshot_git_stash,
 };
 use crate::stash_line::Followed;
 
@@ -71,6 +72,21 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
             }
         }
     }
+    // One checkpoint covers the whole line: the later ones would record the same workspace.
+    let mut checkpointed = false;
+    for verdict in &mut verdicts {
+        if matches!(verdict.plan, agent_guard_types::Plan::Checkpoint(_)) {
+            if checkpointed {
+                verdict.plan = agent_guard_types::Plan::Nothing;
+            }
+            checkpointed = true;
+        }
+    }
+    if let Some(checkpoint) = snapshot_checkpoint::always(&verdicts, ctx) {
+        // Taken last: what the line's own compensations move is in their transactions, so
+        // the checkpoint records the rest, and the line keeps its own code.
+        verdicts.push(checkpoint);
+    }
     let aggregate = Verdict::worst(&verdicts)
         .cloned()
         .unwrap_or_else(|| Verdict::of(ReasonCode::AllowNoop));
@@ -89,6 +105,11 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     if op.kind == OpKind::Unknown {
         return Some(undeterminable(op));
     }
+    if op.kind == OpKind::OpaqueProgram {
+        // Whatever it does, the checkpoint covers the whole workspace: neither the session
+        // mode nor the line's shape (a `cd` before it) changes what it protects.
+        return Some(snapshot_checkpoint::program(op, ctx));
+    }
     if block_restricted_mode::op_applies(op, ctx) {
         return Some(Verdict::of(ReasonCode::BlockRestrictedMode));
     }
@@ -96,6 +117,11 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         return Some(Verdict::of(ReasonCode::BlockForcePush));
     }
     if block_undeterminable_effect::op_applies(op) {
+        if op.kind == OpKind::FsDelete
+            && let Some(verdict) = snapshot_checkpoint_delete::find(op, ctx, world)
+        {
+            return Some(verdict);
+        }
         return Some(undeterminable(op));
     }
     if block_wildcard::op_applies(op) {
@@ -117,7 +143,7 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     if let Some(code) = shape_code {
         // Hard boundaries still win: judge the targets against the declared cwd first.
         if op.kind == OpKind::FsDelete && !op.targets.is_empty() {
-            let verdict = paths(op, ctx, world);
+            let verdict = literal_paths(op, ctx, world);
             if verdict.decision == Decision::Block {
                 return Some(verdict);
             }
@@ -155,8 +181,21 @@ fn undeterminable(op: &OpSpec) -> Verdict {
     verdict
 }
 
-/// Resolves an fs-delete op's targets and decides the batch.
+/// Resolves an fs-delete op's targets and decides the batch; wildcards the workspace
+/// confines are checkpointed.
 fn paths(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
+    let specs: Vec<_> = op.targets.iter().map(|t| world.path(t, &ctx.cwd)).collect();
+    if specs.iter().any(|s| s.glob)
+        && let Some(verdict) =
+            snapshot_checkpoint_delete::globs(op, &specs, delete_mode(op), ctx, world)
+    {
+        return verdict;
+    }
+    decide_paths(specs, delete_mode(op), ctx, world)
+}
+
+/// Resolves an fs-delete op's targets and decides the batch as written (no checkpoint).
+fn literal_paths(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
     let specs = op.targets.iter().map(|t| world.path(t, &ctx.cwd)).collect();
     decide_paths(specs, delete_mode(op), ctx, world)
 }

@@ -74,6 +74,8 @@ pub(crate) struct FakeWorld {
     pub ignored: Vec<PathBuf>,
     pub preflight: Option<ResetPreflight>,
     pub ignore_queries: RefCell<usize>,
+    /// What [`World::checkpoint_reach`] answers (`None`: the trait's default).
+    pub reaches: Option<bool>,
 }
 
 impl FakeWorld {
@@ -114,5 +116,9 @@ impl World for FakeWorld {
 
     fn reset_preflight(&self, _cwd: &Path, _target: Option<&str>) -> ResetPreflight {
         self.preflight.clone().unwrap_or(ResetPreflight::Safe)
+    }
+
+    fn checkpoint_reach(&self, _dir: &Path, _reach: agent_guard_types::Reach<'_>) -> bool {
+        self.reaches.unwrap_or(true)
     }
 }

@@ -18,16 +18,29 @@ pub enum FaultPoint {
     DuringCopy,
     /// Halfway through removing the source after a verified cross-device copy.
     DuringRemoval,
+    /// A checkpoint's objects are written; no ref, no record yet.
+    CheckpointAfterObjects,
+    /// A checkpoint's ref is stored; no record yet.
+    CheckpointAfterRef,
+    /// A checkpoint restore kept the current versions in a new transaction; nothing was
+    /// written back yet.
+    CheckpointRestoreAfterBackup,
+    /// A checkpoint restore wrote back its first file.
+    CheckpointRestoreAfterFirstWrite,
 }
 
 impl FaultPoint {
     /// Every point, for tests that try them all.
-    pub const ALL: [FaultPoint; 5] = [
+    pub const ALL: [FaultPoint; 9] = [
         FaultPoint::AfterIntent,
         FaultPoint::AfterMove,
         FaultPoint::BeforeDone,
         FaultPoint::DuringCopy,
         FaultPoint::DuringRemoval,
+        FaultPoint::CheckpointAfterObjects,
+        FaultPoint::CheckpointAfterRef,
+        FaultPoint::CheckpointRestoreAfterBackup,
+        FaultPoint::CheckpointRestoreAfterFirstWrite,
     ];
 
     /// The name used in `AGENT_GUARD_FAULT`.
@@ -38,6 +51,10 @@ impl FaultPoint {
             FaultPoint::BeforeDone => "before-done",
             FaultPoint::DuringCopy => "during-copy",
             FaultPoint::DuringRemoval => "during-removal",
+            FaultPoint::CheckpointAfterObjects => "checkpoint-after-objects",
+            FaultPoint::CheckpointAfterRef => "checkpoint-after-ref",
+            FaultPoint::CheckpointRestoreAfterBackup => "checkpoint-restore-after-backup",
+            FaultPoint::CheckpointRestoreAfterFirstWrite => "checkpoint-restore-after-first-write",
         }
     }
 
@@ -64,8 +81,9 @@ impl Faults {
         Faults(Some(point))
     }
 
-    /// Aborts the process if `point` is armed.
-    pub(crate) fn hit(self, point: FaultPoint) {
+    /// Aborts the process if `point` is armed (compensations outside this crate call it at
+    /// their own journal steps).
+    pub fn hit(self, point: FaultPoint) {
         if self.0 == Some(point) {
             std::process::abort();
         }

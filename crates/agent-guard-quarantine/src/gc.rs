@@ -23,8 +23,9 @@ use agent_guard_fsops as fsops;
 
 /// Names under the quarantine root that are never transactions, whatever the manifest says
 /// (a hostile record must not make gc purge, or restore empty, the session directory).
-pub(crate) const RESERVED_IDS: [&str; 3] = [
+pub(crate) const RESERVED_IDS: [&str; 4] = [
     crate::layout::SESSIONS_DIR_NAME,
+    crate::layout::CHECKPOINTS_DIR_NAME,
     crate::lock::LOCK_FILE_NAME,
     crate::checkpoint::CHECKPOINT_FILE_NAME,
 ];

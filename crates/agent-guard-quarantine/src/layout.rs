@@ -13,6 +13,9 @@ pub const STATE_FILE_NAME: &str = "state.json";
 /// The directory of per-session mode files at the quarantine root.
 pub const SESSIONS_DIR_NAME: &str = "sessions";
 
+/// The private object store of workspace checkpoints, under the quarantine root.
+pub const CHECKPOINTS_DIR_NAME: &str = "checkpoints";
+
 /// The comment written above the exclude pattern.
 pub const EXCLUDE_COMMENT: &str = "# added by agent-guard (quarantine is not project data)";
 

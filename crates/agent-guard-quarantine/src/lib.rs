@@ -56,7 +56,8 @@ pub use error::QuarantineError;
 pub use faults::{FaultPoint, Faults};
 pub use gc::{GcEntry, GcOutcome, GcPlan, GcPolicy, GcReason, GcSelection};
 pub use layout::{
-    EXCLUDE_COMMENT, LayoutReport, SESSIONS_DIR_NAME, STATE_FILE_NAME, ensure_layout,
+    CHECKPOINTS_DIR_NAME, EXCLUDE_COMMENT, LayoutReport, SESSIONS_DIR_NAME, STATE_FILE_NAME,
+    ensure_layout,
 };
 pub use lock::{LOCK_FILE_NAME, StoreLock};
 pub use manifest::{MANIFEST_FILE_NAME, Manifest};

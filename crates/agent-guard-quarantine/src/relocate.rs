@@ -121,8 +121,12 @@ impl Quarantine {
         Ok(report)
     }
 
-    /// [`Quarantine::relocate`] for a caller that already holds the writers' lock.
-    pub(crate) fn relocate_locked(
+    /// [`Quarantine::relocate`] for a caller that already holds the writers' lock (a
+    /// compensation's restore, which runs under the restore's lock), without reconciling.
+    ///
+    /// # Errors
+    /// As [`Quarantine::relocate`].
+    pub fn relocate_locked(
         &self,
         items: &[RelocateItem],
         txid: &TxId,

@@ -219,13 +219,14 @@ impl Transaction {
             return false;
         };
         let stash_label = format!("stash:{sha}");
+        let checkpoint_label = format!("checkpoint:{sha}");
         let ref_label = snapshot.name.as_ref().map(|n| format!("ref:{n}"));
         self.last_restore.as_ref().is_some_and(|r| {
             r.errors.is_empty()
                 && r.restored.iter().any(|p| {
-                    p.path()
-                        .to_str()
-                        .is_some_and(|t| t == stash_label || Some(t) == ref_label.as_deref())
+                    p.path().to_str().is_some_and(|t| {
+                        t == stash_label || t == checkpoint_label || Some(t) == ref_label.as_deref()
+                    })
                 })
         })
     }
@@ -265,7 +266,11 @@ impl Transaction {
         } else if !self.items.is_empty() || !self.failures.is_empty() {
             out.push(Strategy::Relocate);
         }
-        if !self.snapshots.is_empty() {
+        let checkpoint = |s: &SnapshotItem| s.subject.as_deref() == Some("checkpoint");
+        if self.snapshots.iter().any(checkpoint) {
+            out.push(Strategy::Checkpoint);
+        }
+        if self.snapshots.iter().any(|s| !checkpoint(s)) {
             out.push(Strategy::Snapshot);
         }
         out

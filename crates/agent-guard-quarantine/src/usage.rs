@@ -32,6 +32,11 @@ pub struct Usage {
     pub restorable_transactions: usize,
     /// Restorable items over all transactions.
     pub restorable_items: usize,
+    /// Bytes of the workspace checkpoints' private object store (`checkpoints/`, counted in
+    /// `bytes` too): contents are stored once and shared by every checkpoint.
+    pub checkpoint_bytes: u64,
+    /// Content-addressed objects in that store; gc frees those only purged checkpoints held.
+    pub checkpoint_objects: u64,
 }
 
 /// Everything `status` reports about the quarantine, gathered under one lock.
@@ -95,9 +100,12 @@ impl Quarantine {
     /// [`Quarantine::usage`] over transactions already read, without locking.
     pub(crate) fn usage_of(&self, transactions: &[Transaction]) -> Usage {
         let totals = walk(self.trash(), true);
+        let checkpoints = self.trash().join(crate::layout::CHECKPOINTS_DIR_NAME);
         let mut usage = Usage {
             files: totals.files,
             bytes: totals.bytes,
+            checkpoint_bytes: walk(&checkpoints, false).bytes,
+            checkpoint_objects: loose_objects(&checkpoints.join("objects")),
             ..Usage::default()
         };
         for tx in transactions.iter().filter(|t| !t.purged) {
@@ -116,6 +124,22 @@ impl Quarantine {
     pub fn tx_bytes(&self, txid: &TxId) -> u64 {
         walk(&self.tx_dir(txid), false).bytes
     }
+}
+
+/// The loose objects of a git object directory (files under its two-hex-digit fan-out).
+fn loose_objects(objects: &Path) -> u64 {
+    let Ok(fanout) = fs_err::read_dir(objects) else {
+        return 0;
+    };
+    fanout
+        .filter_map(Result::ok)
+        .filter(|d| {
+            let name = d.file_name();
+            let name = name.as_encoded_bytes();
+            name.len() == 2 && name.iter().all(u8::is_ascii_hexdigit)
+        })
+        .map(|d| walk(&d.path(), false).files)
+        .sum()
 }
 
 /// Walks `root` without following symlinks (an explicit stack: no recursion limit). With

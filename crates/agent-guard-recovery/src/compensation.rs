@@ -11,7 +11,7 @@ use agent_guard_quarantine::{
 };
 use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
 
-use crate::{clean_enumerate, preserve, preserve_refs, relocate, snapshot};
+use crate::{checkpoint, clean_enumerate, preserve, preserve_refs, relocate, snapshot};
 
 /// What one compensation runs with: the quarantine, the transaction it creates, who asked,
 /// and where to report progress.
@@ -176,6 +176,7 @@ pub static COMPENSATIONS: &[&dyn Compensation] = &[
     &snapshot::Snapshot,
     &preserve_refs::PreserveRefs,
     &preserve::Preserve,
+    &checkpoint::Checkpoint,
 ];
 
 /// The compensation of `strategy`.

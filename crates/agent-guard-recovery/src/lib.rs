@@ -30,6 +30,7 @@
 
 #![warn(missing_docs)]
 
+mod checkpoint;
 mod clean_enumerate;
 mod compensation;
 mod error;
@@ -39,6 +40,10 @@ mod relocate;
 mod restore;
 mod snapshot;
 
+pub use checkpoint::{
+    Checkpoint, SUBJECT as CHECKPOINT_SUBJECT, changes as checkpoint_changes,
+    store_dir as checkpoint_store_dir, take as take_checkpoint,
+};
 pub use clean_enumerate::{CleanEnumerate, enumerate_clean};
 pub use compensation::{
     Applied, COMPENSATIONS, Compensation, Failure, FailureKind, Job, Registered, compensation,
@@ -48,8 +53,11 @@ pub use error::RecoveryError;
 pub use preserve::{Preserve, items as preserve_items};
 pub use preserve_refs::{PreserveRefs, preserve_refs};
 pub use relocate::{Relocate, items as relocate_items};
-pub use restore::{purge, restore};
+pub use restore::{prune_checkpoints, purge, restore};
 pub use snapshot::{GitSnapshot, Snapshot, snapshot_worktree};
 
-pub use agent_guard_git::{KeptRef, RefSubject, Subject};
+pub use agent_guard_git::{
+    ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, KeptRef, NotKeptReason, Pruned,
+    RefSubject, Subject,
+};
 pub use agent_guard_quarantine::*;

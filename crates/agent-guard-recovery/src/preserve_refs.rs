@@ -74,6 +74,9 @@ impl Compensation for PreserveRefs {
         request: &mut OtherRequest<'_>,
         out: &mut OtherOutcome,
     ) {
+        if !request.paths.is_empty() {
+            return;
+        }
         let mut kept = OtherOutcome::default();
         restore_subjects(
             store,

@@ -4,9 +4,13 @@
 use agent_guard_quarantine::{
     GcOutcome, GcPolicy, GcSelection, Progress, Quarantine, RestoreOptions, RestoreReport,
 };
+use std::collections::HashSet;
+
+use agent_guard_git::CheckpointStore;
 use agent_guard_types::TxId;
 
 use crate::RecoveryError;
+use crate::checkpoint;
 use crate::compensation::{COMPENSATIONS, Registered};
 
 /// Restores transaction `txid`: its quarantined files, and through every compensation its
@@ -44,5 +48,28 @@ pub fn purge(
             }
         }
     }
+    prune_checkpoints(store);
     Ok(outcome)
+}
+
+/// Frees the checkpoint objects that only purged (or never journaled) checkpoints held:
+/// every checkpoint ref whose transaction is not live goes, then every object no remaining
+/// checkpoint reaches. Under the writers' lock, so no checkpoint is being taken meanwhile.
+/// Returns what was pruned (nothing when there is no store or the lock is busy).
+pub fn prune_checkpoints(store: &Quarantine) -> agent_guard_git::Pruned {
+    let Some(checkpoints) = CheckpointStore::open_existing(&checkpoint::store_dir(store)) else {
+        return agent_guard_git::Pruned::default();
+    };
+    let Ok(_lock) = store.lock() else {
+        return agent_guard_git::Pruned::default();
+    };
+    let Ok(transactions) = store.transactions() else {
+        return agent_guard_git::Pruned::default();
+    };
+    let live: HashSet<String> = transactions
+        .iter()
+        .filter(|tx| !tx.purged && tx.snapshots.iter().any(checkpoint::is_checkpoint))
+        .map(|tx| tx.txid.clone())
+        .collect();
+    checkpoints.prune(&live).unwrap_or_default()
 }

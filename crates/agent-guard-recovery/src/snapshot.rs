@@ -71,9 +71,12 @@ impl Compensation for Snapshot {
         &self,
         store: &Quarantine,
         tx: &Transaction,
-        _request: &mut OtherRequest<'_>,
+        request: &mut OtherRequest<'_>,
         out: &mut OtherOutcome,
     ) {
+        if !request.paths.is_empty() {
+            return;
+        }
         restore_subjects(store, tx, &[Subject::Worktree], out);
     }
 
@@ -177,7 +180,9 @@ pub(crate) fn restore_subjects(
     // A subject no compensation knows is reported once, by the work-tree snapshot.
     if subjects.contains(&Subject::Worktree) {
         for item in &tx.snapshots {
-            if let (Some(sha), None) = (&item.sha, Subject::parse(item.subject.as_deref())) {
+            let known = Subject::parse(item.subject.as_deref()).is_some()
+                || item.subject.as_deref() == Some(crate::checkpoint::SUBJECT);
+            if let (Some(sha), false) = (&item.sha, known) {
                 out.errors.push(format!(
                     "{sha}: unknown snapshot subject `{}`",
                     item.subject.as_deref().unwrap_or_default()

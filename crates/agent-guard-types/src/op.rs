@@ -84,6 +84,10 @@ pub enum OpKind {
     EditTool,
     /// Destructive, but what it destroys cannot be known.
     Unknown,
+    /// Runs a program whose effects the guard does not model: a script, an interpreter
+    /// running a file or code it does not flag, a build tool or task runner, a command it
+    /// does not know at all. What it changes is only knowable by looking afterwards.
+    OpaqueProgram,
 }
 
 impl OpKind {
@@ -105,6 +109,7 @@ impl OpKind {
             OpKind::SideEffectDelete => "side-effect-delete",
             OpKind::EditTool => "edit-tool",
             OpKind::Unknown => "unknown",
+            OpKind::OpaqueProgram => "opaque-program",
         }
     }
 
@@ -160,6 +165,25 @@ impl WriteMode {
     pub const fn reads_target(self) -> bool {
         !matches!(self, WriteMode::Replace)
     }
+}
+
+/// What bounds a delete whose matches only the program knows (`find … -delete`,
+/// `find … | xargs rm`): everything it deletes lies below the op's targets (its starting
+/// points), which are literal and followed through no symlink (`find` without `-L`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Confinement {
+    /// Every deleted entry's name matches each of these patterns (`find`'s `-name` and
+    /// `-iname` in an expression that is a plain conjunction); empty when the expression
+    /// does not say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// The name patterns ignore case (`-iname`).
+    #[serde(default)]
+    pub ignore_case: bool,
+    /// A matched directory goes with everything below it (`-exec rm -r {} +`), not entry by
+    /// entry (`-delete`).
+    #[serde(default)]
+    pub whole_matches: bool,
 }
 
 /// A compound-line shape that makes pre-execution compensation unsafe.
@@ -265,6 +289,9 @@ pub struct OpSpec {
     pub notes: Vec<String>,
     /// The simple command in the original text.
     pub span: Span,
+    /// For an undeterminable delete: what confines it to its targets, when something does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confined: Option<Confinement>,
 }
 
 impl OpSpec {
@@ -290,6 +317,7 @@ impl OpSpec {
             shape: None,
             notes: Vec::new(),
             span: Span::default(),
+            confined: None,
         }
     }
 
@@ -297,6 +325,18 @@ impl OpSpec {
     pub fn unknown(op: impl Into<String>, dialect: Dialect, note: impl Into<String>) -> OpSpec {
         let mut spec = OpSpec::new(op, OpKind::Unknown, dialect);
         spec.undeterminable = true;
+        spec.notes.push(note.into());
+        spec
+    }
+
+    /// Creates an [`OpKind::OpaqueProgram`] op for `program` with a note saying why its
+    /// effects are not modelled.
+    pub fn opaque_program(
+        program: impl Into<String>,
+        dialect: Dialect,
+        note: impl Into<String>,
+    ) -> OpSpec {
+        let mut spec = OpSpec::new(program, OpKind::OpaqueProgram, dialect);
         spec.notes.push(note.into());
         spec
     }

@@ -139,6 +139,16 @@ reason_codes! {
     /// A person approved this exact command once (`agent-guard approve`).
     AllowApproved => "ALLOW_APPROVED", Allow,
         "A person approved this exact command, in this directory and workspace, once; the approval is now used up.";
+    /// A program the guard cannot see into runs after a workspace checkpoint.
+    SnapshotCheckpoint => "SNAPSHOT_CHECKPOINT", Snapshot,
+        "The command runs a program whose effects the guard cannot see (a script, an interpreter, a build tool, an unknown command); the workspace is checkpointed first, so what it changes inside the workspace can be undone.";
+    /// A delete confined to the workspace whose targets only the shell knows runs after a
+    /// workspace checkpoint.
+    SnapshotCheckpointDelete => "SNAPSHOT_CHECKPOINT_DELETE", Snapshot,
+        "What this delete removes is only known when it runs, but it cannot leave the workspace; the workspace is checkpointed first, so the delete can be undone.";
+    /// Checkpoints are off: a program the guard cannot see into runs unprotected.
+    AllowUncheckpointed => "ALLOW_UNCHECKPOINTED", Allow,
+        "The command runs a program whose effects the guard cannot see, and checkpoints are turned off ([checkpoint] mode = never), so it runs unprotected.";
     /// Hook mode: the current version of files an edit tool changes is preserved first.
     SnapshotEditTool => "SNAPSHOT_EDIT_TOOL", Snapshot,
         "The current version of every existing file this edit-tool call writes, edits, deletes or renames is copied into the quarantine first, so the edit can be undone.";

@@ -21,6 +21,8 @@ pub enum Strategy {
     PreserveRefs,
     /// Keep the current version of files a command overwrites or consumes.
     Preserve,
+    /// Record the workspace as a checkpoint before a command whose effects are unknown.
+    Checkpoint,
 }
 
 impl Strategy {
@@ -31,6 +33,7 @@ impl Strategy {
         Strategy::Snapshot,
         Strategy::PreserveRefs,
         Strategy::Preserve,
+        Strategy::Checkpoint,
     ];
 
     /// The stable kebab-case name.
@@ -41,6 +44,7 @@ impl Strategy {
             Strategy::Snapshot => "snapshot",
             Strategy::PreserveRefs => "preserve-refs",
             Strategy::Preserve => "preserve",
+            Strategy::Checkpoint => "checkpoint",
         }
     }
 
@@ -59,6 +63,7 @@ impl Strategy {
             Plan::Snapshot { .. } => Some(Strategy::Snapshot),
             Plan::PreserveRefs { .. } => Some(Strategy::PreserveRefs),
             Plan::Preserve(_) => Some(Strategy::Preserve),
+            Plan::Checkpoint(_) => Some(Strategy::Checkpoint),
         }
     }
 }

@@ -39,6 +39,9 @@ pub enum Plan {
     /// (reflinked where the filesystem can) when the command reads or rewrites them in place,
     /// moved into the quarantine when it replaces them unread.
     Preserve(Vec<Preserved>),
+    /// Record the whole workspace as a checkpoint (what the command will change cannot be
+    /// named beforehand).
+    Checkpoint(CheckpointPlan),
     /// Keep the commits a ref-deleting command would drop, under private refs.
     PreserveRefs {
         /// The directory git runs in.
@@ -50,6 +53,19 @@ pub enum Plan {
         /// `true` for every reflog of the repository (`refs` and `stash` are then unused).
         reflogs: bool,
     },
+}
+
+/// What a [`Plan::Checkpoint`] keeps: every file of the workspace but `.git`, the quarantine
+/// and regenerable artifacts; files over the cap are listed without their content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointPlan {
+    /// Artifact patterns: what matches one, is ignored by git and holds no tracked file is
+    /// regenerable and left out.
+    pub artifacts: Vec<String>,
+    /// Leave regenerable artifacts out (regenerable deletion is enabled).
+    pub skip_regenerable: bool,
+    /// Files larger than this are listed as not kept.
+    pub max_file_bytes: u64,
 }
 
 /// One path whose current version a [`Plan::Preserve`] keeps.

@@ -15,6 +15,35 @@ pub enum ResetPreflight {
     Undeterminable(String),
 }
 
+/// Which entries below a directory a delete confined to it removes, for
+/// [`World::checkpoint_reach`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach<'a> {
+    /// Its direct children whose names match a shell pattern (`rm -rf build/*`): with
+    /// `dot_rule`, a leading `.` must be matched literally (POSIX shells); with `recursive`,
+    /// a matched directory goes with everything below it.
+    Children {
+        /// The pattern of the last component.
+        pattern: &'a str,
+        /// A leading dot is only matched by a literal dot.
+        dot_rule: bool,
+        /// Matched directories are removed whole.
+        recursive: bool,
+    },
+    /// Entries at any depth whose names match every pattern (`find -name`); with
+    /// `whole_matches`, a matched directory goes with everything below it.
+    Names {
+        /// The name patterns (every one must match).
+        patterns: &'a [String],
+        /// Match ignoring case.
+        ignore_case: bool,
+        /// Matched directories are removed whole.
+        whole_matches: bool,
+    },
+    /// Anything below it.
+    Everything,
+}
+
 /// Read-only facts about the workspace, answered by the world crate (or a fake in tests).
 ///
 /// The policy stays pure: it performs no I/O itself and asks this trait instead, lazily, so
@@ -37,4 +66,13 @@ pub trait World {
     /// Checks whether `git reset --hard <target>` run from `cwd` would destroy content a
     /// snapshot of tracked changes cannot preserve.
     fn reset_preflight(&self, cwd: &Path, target: Option<&str>) -> ResetPreflight;
+
+    /// Returns `true` if a delete confined to directory `dir` (physical, inside the
+    /// workspace), removing what `reach` says, could remove something no checkpoint keeps:
+    /// the workspace's `.git` or the quarantine. The default (a world that cannot look)
+    /// says it could, which keeps such deletes refused.
+    fn checkpoint_reach(&self, dir: &Path, reach: Reach<'_>) -> bool {
+        let _ = (dir, reach);
+        true
+    }
 }

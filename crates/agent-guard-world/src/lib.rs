@@ -70,6 +70,7 @@ mod expand;
 mod facts;
 mod ignore;
 mod protect;
+mod reach;
 mod repo;
 mod reset_preflight;
 mod reset_walk;

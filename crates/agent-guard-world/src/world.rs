@@ -169,6 +169,10 @@ impl World for RealWorld {
     fn reset_preflight(&self, cwd: &Path, target: Option<&str>) -> ResetPreflight {
         crate::reset_preflight::reset_preflight(self, cwd, target)
     }
+
+    fn checkpoint_reach(&self, dir: &Path, reach: agent_guard_types::Reach<'_>) -> bool {
+        crate::reach::reaches(self, dir, reach)
+    }
 }
 
 #[cfg(test)]

@@ -99,10 +99,15 @@ pub(super) fn shell(name: &str, rest: &[Arg], call: Call<'_>, line: &mut Line<'_
             None => stdin_program(call, line, false),
             Some(file) => match file.known() {
                 Some(path) if is_channel(path) => stdin_program(call, line, true),
-                // `bash build.sh`: the file's contents are out of scope unless the words smell.
-                Some(_) if !file.glob || file.quoted => opaque_if_smelly(
-                    command_text(call.command, line.source),
-                    "indirect shell execution",
+                // `bash build.sh`: the file's contents are out of scope unless the words smell;
+                // what it does is checkpointed.
+                Some(_) if !file.glob || file.quoted => crate::noop::or_opaque(
+                    opaque_if_smelly(
+                        command_text(call.command, line.source),
+                        "indirect shell execution",
+                    ),
+                    name,
+                    "a shell script the guard does not read",
                 ),
                 _ => unknown(
                     "the shell's script is not a literal file (a variable, a process substitution)",
@@ -282,9 +287,11 @@ pub(super) fn source(rest: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<O
     };
     match file.known() {
         Some(path) if is_channel(path) => stdin_program(call, line, true),
-        Some(_) if !file.glob || file.quoted => {
-            opaque_if_smelly(command_text(call.command, line.source), "sourced script")
-        }
+        Some(_) if !file.glob || file.quoted => crate::noop::or_opaque(
+            opaque_if_smelly(command_text(call.command, line.source), "sourced script"),
+            "source",
+            "a sourced script the guard does not read",
+        ),
         _ => unknown("the sourced file is not literal (a variable, a process substitution)"),
     }
 }

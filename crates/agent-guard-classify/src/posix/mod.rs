@@ -15,6 +15,7 @@ use agent_guard_types::{Dialect, OpKind, OpSpec};
 
 use crate::args::{Arg, basename, expand_all};
 use crate::git::{self, Disarmed, GitContext};
+use crate::noop;
 use crate::shapes::Positions;
 use crate::smell::smells;
 use crate::wrappers::{self, Unwrap};
@@ -324,8 +325,33 @@ fn dispatch(
                 return vec![op];
             }
             let mut ops = writes::posix(name, rest);
-            if let Some(lang) = crate::inline_code::interpreter(name) {
-                ops.extend(hops::interpreter(lang, rest, call, line));
+            match crate::inline_code::interpreter(name) {
+                Some(_) if noop::only_asks(rest) => {}
+                Some(lang) => {
+                    let inner = hops::interpreter(lang, rest, call, line);
+                    // Code the guard does not flag (a file it does not read, `-c` text without
+                    // a destructive call it knows) can still destroy anything.
+                    if ops.is_empty() {
+                        ops = noop::or_opaque(
+                            inner,
+                            name,
+                            "an interpreter runs code whose effects the guard does not model",
+                        );
+                    } else {
+                        ops.extend(inner);
+                    }
+                }
+                // What it writes is modelled (`cp`, `mv`, `tee`, `sed -i`, …).
+                None if !ops.is_empty() => {}
+                None if noop::changes_nothing(name, rest) => {}
+                // `(( n > 2 ))` read as a command: almost always arithmetic.
+                None if call.command.context.maybe_arithmetic => {}
+                None => ops.push(noop::opaque(
+                    name,
+                    Dialect::Posix,
+                    "a program whose effects the guard does not model (a script, a build tool, \
+                     a task runner, an unknown command)",
+                )),
             }
             ops
         }

@@ -19,6 +19,7 @@ use crate::shapes::Positions;
 pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpSpec> {
     let mut notes = Vec::new();
     let mut deletes = false;
+    let mut opaque = Vec::new();
     // The kind of what the per-file commands do: a delete unless they only write.
     let mut kind = None;
     let mut index = 0;
@@ -34,7 +35,11 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                 let end = exec_end(args, index);
                 let command = &args[index..end];
                 index = (end + 1).min(args.len().max(end));
-                let inner = exec(command, call, line);
+                let (programs, inner): (Vec<OpSpec>, Vec<OpSpec>) = exec(command, call, line)
+                    .into_iter()
+                    .partition(|op| op.kind == OpKind::OpaqueProgram);
+                // A program it runs per file is checkpointed like one typed on the line.
+                opaque.extend(programs);
                 if !inner.is_empty() {
                     deletes = true;
                     kind = Some(strongest(kind, &inner));
@@ -46,7 +51,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
         }
     }
     if !deletes {
-        return Vec::new();
+        return opaque;
     }
     let mut op = OpSpec::new("find", kind.unwrap_or(OpKind::FsDelete), Dialect::Posix);
     op.recursive = true;
@@ -64,7 +69,9 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     for note in notes {
         op.note(note);
     }
-    vec![op]
+    op.confined = crate::find::confinement(args);
+    opaque.insert(0, op);
+    opaque
 }
 
 /// The kind of op a per-file command makes of the found files: a delete when any inner op

@@ -99,7 +99,10 @@ fn interpreter_hops() {
     assert_eq!(kinds("curl https://x | sh"), [OpKind::Unknown]);
     assert_eq!(targets("eval 'rm -rf build'"), ["build"]);
     assert_eq!(kinds("eval \"$X rm\""), [OpKind::Unknown]);
-    assert_eq!(kinds(". ./helpers.sh && rm x"), [OpKind::FsDelete]);
+    assert_eq!(
+        kinds(". ./helpers.sh && rm x"),
+        [OpKind::OpaqueProgram, OpKind::FsDelete]
+    );
     assert_eq!(kinds("source ./helpers.sh rm"), [OpKind::Unknown]);
     assert_eq!(targets("bash <<'EOF'\nrm -rf build\nEOF"), ["build"]);
     assert_eq!(targets("bash <<< 'rm -rf build'"), ["build"]);
@@ -257,14 +260,15 @@ fn programs_from_streams_are_unknown() {
     ] {
         assert!(refused(line), "{line}");
     }
+    // What a script file does is not read: the policy checkpoints it (issue 14).
     for line in [
         "bash script.sh",
         "python3 tool.py",
         "echo x | python3 -m json.tool",
-        "bash <<'EOF'\necho hi\nEOF",
-        "sh < /dev/null",
-        "bash",
     ] {
+        assert_eq!(kinds(line), [OpKind::OpaqueProgram], "{line}");
+    }
+    for line in ["bash <<'EOF'\necho hi\nEOF", "sh < /dev/null", "bash"] {
         assert!(ops(line).is_empty(), "{line}");
     }
 }

@@ -15,7 +15,7 @@ use super::{file, overwrite};
 use crate::args::Arg;
 
 /// Returns `true` for the programs of this module.
-fn is_device_tool(name: &str) -> bool {
+pub(super) fn is_device_tool(name: &str) -> bool {
     name.starts_with("mkfs.")
         || matches!(
             name,

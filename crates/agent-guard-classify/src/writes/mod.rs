@@ -101,6 +101,11 @@ pub(crate) fn value_arg(item: &Item<'_>) -> Option<Arg> {
     }
 }
 
+/// Returns `true` for the device tools [`posix`] models (`wipefs`, `fdisk`, `mkfs.*`, …).
+pub(crate) fn is_device_tool(name: &str) -> bool {
+    devices::is_device_tool(name)
+}
+
 /// The writing ops of the POSIX program `name` (lower-cased basename) run with `rest`.
 /// Empty when it writes nothing the guard judges.
 pub(crate) fn posix(name: &str, rest: &[Arg]) -> Vec<OpSpec> {

@@ -159,6 +159,7 @@ fn print_snapshot(snapshot: &SnapshotReport) {
             .map_or_else(|| format!("ref {name}"), |tag| format!("tag {tag}")),
         (Some("stash"), Some(name)) => name.to_owned(),
         (Some("reflog"), Some(name)) => format!("reflog {name}"),
+        (Some("checkpoint"), _) => "workspace checkpoint".to_owned(),
         _ => "work-tree changes".to_owned(),
     };
     let Some(sha) = &snapshot.sha else {
@@ -181,7 +182,24 @@ fn print_snapshot(snapshot: &SnapshotReport) {
         .max()
         .unwrap_or(0)
         .min(60);
-    for stat in &snapshot.diffstat {
+    if snapshot.subject.as_deref() == Some("checkpoint") {
+        let changed = snapshot.changed_files.unwrap_or(0);
+        printer::out(&format!(
+            "    {}",
+            paint(
+                style::DIM,
+                &format!(
+                    "{changed} path(s) changed since the checkpoint (a restore puts them back)"
+                )
+            )
+        ));
+    }
+    for (at, stat) in snapshot.diffstat.iter().enumerate() {
+        let kind = snapshot.changes.get(at).map_or("", |k| match k {
+            agent_guard_engine::ChangeKind::Deleted => "deleted  ",
+            agent_guard_engine::ChangeKind::Modified => "modified ",
+            agent_guard_engine::ChangeKind::Created => "created  ",
+        });
         let change = if stat.binary {
             "binary".to_owned()
         } else {
@@ -191,7 +209,24 @@ fn print_snapshot(snapshot: &SnapshotReport) {
                 paint(style::ERROR, &format!("-{}", stat.removed))
             )
         };
-        printer::out(&format!("    {:<width$} | {change}", sanitize(&stat.path)));
+        printer::out(&format!(
+            "    {kind}{:<width$} | {change}",
+            sanitize(&stat.path)
+        ));
+    }
+    for not_kept in &snapshot.not_kept {
+        printer::out(&format!(
+            "    {}  {}",
+            sanitize(&not_kept.path),
+            paint(
+                style::DIM,
+                &format!(
+                    "not kept ({}, {})",
+                    not_kept.reason.as_str(),
+                    human::bytes(not_kept.size)
+                )
+            )
+        ));
     }
     if let Some(total) = snapshot.changed_files
         && total > snapshot.diffstat.len()

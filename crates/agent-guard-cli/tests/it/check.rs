@@ -199,7 +199,7 @@ fn the_demo_runs_and_shows_the_verdicts_it_names() {
         ("sed -i 's/draft/final/' notes.txt", "SNAPSHOT_OVERWRITE"),
         ("gzip notes.txt", "SNAPSHOT_CONSUMED_INPUT"),
         ("cd src && rm -rf build", "COMPOUND_CWD_DELETE"),
-        ("rm *.log", "BLOCK_WILDCARD"),
+        ("rm *.log", "SNAPSHOT_CHECKPOINT_DELETE"),
         ("rm -rf \"$BUILD_DIR\"", "BLOCK_UNDETERMINABLE_EFFECT"),
         (
             "python3 -c \"import shutil; shutil.rmtree('build')\"",

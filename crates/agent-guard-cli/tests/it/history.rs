@@ -305,15 +305,12 @@ fn check_and_safe_delete_name_targets_workspace_and_the_next_command() {
     // The audit log still redacts it.
     let audit = std::fs::read_to_string(env.trash().join("audit.jsonl")).unwrap();
     assert!(!audit.contains("elsewhere"));
-    // A wildcard gets the ready-to-paste safe-delete.
-    let report = env.check_json("rm build/*.txt");
-    assert_eq!(
-        report["suggestion"],
-        "agent-guard safe-delete 'build/*.txt'"
-    );
-    let (_, _, stderr) = run(&env, &["check", "rm build/*.txt"]);
+    // A refused wildcard gets the ready-to-paste safe-delete.
+    let report = env.check_json("rm */*.txt");
+    assert_eq!(report["suggestion"], "agent-guard safe-delete '*/*.txt'");
+    let (_, _, stderr) = run(&env, &["check", "rm */*.txt"]);
     assert!(
-        stderr.contains("agent-guard safe-delete 'build/*.txt'"),
+        stderr.contains("agent-guard safe-delete '*/*.txt'"),
         "{stderr}"
     );
     // Every refusal ends with the next thing to type.

@@ -11,6 +11,7 @@ mod approve;
 mod argv;
 mod audit;
 mod check;
+mod checkpoint;
 mod crash;
 mod dialects;
 mod edit_corpus;

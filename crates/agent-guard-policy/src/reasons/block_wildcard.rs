@@ -4,9 +4,9 @@ use agent_guard_types::{OpKind, OpSpec, PathSpec};
 
 super::reason!(
     BlockWildcard, BlockWildcard, "BLOCK_WILDCARD",
-    catches: "A delete target with an active wildcard (`rm *.log`, `rm -rf .agent-trash/*`), and git pathspecs with `*`, `?` or `[` even when quoted (`git clean -f -- '*.tmp'`, `git checkout -- '*.py'`), because git expands pathspecs itself.",
+    catches: "A delete target with an active wildcard that no checkpoint can cover (`rm -rf .*`, `rm -rf .agent-trash/*`, `rm */*.log`, every wildcard in the Windows dialects, and `rm *.log` itself with `[checkpoint] mode = \"never\"`; a POSIX wildcard the workspace confines is `SNAPSHOT_CHECKPOINT_DELETE`), and git pathspecs with `*`, `?` or `[` even when quoted (`git clean -f -- '*.tmp'`, `git checkout -- '*.py'`), because git expands pathspecs itself.",
     why: "What a glob matches is decided when the command runs; the guard cannot quarantine an unknown set ahead of time.",
-    example: "rm *.log",
+    example: "rm -rf .*",
     verdict: "BLOCK. A quoted `*` in a plain `rm` argument is a literal file name, not a glob.",
     recovery: "List the paths explicitly, or use `agent-guard safe-delete '*.log'`, which expands the glob itself and quarantines every match.",
     enforcement: None,

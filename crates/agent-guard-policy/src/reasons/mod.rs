@@ -10,6 +10,7 @@ pub mod allow_approved;
 pub mod allow_noop;
 pub mod allow_regenerable;
 pub mod allow_trash_gc;
+pub mod allow_uncheckpointed;
 pub mod ask_patch_delete;
 pub mod ask_preserve_too_large;
 pub mod block_config_invalid;
@@ -35,6 +36,8 @@ pub mod relocate_narrow;
 pub mod relocate_paths;
 pub mod relocate_tree;
 pub mod relocate_via_clean_enumerate;
+pub mod snapshot_checkpoint;
+pub mod snapshot_checkpoint_delete;
 pub mod snapshot_consumed_input;
 pub mod snapshot_edit_tool;
 pub mod snapshot_git_refs;
@@ -223,6 +226,9 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &hook_usage_error::HookUsageError,
     &ask_patch_delete::AskPatchDelete,
     &allow_approved::AllowApproved,
+    &snapshot_checkpoint::SnapshotCheckpoint,
+    &snapshot_checkpoint_delete::SnapshotCheckpointDelete,
+    &allow_uncheckpointed::AllowUncheckpointed,
     &snapshot_edit_tool::SnapshotEditTool,
 ];
 

@@ -195,6 +195,10 @@ pub struct OtherRequest<'a> {
     pub force: bool,
     /// The id of each new (backup) transaction.
     pub new_txid: &'a mut dyn FnMut() -> TxId,
+    /// `--path`: restore only these workspace-relative paths (empty: everything). Only
+    /// compensations that can restore part of what they keep (checkpoints) act on a
+    /// partial restore; the others do nothing then.
+    pub paths: &'a [PathBuf],
 }
 
 impl std::fmt::Debug for OtherRequest<'_> {
@@ -339,14 +343,11 @@ impl Quarantine {
         };
         // Items that are not files in the quarantine (git snapshots, kept refs): their
         // compensations restore them (whole-transaction restores only).
-        if !tx.snapshots.is_empty()
-            && outcome.refusal.is_none()
-            && options.to.is_none()
-            && options.paths.is_empty()
-        {
+        if !tx.snapshots.is_empty() && outcome.refusal.is_none() && options.to.is_none() {
             let mut request = OtherRequest {
                 force: options.force,
                 new_txid,
+                paths: &options.paths,
             };
             let others = others.restore(self, tx, &mut request);
             outcome.backup_txids.extend(others.backup_txids);

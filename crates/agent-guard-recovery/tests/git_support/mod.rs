@@ -178,6 +178,7 @@ impl GitOps for Quarantine {
         let mut request = agent_guard_recovery::OtherRequest {
             force: false,
             new_txid: &mut next,
+            paths: &[],
         };
         Registered.restore(self, tx, &mut request)
     }

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Workspace checkpoint benchmark (issue 14): a git workspace of N files (tracked plus
+# untracked; 10,000 and 100,000 by default), each case side by side with
+# `git status --porcelain` in the same hyperfine run:
+#   - nothing changed since the last checkpoint;
+#   - 100 files changed before every run;
+#   - the first checkpoint of the workspace (everything hashed) against `git add -A` into a
+#     scratch index;
+#   - storage: a second checkpoint with nothing changed adds no content objects (checked).
+# A checkpoint is taken through `check --enforce` of an opaque program (`make -q`), so the
+# numbers include the whole process, the audit record and the journal.
+#
+#   bench/checkpoint.sh [--runs N] [--sizes "10000 100000"] [--export-dir DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=10
+sizes="10000 100000"
+export_dir=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --sizes) sizes="$2"; shift 2 ;;
+    --export-dir) export_dir="$2"; shift 2 ;;
+    *) echo "usage: bench/checkpoint.sh [--runs N] [--sizes \"10000 100000\"] [--export-dir DIR]" >&2; exit 2 ;;
+  esac
+done
+command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
+cargo build --release -q -p agent-guard-cli
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+ag="$target/release/agent-guard"
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+export HOME="$root/home" GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@agent-guard.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@agent-guard.invalid
+mkdir -p "$HOME"
+
+export_args() { # $1: case name
+  [ -n "$export_dir" ] && { mkdir -p "$export_dir"; echo --export-markdown "$export_dir/$1.md"; } || true
+}
+
+objects() { # loose objects in the checkpoint store
+  find "$1/.agent-trash/checkpoints/objects" -type f -path '*/[0-9a-f][0-9a-f]/*' 2>/dev/null | wc -l
+}
+
+for n in $sizes; do
+  ws="$root/ws$n"
+  mkdir -p "$ws"
+  git -C "$ws" init -q
+  python3 - "$ws" "$n" <<'PY'
+import os, sys
+ws, n = sys.argv[1], int(sys.argv[2])
+per_dir = 100
+for i in range(n):
+    d = os.path.join(ws, f"d{i // per_dir:04}")
+    if i % per_dir == 0:
+        os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"f{i % per_dir:03}.txt"), "w") as out:
+        out.write(f"file {i}\n")
+PY
+  # Three quarters tracked, one quarter untracked.
+  git -C "$ws" add -A && git -C "$ws" reset -q -- $(cd "$ws" && ls -d d*[0-9] | awk 'NR % 4 == 0')
+  git -C "$ws" commit -qm "$n files"
+  sleep 1.1 && git -C "$ws" update-index -q --refresh
+  cat > "$root/modify$n.sh" <<SH
+#!/bin/sh
+n=\$(date +%s%N)
+python3 - "$ws" "\$n" <<'PY'
+import os, sys
+ws, tag = sys.argv[1], sys.argv[2]
+for i in range(100):
+    with open(os.path.join(ws, f"d{i:04}", "f000.txt"), "w") as out:
+        out.write(f"modified {tag} {i}\n")
+PY
+SH
+  chmod +x "$root/modify$n.sh"
+  take="$ag check --cwd $ws --enforce -- make -q"
+  status="git -C $ws status --porcelain"
+
+  echo "## $n files: first checkpoint (everything hashed) vs git add -A into a scratch index"
+  hyperfine -N --runs "$runs" --style basic $(export_args "first-$n") \
+    --prepare "rm -rf $ws/.agent-trash/checkpoints $root/scratch-index" \
+    -n "agent-guard first checkpoint" "$take" \
+    -n "git add -A (scratch index)" "env GIT_INDEX_FILE=$root/scratch-index git -C $ws add -A"
+
+  $take >/dev/null
+  before=$(objects "$ws")
+  $take >/dev/null
+  after=$(objects "$ws")
+  echo "storage: a second checkpoint of an unchanged workspace added $((after - before)) objects (content objects: 0 expected)"
+
+  echo "## $n files: nothing changed since the last checkpoint"
+  hyperfine -N --runs "$runs" --warmup 2 --style basic $(export_args "unchanged-$n") \
+    -n "git status --porcelain" "$status" \
+    -n "agent-guard checkpoint (unchanged)" "$take"
+
+  echo "## $n files: 100 files changed"
+  hyperfine -N --runs "$runs" --style basic $(export_args "changed-$n") --prepare "$root/modify$n.sh" \
+    -n "git status --porcelain" "$status" \
+    -n "agent-guard checkpoint (100 changed)" "$take"
+done

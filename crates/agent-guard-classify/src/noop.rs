@@ -1,0 +1,306 @@
+//! Programs known to change nothing in the workspace, and the opaque rest.
+//!
+//! A command the classifier has no rule for used to be a silent no-op: `make clean`,
+//! `python tools/cleanup.py` and `./scripts/migrate.sh` destroy whatever they like, and the
+//! guard could not tell. Now only the programs listed here stay on the free no-op path (no
+//! writes, no checkpoint); every other program the guard does not model is an
+//! [`OpKind::OpaqueProgram`](agent_guard_types::OpKind::OpaqueProgram), which the policy
+//! checkpoints (issue 14). The list is deliberately of programs that read, print or only
+//! create: a program that can rewrite files in place (`sed -i`, `sort -o`) is a no-op only
+//! without those options.
+
+use agent_guard_types::{Dialect, OpSpec};
+
+use crate::args::Arg;
+
+/// Programs (and shell builtins) that never delete or rewrite a file of the workspace,
+/// whatever their arguments (beyond [`changes_nothing`]'s special cases).
+const NO_OP: &[&str] = &[
+    // Shell builtins and keywords that run as commands.
+    ":",
+    "true",
+    "false",
+    "test",
+    "[",
+    "[[",
+    "echo",
+    "printf",
+    "pwd",
+    "cd",
+    "pushd",
+    "popd",
+    "dirs",
+    "type",
+    "set",
+    "unset",
+    "shift",
+    "exit",
+    "return",
+    "read",
+    "wait",
+    "jobs",
+    "fg",
+    "bg",
+    "disown",
+    "ulimit",
+    "umask",
+    "times",
+    "let",
+    "getopts",
+    "history",
+    "shopt",
+    "complete",
+    "compgen",
+    "bind",
+    "help",
+    "kill",
+    "sleep",
+    "break",
+    "continue",
+    // Reading and printing.
+    "ls",
+    "ll",
+    "la",
+    "cat",
+    "tac",
+    "nl",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "most",
+    "bat",
+    "batcat",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "wc",
+    "tree",
+    "stat",
+    "file",
+    "du",
+    "df",
+    "diff",
+    "cmp",
+    "comm",
+    "cut",
+    "tr",
+    "paste",
+    "join",
+    "fold",
+    "fmt",
+    "column",
+    "expand",
+    "unexpand",
+    "rev",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "which",
+    "whereis",
+    "whatis",
+    "apropos",
+    "man",
+    "info",
+    "seq",
+    "yes",
+    "xxd",
+    "od",
+    "hexdump",
+    "strings",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "shasum",
+    "b2sum",
+    "cksum",
+    "sum",
+    "base32",
+    "base64",
+    "jq",
+    "gron",
+    "printenv",
+    "locale",
+    "tput",
+    "clear",
+    "date",
+    "cal",
+    "whoami",
+    "id",
+    "groups",
+    "who",
+    "w",
+    "users",
+    "uname",
+    "hostname",
+    "hostnamectl",
+    "uptime",
+    "nproc",
+    "free",
+    "lscpu",
+    "lsblk",
+    "ps",
+    "pgrep",
+    "top",
+    "htop",
+    "lsof",
+    "env",
+    "getconf",
+    "tty",
+    "stty",
+    "logname",
+    "sha256",
+    // Interactive: a person decides what changes; remote: nothing local changes.
+    "vi",
+    "vim",
+    "nvim",
+    "nano",
+    "emacs",
+    "ssh",
+    // Only create.
+    "mkdir",
+    "touch",
+    "mktemp",
+];
+
+/// Programs whose writes the classifier models (`writes::posix`): when it finds nothing
+/// they destroy (`tee -a`, `mv -n`, `cp` onto a new name), they change nothing that needs a
+/// checkpoint.
+const MODELLED_WRITERS: &[&str] = &[
+    "cp",
+    "gcp",
+    "mv",
+    "gmv",
+    "install",
+    "ginstall",
+    "ln",
+    "gln",
+    "rsync",
+    "truncate",
+    "dd",
+    "tee",
+    "fallocate",
+    "sponge",
+    "iconv",
+    "wget",
+    "ed",
+    "red",
+    "ex",
+    "gvim",
+    "view",
+    "dos2unix",
+    "unix2dos",
+    "mac2unix",
+    "unix2mac",
+    "yq",
+    "clang-format",
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "bunzip2",
+    "xz",
+    "unxz",
+    "lzma",
+    "unlzma",
+    "zstd",
+    "unzstd",
+    "lz4",
+    "lzip",
+    "compress",
+    "uncompress",
+    "pigz",
+    "unpigz",
+    "pbzip2",
+    "lbzip2",
+    "plzip",
+    "zip",
+    "tar",
+    "gtar",
+    "bsdtar",
+    "7z",
+    "7za",
+    "7zz",
+    "7zr",
+];
+
+/// Returns `true` if `program` (a normalised name) run with `args` is known to change
+/// nothing in the workspace.
+pub(crate) fn changes_nothing(program: &str, args: &[Arg]) -> bool {
+    let texts = || args.iter().filter_map(Arg::known);
+    if only_asks(args) {
+        return true;
+    }
+    match program {
+        // `-o FILE` / `--output` rewrite a file, possibly the input itself.
+        "sort" => !texts().any(|t| t.starts_with("-o") || t.starts_with("--output")),
+        "uniq" => args.iter().filter(|a| !a.is_option()).count() <= 1,
+        "sed" | "gsed" => !texts().any(|t| {
+            t.starts_with("--in-place")
+                || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
+        }),
+        // Prints what it fetches unless told to write a file.
+        "curl" => !texts().any(|t| {
+            t.starts_with("--output")
+                || t.starts_with("--remote-name")
+                || (t.starts_with('-') && !t.starts_with("--") && t.contains(['o', 'O']))
+        }),
+        // In-place editing (`-i inplace`) is modelled by the writes rules; a program that
+        // runs commands is not.
+        "awk" | "gawk" | "mawk" | "nawk" => !texts().any(|t| t.contains("system(")),
+        _ => {
+            NO_OP.contains(&program)
+                || MODELLED_WRITERS.contains(&program)
+                || crate::writes::is_device_tool(program)
+        }
+    }
+}
+
+/// `python3 --version`, `make --help`: every program answers these without running anything.
+pub(crate) fn only_asks(args: &[Arg]) -> bool {
+    matches!(args, [only] if only
+        .known()
+        .is_some_and(|t| matches!(t, "--version" | "--help" | "-V")))
+}
+
+/// The op of a program the guard does not model: its effects are only knowable by looking
+/// afterwards, so the policy checkpoints the workspace before it runs.
+pub(crate) fn opaque(program: &str, dialect: Dialect, why: &str) -> OpSpec {
+    OpSpec::opaque_program(program, dialect, why)
+}
+
+/// Returns `ops`, or the opaque-program op of `program` when the rules found nothing.
+pub(crate) fn or_opaque(ops: Vec<OpSpec>, program: &str, why: &str) -> Vec<OpSpec> {
+    if ops.is_empty() {
+        vec![opaque(program, Dialect::Posix, why)]
+    } else {
+        ops
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> Vec<Arg> {
+        words.iter().map(|w| Arg::literal(w)).collect()
+    }
+
+    #[test]
+    fn readers_change_nothing_and_in_place_editors_do() {
+        assert!(changes_nothing("ls", &args(&["-la"])));
+        assert!(changes_nothing("sed", &args(&["-n", "1p", "f"])));
+        assert!(!changes_nothing("sed", &args(&["-i", "s/a/b/", "f"])));
+        assert!(!changes_nothing("sort", &args(&["-o", "f", "f"])));
+        assert!(!changes_nothing("uniq", &args(&["in", "out"])));
+        assert!(!changes_nothing("make", &args(&["clean"])));
+        assert!(changes_nothing("awk", &args(&["$2 > 5 {print}"])));
+        assert!(!changes_nothing("awk", &args(&["{ system(\"rm x\") }"])));
+    }
+}

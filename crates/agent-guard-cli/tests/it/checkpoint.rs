@@ -1,0 +1,433 @@
+//! Workspace checkpoints end to end (issue 14): `check --enforce`, then the real program,
+//! then `undo`; the workspace (every file, link and mode but `.git` and the quarantine) and
+//! git's view of it equal what they were, byte for byte.
+
+use std::path::Path;
+
+use agent_guard_testutil::{Fixture, FixtureSpec};
+
+use crate::support::{Entry, TestEnv, enforce, snapshot};
+
+type Tree = std::collections::BTreeMap<Vec<u8>, Entry>;
+
+/// The workspace as a restore must leave it: contents, kinds and modes (a checkpoint
+/// rewrites what it restores, so times are not compared), and `git status`.
+fn state(env: &TestEnv) -> (Tree, String) {
+    (snapshot(env.ws(), &["**"]), git_status(env.ws()))
+}
+
+fn git_status(ws: &Path) -> String {
+    if !ws.join(".git").exists() {
+        return String::new();
+    }
+    let output = std::process::Command::new("git")
+        .args([
+            "status",
+            "--porcelain",
+            "--ignored",
+            "--untracked-files=all",
+        ])
+        .current_dir(ws)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| !l.contains(".agent-trash"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs `command` with `sh -c` in the workspace, the system's programs first on `PATH` (a
+/// version manager's shims need the real `HOME`).
+fn run(env: &TestEnv, command: &str) {
+    let path = format!(
+        "/usr/bin:/bin:{}",
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let status = std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(env.ws())
+        .env("HOME", &env.fixture.home)
+        .env("PATH", path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "`{command}` failed: {status:?}");
+}
+
+fn write(env: &TestEnv, path: &str, text: &str) {
+    let path = env.ws().join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn json(output: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+fn agent_guard(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    env.cmd("agent-guard").args(args).output().unwrap()
+}
+
+/// `check --enforce` takes one checkpoint and lets `command` run; returns its txid.
+fn checkpointed(env: &TestEnv, command: &str, code: &str) -> String {
+    let (exit, report) = enforce(env, command);
+    assert_eq!(exit, 0, "{command}: {report}");
+    assert_eq!(report["code"], code, "{command}: {report}");
+    let compensations = report["compensations"].as_array().unwrap();
+    assert_eq!(compensations.len(), 1, "{command}: {report}");
+    assert_eq!(compensations[0]["strategy"], "checkpoint", "{report}");
+    compensations[0]["txid"].as_str().unwrap().to_owned()
+}
+
+/// The whole round trip: checkpoint, run, see the change, undo, compare. Returns the undo
+/// report.
+fn round_trip(env: &TestEnv, command: &str, code: &str) -> serde_json::Value {
+    let before = state(env);
+    let txid = checkpointed(env, command, code);
+    run(env, command);
+    assert_ne!(state(env), before, "`{command}` must change something");
+    let undo = agent_guard(env, &["undo", "--json"]);
+    assert!(undo.status.success(), "{command}: {undo:?}");
+    let undo = json(&undo);
+    assert_eq!(undo["txid"], txid, "{undo}");
+    assert_eq!(state(env), before, "`{command}` undone");
+    undo
+}
+
+/// A script that deletes a directory, overwrites an untracked file, edits a tracked dirty
+/// file, deletes `.env` and creates files.
+const CLEANUP: &str = r#"import os, shutil
+shutil.rmtree("build")
+open("notes.txt", "w").write("overwritten\n")
+open("src/main.rs", "a").write("// edited by the script\n")
+os.remove(".env")
+open("new.txt", "w").write("created\n")
+os.makedirs("made/deeper")
+open("made/deeper/x.txt", "w").write("x\n")
+"#;
+
+fn script_workspace(env: &TestEnv) {
+    write(env, "tools/cleanup.py", CLEANUP);
+    write(env, ".env", "SECRET=1\n");
+    // A tracked file with uncommitted changes.
+    write(env, "src/main.rs", "fn main() { println!(\"dirty\"); }\n");
+}
+
+#[test]
+fn a_python_script_is_undone_byte_for_byte() {
+    let env = TestEnv::new();
+    script_workspace(&env);
+    let undo = round_trip(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
+    // What the script created and changed is kept in a new transaction, never deleted.
+    let backups = undo["backup_txids"].as_array().unwrap();
+    assert_eq!(backups.len(), 1, "{undo}");
+    let backup = env.trash().join(backups[0].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(backup.join("new.txt")).unwrap(),
+        "created\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(backup.join("notes.txt")).unwrap(),
+        "overwritten\n"
+    );
+    // Undoing again finds nothing left to undo in that checkpoint.
+    let again = agent_guard(&env, &["restore", "--json", undo["txid"].as_str().unwrap()]);
+    assert!(again.status.success(), "{again:?}");
+}
+
+#[test]
+fn the_same_script_in_a_workspace_that_is_not_a_git_repository() {
+    let mut spec = FixtureSpec::default();
+    for (path, content) in [
+        ("build/out/app.o", "object\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("notes.txt", "notes\n"),
+    ] {
+        spec.files.insert(path.into(), content.into());
+    }
+    let env = TestEnv {
+        fixture: Fixture::build(&spec).unwrap(),
+    };
+    assert!(!env.ws().join(".git").exists());
+    script_workspace(&env);
+    round_trip(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
+}
+
+#[test]
+fn a_makefile_clean_target_is_undone() {
+    let env = TestEnv::new();
+    write(&env, "Makefile", "clean:\n\trm -rf build dist\n");
+    round_trip(&env, "make clean", "SNAPSHOT_CHECKPOINT");
+}
+
+#[test]
+fn rm_of_a_glob_in_the_workspace_is_checkpointed_and_undone() {
+    let env = TestEnv::new();
+    write(&env, "a.log", "a\n");
+    write(&env, "b.log", "b\n");
+    write(&env, "keep.txt", "keep\n");
+    round_trip(&env, "rm *.log", "SNAPSHOT_CHECKPOINT_DELETE");
+    assert!(env.ws().join("a.log").exists());
+}
+
+#[test]
+fn rm_rf_of_a_directory_glob_is_undone() {
+    let env = TestEnv::new();
+    round_trip(&env, "rm -rf build/*", "SNAPSHOT_CHECKPOINT_DELETE");
+    assert!(env.ws().join("build/out/app.o").exists());
+}
+
+#[test]
+fn find_delete_is_undone() {
+    let env = TestEnv::new();
+    write(&env, "a.tmp", "a\n");
+    write(&env, "src/deep/b.tmp", "b\n");
+    round_trip(
+        &env,
+        "find . -name '*.tmp' -delete",
+        "SNAPSHOT_CHECKPOINT_DELETE",
+    );
+}
+
+#[test]
+fn globs_that_can_reach_outside_or_into_git_stay_refused() {
+    let env = TestEnv::new();
+    for (line, code) in [
+        ("rm -rf /tmp/*", "BLOCK_OUT_OF_WORKSPACE"),
+        ("rm -rf ../*", "BLOCK_OUT_OF_WORKSPACE"),
+        ("rm -rf .*", "BLOCK_WILDCARD"),
+        ("rm -rf $DIR/*", "BLOCK_UNDETERMINABLE_EFFECT"),
+        ("find . -delete", "BLOCK_UNDETERMINABLE_EFFECT"),
+        (
+            "find -L . -name '*.tmp' -delete",
+            "BLOCK_UNDETERMINABLE_EFFECT",
+        ),
+        ("find . -name 'ind*' -delete", "BLOCK_UNDETERMINABLE_EFFECT"),
+    ] {
+        let report = env.check_json(line);
+        assert_eq!(report["code"], code, "{line}: {report}");
+    }
+}
+
+#[test]
+fn a_checkpoint_survives_the_users_git_gc() {
+    let env = TestEnv::new();
+    script_workspace(&env);
+    let before = state(&env);
+    checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
+    run(&env, "python3 tools/cleanup.py");
+    run(&env, "git gc --prune=now --quiet");
+    let undo = agent_guard(&env, &["undo", "--json"]);
+    assert!(undo.status.success(), "{undo:?}");
+    assert_eq!(state(&env), before);
+}
+
+#[test]
+fn path_restores_part_of_a_checkpoint() {
+    let env = TestEnv::new();
+    script_workspace(&env);
+    let before = state(&env);
+    let txid = checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
+    run(&env, "python3 tools/cleanup.py");
+    let restored = agent_guard(&env, &["restore", "--json", &txid, "--path", "build"]);
+    assert!(restored.status.success(), "{restored:?}");
+    assert!(env.ws().join("build/out/app.o").exists());
+    assert!(!env.ws().join(".env").exists(), "outside --path: untouched");
+    assert!(
+        env.ws().join("new.txt").exists(),
+        "outside --path: untouched"
+    );
+    let rest = agent_guard(&env, &["restore", "--json", &txid]);
+    assert!(rest.status.success(), "{rest:?}");
+    assert_eq!(state(&env), before);
+}
+
+#[test]
+fn show_lists_the_changes_since_the_checkpoint_and_what_it_did_not_keep() {
+    let env = TestEnv::new();
+    write(
+        &env,
+        ".agent-guard.toml",
+        "[checkpoint]\nmax_file_bytes = 100\n",
+    );
+    write(&env, "big.bin", &"x".repeat(500));
+    script_workspace(&env);
+    let txid = checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
+    run(&env, "python3 tools/cleanup.py");
+    let show = agent_guard(&env, &["show", "--json", &txid]);
+    assert!(show.status.success(), "{show:?}");
+    let show = json(&show);
+    let snapshot = &show["snapshots"][0];
+    assert_eq!(snapshot["subject"], "checkpoint", "{show}");
+    let paths: Vec<(&str, &str)> = snapshot["diffstat"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(snapshot["changes"].as_array().unwrap())
+        .map(|(stat, kind)| (stat["path"].as_str().unwrap(), kind.as_str().unwrap()))
+        .collect();
+    for expected in [
+        (".env", "deleted"),
+        ("build/out/app.o", "deleted"),
+        ("new.txt", "created"),
+        ("notes.txt", "modified"),
+        ("src/main.rs", "modified"),
+    ] {
+        assert!(paths.contains(&expected), "{expected:?} in {paths:?}");
+    }
+    assert_eq!(snapshot["not_kept"][0]["path"], "big.bin", "{show}");
+    assert_eq!(snapshot["not_kept"][0]["reason"], "too-large", "{show}");
+    let human = agent_guard(&env, &["show", &txid]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("big.bin") && text.contains("not kept"),
+        "{text}"
+    );
+}
+
+#[test]
+fn checkpoints_off_lets_programs_run_unprotected_and_no_ops_write_nothing() {
+    let env = TestEnv::new();
+    let report = env.check_json("ls -la && git status && cat notes.txt | grep n");
+    assert_eq!(report["code"], "ALLOW_NOOP", "{report}");
+    let (exit, report) = enforce(&env, "ls -la");
+    assert_eq!(exit, 0, "{report}");
+    assert!(!env.trash().exists(), "the no-op path writes nothing");
+    write(
+        &env,
+        ".agent-guard.toml",
+        "[checkpoint]\nmode = \"never\"\n",
+    );
+    let (exit, report) = enforce(&env, "make clean");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "ALLOW_UNCHECKPOINTED", "{report}");
+    assert!(
+        !env.trash().join("checkpoints").exists(),
+        "nothing was checkpointed"
+    );
+    assert_eq!(env.check_json("rm *.log")["code"], "BLOCK_WILDCARD");
+}
+
+#[test]
+fn status_and_gc_account_for_checkpoint_storage() {
+    let env = TestEnv::new();
+    write(&env, "data.txt", &"d".repeat(4096));
+    checkpointed(&env, "make clean", "SNAPSHOT_CHECKPOINT");
+    let status = json(&agent_guard(&env, &["status", "--json"]));
+    assert!(
+        status["usage"]["checkpoint_bytes"].as_u64().unwrap() > 0,
+        "{status}"
+    );
+    let gc = agent_guard(
+        &env,
+        &["gc", "--execute", "--all", "--now", "--yes", "--json"],
+    );
+    assert!(gc.status.success(), "{gc:?}");
+    let status = json(&agent_guard(&env, &["status", "--json"]));
+    assert_eq!(status["usage"]["checkpoint_objects"], 0, "{status}");
+}
+
+/// `check --enforce` with a fault armed: the process dies at the point.
+fn crash(env: &TestEnv, args: &[&str], point: &str) {
+    let crashed = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_FAULT", point)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        crashed.status.code(),
+        None,
+        "{point}: the process must die at the fault point: {crashed:?}"
+    );
+}
+
+#[test]
+fn a_crash_while_taking_a_checkpoint_loses_nothing() {
+    for point in ["checkpoint-after-objects", "checkpoint-after-ref"] {
+        let env = TestEnv::new();
+        script_workspace(&env);
+        let before = state(&env);
+        let line = "python3 tools/cleanup.py";
+        crash(&env, &["check", "--enforce", "--json", "--", line], point);
+        // The guard died before answering, so the command never ran; nothing moved.
+        assert_eq!(state(&env), before, "{point}");
+        let status = agent_guard(&env, &["status", "--json"]);
+        assert!(status.status.success(), "{point}: {status:?}");
+        // The next checkpoint reuses the objects already written and is undoable.
+        round_trip(&env, line, "SNAPSHOT_CHECKPOINT");
+    }
+}
+
+#[test]
+fn a_crash_while_restoring_a_checkpoint_loses_nothing() {
+    for point in [
+        "after-intent",
+        "after-move",
+        "checkpoint-restore-after-backup",
+        "checkpoint-restore-after-first-write",
+    ] {
+        let env = TestEnv::new();
+        script_workspace(&env);
+        let before = state(&env);
+        let line = "python3 tools/cleanup.py";
+        let txid = checkpointed(&env, line, "SNAPSHOT_CHECKPOINT");
+        run(&env, line);
+        crash(&env, &["restore", "--json", &txid], point);
+        // Reconciliation, then the same restore again, finishes the job.
+        let status = agent_guard(&env, &["status", "--json"]);
+        assert!(status.status.success(), "{point}: {status:?}");
+        let restored = agent_guard(&env, &["restore", "--json", &txid]);
+        assert!(restored.status.success(), "{point}: {restored:?}");
+        assert_eq!(state(&env), before, "{point}: restored");
+        // What the script left is kept, in the transactions the restores made.
+        let list = json(&agent_guard(&env, &["list", "--json"]));
+        let backups: Vec<&str> = list["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["backup"] == true)
+            .filter_map(|t| t["txid"].as_str())
+            .collect();
+        assert!(!backups.is_empty(), "{point}: {list}");
+        let kept = |name: &str| {
+            backups
+                .iter()
+                .any(|b| env.trash().join(b).join(name).exists())
+        };
+        assert!(kept("new.txt") && kept("notes.txt"), "{point}: {list}");
+    }
+}
+
+#[test]
+fn mode_always_checkpoints_after_the_lines_own_compensation() {
+    let env = TestEnv::new();
+    write(
+        &env,
+        ".agent-guard.toml",
+        "[checkpoint]\nmode = \"always\"\n",
+    );
+    let before = state(&env);
+    let (exit, report) = enforce(&env, "rm -rf build && touch made.txt");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "RELOCATE_TREE", "{report}");
+    let strategies: Vec<&str> = report["compensations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["strategy"].as_str())
+        .collect();
+    assert_eq!(strategies, ["relocate", "checkpoint"], "{report}");
+    run(&env, "rm -rf build && touch made.txt");
+    for _ in 0..2 {
+        let undo = agent_guard(&env, &["undo", "--json"]);
+        assert!(undo.status.success(), "{undo:?}");
+    }
+    assert_eq!(state(&env), before);
+}

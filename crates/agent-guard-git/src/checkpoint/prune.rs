@@ -1,0 +1,181 @@
+//! Freeing what only purged checkpoints held: their refs, then every loose object no
+//! remaining checkpoint reaches. libgit2 has no gc, and the store only ever holds loose
+//! objects, so this is a mark (from the live refs) and a sweep (of `objects/xx/…`).
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
+
+use git2::{ObjectType, Oid};
+use serde::Serialize;
+
+use super::index::Index;
+use super::{CHECKPOINT_REF_PREFIX, CheckpointStore};
+use crate::error::GitError;
+use agent_guard_fsops as fsops;
+
+/// What one prune freed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Pruned {
+    /// Checkpoint refs deleted (of purged or never-journaled transactions).
+    pub refs: usize,
+    /// Objects deleted.
+    pub objects: u64,
+    /// Their size on disk.
+    pub bytes: u64,
+}
+
+impl CheckpointStore {
+    /// The transaction ids that have a checkpoint ref.
+    pub fn checkpoint_txids(&self) -> Vec<String> {
+        let Ok(references) = self
+            .repo
+            .references_glob(&format!("{CHECKPOINT_REF_PREFIX}*"))
+        else {
+            return Vec::new();
+        };
+        references
+            .filter_map(Result::ok)
+            .filter_map(|r| {
+                r.name()
+                    .and_then(|n| n.strip_prefix(CHECKPOINT_REF_PREFIX))
+                    .map(str::to_owned)
+            })
+            .collect()
+    }
+
+    /// Deletes the refs of transactions not in `live`, then every loose object that no
+    /// remaining ref reaches, and forgets the private index's entries for what was
+    /// deleted (those files are hashed again next time). Call with the quarantine's
+    /// writers' lock held, so no checkpoint is being taken meanwhile.
+    ///
+    /// # Errors
+    /// A remaining checkpoint cannot be read (nothing is deleted then).
+    pub fn prune(&self, live: &HashSet<String>) -> Result<Pruned, GitError> {
+        let mut pruned = Pruned::default();
+        for txid in self.checkpoint_txids() {
+            if !live.contains(&txid) && self.delete_ref(&txid) {
+                pruned.refs += 1;
+            }
+        }
+        let mut reachable = HashSet::new();
+        for txid in self.checkpoint_txids() {
+            let Ok(reference) = self.repo.find_reference(&CheckpointStore::refname(&txid)) else {
+                continue;
+            };
+            let Some(commit) = reference.target() else {
+                continue;
+            };
+            self.mark(commit, &mut reachable)
+                .map_err(self.error("read a checkpoint"))?;
+        }
+        let objects = self.dir.join("objects");
+        let Ok(fanout) = fs_err::read_dir(&objects) else {
+            return Ok(pruned);
+        };
+        for dir in fanout.filter_map(Result::ok) {
+            let name = dir.file_name();
+            let prefix = name.as_bytes();
+            if prefix.len() != 2 || !prefix.iter().all(u8::is_ascii_hexdigit) {
+                continue;
+            }
+            let Ok(files) = fs_err::read_dir(dir.path()) else {
+                continue;
+            };
+            for file in files.filter_map(Result::ok) {
+                let rest = file.file_name();
+                let mut hex = prefix.to_vec();
+                hex.extend_from_slice(rest.as_bytes());
+                let Some(id) = std::str::from_utf8(&hex)
+                    .ok()
+                    .and_then(|h| Oid::from_str(h).ok())
+                    .filter(|_| hex.len() == 40)
+                else {
+                    continue;
+                };
+                if reachable.contains(&id) {
+                    continue;
+                }
+                let size = file.metadata().map_or(0, |m| m.len());
+                if fsops::remove_file(&file.path()).is_ok() {
+                    pruned.objects += 1;
+                    pruned.bytes += size;
+                }
+            }
+            let _ = fsops::remove_dir(&dir.path());
+        }
+        self.forget(&reachable);
+        self.clear_staging();
+        Ok(pruned)
+    }
+
+    /// Marks a checkpoint commit and everything below it.
+    fn mark(&self, commit: Oid, reachable: &mut HashSet<Oid>) -> Result<(), git2::Error> {
+        if !reachable.insert(commit) {
+            return Ok(());
+        }
+        let commit = self.repo.find_commit(commit)?;
+        let mut trees = vec![commit.tree_id()];
+        while let Some(id) = trees.pop() {
+            if !reachable.insert(id) {
+                continue;
+            }
+            let tree = self.repo.find_tree(id)?;
+            for entry in &tree {
+                match entry.kind() {
+                    Some(ObjectType::Tree) => trees.push(entry.id()),
+                    _ => {
+                        reachable.insert(entry.id());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops the private index's entries and trees whose objects were pruned.
+    fn forget(&self, reachable: &HashSet<Oid>) {
+        let path = self.index_path();
+        let mut index = Index::load(&path);
+        let before = (index.entries.len(), index.trees.len());
+        index
+            .entries
+            .retain(|e| e.id.is_none_or(|id| reachable.contains(&id)));
+        index.trees.retain(|(_, id)| reachable.contains(id));
+        if (index.entries.len(), index.trees.len()) != before {
+            if index.entries.is_empty() {
+                let _ = fsops::remove_file(&path);
+            } else {
+                let _ = index.save(&path);
+            }
+        }
+    }
+
+    /// The store's size on disk: objects and everything else it holds.
+    pub fn disk_usage(&self) -> (u64, u64) {
+        let mut objects = 0;
+        let mut bytes = 0;
+        let mut pending = vec![self.dir.clone()];
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = fs_err::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                let Ok(metadata) = entry.metadata() else {
+                    continue;
+                };
+                if metadata.is_dir() {
+                    pending.push(entry.path());
+                } else {
+                    bytes += metadata.len();
+                    let parent = dir.file_name().map(OsStr::as_bytes).unwrap_or_default();
+                    if parent.len() == 2 && parent.iter().all(u8::is_ascii_hexdigit) {
+                        objects += 1;
+                    }
+                }
+            }
+        }
+        (objects, bytes)
+    }
+}

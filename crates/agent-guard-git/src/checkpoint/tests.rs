@@ -1,0 +1,198 @@
+use std::collections::HashSet;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+
+use super::*;
+use agent_guard_fsops as fsops;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    store: CheckpointStore,
+    selection: Selection,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs_err::canonicalize(dir.path()).unwrap().join("ws");
+    fs_err::create_dir_all(root.join(".agent-trash")).unwrap();
+    let store = CheckpointStore::open(&root.join(".agent-trash/checkpoints")).unwrap();
+    let selection = Selection {
+        workspace: root.clone(),
+        skip: vec![root.join(".agent-trash")],
+        artifacts: vec!["node_modules".into()],
+        skip_regenerable: true,
+        max_file_bytes: 1000,
+    };
+    Fixture {
+        _dir: dir,
+        root,
+        store,
+        selection,
+    }
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, text).unwrap();
+}
+
+fn kinds(diff: &CheckpointDiff) -> Vec<(String, ChangeKind)> {
+    diff.changes
+        .iter()
+        .map(|c| (String::from_utf8_lossy(&c.path).into_owned(), c.kind))
+        .collect()
+}
+
+#[test]
+fn a_second_checkpoint_of_an_unchanged_workspace_writes_nothing() {
+    let f = fixture();
+    write(&f.root, "src/a.py", "print(1)\n");
+    write(&f.root, ".env", "SECRET=1\n");
+    write(&f.root, "big.bin", &"x".repeat(2000));
+    let first = f.store.take(&f.selection).unwrap();
+    assert_eq!(first.files, 2);
+    assert_eq!(first.hashed, 2);
+    assert_eq!(first.new_objects, 2);
+    assert_eq!(first.not_kept.len(), 1);
+    assert_eq!(first.not_kept[0].reason, NotKeptReason::TooLarge);
+    let (objects_before, _) = f.store.disk_usage();
+    let second = f.store.take(&f.selection).unwrap();
+    assert_eq!(second.commit, first.commit, "same workspace, same commit");
+    assert_eq!(second.new_objects, 0);
+    assert_eq!(f.store.disk_usage().0, objects_before);
+    f.store.store_ref("tx1", &first.commit).unwrap();
+    assert!(f.store.intact(&first.commit));
+}
+
+#[test]
+fn diff_and_write_back_restore_deleted_and_modified_files() {
+    let f = fixture();
+    write(&f.root, "src/a.py", "print(1)\n");
+    write(&f.root, "keep/b.txt", "b\n");
+    write(&f.root, ".env", "SECRET=1\n");
+    fs_err::set_permissions(f.root.join(".env"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    fs_err::create_dir_all(f.root.join("logs")).unwrap();
+    let taken = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx1", &taken.commit).unwrap();
+
+    fsops::remove_file(&f.root.join(".env")).unwrap();
+    fsops::remove_tree(&f.root.join("keep")).unwrap();
+    fsops::remove_dir(&f.root.join("logs")).unwrap();
+    write(&f.root, "src/a.py", "print(2)\n");
+    write(&f.root, "new.txt", "created\n");
+    write(
+        &f.root,
+        "node_modules/x.js",
+        "regenerable but not ignored: kept as created\n",
+    );
+
+    let diff = f.store.diff(&taken.commit, &f.selection, &[]).unwrap();
+    assert_eq!(
+        kinds(&diff),
+        [
+            (".env".to_owned(), ChangeKind::Deleted),
+            ("keep/b.txt".to_owned(), ChangeKind::Deleted),
+            ("new.txt".to_owned(), ChangeKind::Created),
+            ("node_modules/x.js".to_owned(), ChangeKind::Created),
+            ("src/a.py".to_owned(), ChangeKind::Modified),
+        ]
+    );
+    assert_eq!(diff.missing_dirs, [b"logs".to_vec()]);
+    assert!(diff.had_directory(b"keep") && !diff.had_directory(b"new"));
+    let stat = f.store.line_stats(&f.root, &diff.changes[4]);
+    assert_eq!((stat.added, stat.removed), (1, 1));
+
+    let scoped = f
+        .store
+        .diff(&taken.commit, &f.selection, &[b"keep".to_vec()])
+        .unwrap();
+    assert_eq!(
+        kinds(&scoped),
+        [("keep/b.txt".to_owned(), ChangeKind::Deleted)]
+    );
+
+    for change in diff
+        .changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Deleted)
+    {
+        assert_eq!(
+            f.store.write_back(&f.root, change).unwrap(),
+            WriteBack::Written
+        );
+    }
+    assert_eq!(
+        f.store.write_back(&f.root, &diff.changes[4]).unwrap(),
+        WriteBack::Occupied,
+        "a modified file is never overwritten"
+    );
+    assert!(f.store.make_dir(&f.root, b"logs").unwrap());
+    assert_eq!(
+        fs_err::read_to_string(f.root.join(".env")).unwrap(),
+        "SECRET=1\n"
+    );
+    let mode = fs_err::metadata(f.root.join(".env"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o7777, 0o600);
+    assert_eq!(
+        fs_err::read_to_string(f.root.join("keep/b.txt")).unwrap(),
+        "b\n"
+    );
+    assert!(f.root.join("logs").is_dir());
+}
+
+#[test]
+fn a_symlinked_ancestor_is_never_written_through() {
+    let f = fixture();
+    write(&f.root, "d/a.txt", "a\n");
+    let taken = f.store.take(&f.selection).unwrap();
+    fsops::remove_tree(&f.root.join("d")).unwrap();
+    let outside = f.root.parent().unwrap().join("outside");
+    fs_err::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, f.root.join("d")).unwrap();
+    let diff = f.store.diff(&taken.commit, &f.selection, &[]).unwrap();
+    let deleted = diff
+        .changes
+        .iter()
+        .find(|c| c.kind == ChangeKind::Deleted)
+        .unwrap();
+    assert_eq!(
+        f.store.write_back(&f.root, deleted).unwrap(),
+        WriteBack::Occupied
+    );
+    assert!(!outside.join("a.txt").exists());
+}
+
+#[test]
+fn prune_frees_what_only_purged_checkpoints_held() {
+    let f = fixture();
+    write(&f.root, "a.txt", "one\n");
+    let first = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx1", &first.commit).unwrap();
+    write(&f.root, "a.txt", "two, longer\n");
+    write(&f.root, "b.txt", "b\n");
+    let second = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx2", &second.commit).unwrap();
+    assert_eq!(second.new_objects, 2);
+
+    let live = HashSet::from(["tx2".to_owned()]);
+    let pruned = f.store.prune(&live).unwrap();
+    assert_eq!(pruned.refs, 1);
+    // tx1's commit, root tree, files tree and its `a.txt` blob (its meta blob is shared).
+    assert_eq!(pruned.objects, 4, "{pruned:?}");
+    assert!(f.store.intact(&second.commit));
+    assert!(!f.store.intact(&first.commit));
+    assert_eq!(f.store.checkpoint_txids(), ["tx2"]);
+
+    let pruned = f.store.prune(&HashSet::new()).unwrap();
+    assert_eq!(pruned.refs, 1);
+    assert_eq!(f.store.disk_usage().0, 0);
+    // With nothing left, the next checkpoint hashes and stores everything again.
+    let again = f.store.take(&f.selection).unwrap();
+    assert_eq!(again.new_objects, 2);
+    assert!(f.store.intact(&again.commit));
+}

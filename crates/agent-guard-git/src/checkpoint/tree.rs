@@ -1,0 +1,216 @@
+//! Checkpoint trees: built from the sorted list of kept files, rebuilding only the
+//! directories whose content changed; and read back into that list.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
+
+use git2::{ObjectType, Oid, Repository, Tree};
+
+use super::index::path_order;
+
+const MODE_TREE: i32 = 0o040_000;
+
+/// One kept file of a checkpoint: its path, git mode and blob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Leaf {
+    /// Workspace-relative, `/`-separated.
+    pub(crate) path: Vec<u8>,
+    /// `100644`, `100755` or `120000`.
+    pub(crate) mode: u32,
+    /// The blob.
+    pub(crate) id: Oid,
+}
+
+/// The directories (and their ancestors, the root `""` included) whose leaves differ
+/// between two sorted leaf lists.
+pub(crate) fn dirty_dirs(old: &[Leaf], new: &[Leaf]) -> HashSet<Vec<u8>> {
+    let mut dirty = HashSet::new();
+    let mut mark = |path: &[u8]| {
+        let mut end = path.len();
+        while let Some(slash) = path[..end].iter().rposition(|b| *b == b'/') {
+            if !dirty.insert(path[..slash].to_vec()) {
+                return;
+            }
+            end = slash;
+        }
+        dirty.insert(Vec::new());
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        let order = match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) => path_order(&a.path, &b.path),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                mark(&old[i].path);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                mark(&new[j].path);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                if old[i].mode != new[j].mode || old[i].id != new[j].id {
+                    mark(&new[j].path);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    dirty
+}
+
+/// Builds the tree of `leaves` (sorted in [`path_order`]) in `repo`.
+pub(crate) struct Builder<'a> {
+    pub(crate) repo: &'a Repository,
+    /// Directories that must be rebuilt.
+    pub(crate) dirty: &'a HashSet<Vec<u8>>,
+    /// The previous checkpoint's directory trees.
+    pub(crate) cache: &'a HashMap<Vec<u8>, Oid>,
+    /// Directories built now.
+    pub(crate) built: Vec<(Vec<u8>, Oid)>,
+}
+
+impl Builder<'_> {
+    /// The tree of directory `dir` holding `leaves` (all below it).
+    pub(crate) fn build(&mut self, dir: &[u8], leaves: &[Leaf]) -> Result<Oid, git2::Error> {
+        if !self.dirty.contains(dir)
+            && let Some(id) = self.cache.get(dir)
+        {
+            return Ok(*id);
+        }
+        let strip = if dir.is_empty() { 0 } else { dir.len() + 1 };
+        let mut builder = self.repo.treebuilder(None)?;
+        let mut at = 0;
+        while let Some(leaf) = leaves.get(at) {
+            let rest = &leaf.path[strip..];
+            let Some(slash) = rest.iter().position(|b| *b == b'/') else {
+                #[expect(
+                    clippy::cast_possible_wrap,
+                    reason = "git modes are small octal constants"
+                )]
+                builder.insert(OsStr::from_bytes(rest), leaf.id, leaf.mode as i32)?;
+                at += 1;
+                continue;
+            };
+            let name = &rest[..slash];
+            let mut end = at + 1;
+            while leaves.get(end).is_some_and(|next| {
+                let rest = &next.path[strip..];
+                rest.len() > slash && rest[..slash] == *name && rest[slash] == b'/'
+            }) {
+                end += 1;
+            }
+            let mut sub = dir.to_vec();
+            if !sub.is_empty() {
+                sub.push(b'/');
+            }
+            sub.extend_from_slice(name);
+            let id = self.build(&sub, &leaves[at..end])?;
+            builder.insert(OsStr::from_bytes(name), id, MODE_TREE)?;
+            at = end;
+        }
+        let id = builder.write()?;
+        self.built.push((dir.to_vec(), id));
+        Ok(id)
+    }
+}
+
+/// Every blob of `tree`, recursively, sorted in [`path_order`]. Submodule entries (which a
+/// checkpoint never writes) are skipped.
+pub(crate) fn leaves(repo: &Repository, tree: &Tree<'_>) -> Result<Vec<Leaf>, git2::Error> {
+    let mut out = Vec::new();
+    collect(repo, tree, &mut Vec::new(), &mut out)?;
+    out.sort_unstable_by(|a, b| path_order(&a.path, &b.path));
+    Ok(out)
+}
+
+fn collect(
+    repo: &Repository,
+    tree: &Tree<'_>,
+    prefix: &mut Vec<u8>,
+    out: &mut Vec<Leaf>,
+) -> Result<(), git2::Error> {
+    for entry in tree {
+        let start = prefix.len();
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        prefix.extend_from_slice(entry.name_bytes());
+        match entry.kind() {
+            Some(ObjectType::Tree) => {
+                let sub = repo.find_tree(entry.id())?;
+                collect(repo, &sub, prefix, out)?;
+            }
+            Some(ObjectType::Blob) => {
+                #[expect(clippy::cast_sign_loss, reason = "git modes are positive")]
+                out.push(Leaf {
+                    path: prefix.clone(),
+                    mode: entry.filemode() as u32,
+                    id: entry.id(),
+                });
+            }
+            _ => {}
+        }
+        prefix.truncate(start);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf(repo: &Repository, path: &str, text: &str) -> Leaf {
+        Leaf {
+            path: path.as_bytes().to_vec(),
+            mode: 0o100_644,
+            id: repo.blob(text.as_bytes()).unwrap(),
+        }
+    }
+
+    #[test]
+    fn builds_reads_back_and_reuses_unchanged_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init_bare(dir.path()).unwrap();
+        let mut old = vec![
+            leaf(&repo, "a/b/c", "1"),
+            leaf(&repo, "a/d", "2"),
+            leaf(&repo, "a.x", "3"),
+            leaf(&repo, "z", "4"),
+        ];
+        old.sort_by(|a, b| path_order(&a.path, &b.path));
+        let all = dirty_dirs(&[], &old);
+        let cache = HashMap::new();
+        let mut builder = Builder {
+            repo: &repo,
+            dirty: &all,
+            cache: &cache,
+            built: Vec::new(),
+        };
+        let root = builder.build(b"", &old).unwrap();
+        assert_eq!(builder.built.len(), 3);
+        let tree = repo.find_tree(root).unwrap();
+        assert_eq!(leaves(&repo, &tree).unwrap(), old);
+
+        let mut new = old.clone();
+        new[3] = leaf(&repo, "z", "changed");
+        let dirty = dirty_dirs(&old, &new);
+        assert_eq!(dirty, HashSet::from([Vec::new()]));
+        let cache: HashMap<_, _> = builder.built.into_iter().collect();
+        let mut again = Builder {
+            repo: &repo,
+            dirty: &dirty,
+            cache: &cache,
+            built: Vec::new(),
+        };
+        let root = again.build(b"", &new).unwrap();
+        assert_eq!(again.built.len(), 1, "only the root is rebuilt");
+        let tree = repo.find_tree(root).unwrap();
+        assert_eq!(leaves(&repo, &tree).unwrap(), new);
+    }
+}

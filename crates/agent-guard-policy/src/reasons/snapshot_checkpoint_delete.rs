@@ -1,0 +1,238 @@
+//! `SNAPSHOT_CHECKPOINT_DELETE`.
+
+use agent_guard_types::{
+    Dialect, OpSpec, PathSpec, Protected, Reach, ReasonCode, Target, Verdict, World,
+};
+
+use crate::PolicyContext;
+use crate::batch::{DeleteMode, decide_paths};
+use crate::reasons::snapshot_checkpoint;
+
+super::reason!(
+    SnapshotCheckpointDelete, SnapshotCheckpointDelete, "SNAPSHOT_CHECKPOINT_DELETE",
+    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm -rf {} +`) in a plain conjunction. Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
+    why: "The matches are decided when the command runs, so nothing can be moved aside first; but everything they can be lies in the workspace, so a workspace checkpoint taken just before makes the delete undoable. Agents no longer have to rewrite `rm *.log`.",
+    example: "rm -rf build/*",
+    verdict: "SNAPSHOT (advisory); ALLOW with the txid after the checkpoint under `--enforce`. With `[checkpoint] mode = \"never\"`, and in a RESTRICTED session, these stay `BLOCK_WILDCARD` and `BLOCK_UNDETERMINABLE_EFFECT`.",
+    recovery: "`agent-guard undo` (or `agent-guard restore <txid>`): every deleted file comes back; `agent-guard show <txid>` lists them first.",
+    enforcement: DurableIntent,
+    hint: "Undo with `agent-guard undo` (or `agent-guard restore <txid>`); `agent-guard show <txid>` lists what the delete removed.",
+    coverage: Coverage::CorpusExcept(WINDOWS, "the Windows dialects do not classify opaque programs or confined deletes yet (issue 14 covers POSIX)"),
+);
+
+/// Whether the confined forms may be checkpointed at all in `ctx`.
+fn enabled(ctx: &PolicyContext) -> bool {
+    ctx.checkpoint.enabled() && !ctx.restricted()
+}
+
+/// A literal directory's facts, for a glob's literal part or a `find` starting point: the
+/// physical directory when it lies inside the workspace and is no protected path other than
+/// the workspace root.
+fn confined_dir(spec: &PathSpec) -> Option<&std::path::Path> {
+    let allowed = matches!(spec.protected, None | Some(Protected::WorkspaceRoot));
+    (spec.error.is_none() && spec.inside_workspace && !spec.inside_trash && allowed)
+        .then_some(spec.physical.as_deref())
+        .flatten()
+}
+
+/// `rm *.log`, `rm -rf build/*`, …: a checkpoint when every glob target is confined and the
+/// literal targets pass the batch's hard boundaries. `None` leaves the batch's verdict
+/// (`BLOCK_WILDCARD`).
+pub(crate) fn globs(
+    op: &OpSpec,
+    specs: &[PathSpec],
+    mode: DeleteMode,
+    ctx: &PolicyContext,
+    world: &dyn World,
+) -> Option<Verdict> {
+    // `del /s *.log` and `Remove-Item -Recurse *.log` match at every depth, into `.git` and
+    // the quarantine: only the POSIX shell's one-level expansion is modelled.
+    if !enabled(ctx) || op.dialect != Dialect::Posix {
+        return None;
+    }
+    let literal: Vec<PathSpec> = specs.iter().filter(|s| !s.glob).cloned().collect();
+    if !literal.is_empty() {
+        let verdict = decide_paths(literal, mode, ctx, world);
+        if verdict.decision.rank() > agent_guard_types::Decision::Snapshot.rank() {
+            return Some(verdict);
+        }
+    }
+    let confined = op.targets.iter().filter(|t| t.glob).all(|t| {
+        glob_confined(
+            t,
+            op.dialect,
+            mode.recursive && !mode.files_only,
+            ctx,
+            world,
+        )
+    });
+    confined.then(|| verdict(ctx))
+}
+
+/// One glob target: wildcards only in its last component, which does not start with a dot
+/// (it could match `.git` or the quarantine) or end the word with `/` (a match would be
+/// followed through a symlink); its directory is literal, resolves inside the workspace, and
+/// none of its matches can be the workspace's `.git` or the quarantine.
+fn glob_confined(
+    target: &Target,
+    dialect: Dialect,
+    recursive: bool,
+    ctx: &PolicyContext,
+    world: &dyn World,
+) -> bool {
+    if target.opaque.is_some() || target.tilde || target.text.ends_with('/') {
+        return false;
+    }
+    let (dir, pattern) = match target.text.rsplit_once('/') {
+        Some((dir, pattern)) => (if dir.is_empty() { "/" } else { dir }, pattern),
+        None => (".", target.text.as_str()),
+    };
+    let wild = |text: &str| text.contains(['*', '?', '[']);
+    if wild(dir)
+        || pattern.is_empty()
+        || pattern.starts_with('.')
+        || dir.split('/').any(|c| c == "..")
+    {
+        return false;
+    }
+    let spec = world.path(
+        &Target {
+            through_symlink: true,
+            ..Target::literal(format!("{dir}/"))
+        },
+        &ctx.cwd,
+    );
+    let Some(physical) = confined_dir(&spec) else {
+        return false;
+    };
+    spec.is_dir()
+        && !world.checkpoint_reach(
+            physical,
+            Reach::Children {
+                pattern,
+                dot_rule: dialect == Dialect::Posix,
+                recursive,
+            },
+        )
+}
+
+/// `find … -delete`, `find … -exec rm {} +`: a checkpoint when every
+/// starting point is literal, resolves inside the workspace, and what the expression can
+/// match never includes the workspace's `.git` or the quarantine. `None` leaves the op
+/// undeterminable.
+pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
+    let confinement = op.confined.as_ref()?;
+    if !enabled(ctx) || op.targets.is_empty() || op.shape.is_some() {
+        return None;
+    }
+    let reach = if confinement.names.is_empty() {
+        Reach::Everything
+    } else {
+        Reach::Names {
+            patterns: &confinement.names,
+            ignore_case: confinement.ignore_case,
+            whole_matches: confinement.whole_matches,
+        }
+    };
+    for target in &op.targets {
+        if !target.is_concrete() || target.tilde {
+            return None;
+        }
+        let spec = world.path(target, &ctx.cwd);
+        // A symlinked starting point could lead out (BSD `find`, `-H`, a trailing `/`).
+        if spec.entry == agent_guard_types::EntryKind::Symlink {
+            return None;
+        }
+        let physical = confined_dir(&spec)?;
+        if spec.is_dir() && world.checkpoint_reach(physical, reach) {
+            return None;
+        }
+    }
+    Some(verdict(ctx))
+}
+
+fn verdict(ctx: &PolicyContext) -> Verdict {
+    Verdict::of(ReasonCode::SnapshotCheckpointDelete).with_plan(snapshot_checkpoint::plan(ctx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{FakeWorld, dir, glob, protected, rm};
+    use agent_guard_types::{CheckpointMode, Confinement, OpKind, SessionMode};
+
+    fn glob_op(pattern: &str) -> OpSpec {
+        let mut op = rm(&[], true);
+        op.targets.push(Target {
+            glob: true,
+            ..Target::literal(pattern)
+        });
+        op
+    }
+
+    fn run(op: &OpSpec, world: &FakeWorld, ctx: &PolicyContext) -> Option<ReasonCode> {
+        let specs: Vec<PathSpec> = op.targets.iter().map(|t| world.path(t, &ctx.cwd)).collect();
+        let mode = DeleteMode {
+            recursive: op.recursive,
+            ..DeleteMode::default()
+        };
+        globs(op, &specs, mode, ctx, world).map(|v| v.code)
+    }
+
+    #[test]
+    fn the_fake_world_cannot_look_so_nothing_is_confined() {
+        // The default `checkpoint_reach` says a delete could reach protected paths.
+        let world = FakeWorld::with([
+            dir("build/"),
+            dir("build"),
+            protected(dir("./"), Protected::WorkspaceRoot),
+        ]);
+        let ctx = PolicyContext::new("/ws");
+        assert_eq!(run(&glob_op("build/*"), &world, &ctx), None);
+        let mut find = OpSpec::new("find", OpKind::FsDelete, Dialect::Posix);
+        find.targets.push(Target::literal("build"));
+        find.confined = Some(Confinement::default());
+        assert!(super::find(&find, &ctx, &world).is_none());
+        // A world that can look and finds nothing protected below: checkpointed.
+        let world = FakeWorld {
+            reaches: Some(false),
+            ..world
+        };
+        assert_eq!(
+            super::find(&find, &ctx, &world).map(|v| v.code),
+            Some(ReasonCode::SnapshotCheckpointDelete)
+        );
+        assert_eq!(
+            run(&glob_op("build/*"), &world, &ctx),
+            Some(ReasonCode::SnapshotCheckpointDelete)
+        );
+    }
+
+    #[test]
+    fn shapes_that_could_leave_are_refused_before_asking_the_world() {
+        let world = FakeWorld::with([dir("build/"), dir("./")]);
+        let ctx = PolicyContext::new("/ws");
+        for pattern in ["build/*/", "*/x", ".*", "../*.log", "build/../*"] {
+            assert_eq!(run(&glob_op(pattern), &world, &ctx), None, "{pattern}");
+        }
+        let mut off = ctx.clone();
+        off.checkpoint = CheckpointMode::Never;
+        assert_eq!(run(&glob_op("build/*"), &world, &off), None);
+        let mut restricted = ctx;
+        restricted.mode = SessionMode::Restricted;
+        assert_eq!(run(&glob_op("build/*"), &world, &restricted), None);
+        let _ = glob("x");
+    }
+
+    #[test]
+    fn literal_targets_keep_their_hard_boundaries() {
+        let world = FakeWorld::with([protected(dir("/etc"), Protected::AncestorRoot)]);
+        let mut op = glob_op("*.log");
+        op.targets.push(Target::literal("/etc"));
+        let ctx = PolicyContext::new("/ws");
+        assert_eq!(
+            run(&op, &world, &ctx),
+            Some(ReasonCode::BlockProtectedAncestor)
+        );
+    }
+}

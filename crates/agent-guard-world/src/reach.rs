@@ -1,0 +1,146 @@
+//! [`World::checkpoint_reach`]: could a delete confined to a directory remove something a
+//! checkpoint does not keep?
+//!
+//! A checkpoint keeps the workspace's files but never its `.git` or the quarantine, so a
+//! glob or `find` delete that could match either (`rm -rf .*`, `find . -delete`,
+//! `find . -name 'index*' -delete` reaching `.git/index`) stays refused. Only what exists
+//! is looked at: the protected roots below the directory, and for name patterns every name
+//! inside them (a `.git` with more entries than [`MAX_ENTRIES`] is assumed to match).
+//!
+//! [`World::checkpoint_reach`]: agent_guard_types::World::checkpoint_reach
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+
+use agent_guard_types::Reach;
+
+use crate::RealWorld;
+
+/// The most entries of a protected tree compared against name patterns.
+const MAX_ENTRIES: usize = 200_000;
+
+/// Returns `true` if a delete below `dir` removing what `reach` says could remove part of
+/// the workspace's `.git` or the quarantine.
+pub(crate) fn reaches(world: &RealWorld, dir: &Path, reach: Reach<'_>) -> bool {
+    let trash = world.trash_roots();
+    let mut roots: Vec<PathBuf> = vec![world.workspace.join(".git"), trash.physical.clone()];
+    roots.extend(trash.link.clone());
+    roots.iter().any(|root| root_reached(root, dir, reach))
+}
+
+fn root_reached(root: &Path, dir: &Path, reach: Reach<'_>) -> bool {
+    let Ok(below) = root.strip_prefix(dir) else {
+        return false;
+    };
+    if root.symlink_metadata().is_err() {
+        return false;
+    }
+    let mut components = below.components();
+    let Some(first) = components.next() else {
+        // The directory is the protected root itself.
+        return true;
+    };
+    let first = first.as_os_str();
+    match reach {
+        Reach::Everything => true,
+        Reach::Children {
+            pattern,
+            dot_rule,
+            recursive,
+        } => {
+            let matched = glob(pattern.as_bytes(), first, dot_rule, false);
+            // A match that is the root goes; one above it goes whole only with `-r`.
+            matched && (components.next().is_none() || recursive)
+        }
+        Reach::Names {
+            patterns,
+            ignore_case,
+            whole_matches,
+        } => {
+            let matches = |name: &OsStr| {
+                patterns
+                    .iter()
+                    .all(|p| glob(p.as_bytes(), name, false, ignore_case))
+            };
+            // With `-exec rm -r`, a matched directory above the root takes it along.
+            let above = below
+                .parent()
+                .into_iter()
+                .flat_map(Path::components)
+                .any(|c| matches(c.as_os_str()));
+            (whole_matches && above) || tree_matches(root, &matches)
+        }
+    }
+}
+
+/// Whether `root` or anything below it has a name that `matches` (or the tree is too big
+/// to tell).
+fn tree_matches(root: &Path, matches: &dyn Fn(&OsStr) -> bool) -> bool {
+    if root.file_name().is_some_and(matches) {
+        return true;
+    }
+    let mut pending = vec![root.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = fs_err::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            seen += 1;
+            if seen > MAX_ENTRIES || matches(&entry.file_name()) {
+                return true;
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push(entry.path());
+            }
+        }
+    }
+    false
+}
+
+/// Shell-pattern match of one name; with `dot_rule`, a leading dot must be literal.
+fn glob(pattern: &[u8], name: &OsStr, dot_rule: bool, ignore_case: bool) -> bool {
+    let name = name.as_bytes();
+    if dot_rule && name.first() == Some(&b'.') && pattern.first() != Some(&b'.') {
+        return false;
+    }
+    if ignore_case {
+        agent_guard_git::glob_matches(&pattern.to_ascii_lowercase(), &name.to_ascii_lowercase())
+    } else {
+        agent_guard_git::glob_matches(pattern, name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_deletes_that_can_match_git_or_the_quarantine_reach_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = fs_err::canonicalize(dir.path()).unwrap();
+        fs_err::create_dir_all(ws.join(".git/refs")).unwrap();
+        fs_err::write(ws.join(".git/index"), "").unwrap();
+        fs_err::create_dir_all(ws.join("build")).unwrap();
+        let world = RealWorld::new(ws.clone(), ws.join(".agent-trash"), None);
+        let children = |pattern, recursive| Reach::Children {
+            pattern,
+            dot_rule: true,
+            recursive,
+        };
+        assert!(!reaches(&world, &ws, children("*.log", true)));
+        assert!(!reaches(&world, &ws, children("*", true)), "the dot rule");
+        assert!(reaches(&world, &ws, children(".*", true)));
+        assert!(!reaches(&world, &ws.join("build"), Reach::Everything));
+        assert!(reaches(&world, &ws, Reach::Everything));
+        let names = |patterns: &[String]| Reach::Names {
+            patterns: &patterns.to_vec().leak()[..],
+            ignore_case: false,
+            whole_matches: false,
+        };
+        assert!(!reaches(&world, &ws, names(&["*.tmp".to_owned()])));
+        assert!(reaches(&world, &ws, names(&["ind*".to_owned()])));
+        assert!(reaches(&world, &ws, names(&["*".to_owned()])));
+    }
+}
