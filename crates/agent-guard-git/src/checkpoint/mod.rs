@@ -502,7 +502,9 @@ fn store_one(
         return Ok(Hashed::TooLarge);
     }
     let id = Oid::hash_object(ObjectType::Blob, &content)?;
-    if !odb.exists(id) {
+    // No refresh: a miss would re-read the pack directory for every new object (libgit2
+    // refreshes on a failed lookup); at worst a blob packed meanwhile is written again.
+    if !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
         odb.write(ObjectType::Blob, &content)?;
         run.new_objects += 1;
         run.new_bytes += content.len() as u64;
