@@ -117,7 +117,7 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         return Some(Verdict::of(ReasonCode::BlockForcePush));
     }
     if block_undeterminable_effect::op_applies(op) {
-        if op.kind == OpKind::FsDelete
+        if matches!(op.kind, OpKind::FsDelete | OpKind::Overwrite)
             && let Some(verdict) = snapshot_checkpoint_delete::find(op, ctx, world)
         {
             return Some(verdict);

@@ -13,7 +13,7 @@
 //! - A remote destination (`host:path`, `rsync://…`) is outside the guard's reach: rsync
 //!   writes nothing local there.
 
-use agent_guard_types::{Dialect, OpKind, OpSpec, Target, WriteMode};
+use agent_guard_types::{Confinement, Dialect, OpKind, OpSpec, Target, WriteMode};
 
 use super::{Placement, RECURSIVE, consume, file, overwrite};
 use crate::args::Arg;
@@ -193,6 +193,12 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
     }
     let mut ops = Vec::new();
     let dest = operands.pop().map(|a| file(a, false));
+    // The destination, when it confines everything the command writes or deletes: a literal
+    // local path, no option the guard cannot read, no names from a file.
+    let confinable = dest
+        .clone()
+        .filter(|d| d.opaque.is_none() && !remote(&d.text) && !d.glob && !d.tilde)
+        .filter(|_| !opaque_option && !options.files_from);
     let local_sources: Vec<&Arg> = operands
         .iter()
         .copied()
@@ -239,6 +245,12 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
             ));
         }
         uncertain(&mut op);
+        // A recursive copy writes only below its destination: a checkpoint can keep what
+        // it overwrites there, when the destination is a literal local path.
+        if let Some(dest) = confinable.clone().filter(|_| options.recursive) {
+            op.targets = vec![dest];
+            op.confined = Some(Confinement::default());
+        }
         ops.push(op);
     }
     if options.removes_sources {
@@ -259,6 +271,11 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
         op.mark_undeterminable(format!(
             "rsync {flag} decides what it deletes while it runs"
         ));
+        // What it deletes is below the destination: confined there, a checkpoint keeps it.
+        if let Some(dest) = confinable.clone() {
+            op.targets = vec![dest];
+            op.confined = Some(Confinement::default());
+        }
         ops.push(op);
     }
     ops

@@ -319,3 +319,31 @@ fn round_trip_in(
         .success();
     assert_eq!(&snapshot(env.ws(), &["**"]), before);
 }
+
+/// `rsync -a --delete` overwrites and deletes below its destination, decided while it runs:
+/// confined there, a checkpoint keeps it, and restore brings the destination back — the
+/// deleted file, the overwritten one, and the copied ones moved away (issue 11 with issue 14).
+#[test]
+fn rsync_delete_is_checkpointed_and_restored() {
+    let env = prepare();
+    let ws = env.ws().to_owned();
+    std::fs::create_dir_all(ws.join("mirror/sub")).unwrap();
+    std::fs::write(ws.join("mirror/stale.txt"), "only the mirror has this\n").unwrap();
+    std::fs::write(ws.join("mirror/main.rs"), "an older copy\n").unwrap();
+    std::fs::write(ws.join("mirror/sub/deep.txt"), "deep\n").unwrap();
+    let before = snapshot(&ws, &["**"]);
+    let command = "rsync -a --delete src/ mirror/";
+    let (exit, report) = enforce(&env, command);
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT_DELETE", "{report}");
+    let ids = txids(&report);
+    assert_eq!(ids.len(), 1, "{report}");
+    run_shell(&env, command);
+    assert!(!ws.join("mirror/stale.txt").exists(), "rsync deleted it");
+    assert!(!ws.join("mirror/sub").exists(), "rsync deleted the tree");
+    env.cmd("agent-guard")
+        .args(["restore", &ids[0]])
+        .assert()
+        .success();
+    assert_eq!(snapshot(&ws, &["**"]), before, "{command}: restored");
+}
