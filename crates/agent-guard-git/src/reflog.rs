@@ -72,11 +72,11 @@ fn log_files(tree: &WorkTree) -> Result<Vec<LogFile>, GitError> {
     Ok(out)
 }
 
-/// A lock or temporary file beside a reflog, not a reflog.
+/// A lock file beside a reflog, not a reflog (no ref name may end in `.lock`; `.tmp` may).
 fn is_lock(name: &str) -> bool {
     Path::new(name)
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("lock") || e.eq_ignore_ascii_case("tmp"))
+        .is_some_and(|e| e.eq_ignore_ascii_case("lock"))
 }
 
 /// The file of the reflog `name` in `tree`.
@@ -225,6 +225,16 @@ mod tests {
         assert_eq!(line_time(line), 1_700_000_000);
         let ids: Vec<Oid> = line_ids(line).collect();
         assert_eq!(ids.len(), 1, "the zero id names nothing");
+    }
+
+    #[test]
+    fn only_lock_files_are_not_reflogs() {
+        assert!(is_lock("refs/heads/main.lock"));
+        assert!(
+            !is_lock("refs/heads/release.tmp"),
+            "a branch may end in .tmp"
+        );
+        assert!(!is_lock("refs/heads/main"));
     }
 
     #[test]
