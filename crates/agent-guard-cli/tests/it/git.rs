@@ -330,6 +330,37 @@ fn reflog_expire_then_gc_loses_nothing() {
     }
 }
 
+/// `branch -M` renames over an existing branch: `restore --force` puts the overwritten
+/// branch back at its old tip and keeps the moved one in a new transaction (issue 12,
+/// item 2).
+#[test]
+fn branch_renamed_over_comes_back_with_force() {
+    let env = TestEnv::new();
+    git(&env, &["branch", "target"]);
+    git(&env, &["checkout", "-q", "-b", "source"]);
+    std::fs::write(env.ws().join("src/source.rs"), "// source\n").unwrap();
+    git(&env, &["add", "src/source.rs"]);
+    git(&env, &["commit", "-q", "-m", "source"]);
+    git(&env, &["checkout", "-q", "-"]);
+    let target = git(&env, &["rev-parse", "target"]);
+    let (exit, report) = enforce(&env, "git branch -M source target");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "SNAPSHOT_GIT_REFS");
+    let ids = txids(&report);
+    assert_eq!(ids.len(), 1, "{report}");
+    git(&env, &["branch", "-M", "source", "target"]);
+    assert_ne!(git(&env, &["rev-parse", "target"]), target, "target moved");
+    env.cmd("agent-guard")
+        .args(["restore", "--force", &ids[0]])
+        .assert()
+        .success();
+    assert_eq!(
+        git(&env, &["rev-parse", "target"]),
+        target,
+        "target is back"
+    );
+}
+
 #[test]
 fn force_push_stays_blocked() {
     let env = TestEnv::new();
@@ -604,6 +635,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "reflog_expire_then_gc_loses_nothing",
         run: reflog_expire_then_gc_loses_nothing,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "branch_renamed_over_comes_back_with_force",
+        run: branch_renamed_over_comes_back_with_force,
         kind: Kind::GitRoundTrip,
         second_filesystem: false,
     },
