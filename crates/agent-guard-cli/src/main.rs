@@ -1,12 +1,17 @@
 //! `agent-guard`: the umbrella binary.
 
+#![no_main]
+
 use clap::Parser as _;
 
-fn main() -> std::process::ExitCode {
+// Entered without the standard runtime's stack probe: see `agent_guard_start`.
+agent_guard_start::main!(run);
+
+fn run() -> u8 {
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     match agent_guard_cli::args::Cli::try_parse_from(&raw) {
-        Ok(cli) => agent_guard_cli::run(&cli).into(),
+        Ok(cli) => agent_guard_cli::run(&cli).code(),
         // In hook mode a usage error is the harness's deny, never clap's exit 2.
-        Err(error) => agent_guard_cli::hook_mode::usage_error(&raw, &error).into(),
+        Err(error) => agent_guard_cli::hook_mode::usage_error(&raw, &error).code(),
     }
 }

@@ -1,5 +1,7 @@
 //! `check`: the same as `agent-guard check`.
 
+#![no_main]
+
 use clap::Parser;
 
 /// Judge a shell command before it runs (same as `agent-guard check`)
@@ -10,14 +12,17 @@ struct Args {
     check: agent_guard_cli::args::CheckArgs,
 }
 
-fn main() -> std::process::ExitCode {
+// Entered without the standard runtime's stack probe: see `agent_guard_start`.
+agent_guard_start::main!(run);
+
+fn run() -> u8 {
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let args = match Args::try_parse_from(&raw) {
         Ok(args) => args,
         // In hook mode a usage error is the harness's deny, never clap's exit 2.
-        Err(error) => return agent_guard_cli::hook_mode::usage_error(&raw, &error).into(),
+        Err(error) => return agent_guard_cli::hook_mode::usage_error(&raw, &error).code(),
     };
     agent_guard_cli::check::run(&args.check)
         .unwrap_or_else(|error| agent_guard_cli::report_error_as(&error, args.check.json))
-        .into()
+        .code()
 }

@@ -1,5 +1,7 @@
 //! `status`: the same as `agent-guard status`.
 
+#![no_main]
+
 use clap::Parser;
 
 /// Show the quarantine's usage, mode and recent decisions (same as `agent-guard status`)
@@ -10,9 +12,12 @@ struct Args {
     args: agent_guard_cli::args::StatusArgs,
 }
 
-fn main() -> std::process::ExitCode {
+// Entered without the standard runtime's stack probe: see `agent_guard_start`.
+agent_guard_start::main!(run);
+
+fn run() -> u8 {
     let args = Args::parse();
     agent_guard_cli::commands::status::run(&args.args)
         .unwrap_or_else(|error| agent_guard_cli::report_error_as(&error, args.args.json))
-        .into()
+        .code()
 }

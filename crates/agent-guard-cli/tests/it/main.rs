@@ -30,5 +30,6 @@ mod overwrite;
 mod quarantine;
 mod readme;
 mod roundtrip;
+mod start;
 mod stress;
 mod support;
