@@ -151,6 +151,9 @@ proptest! {
         let line = frame.replace('%', &format!("{command} {redirect}"));
         let ops = classify(&line, Dialect::Posix).ops;
         prop_assert!(ops.iter().all(|o| o.kind != OpKind::Overwrite), "{line:?}: {ops:?}");
+        // An append still names its file, so the policy can judge the protected paths.
+        let appends = ops.iter().any(|o| o.kind == OpKind::Append && !o.targets.is_empty());
+        prop_assert_eq!(appends, form <= 2, "{:?}: {:?}", line, ops);
     }
 
     #[test]

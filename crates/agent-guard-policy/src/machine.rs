@@ -110,6 +110,11 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         // mode nor the line's shape (a `cd` before it) changes what it protects.
         return Some(snapshot_checkpoint::program(op, ctx));
     }
+    if op.kind == OpKind::Append {
+        // Nothing is lost, whatever the session mode or the line's shape: only the
+        // protected paths hold.
+        return Some(crate::writes::append(op, ctx, world));
+    }
     if block_restricted_mode::op_applies(op, ctx) {
         return Some(Verdict::of(ReasonCode::BlockRestrictedMode));
     }

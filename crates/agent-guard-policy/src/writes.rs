@@ -7,6 +7,10 @@
 //! quarantine is refused even when the file is new), the workspace boundary (an existing file
 //! outside is refused; a new one outside destroys nothing), wildcards. What remains is the set
 //! of existing files whose current version must be kept first.
+//!
+//! An append (`OpKind::Append`: `>>`, `tee -a`, `Add-Content`) destroys nothing, so only the
+//! protected paths hold for it ([`append`]): a line added to `.git/config` or to the
+//! quarantine's logs is tampering with the project's history or the means of recovery.
 
 use agent_guard_types::{
     EntryKind, OpKind, OpSpec, PathSpec, Plan, Preserved, Protected, ReasonCode, Verdict, World,
@@ -17,6 +21,27 @@ use crate::reasons::{
     allow_noop, ask_preserve_too_large, block_protected_ancestor, block_protected_path,
     block_undeterminable_effect, block_wildcard,
 };
+
+/// Decides an append op: `BLOCK_PROTECTED_PATH` when it writes git metadata, the
+/// quarantine or a protected root (through a final symlink too), else `ALLOW_NOOP`.
+///
+/// Targets the guard cannot resolve (`>> "$LOG"`) are not refused: appending loses nothing,
+/// and the shell's own `>> *.log` is an error unless it names one file.
+pub(crate) fn append(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
+    let specs: Vec<PathSpec> = op
+        .targets
+        .iter()
+        .filter(|t| t.opaque.is_none() && !t.glob)
+        .map(|t| world.path(t, &ctx.cwd))
+        .collect();
+    if block_protected_path::applies(&specs)
+        || block_protected_ancestor::applies(&specs)
+        || specs.iter().any(|s| s.inside_trash)
+    {
+        return Verdict::of(ReasonCode::BlockProtectedPath);
+    }
+    Verdict::of(ReasonCode::AllowNoop)
+}
 
 /// Decides an overwriting or consuming op.
 pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
@@ -92,6 +117,34 @@ mod tests {
 
     fn code(op: &OpSpec, world: &FakeWorld) -> ReasonCode {
         decide(op, &PolicyContext::new("/ws"), world).code
+    }
+
+    #[test]
+    fn appends_are_refused_only_on_protected_paths() {
+        let world = FakeWorld::with([
+            protected(file(".git/config"), Protected::GitMetadata),
+            protected(
+                file(".agent-trash/audit.jsonl"),
+                Protected::QuarantineControl,
+            ),
+            protected(file("/home/u/.bashrc"), Protected::OutsideWorkspace),
+            file("notes.txt"),
+        ]);
+        let append = |targets: &[&str]| {
+            let mut op = write(targets, WriteMode::InPlace);
+            op.kind = OpKind::Append;
+            append(&op, &PolicyContext::new("/ws"), &world).code
+        };
+        assert_eq!(append(&["notes.txt"]), ReasonCode::AllowNoop);
+        assert_eq!(append(&["/home/u/.bashrc"]), ReasonCode::AllowNoop);
+        assert_eq!(
+            append(&["notes.txt", ".git/config"]),
+            ReasonCode::BlockProtectedPath
+        );
+        assert_eq!(
+            append(&[".agent-trash/audit.jsonl"]),
+            ReasonCode::BlockProtectedPath
+        );
     }
 
     #[test]

@@ -78,6 +78,10 @@ pub enum OpKind {
     /// Reads its inputs, then deletes them (`gzip f`, `tar --remove-files`, `zip -m`,
     /// `rsync --remove-source-files`).
     SideEffectDelete,
+    /// Adds to the end of paths and changes nothing already there (`>>`, `tee -a`,
+    /// `Add-Content`, `Out-File -Append`). It destroys nothing, so it is judged only against
+    /// the protected paths: appending to `.git/config` or the quarantine's logs is tampering.
+    Append,
     /// A harness's file-writing tool call (`Write`, `Edit`, `apply_patch`, …; hook mode
     /// only, never classified from a command line): writes, edits, deletes or renames the
     /// target files. Judged like [`OpKind::Overwrite`]; every existing file is copied first.
@@ -107,6 +111,7 @@ impl OpKind {
             OpKind::GitReflogExpire => "git-reflog-expire",
             OpKind::Overwrite => "overwrite",
             OpKind::SideEffectDelete => "side-effect-delete",
+            OpKind::Append => "append",
             OpKind::EditTool => "edit-tool",
             OpKind::Unknown => "unknown",
             OpKind::OpaqueProgram => "opaque-program",

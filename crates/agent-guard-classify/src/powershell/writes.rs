@@ -2,8 +2,10 @@
 //!
 //! - `Set-Content` (`sc`), `Clear-Content` (`clc`), `Out-File`, `Tee-Object` (`tee`),
 //!   `Export-Csv` (`epcsv`), `Export-Clixml` open the file and truncate it: in place,
-//!   through a symlink. `-Append` adds to it and `-NoClobber` refuses an existing file:
-//!   nothing lost. `Add-Content` only appends.
+//!   through a symlink. `-NoClobber` refuses an existing file: nothing lost. `-Append`
+//!   adds to it, and `Add-Content` (`ac`) only appends: an append op
+//!   ([`OpKind::Append`](agent_guard_types::OpKind::Append)), judged against the protected
+//!   paths only.
 //! - `New-Item -Force` truncates an existing file (a link type replaces the item); without
 //!   `-Force` it refuses an existing one, and a directory is kept.
 //! - `Copy-Item` (`copy`, `cp`, `cpi`) overwrites an existing file without `-Force`.
@@ -20,7 +22,7 @@ use agent_guard_types::{Dialect, OpSpec, Target, WriteMode};
 
 use super::params::{Bound, Cmdlet, Kind, bind};
 use crate::windows::{self, Tok};
-use crate::writes::{Placement, RECURSIVE, overwrite_in};
+use crate::writes::{Placement, RECURSIVE, append_of, overwrite_in};
 
 const SET_CONTENT: Cmdlet = Cmdlet {
     params: &[
@@ -118,6 +120,7 @@ fn cmdlet(name: &str) -> Option<&'static str> {
     Some(match name {
         "set-content" | "sc" => "set-content",
         "clear-content" | "clc" => "clear-content",
+        "add-content" | "ac" => "add-content",
         "out-file" => "out-file",
         "tee-object" | "tee" => "tee-object",
         "export-csv" | "epcsv" => "export-csv",
@@ -146,6 +149,11 @@ pub(super) fn parse(name: &str, words: &[Word], piped: bool) -> Option<Vec<OpSpe
     }
     let ops = match cmdlet {
         "set-content" | "clear-content" => Some(write_paths(op, &bind(words, &SET_CONTENT), piped)),
+        "add-content" => Some(append_of(write_paths(
+            op,
+            &bind(words, &SET_CONTENT),
+            piped,
+        ))),
         "out-file" | "tee-object" | "export-csv" | "export-clixml" => {
             out_file(op, &bind(words, &OUT_FILE))
         }
@@ -178,13 +186,18 @@ fn write_paths(mut op: OpSpec, bound: &Bound, piped: bool) -> OpSpec {
 
 /// Out-File and the exporters take their path as a parameter, never from the pipeline.
 fn out_file(op: OpSpec, bound: &Bound) -> Option<OpSpec> {
-    if bound.has("append") || bound.has("noclobber") {
+    if bound.has("noclobber") {
         return None;
     }
     if op.op == "tee-object" && bound.value("variable").is_some() && bound.paths.is_empty() {
         return None;
     }
-    Some(write_paths(op, bound, false))
+    let op = write_paths(op, bound, false);
+    Some(if bound.has("append") {
+        append_of(op)
+    } else {
+        op
+    })
 }
 
 fn new_item(mut op: OpSpec, bound: &Bound) -> Option<OpSpec> {
@@ -397,10 +410,18 @@ mod tests {
     fn forms_that_write_nothing_over() {
         for line in [
             "Get-Date | Out-File notes.txt -Append",
-            "Get-Date | Out-File notes.txt -NoClobber",
-            "Get-Date | Tee-Object -Variable t",
             "Get-Date | Tee-Object notes.txt -Append",
             "Add-Content notes.txt x",
+            "ac -Path notes.txt -Value x",
+        ] {
+            let o = ops(line);
+            assert_eq!(o.len(), 1, "{line}");
+            assert_eq!(o[0].kind, agent_guard_types::OpKind::Append, "{line}");
+            assert_eq!(o[0].targets[0].text, "notes.txt", "{line}");
+        }
+        for line in [
+            "Get-Date | Out-File notes.txt -NoClobber",
+            "Get-Date | Tee-Object -Variable t",
             "New-Item notes.txt",
             "New-Item -ItemType Directory build -Force",
             "Move-Item notes.txt report.txt",

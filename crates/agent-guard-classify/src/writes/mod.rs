@@ -5,7 +5,8 @@
 //! The facts are which paths a command writes and how it treats one that exists
 //! ([`WriteMode`]); whether a path exists is the world's business, so a command that may only
 //! create a file still names it (a new file is `ALLOW_NOOP` in the policy). A path the
-//! command only appends to is not named. Every rule comes from the tool's manual:
+//! command only appends to is named in an append op ([`OpKind::Append`]), which the policy
+//! judges against the protected paths only. Every rule comes from the tool's manual:
 //!
 //! - redirections ([`redirect`]): `>`, `>|`, `&>`, `>&file`, `n>`, `<>` on any command;
 //! - programs that truncate or write named outputs ([`outputs`]): `truncate`, `dd of=`,
@@ -48,6 +49,13 @@ pub(crate) fn overwrite(name: &str, mode: WriteMode) -> OpSpec {
 pub(crate) fn overwrite_in(name: &str, mode: WriteMode, dialect: Dialect) -> OpSpec {
     let mut op = OpSpec::new(name, OpKind::Overwrite, dialect);
     op.write = mode;
+    op
+}
+
+/// Turns a writer's op into an append op: the same targets, nothing in them overwritten.
+pub(crate) fn append_of(mut op: OpSpec) -> OpSpec {
+    op.kind = OpKind::Append;
+    op.write = WriteMode::default();
     op
 }
 

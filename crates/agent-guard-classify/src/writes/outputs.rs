@@ -4,13 +4,15 @@
 //!
 //! They open the path and truncate or rewrite it (`O_TRUNC`, or `dd conv=notrunc` writing
 //! over its bytes): in place, through a final symlink. Appending forms (`tee -a`,
-//! `sponge -a`, `dd oflag=append conv=notrunc`) destroy nothing. Programs whose operands are
+//! `sponge -a`, `dd oflag=append conv=notrunc`) destroy nothing: their op is an append
+//! ([`OpKind::Append`](agent_guard_types::OpKind::Append)), judged against the protected
+//! paths only. Programs whose operands are
 //! written get an op even without operands: arguments may still arrive from `xargs` or
 //! `find -exec`.
 
 use agent_guard_types::{OpSpec, Target, WriteMode};
 
-use super::{basename, file, getopt_problem, join, overwrite, value_arg};
+use super::{append_of, basename, file, getopt_problem, join, overwrite, value_arg};
 use crate::args::Arg;
 use crate::getopt::{self, Item, Opt, Order};
 
@@ -57,23 +59,24 @@ const TEE: &[Opt] = &[
     Opt::flag("info", None, Some("version")),
 ];
 
-/// `tee [-a] FILE…`: truncates every file unless `-a`.
+/// `tee [-a] FILE…`: truncates every file, or with `-a` appends to it.
 pub(super) fn tee(args: &[Arg]) -> Option<OpSpec> {
-    let (op, items) = operand_writer("tee", args, TEE);
-    let appends = items
-        .iter()
-        .any(|i| matches!(i, Item::Opt { name: "append", .. }));
-    op.filter(|_| !appends)
+    appending_unless_truncating(operand_writer("tee", args, TEE))
 }
 
 /// `sponge [-a] FILE`: soaks up stdin, then writes the file (`-a` appends).
 pub(super) fn sponge(args: &[Arg]) -> Option<OpSpec> {
     const SPONGE: &[Opt] = &[Opt::flag("append", Some('a'), None)];
-    let (op, items) = operand_writer("sponge", args, SPONGE);
+    appending_unless_truncating(operand_writer("sponge", args, SPONGE))
+}
+
+/// The op of a writer with an `append` flag: an append op when the flag is given.
+fn appending_unless_truncating((op, items): (Option<OpSpec>, Vec<Item<'_>>)) -> Option<OpSpec> {
     let appends = items
         .iter()
         .any(|i| matches!(i, Item::Opt { name: "append", .. }));
-    op.filter(|_| !appends)
+    let op = op?;
+    Some(if appends { append_of(op) } else { op })
 }
 
 const FALLOCATE: &[Opt] = &[
@@ -135,8 +138,11 @@ pub(super) fn dd(args: &[Arg]) -> Option<OpSpec> {
             _ => {}
         }
     }
-    if (append && notrunc) || (op.targets.is_empty() && !op.undeterminable) {
+    if op.targets.is_empty() && !op.undeterminable {
         return None;
+    }
+    if append && notrunc {
+        return Some(append_of(op));
     }
     if notrunc {
         op.note("conv=notrunc still writes over the file's bytes");
@@ -480,8 +486,11 @@ mod tests {
         assert_eq!(targets(truncate(&args("--size=+1M log"))), ["log"]);
         assert!(truncate(&args("--help")).is_none());
         assert_eq!(targets(tee(&args("out.txt other"))), ["out.txt", "other"]);
-        assert!(tee(&args("-a log")).is_none());
-        assert!(sponge(&args("-a log")).is_none());
+        for appended in [tee(&args("-a log")), sponge(&args("-a log"))] {
+            let appended = appended.expect("an append op");
+            assert_eq!(appended.kind, agent_guard_types::OpKind::Append);
+            assert_eq!(appended.targets[0].text, "log");
+        }
         assert_eq!(targets(sponge(&args("f"))), ["f"]);
         assert_eq!(targets(fallocate(&args("-p -o 0 -l 4096 f"))), ["f"]);
         assert!(fallocate(&args("-l 1G f")).is_none());
@@ -497,7 +506,8 @@ mod tests {
         assert_eq!(targets(dd(&args("if=a of=/dev/sdb"))), ["/dev/sdb"]);
         let o = dd(&args("if=a of=b conv=notrunc")).unwrap();
         assert_eq!(o.write, WriteMode::InPlace);
-        assert!(dd(&args("if=a of=b conv=notrunc oflag=append")).is_none());
+        let appended = dd(&args("if=a of=b conv=notrunc oflag=append")).expect("an append");
+        assert_eq!(appended.kind, agent_guard_types::OpKind::Append);
         assert!(dd(&args("if=a bs=1")).is_none());
         assert!(dd(&args("--help")).is_none());
     }

@@ -1,17 +1,20 @@
-//! Redirections that open a file for writing without appending.
+//! Redirections that open a file for writing.
 //!
 //! POSIX: `>`, `>|` (clobber; `noclobber` is not assumed), `&>`, `>&FILE` (stdout and
 //! stderr, when the word is not a descriptor), any `n>`, and `<>` (opens read-write: it does
 //! not truncate, but the program may write anywhere in the file, so it is an in-place
-//! overwrite too). Not `>>`/`&>>` (append), not a descriptor duplication (`2>&1`, `>&-`),
-//! not a process substitution (`> >(tee log)`, a pipe), not the sinks of [`is_sink`]. The
-//! shell opens the path, so a final symlink is written through.
+//! overwrite too) are overwrites. `>>`, `&>>` and `n>>` are appends ([`OpKind::Append`]):
+//! nothing already in the file is lost, but the path is still judged, since appending to
+//! `.git/config` or the quarantine's logs is tampering. Neither is a descriptor duplication
+//! (`2>&1`, `>&-`), a process substitution (`> >(tee log)`, a pipe) or one of the sinks of
+//! [`is_sink`]. The shell opens the path, so a final symlink is written through.
 //!
-//! cmd and PowerShell: `>`, `n>` and PowerShell's `*>`; not `>>`, not `2>&1`, not the null
-//! device (`nul`, `$null`) or the other reserved device names.
+//! cmd and PowerShell: `>`, `n>` and PowerShell's `*>` overwrite, `>>` (and `n>>`, `*>>`)
+//! append; not `2>&1`, not the null device (`nul`, `$null`) or the other reserved device
+//! names.
 
 use agent_guard_lex::{RedirectOp, SimpleCommand, Word, WordPart};
-use agent_guard_types::{Dialect, OpSpec, WriteMode};
+use agent_guard_types::{Dialect, OpKind, OpSpec, WriteMode};
 
 use crate::args::expand;
 use crate::windows;
@@ -50,35 +53,45 @@ fn is_process_substitution(word: &Word) -> bool {
     matches!(&word.parts[..], [WordPart::ProcessSubstitution { .. }])
 }
 
-/// The overwrite op of a POSIX command's redirections, if it has any that truncate or
-/// rewrite a file.
-pub(crate) fn posix(command: &SimpleCommand, source: &str) -> Option<OpSpec> {
+/// The ops of a POSIX command's redirections: an overwrite for those that truncate or
+/// rewrite a file, an append for those that add to one. Each only when it names a file.
+pub(crate) fn posix(command: &SimpleCommand, source: &str) -> Vec<OpSpec> {
     let mut op = super::overwrite(">", WriteMode::InPlace);
+    let mut append = appending(">>", Dialect::Posix);
     for redirect in &command.redirects {
         let Some(word) = &redirect.target else {
             continue;
         };
-        let file = match redirect.op {
+        let into = match redirect.op {
             RedirectOp::Out | RedirectOp::Clobber | RedirectOp::OutErr | RedirectOp::ReadWrite => {
-                true
+                &mut op
             }
-            RedirectOp::DupOut => !is_descriptor(word),
-            _ => false,
+            RedirectOp::DupOut if !is_descriptor(word) => &mut op,
+            RedirectOp::Append | RedirectOp::AppendErr => &mut append,
+            _ => continue,
         };
-        if !file || is_process_substitution(word) {
+        if is_process_substitution(word) {
             continue;
         }
         for arg in expand(word, source) {
             if arg.known().is_some_and(is_sink) {
                 continue;
             }
-            op.targets.push(super::file(&arg, true));
+            into.targets.push(super::file(&arg, true));
         }
         if redirect.op == RedirectOp::ReadWrite {
             op.note("<> opens the file read-write: the program may rewrite it in place");
         }
     }
-    (!op.targets.is_empty()).then_some(op)
+    [op, append]
+        .into_iter()
+        .filter(|op| !op.targets.is_empty())
+        .collect()
+}
+
+/// Creates an append op of `name` in `dialect`.
+pub(crate) fn appending(name: &str, dialect: Dialect) -> OpSpec {
+    OpSpec::new(name, OpKind::Append, dialect)
 }
 
 /// Reserved Windows device names: writing to them writes no file.
@@ -92,16 +105,20 @@ pub(crate) fn windows_device(text: &str) -> bool {
     matches!(name, "nul" | "con" | "prn" | "aux") || numbered("com") || numbered("lpt")
 }
 
-/// The overwrite op of a cmd or PowerShell command's redirections.
-pub(crate) fn windows(command: &SimpleCommand, dialect: Dialect) -> Option<OpSpec> {
+/// The ops of a cmd or PowerShell command's redirections: an overwrite for `>`, an append
+/// for `>>`.
+pub(crate) fn windows(command: &SimpleCommand, dialect: Dialect) -> Vec<OpSpec> {
     let mut op = super::overwrite_in(">", WriteMode::InPlace, dialect);
+    let mut append = appending(">>", dialect);
     for redirect in &command.redirects {
         let Some(word) = &redirect.target else {
             continue;
         };
-        if !matches!(redirect.op, RedirectOp::Out | RedirectOp::OutErr) {
-            continue;
-        }
+        let into = match redirect.op {
+            RedirectOp::Out | RedirectOp::OutErr => &mut op,
+            RedirectOp::Append | RedirectOp::AppendErr => &mut append,
+            _ => continue,
+        };
         let tok = windows::whole(word);
         let null_variable = dialect == Dialect::PowerShell
             && matches!(&word.parts[..], [WordPart::Parameter { raw, .. }]
@@ -111,23 +128,31 @@ pub(crate) fn windows(command: &SimpleCommand, dialect: Dialect) -> Option<OpSpe
         }
         let mut target = windows::target(&tok, dialect);
         target.through_symlink = true;
-        op.targets.push(target);
+        into.targets.push(target);
     }
-    (!op.targets.is_empty()).then_some(op)
+    [op, append]
+        .into_iter()
+        .filter(|op| !op.targets.is_empty())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn posix_targets(line: &str) -> Vec<String> {
+    fn posix_targets_of(line: &str, kind: OpKind) -> Vec<String> {
         let script = agent_guard_lex::posix::lex(line);
         script
             .commands
             .iter()
-            .filter_map(|c| posix(c, line))
+            .flat_map(|c| posix(c, line))
+            .filter(|op| op.kind == kind)
             .flat_map(|op| op.targets.into_iter().map(|t| t.text))
             .collect()
+    }
+
+    fn posix_targets(line: &str) -> Vec<String> {
+        posix_targets_of(line, OpKind::Overwrite)
     }
 
     #[test]
@@ -145,6 +170,21 @@ mod tests {
         ] {
             assert_eq!(posix_targets(line), expected, "{line}");
         }
+    }
+
+    #[test]
+    fn posix_appends_are_their_own_op() {
+        for (line, expected) in [
+            ("echo x >> log", vec!["log"]),
+            ("echo x &>> log", vec!["log"]),
+            ("echo x 2>> err >> out", vec!["err", "out"]),
+            ("echo x > new >> .git/config", vec![".git/config"]),
+            ("echo x >> /dev/null", vec![]),
+            ("cmd >> >(tee log)", vec![]),
+        ] {
+            assert_eq!(posix_targets_of(line, OpKind::Append), expected, "{line}");
+        }
+        assert_eq!(posix_targets("echo x > new >> .git/config"), ["new"]);
     }
 
     #[test]
@@ -168,7 +208,7 @@ mod tests {
 
     #[test]
     fn windows_forms() {
-        let targets = |line: &str, dialect: Dialect| -> Vec<String> {
+        let targets_of = |line: &str, dialect: Dialect, kind: OpKind| -> Vec<String> {
             let script = match dialect {
                 Dialect::Cmd => agent_guard_lex::cmd::lex(line),
                 _ => agent_guard_lex::powershell::lex(line),
@@ -176,10 +216,20 @@ mod tests {
             script
                 .commands
                 .iter()
-                .filter_map(|c| windows(c, dialect))
+                .flat_map(|c| windows(c, dialect))
+                .filter(|op| op.kind == kind)
                 .flat_map(|op| op.targets.into_iter().map(|t| t.text))
                 .collect()
         };
+        let targets = |line: &str, dialect: Dialect| targets_of(line, dialect, OpKind::Overwrite);
+        let appends = |line: &str, dialect: Dialect| targets_of(line, dialect, OpKind::Append);
+        assert_eq!(appends("echo x >> a.txt", Dialect::Cmd), ["a.txt"]);
+        assert_eq!(
+            appends("echo x 2>> .git\\config", Dialect::Cmd),
+            [".git/config"]
+        );
+        assert_eq!(appends("ls >> a.txt", Dialect::PowerShell), ["a.txt"]);
+        assert!(appends("echo x >> nul", Dialect::Cmd).is_empty());
         assert_eq!(targets("echo x > a.txt", Dialect::Cmd), ["a.txt"]);
         assert_eq!(targets("type nul > a.txt", Dialect::Cmd), ["a.txt"]);
         assert_eq!(targets("dir 2> err.txt", Dialect::Cmd), ["err.txt"]);

@@ -347,3 +347,61 @@ fn rsync_delete_is_checkpointed_and_restored() {
         .success();
     assert_eq!(snapshot(&ws, &["**"]), before, "{command}: restored");
 }
+
+/// An append loses nothing, but one into git metadata or the quarantine is tampering: it is
+/// refused before it runs, whichever tool appends and however the path is reached (a
+/// symlink inside the workspace that leads into `.git` too).
+#[test]
+fn appends_into_git_metadata_or_the_quarantine_are_refused() {
+    let env = prepare();
+    let ws = env.ws().to_owned();
+    // A first guarded command creates the quarantine and its audit log.
+    let (exit, report) = enforce(&env, "rm report.txt");
+    assert_eq!(exit, 0, "{report}");
+    std::os::unix::fs::symlink(".git/config", ws.join("cfg")).unwrap();
+    let config = std::fs::read(ws.join(".git/config")).unwrap();
+    let audit = std::fs::read(env.trash().join("audit.jsonl")).unwrap();
+    for command in [
+        "echo '[core] fsmonitor = ./x' >> .git/config",
+        "printf x | tee -a .git/config",
+        "echo x 2>> .git/config",
+        "echo x >> cfg",
+        "echo '{}' >> .agent-trash/audit.jsonl",
+        "dd if=notes.txt of=.agent-trash/audit.jsonl oflag=append conv=notrunc",
+    ] {
+        let (exit, report) = enforce(&env, command);
+        assert_eq!(exit, 2, "{command}: {report}");
+        assert_eq!(
+            report["code"], "BLOCK_PROTECTED_PATH",
+            "{command}: {report}"
+        );
+    }
+    assert_eq!(std::fs::read(ws.join(".git/config")).unwrap(), config);
+    let now = std::fs::read(env.trash().join("audit.jsonl")).unwrap();
+    assert!(
+        now.starts_with(&audit),
+        "the refusals are logged after what was there"
+    );
+}
+
+/// An append anywhere else is allowed with nothing to keep: the real command runs and the
+/// file holds the old bytes followed by the new ones.
+#[test]
+fn an_append_elsewhere_runs_and_keeps_nothing() {
+    let env = prepare();
+    let ws = env.ws().to_owned();
+    let old = std::fs::read(ws.join("notes.txt")).unwrap();
+    for command in [
+        "echo more >> notes.txt",
+        "echo more | tee -a notes.txt >/dev/null",
+    ] {
+        let (exit, report) = enforce(&env, command);
+        assert_eq!(exit, 0, "{command}: {report}");
+        assert_eq!(report["code"], "ALLOW_NOOP", "{command}: {report}");
+        assert!(txids(&report).is_empty(), "{command}: {report}");
+        run_shell(&env, command);
+    }
+    let mut expected = old;
+    expected.extend_from_slice(b"more\nmore\n");
+    assert_eq!(std::fs::read(ws.join("notes.txt")).unwrap(), expected);
+}
