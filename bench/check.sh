@@ -4,25 +4,53 @@
 # `check --enforce -- 'rm -rf build'` (issue 17); then hook mode's no-op path (a Claude Code payload for `ls -la` on stdin) against the same
 # trivial binary, fed the same stdin.
 #
-#   bench/check.sh [--runs N] [--export FILE.md]
+#   bench/check.sh [--runs N] [--export FILE.md] [--link static|dynamic]
 #
 # Needs hyperfine (`apt-get install hyperfine`). Builds the release binaries first.
+#
+# --link: how `check` is linked. `static` (the default on Linux with glibc, the README's
+# Linux install): glibc linked in with `-C target-feature=+crt-static`, built with an
+# explicit --target so proc macros stay dynamic. `dynamic`: a plain `cargo build --release`
+# (non-PIE on Linux, see crates/agent-guard-cli/build.rs). The floor is always the trivial
+# binary as a plain `cargo build --release` makes it; with --link static its static twin is
+# measured beside it, as the stricter floor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=300
 export_md=""
+host=$(rustc -vV | sed -n 's/^host: //p')
+case "$host" in
+  *-linux-gnu) link=static ;;
+  *) link=dynamic ;;
+esac
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --export) export_md="$2"; shift 2 ;;
-    *) echo "usage: bench/check.sh [--runs N] [--export FILE.md]" >&2; exit 2 ;;
+    --link) link="$2"; shift 2 ;;
+    *) echo "usage: bench/check.sh [--runs N] [--export FILE.md] [--link static|dynamic]" >&2; exit 2 ;;
   esac
 done
 command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release --locked -q -p agent-guard-cli -p agent-guard-bench
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-check="$target/release/check"
 trivial="$target/release/trivial-rust"
+floors=(-n 'trivial Rust binary' "$trivial")
+case "$link" in
+  dynamic)
+    cargo build --release --locked -q -p agent-guard-cli -p agent-guard-bench
+    check="$target/release/check"
+    ;;
+  static)
+    cargo build --release --locked -q -p agent-guard-bench
+    flags_var="CARGO_TARGET_$(echo "$host" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
+    env "$flags_var=-C target-feature=+crt-static" \
+      cargo build --release --locked -q --target "$host" -p agent-guard-cli -p agent-guard-bench
+    check="$target/$host/release/check"
+    floors+=(-n 'trivial Rust binary (static)' "$target/$host/release/trivial-rust")
+    ;;
+  *) echo "error: --link is static or dynamic, not $link" >&2; exit 2 ;;
+esac
+echo "check: $check ($link)"
 
 ws=$(mktemp -d)
 trap 'rm -rf "$ws"' EXIT
@@ -44,7 +72,7 @@ unset AGENT_GUARD_DIALECT AGENT_GUARD_WORKSPACE AGENT_GUARD_TRASH
 args=(--warmup 20 --runs "$runs" -N --style basic)
 [ -n "$export_md" ] && args+=(--export-markdown "$export_md")
 hyperfine "${args[@]}" \
-  -n 'trivial Rust binary' "$trivial" \
+  "${floors[@]}" \
   -n 'check: no-op (ls -la)' "$check --cwd $ws -- 'ls -la'" \
   -n 'check: rm -rf build' "$check --cwd $ws -- 'rm -rf build'" \
   -n 'check: git reset --hard' "$check --cwd $ws -- 'git reset --hard'"

@@ -1,10 +1,13 @@
-//! Links the binaries as position-dependent executables on Linux with glibc.
+//! Links the binaries position-dependent on Linux with glibc when they are linked
+//! dynamically.
 //!
-//! A PIE `check` spends a measurable part of its start-up applying about 10,000 relative
-//! relocations, which also dirties the pages they land on; a non-PIE executable has none, and
-//! `check` runs before every command an agent issues (`docs/PERFORMANCE.md`, "Start-up"). The
-//! shared libraries, the heap and the stack keep their address randomisation. Set
-//! `AGENT_GUARD_PIE=1` at build time to keep the default.
+//! A dynamically linked PIE `check` spends a measurable part of its start-up having the
+//! loader apply about 10,000 relative relocations, which also dirties the pages they land
+//! on; a non-PIE executable has none (`docs/PERFORMANCE.md`, "Start-up"). The shared
+//! libraries, the heap and the stack keep their address randomisation. `AGENT_GUARD_PIE=1`
+//! at build time keeps the default. A static build (`-C target-feature=+crt-static`, the
+//! README's Linux install) is left a static PIE: it relocates itself without a loader, and
+//! `-no-pie` would make a broken hybrid of it.
 
 #![allow(
     clippy::disallowed_methods,
@@ -13,9 +16,12 @@
 
 fn main() {
     println!("cargo::rerun-if-env-changed=AGENT_GUARD_PIE");
-    let linux_gnu = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
-        && std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
-    if linux_gnu && std::env::var_os("AGENT_GUARD_PIE").is_none() {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let linux_gnu = var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu";
+    let static_crt = var("CARGO_CFG_TARGET_FEATURE")
+        .split(',')
+        .any(|f| f == "crt-static");
+    if linux_gnu && !static_crt && std::env::var_os("AGENT_GUARD_PIE").is_none() {
         println!("cargo::rustc-link-arg-bins=-no-pie");
     }
 }

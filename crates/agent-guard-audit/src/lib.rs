@@ -58,6 +58,7 @@ mod project;
 mod record;
 mod verify;
 
+pub use agent_guard_fsops::SyncInFlight;
 pub use error::AuditError;
 pub use hash::{default_session, session_hash, sha256_hex};
 pub use key::{AuditKey, KEY_DIR_NAME, KEY_FILE_NAME};

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
+use agent_guard_fsops::SyncInFlight;
+
 use crate::backward::for_each_line_backwards;
 use crate::chain::{self, CHAIN_FIELDS};
 use crate::verify::{ChainReport, verify_log};
@@ -82,6 +84,8 @@ impl AuditFault {
 enum Durability {
     Synced,
     Relaxed,
+    /// Written now, synced on a helper thread: the caller waits for it before its effect.
+    InFlight,
 }
 
 /// The JSONL audit log at `<trash>/audit.jsonl`.
@@ -167,6 +171,19 @@ impl AuditLog {
     /// dropped: only the log sets them.
     pub fn append(&self, record: &AuditRecord) -> Result<Map<String, Value>, AuditError> {
         self.write_record(&record.to_map(), Durability::Synced)
+            .map(|(stored, _)| stored)
+    }
+
+    /// Like [`AuditLog::append`], but the `fdatasync` runs on a helper thread: the record is
+    /// durable once the returned [`SyncInFlight`] has been waited for. An intent that must
+    /// be on disk before an effect is written this way, so that its flush overlaps the
+    /// quarantine's own (the quarantine waits for it before the effect).
+    pub fn append_in_flight(
+        &self,
+        record: &AuditRecord,
+    ) -> Result<(Map<String, Value>, SyncInFlight), AuditError> {
+        let (stored, sync) = self.write_record(&record.to_map(), Durability::InFlight)?;
+        Ok((stored, sync.unwrap_or_else(|| SyncInFlight::done(Ok(())))))
     }
 
     /// Like [`AuditLog::append`], but without waiting for the disk: for best-effort records
@@ -174,6 +191,7 @@ impl AuditLog {
     /// line is still written whole, under the lock.
     pub fn append_relaxed(&self, record: &AuditRecord) -> Result<Map<String, Value>, AuditError> {
         self.write_record(&record.to_map(), Durability::Relaxed)
+            .map(|(stored, _)| stored)
     }
 
     /// Appends the projection of a record that is not an [`AuditRecord`] (one written by
@@ -184,13 +202,14 @@ impl AuditLog {
         record: &Map<String, Value>,
     ) -> Result<Map<String, Value>, AuditError> {
         self.write_record(record, Durability::Synced)
+            .map(|(stored, _)| stored)
     }
 
     fn write_record(
         &self,
         record: &Map<String, Value>,
         durability: Durability,
-    ) -> Result<Map<String, Value>, AuditError> {
+    ) -> Result<(Map<String, Value>, Option<SyncInFlight>), AuditError> {
         let mut stored = project(record);
         for field in CHAIN_FIELDS {
             stored.remove(field);
@@ -238,11 +257,17 @@ impl AuditLog {
             std::process::abort();
         }
         file.write_all(&line).map_err(append_error)?;
-        if durability == Durability::Synced {
-            file.sync_data().map_err(append_error)?;
+        let mut in_flight = None;
+        match durability {
+            Durability::Synced => file.sync_data().map_err(append_error)?,
+            Durability::InFlight => {
+                let handle = file.file().try_clone().map_err(append_error)?;
+                in_flight = Some(SyncInFlight::start(handle));
+            }
+            Durability::Relaxed => {}
         }
         file.file().unlock().map_err(append_error)?;
-        Ok(stored)
+        Ok((stored, in_flight))
     }
 
     /// Returns the last `n` records, oldest first, each projected.

@@ -76,19 +76,32 @@ pub(crate) fn enforce(
     let needs_intent = report.verdicts.iter().any(|v| {
         agent_guard_policy::lookup(v.code).is_some_and(agent_guard_policy::Reason::needs_intent)
     });
-    if needs_intent && !durable(&audit_record(&report, Event::EnforceIntent)) {
-        refuse(
-            &mut report,
-            ReasonCode::CompensationFailed,
-            "durable execution audit intent unavailable",
-        );
-        if let Err(cause) = &log {
-            report.reasons.push(cause.clone());
-            report.message = Some(format!("agent-guard: the cause: {cause}"));
+    // The intent's flush runs beside the compensations' own manifest intent: the quarantine
+    // waits for it before it moves or deletes anything, and so does the answer below.
+    let intent = if needs_intent {
+        match log.as_ref().map_err(Clone::clone).and_then(|log| {
+            log.append_in_flight(&audit_record(&report, Event::EnforceIntent))
+                .map_err(|e| e.to_string())
+        }) {
+            Ok((_, sync)) => Some(sync),
+            Err(cause) => {
+                refuse(
+                    &mut report,
+                    ReasonCode::CompensationFailed,
+                    "durable execution audit intent unavailable",
+                );
+                report.reasons.push(cause.clone());
+                report.message = Some(format!("agent-guard: the cause: {cause}"));
+                return report;
+            }
         }
-        return report;
+    } else {
+        None
+    };
+    let mut store = quarantine(&workspace, &runtime, &request.env);
+    if let Some(sync) = &intent {
+        store = store.with_before_effect(sync.clone());
     }
-    let store = quarantine(&workspace, &runtime, &request.env);
     let mut compensations: Vec<Applied> = Vec::new();
     let verdicts = report.verdicts.clone();
     for verdict in &verdicts {
@@ -130,6 +143,18 @@ pub(crate) fn enforce(
             return report;
         }
     }
+    if let Some(Err(cause)) = intent.as_ref().map(agent_guard_audit::SyncInFlight::wait) {
+        // Nothing was destroyed (a move would have waited for it): the command must not run.
+        report.compensations = Some(compensations);
+        refuse(
+            &mut report,
+            ReasonCode::CompensationFailed,
+            "durable execution audit intent unavailable",
+        );
+        report.reasons.push(cause.clone());
+        report.message = Some(format!("agent-guard: the cause: {cause}"));
+        return report;
+    }
     report.message = message(&compensations);
     report.set_verdict(Decision::Allow, report.code);
     let proceed = AuditRecord {
@@ -137,7 +162,12 @@ pub(crate) fn enforce(
         ..audit_record(&report, Event::EnforceProceed)
     };
     report.compensations = Some(compensations);
-    if !durable(&proceed) {
+    // Not synced: the intent is on disk, and the manifest journals what moved; a crash that
+    // loses this last record leaves a shorter, still valid chain (docs/audit.md).
+    let recorded = log
+        .as_ref()
+        .is_ok_and(|log| log.append_relaxed(&proceed).is_ok());
+    if !recorded {
         if needs_intent {
             refuse(
                 &mut report,

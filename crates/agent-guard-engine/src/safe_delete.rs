@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::json;
 
-use agent_guard_audit::{AuditRecord, Event, Phase, Tool};
+use agent_guard_audit::{AuditRecord, Event, Phase, SyncInFlight, Tool};
 
 use agent_guard_config::EnvSnapshot;
 use agent_guard_policy::{DeleteMode, PolicyContext, decide_paths};
@@ -173,42 +173,47 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
     );
     set_verdict(&mut report, &verdict);
     // One record per phase; the `complete` one also says what moved and what came of it.
-    let audit = |report: &SafeDeleteReport, phase: Phase, durable: bool| -> bool {
-        let Ok(log) = audit_log(&workspace, &runtime) else {
-            return false;
+    // `Synced` waits for the disk; `InFlight` hands back the sync to wait for before the
+    // first move (it overlaps the manifest intent's); `Relaxed` does not wait.
+    let audit =
+        |report: &SafeDeleteReport, phase: Phase, durability: Durability| -> Option<SyncInFlight> {
+            let Ok(log) = audit_log(&workspace, &runtime) else {
+                return None;
+            };
+            let complete = phase == Phase::Complete;
+            let event = if complete {
+                Event::Outcome
+            } else {
+                Event::Decision
+            };
+            let record = AuditRecord {
+                decision: Some(report.verdict.decision),
+                code: Some(report.verdict.code),
+                target_count: Some(report.targets.len()),
+                phase: Some(phase),
+                mode: Some(report.mode),
+                txid: report.txid.clone().filter(|_| complete),
+                moved_count: complete.then_some(report.moved.len()),
+                skipped_count: complete.then_some(report.skipped.len()),
+                outcome: complete.then_some(report.outcome),
+                ..AuditRecord::new(event, Tool::SafeDelete)
+            };
+            match durability {
+                Durability::InFlight => log.append_in_flight(&record).ok().map(|(_, sync)| sync),
+                Durability::Relaxed => log
+                    .append_relaxed(&record)
+                    .ok()
+                    .map(|_| SyncInFlight::done(Ok(()))),
+            }
         };
-        let complete = phase == Phase::Complete;
-        let event = if complete {
-            Event::Outcome
-        } else {
-            Event::Decision
-        };
-        let record = AuditRecord {
-            decision: Some(report.verdict.decision),
-            code: Some(report.verdict.code),
-            target_count: Some(report.targets.len()),
-            phase: Some(phase),
-            mode: Some(report.mode),
-            txid: report.txid.clone().filter(|_| complete),
-            moved_count: complete.then_some(report.moved.len()),
-            skipped_count: complete.then_some(report.skipped.len()),
-            outcome: complete.then_some(report.outcome),
-            ..AuditRecord::new(event, Tool::SafeDelete)
-        };
-        if durable {
-            log.append(&record).is_ok()
-        } else {
-            log.append_relaxed(&record).is_ok()
-        }
-    };
     if verdict.decision == Decision::Block {
         report.outcome = SafeDeleteOutcome::Blocked(verdict.code);
-        let _ = audit(&report, Phase::Advisory, false);
+        let _ = audit(&report, Phase::Advisory, Durability::Relaxed);
         return report;
     }
     if request.dry_run {
         report.outcome = SafeDeleteOutcome::Would(verdict.decision, verdict.code);
-        if !audit(&report, Phase::Advisory, false) {
+        if audit(&report, Phase::Advisory, Durability::Relaxed).is_none() {
             report
                 .warnings
                 .push("audit unavailable: record could not be stored".to_owned());
@@ -219,15 +224,16 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         report.outcome = SafeDeleteOutcome::AlreadyAbsent;
         return report;
     }
-    if !audit(&report, Phase::Intent, true) {
+    let Some(intent) = audit(&report, Phase::Intent, Durability::InFlight) else {
         refuse(
             &mut report,
             ReasonCode::CompensationFailed,
             SafeDeleteOutcome::BlockedAuditIntent,
         );
         return report;
-    }
-    let store = quarantine(&workspace, &runtime, &request.env);
+    };
+    // Every move and direct delete waits for the intent first.
+    let store = quarantine(&workspace, &runtime, &request.env).with_before_effect(intent.clone());
     match verdict.plan {
         Plan::Direct(specs) => {
             report.deleted = specs
@@ -255,7 +261,16 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
             SafeDeleteOutcome::BlockedNothingToCompensate,
         ),
     }
-    if !audit(&report, Phase::Complete, false) {
+    if let Err(cause) = intent.wait() {
+        // A move or delete waits for the intent and would have stopped: nothing was done.
+        refuse(
+            &mut report,
+            ReasonCode::CompensationFailed,
+            SafeDeleteOutcome::BlockedAuditIntent,
+        );
+        report.warnings.push(cause);
+    }
+    if audit(&report, Phase::Complete, Durability::Relaxed).is_none() {
         report
             .warnings
             .push("audit unavailable: outcome record could not be stored".to_owned());
@@ -372,4 +387,12 @@ fn refuse(report: &mut SafeDeleteReport, code: ReasonCode, outcome: SafeDeleteOu
         reasons: Vec::new(),
     };
     report.outcome = outcome;
+}
+/// How a safe-delete audit record reaches the disk.
+#[derive(Debug, Clone, Copy)]
+enum Durability {
+    /// Synced on a helper thread; moves and deletes wait for it.
+    InFlight,
+    /// Written, not waited for.
+    Relaxed,
 }

@@ -14,6 +14,10 @@
 
 #![warn(missing_docs)]
 
+mod in_flight;
+
+pub use in_flight::SyncInFlight;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 

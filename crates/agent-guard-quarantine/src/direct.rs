@@ -27,6 +27,9 @@ impl Quarantine {
     /// Deletes `path` (a file, a symlink — never followed — or a tree). Only for paths the
     /// policy judged regenerable or quarantine payload.
     pub fn delete_direct(&self, path: &Path) -> DirectOutcome {
+        if self.wait_before_effect().is_err() {
+            return DirectOutcome::Failed;
+        }
         match path.symlink_metadata() {
             Err(_) => DirectOutcome::Absent,
             Ok(metadata) if metadata.is_dir() => {

@@ -256,6 +256,9 @@ impl Quarantine {
                 before_start: false,
             }
         };
+        if let Err(reason) = self.wait_before_effect() {
+            return Err(failed(self, SkipKind::Failed, reason));
+        }
         let parent = dest.parent().unwrap_or(tx_dir);
         if let Err(error) = create_dirs(parent, tx_dir) {
             let kind = if fsops::is_storage_full(&error) {

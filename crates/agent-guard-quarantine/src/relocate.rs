@@ -241,6 +241,9 @@ impl Quarantine {
             });
         }
         self.faults().hit(FaultPoint::AfterIntent);
+        if let Err(reason) = self.wait_before_effect() {
+            return Err(self.fail(txid, &origin, &trash, &std::io::Error::other(reason)));
+        }
 
         let parent = dest.parent().unwrap_or(tx_dir);
         if let Err(error) = create_dirs(parent, tx_dir) {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agent_guard_audit::{Clock, format_timestamp};
+use agent_guard_audit::{Clock, SyncInFlight, format_timestamp};
 use agent_guard_types::TxId;
 
 use crate::error::QuarantineError;
@@ -20,6 +20,7 @@ pub struct Quarantine {
     clock: Clock,
     faults: Faults,
     git_user_dir: Option<PathBuf>,
+    before_effect: Option<SyncInFlight>,
 }
 
 impl Quarantine {
@@ -31,7 +32,26 @@ impl Quarantine {
             clock: Clock::System,
             faults: Faults::none(),
             git_user_dir: None,
+            before_effect: None,
         }
+    }
+
+    /// Makes every destructive step (a move, a copy over, a direct delete) first wait for
+    /// `sync`: the caller's own intent record (the audit intent), whose flush then overlaps
+    /// the manifest intent's instead of preceding it. A failed sync stops the step, as a
+    /// failed manifest intent would.
+    #[must_use]
+    pub fn with_before_effect(mut self, sync: SyncInFlight) -> Quarantine {
+        self.before_effect = Some(sync);
+        self
+    }
+
+    /// Waits for the sync given to [`Quarantine::with_before_effect`], if any.
+    pub(crate) fn wait_before_effect(&self) -> Result<(), String> {
+        self.before_effect.as_ref().map_or(Ok(()), |sync| {
+            sync.wait()
+                .map_err(|error| format!("the audit intent is not durable: {error}"))
+        })
     }
 
     /// Uses `clock` for record timestamps.
