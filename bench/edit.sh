@@ -30,7 +30,9 @@ trap 'rm -rf "$ws" "$ws".*.json' EXIT
   git init -q
   git config user.email bench@agent-guard.invalid && git config user.name bench
   mkdir -p src && echo 'fn main() {}' > src/main.rs
-  head -c 102400 /dev/urandom | base64 -w 100 | head -c 102400 > src/big.txt
+  # 76,800 random bytes are 102,400 base64 characters (plus newlines), cut to 100 KiB. No
+  # `| head` at the end: under pipefail the writer's SIGPIPE would fail the script.
+  head -c 76800 /dev/urandom | base64 -w 100 > src/big.txt && truncate -s 102400 src/big.txt
   git add -A && git commit -qm init
 )
 export HOME="$ws/home"; mkdir -p "$HOME"

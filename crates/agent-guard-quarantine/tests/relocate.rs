@@ -358,3 +358,54 @@ fn a_checkpoint_of_another_manifest_never_hides_an_open_intent() {
         "the open intent before the offset is found"
     );
 }
+
+/// The caller's intent (the audit log's, synced in flight) must be on disk before anything
+/// moves: a relocation waits for it after its own durable intent, and a sync that failed
+/// stops the move with the item still in place. A direct delete waits the same way.
+#[test]
+fn nothing_moves_before_the_callers_intent_is_durable() {
+    let env = env();
+    let failed = env
+        .store
+        .clone()
+        .with_before_effect(agent_guard_fsops::SyncInFlight::done(Err(
+            "disk gone".to_owned()
+        )));
+    let report = failed
+        .relocate(
+            &[item(&env, "notes.txt")],
+            &txid(1),
+            serde_json::Map::new(),
+            &NoProgress,
+        )
+        .unwrap();
+    assert!(!report.complete(), "{report:?}");
+    assert!(report.moved.is_empty(), "{report:?}");
+    assert!(
+        report.skipped[0].reason.contains("audit intent is not durable"),
+        "{report:?}"
+    );
+    assert_eq!(fs::read_to_string(env.ws.join("notes.txt")).unwrap(), "notes");
+    assert_eq!(
+        failed.delete_direct(&env.ws.join("build")),
+        agent_guard_quarantine::DirectOutcome::Failed
+    );
+    assert!(env.ws.join("build/out/a.o").exists());
+
+    // A sync that succeeds (started on a real file) lets the move through.
+    let log = fs::File::create(env.ws.join("intent.log")).unwrap();
+    let ok = env
+        .store
+        .clone()
+        .with_before_effect(agent_guard_fsops::SyncInFlight::start(log));
+    let report = ok
+        .relocate(
+            &[item(&env, "notes.txt")],
+            &txid(2),
+            serde_json::Map::new(),
+            &NoProgress,
+        )
+        .unwrap();
+    assert!(report.complete(), "{report:?}");
+    assert!(!env.ws.join("notes.txt").exists());
+}
