@@ -382,10 +382,15 @@ fn nothing_moves_before_the_callers_intent_is_durable() {
     assert!(!report.complete(), "{report:?}");
     assert!(report.moved.is_empty(), "{report:?}");
     assert!(
-        report.skipped[0].reason.contains("audit intent is not durable"),
+        report.skipped[0]
+            .reason
+            .contains("audit intent is not durable"),
         "{report:?}"
     );
-    assert_eq!(fs::read_to_string(env.ws.join("notes.txt")).unwrap(), "notes");
+    assert_eq!(
+        fs::read_to_string(env.ws.join("notes.txt")).unwrap(),
+        "notes"
+    );
     assert_eq!(
         failed.delete_direct(&env.ws.join("build")),
         agent_guard_quarantine::DirectOutcome::Failed

@@ -56,7 +56,53 @@ pub(crate) fn overwrite_in(name: &str, mode: WriteMode, dialect: Dialect) -> OpS
 pub(crate) fn append_of(mut op: OpSpec) -> OpSpec {
     op.kind = OpKind::Append;
     op.write = WriteMode::default();
+    unresolved_protected_append(op)
+}
+
+/// An append whose path the guard cannot resolve is harmless (`>> "$LOG"`) unless its
+/// spelling names git metadata or the quarantine (`>> "$PWD/.git/config"`,
+/// `>> "$(git rev-parse --git-dir)/config"`, `>> "$GIT_DIR/hooks/x"`): then it is an unknown
+/// op, refused as undeterminable, since the same line with the path spelled out would be
+/// refused as protected.
+pub(crate) fn unresolved_protected_append(mut op: OpSpec) -> OpSpec {
+    let names_protected = op
+        .targets
+        .iter()
+        .any(|t| (t.opaque.is_some() || t.glob) && names_protected(&t.text));
+    if op.kind == OpKind::Append && names_protected {
+        op.kind = OpKind::Unknown;
+        op.mark_undeterminable(
+            "it appends to a path the guard cannot resolve that names git metadata or the quarantine",
+        );
+    }
     op
+}
+
+/// Returns `true` if a spelled path names git metadata or the quarantine: a `.git` or
+/// `.agent-trash` component, the quarantine's journals, or git's own way of naming its
+/// directory (`$GIT_DIR`, `git rev-parse --git-dir` and kin).
+fn names_protected(text: &str) -> bool {
+    let lowered = text.to_ascii_lowercase();
+    let by_git = [
+        "git_dir",
+        "--git-dir",
+        "--absolute-git-dir",
+        "--git-common-dir",
+        "--git-path",
+    ];
+    if by_git.iter().any(|needle| lowered.contains(needle)) {
+        return true;
+    }
+    let components: Vec<&str> = lowered
+        .split(['/', '\\'])
+        .map(|c| c.trim_matches(|ch| matches!(ch, '"' | '\'' | '`' | '(' | ')' | '{' | '}')))
+        .collect();
+    components
+        .iter()
+        .any(|c| *c == ".git" || *c == ".agent-trash")
+        || components
+            .last()
+            .is_some_and(|c| *c == "audit.jsonl" || *c == "manifest.jsonl")
 }
 
 /// Creates an op of the POSIX program `name` that reads its inputs, then deletes them.

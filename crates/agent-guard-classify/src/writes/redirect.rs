@@ -83,7 +83,7 @@ pub(crate) fn posix(command: &SimpleCommand, source: &str) -> Vec<OpSpec> {
             op.note("<> opens the file read-write: the program may rewrite it in place");
         }
     }
-    [op, append]
+    [op, super::unresolved_protected_append(append)]
         .into_iter()
         .filter(|op| !op.targets.is_empty())
         .collect()
@@ -130,7 +130,7 @@ pub(crate) fn windows(command: &SimpleCommand, dialect: Dialect) -> Vec<OpSpec> 
         target.through_symlink = true;
         into.targets.push(target);
     }
-    [op, append]
+    [op, super::unresolved_protected_append(append)]
         .into_iter()
         .filter(|op| !op.targets.is_empty())
         .collect()

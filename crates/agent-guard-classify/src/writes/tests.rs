@@ -91,3 +91,25 @@ fn dispatch_knows_each_family() {
     assert!(posix("cat", &args("a b")).is_empty());
     assert!(posix("grep", &args("-o x f")).is_empty());
 }
+
+#[test]
+fn unresolved_appends_that_name_protected_paths() {
+    for text in [
+        "\"$PWD/.git/config\"",
+        "$(git rev-parse --git-dir)/config",
+        "\"$GIT_DIR/hooks/pre-commit\"",
+        "$ROOT\\.GIT\\config",
+        "$T/.agent-trash/x",
+        "\"$Q/audit.jsonl\"",
+    ] {
+        assert!(super::names_protected(text), "{text}");
+    }
+    for text in [
+        "\"$LOG\"",
+        "$OUT/.gitignore",
+        "$HOME/.bashrc",
+        "$DIR/git/config",
+    ] {
+        assert!(!super::names_protected(text), "{text}");
+    }
+}
