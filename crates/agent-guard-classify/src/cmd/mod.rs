@@ -147,15 +147,29 @@ fn command_ops(
         "fsutil" => copy::fsutil(&args).into_iter().collect(),
         "curl" | "tar" | "clang-format" => windows::native_writer(&name, &args, Dialect::Cmd),
         _ if crate::runners::starts(&name, args.first().and_then(Tok::literal)) => {
-            windows::runner(text, Dialect::Cmd)
+            windows::or_opaque(
+                windows::runner(text, Dialect::Cmd),
+                &name,
+                &args,
+                Dialect::Cmd,
+                "a package runner or task runner runs a script whose effects the guard does not model",
+            )
         }
         "rm" | "remove-item" | "ri" => vec![windows::mismatch(&name, Dialect::Cmd)],
-        _ if let Some(lang) = crate::inline_code::interpreter(&name) => {
-            windows::interpreter(lang, &args, windows::stdin_stream(command), Dialect::Cmd)
-        }
-        _ if POSIX_SHELLS.contains(&name.as_str()) => {
-            windows::posix_shell(text, windows::stdin_stream(command), Dialect::Cmd)
-        }
+        _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::or_opaque(
+            windows::interpreter(lang, &args, windows::stdin_stream(command), Dialect::Cmd),
+            &name,
+            &args,
+            Dialect::Cmd,
+            "an interpreter runs code whose effects the guard does not model",
+        ),
+        _ if POSIX_SHELLS.contains(&name.as_str()) => windows::or_opaque(
+            windows::posix_shell(text, windows::stdin_stream(command), Dialect::Cmd),
+            &name,
+            &args,
+            Dialect::Cmd,
+            "a POSIX shell runs a script whose effects the guard does not model",
+        ),
         "forfiles" => windows::later::forfiles(&args, line.nesting, Dialect::Cmd),
         "doskey" => windows::later::doskey(command, line.source, line.nesting),
         "set" => windows::later::set(&args, Dialect::Cmd),
@@ -164,9 +178,7 @@ fn command_ops(
             Dialect::Cmd,
             "a delete command glued to its arguments",
         )],
-        _ => windows::floor(&name, &args, Dialect::Cmd)
-            .into_iter()
-            .collect(),
+        _ => windows::unmodelled(&name, &args, Dialect::Cmd),
     }
 }
 

@@ -193,6 +193,13 @@ fn words(
     }
     let toks: Vec<Tok> = args.iter().map(windows::whole).collect();
     let text = line.text(command);
+    // A statement that starts with a string (`'x' | Set-Content f`, a .NET call's
+    // `('build', $true)`) is an expression, not a command: without `&` nothing runs.
+    let expression = !invoked
+        && line
+            .source
+            .get(first.span.start..)
+            .is_some_and(|t| t.starts_with(['\'', '"', '@']));
     match name.as_str() {
         "invoke-expression" | "iex" => invoke_expression(&toks, piped, line),
         "set-alias" | "new-alias" | "sal" | "nal" => windows::later::set_alias(&toks),
@@ -205,20 +212,35 @@ fn words(
         "robocopy" => windows::robocopy(&toks, Dialect::PowerShell),
         "tar" | "clang-format" => windows::native_writer(&name, &toks, Dialect::PowerShell),
         _ if crate::runners::starts(&name, toks.first().and_then(Tok::literal)) => {
-            windows::runner(text, Dialect::PowerShell)
+            windows::or_opaque(
+                windows::runner(text, Dialect::PowerShell),
+                &name,
+                &toks,
+                Dialect::PowerShell,
+                "a package runner or task runner runs a script whose effects the guard does not model",
+            )
         }
-        _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::interpreter(
-            lang,
+        _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::or_opaque(
+            windows::interpreter(
+                lang,
+                &toks,
+                windows::stdin_stream(command),
+                Dialect::PowerShell,
+            ),
+            &name,
             &toks,
-            windows::stdin_stream(command),
             Dialect::PowerShell,
+            "an interpreter runs code whose effects the guard does not model",
         ),
-        _ if POSIX_SHELLS.contains(&name.as_str()) => {
-            windows::posix_shell(text, windows::stdin_stream(command), Dialect::PowerShell)
-        }
-        _ => windows::floor(&name, &toks, Dialect::PowerShell)
-            .into_iter()
-            .collect(),
+        _ if POSIX_SHELLS.contains(&name.as_str()) => windows::or_opaque(
+            windows::posix_shell(text, windows::stdin_stream(command), Dialect::PowerShell),
+            &name,
+            &toks,
+            Dialect::PowerShell,
+            "a POSIX shell runs a script whose effects the guard does not model",
+        ),
+        _ if expression => Vec::new(),
+        _ => windows::unmodelled(&name, &toks, Dialect::PowerShell),
     }
 }
 

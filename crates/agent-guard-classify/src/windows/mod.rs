@@ -2,6 +2,7 @@
 //! programs split them, target normalisation, the driver loop and the vocabulary floor.
 
 pub(crate) mod later;
+pub(crate) mod noop;
 mod tok;
 
 use agent_guard_lex::{Script, SimpleCommand};
@@ -278,6 +279,41 @@ pub(crate) fn floor(name: &str, args: &[Tok], dialect: Dialect) -> Option<OpSpec
         !crate::writes::posix(name, &probe).is_empty()
     };
     destructive.then(|| unknown(name, dialect, MISMATCH))
+}
+
+/// What a cmd or PowerShell command the rules found nothing in comes to: nothing when it is
+/// known to change nothing ([`noop::changes_nothing`]), else an opaque program — a script,
+/// a build tool, a task runner or an unknown command, checkpointed before it runs.
+pub(crate) fn unmodelled(name: &str, args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
+    if let Some(op) = floor(name, args, dialect) {
+        return vec![op];
+    }
+    if noop::changes_nothing(name, args, dialect) {
+        return Vec::new();
+    }
+    vec![crate::noop::opaque(
+        name,
+        dialect,
+        "a program whose effects the guard does not model (a script, a build tool, a task \
+         runner, an unknown command)",
+    )]
+}
+
+/// `ops`, or the opaque-program op of `name` when the rules found nothing (an interpreter
+/// running a file or code the guard does not flag, a package runner) — unless it only asks
+/// for its version or help.
+pub(crate) fn or_opaque(
+    ops: Vec<OpSpec>,
+    name: &str,
+    args: &[Tok],
+    dialect: Dialect,
+    why: &str,
+) -> Vec<OpSpec> {
+    let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
+    if !ops.is_empty() || crate::noop::only_asks(&probe) {
+        return ops;
+    }
+    vec![crate::noop::opaque(name, dialect, why)]
 }
 
 /// A target-free unknown op for vocabulary of the other dialect.

@@ -13,7 +13,7 @@ super::reason!(
     recovery: "`agent-guard show <txid>` lists what changed since the checkpoint; `agent-guard restore <txid>` (or `undo`) brings deleted files back, puts old contents back (the current versions are kept in a new transaction), and moves files created since into a new transaction. `--path P` restores part of it.",
     enforcement: DurableIntent,
     hint: "Undo with `agent-guard undo` (or `agent-guard restore <txid>`); `agent-guard show <txid>` lists what changed since the checkpoint.",
-    coverage: Coverage::CorpusExcept(WINDOWS, "the Windows dialects do not classify opaque programs or confined deletes yet (issue 14 covers POSIX)"),
+    coverage: Coverage::Corpus,
 );
 
 /// The checkpoint plan of `ctx`'s workspace settings.
