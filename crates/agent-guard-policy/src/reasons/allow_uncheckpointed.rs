@@ -9,5 +9,5 @@ super::reason!(
     recovery: "None from the guard: what the program destroyed was not recorded.",
     enforcement: None,
     hint: "",
-    coverage: Coverage::CorpusExcept(WINDOWS, "the Windows dialects do not classify opaque programs or confined deletes yet (issue 14 covers POSIX)"),
+    coverage: Coverage::Corpus,
 );

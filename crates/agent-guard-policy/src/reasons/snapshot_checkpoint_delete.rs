@@ -10,14 +10,14 @@ use crate::reasons::snapshot_checkpoint;
 
 super::reason!(
     SnapshotCheckpointDelete, SnapshotCheckpointDelete, "SNAPSHOT_CHECKPOINT_DELETE",
-    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm -rf {} +`) in a plain conjunction. Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
+    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm -rf {} +`) in a plain conjunction; in cmd and PowerShell, the one-level forms (`del *.log`, `Remove-Item build\\*.o`, without `/s` or `-Recurse`). Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
     why: "The matches are decided when the command runs, so nothing can be moved aside first; but everything they can be lies in the workspace, so a workspace checkpoint taken just before makes the delete undoable. Agents no longer have to rewrite `rm *.log`.",
     example: "rm -rf build/*",
     verdict: "SNAPSHOT (advisory); ALLOW with the txid after the checkpoint under `--enforce`. With `[checkpoint] mode = \"never\"`, and in a RESTRICTED session, these stay `BLOCK_WILDCARD` and `BLOCK_UNDETERMINABLE_EFFECT`.",
     recovery: "`agent-guard undo` (or `agent-guard restore <txid>`): every deleted file comes back; `agent-guard show <txid>` lists them first.",
     enforcement: DurableIntent,
     hint: "Undo with `agent-guard undo` (or `agent-guard restore <txid>`); `agent-guard show <txid>` lists what the delete removed.",
-    coverage: Coverage::CorpusExcept(WINDOWS, "the Windows dialects do not classify opaque programs or confined deletes yet (issue 14 covers POSIX)"),
+    coverage: Coverage::Corpus,
 );
 
 /// Whether the confined forms may be checkpointed at all in `ctx`.
@@ -45,9 +45,11 @@ pub(crate) fn globs(
     ctx: &PolicyContext,
     world: &dyn World,
 ) -> Option<Verdict> {
-    // `del /s *.log` and `Remove-Item -Recurse *.log` match at every depth, into `.git` and
-    // the quarantine: only the POSIX shell's one-level expansion is modelled.
-    if !enabled(ctx) || op.dialect != Dialect::Posix {
+    // `del /s *.log` and `Remove-Item -Recurse *.log` may match at every depth, into `.git`
+    // and the quarantine: in cmd and PowerShell only the one-level forms (`del *.log`,
+    // `Remove-Item build\*.o`) are modelled, matched with Windows' rules (a `*` matches a
+    // leading dot).
+    if !enabled(ctx) || (op.dialect != Dialect::Posix && (op.recursive || mode.recursive)) {
         return None;
     }
     let literal: Vec<PathSpec> = specs.iter().filter(|s| !s.glob).cloned().collect();
