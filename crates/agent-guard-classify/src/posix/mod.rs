@@ -66,6 +66,7 @@ fn classify_script(
         git: Disarmed::default(),
         deferred: Vec::new(),
         stdin_stream,
+        piped_find: None,
     };
     for (index, command) in script.commands.iter().enumerate() {
         for mut op in classify_command(command, index, &mut line, &mut positions) {
@@ -101,6 +102,20 @@ pub(crate) struct Line<'a> {
     deferred: Vec<(OpSpec, usize)>,
     /// The line's stdin is a stream the guard cannot see (it is a nested script).
     stdin_stream: bool,
+    /// The last `find` that only printed its matches with `-print0`, from literal starting
+    /// points in a confined expression: what an `xargs -0 rm` piped from it deletes.
+    piped_find: Option<PipedFind>,
+}
+
+/// A confined `find … -print0` (see [`Line::piped_find`]).
+#[derive(Debug, Clone)]
+pub(crate) struct PipedFind {
+    /// The command's index in the line.
+    index: usize,
+    /// Its starting points.
+    starts: Vec<agent_guard_types::Target>,
+    /// What bounds its matches.
+    confinement: agent_guard_types::Confinement,
 }
 
 impl Line<'_> {
@@ -215,10 +230,24 @@ fn run(
             positions,
         )
     };
+    let from_find = xargs_from_find(args, &unwrapped, call, line);
     for op in &mut found {
         op.wrapped |= wrapped;
         if from_stdin && op.kind != OpKind::Unknown {
             op.mark_undeterminable("arguments arrive from stdin (xargs) or per file (find)");
+            // `find START … -print0 | xargs -0 rm [-rf]`: the names are exactly what the find
+            // matched, so the delete is bounded like `find … -delete` (a checkpoint).
+            if let Some(find) = &from_find
+                && op.kind == OpKind::FsDelete
+                && op.op == "rm"
+                && op.targets.is_empty()
+            {
+                op.targets.clone_from(&find.starts);
+                let mut confinement = find.confinement.clone();
+                confinement.whole_matches |= op.recursive;
+                op.confined = Some(confinement);
+                op.note("xargs -0 deletes exactly what the find before it printed");
+            }
         }
     }
     if unwrapped.changes_cwd && !found.is_empty() {
@@ -226,6 +255,37 @@ fn run(
     }
     ops.extend(found);
     ops
+}
+
+/// The confined `find … -print0` whose output an `xargs -0` (the last wrapper of `args`,
+/// with no option that changes where its arguments come from) reads through a pipe.
+fn xargs_from_find(
+    args: &[Arg],
+    unwrapped: &wrappers::Unwrapped,
+    call: Call<'_>,
+    line: &Line<'_>,
+) -> Option<PipedFind> {
+    const XARGS_OPTIONS: &[&str] = &["-r", "--no-run-if-empty", "-t", "--verbose"];
+    let find = line.piped_find.as_ref()?;
+    if unwrapped.wrappers.last() != Some(&"xargs")
+        || call.command.separator != agent_guard_lex::Separator::Pipe
+        || find.index + 1 != call.index
+    {
+        return None;
+    }
+    let at = args[..unwrapped.start].iter().rposition(|a| {
+        a.known()
+            .is_some_and(|t| crate::args::basename(t) == "xargs")
+    })?;
+    let options: Vec<&str> = args[at + 1..unwrapped.start]
+        .iter()
+        .map(Arg::known)
+        .collect::<Option<_>>()?;
+    let null = options.iter().any(|o| *o == "-0" || *o == "--null");
+    let rest_allowed = options
+        .iter()
+        .all(|o| *o == "-0" || *o == "--null" || XARGS_OPTIONS.contains(o));
+    (null && rest_allowed).then(|| find.clone())
 }
 
 /// Judges a command by its name `name_arg`, with its arguments `rest`.

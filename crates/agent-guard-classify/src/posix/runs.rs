@@ -51,20 +51,22 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
         }
     }
     if !deletes {
+        // A find that only prints, NUL-separated, from literal starting points in a confined
+        // expression: an `xargs -0 rm` after it deletes exactly what it matched.
+        let prints_nul = args.iter().any(|a| a.known() == Some("-print0"));
+        line.piped_find = match crate::find::confinement(args) {
+            Some(confinement) if prints_nul && opaque.is_empty() => Some(super::PipedFind {
+                index: call.index,
+                starts: starting_points(args),
+                confinement,
+            }),
+            _ => None,
+        };
         return opaque;
     }
     let mut op = OpSpec::new("find", kind.unwrap_or(OpKind::FsDelete), Dialect::Posix);
     op.recursive = true;
-    // Starting points are the operands before the first expression token.
-    for arg in args {
-        let is_expression = arg
-            .known()
-            .is_some_and(|t| t.starts_with('-') || t == "(" || t == "!");
-        if is_expression {
-            break;
-        }
-        op.targets.push(arg.target());
-    }
+    op.targets = starting_points(args);
     op.mark_undeterminable("find selects the files it acts on at run time");
     for note in notes {
         op.note(note);
@@ -72,6 +74,17 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     op.confined = crate::find::confinement(args);
     opaque.insert(0, op);
     opaque
+}
+
+/// A `find`'s starting points: the operands before the first expression token.
+fn starting_points(args: &[Arg]) -> Vec<agent_guard_types::Target> {
+    args.iter()
+        .take_while(|arg| {
+            !arg.known()
+                .is_some_and(|t| t.starts_with('-') || t == "(" || t == "!")
+        })
+        .map(Arg::target)
+        .collect()
 }
 
 /// The kind of op a per-file command makes of the found files: a delete when any inner op

@@ -195,6 +195,21 @@ fn find_delete_is_undone() {
     );
 }
 
+/// `find … -print0 | xargs -0 rm` deletes exactly what the find matched (names with spaces
+/// and newlines included): checkpointed like `find -delete`, undone byte for byte.
+#[test]
+fn find_print0_into_xargs_rm_is_undone() {
+    let env = TestEnv::new();
+    write(&env, "a.tmp", "a\n");
+    write(&env, "src/deep/b c.tmp", "spaced\n");
+    write(&env, "src/deep/keep.txt", "kept\n");
+    round_trip(
+        &env,
+        "find . -name '*.tmp' -print0 | xargs -0 rm -f",
+        "SNAPSHOT_CHECKPOINT_DELETE",
+    );
+}
+
 #[test]
 fn globs_that_can_reach_outside_or_into_git_stay_refused() {
     let env = TestEnv::new();
