@@ -198,10 +198,12 @@ fn run(
         Unwrap::NoCommand => return Vec::new(),
         Unwrap::Ambiguous(reason) => {
             let text = command_text(call.command, line.source);
+            // Some program runs, the guard cannot tell which: refused when the line has
+            // destructive words, else checkpointed like any program it does not see into.
             return if smells(text) {
                 vec![OpSpec::unknown("<opaque>", Dialect::Posix, reason)]
             } else {
-                Vec::new()
+                vec![noop::opaque("<opaque>", Dialect::Posix, &reason)]
             };
         }
     };
