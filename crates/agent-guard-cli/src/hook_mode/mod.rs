@@ -284,7 +284,7 @@ fn shell(
     };
     let report = check_observing(&request, &NoProgress, &adopt);
     stall();
-    verdict::outcome(harness, &report, call, &request.env)
+    verdict::outcome(harness, &report, call)
 }
 
 /// The payload's session id is the session, unless `AGENT_GUARD_SESSION` is set.

@@ -4,24 +4,18 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
-use agent_guard_engine::EnvSnapshot;
-use agent_guard_engine::{CheckReport, Exit as _, Workspace};
+use agent_guard_engine::{CheckReport, Exit as _};
 use agent_guard_hook::{Harness, Outcome, ShellCall};
 use agent_guard_types::{CompensationStatus, Decision, Dialect, Strategy};
 
 use crate::printer;
 
 /// The hook outcome of an enforced check of a shell command.
-pub(super) fn outcome(
-    harness: Harness,
-    report: &CheckReport,
-    call: &ShellCall,
-    env: &EnvSnapshot,
-) -> Outcome {
+pub(super) fn outcome(harness: Harness, report: &CheckReport, call: &ShellCall) -> Outcome {
     let mut outcome = report_outcome(harness, report);
     if report.decision == Decision::Allow
         && report.dialect == Dialect::Posix
-        && let Some(command) = announce(report, call, env)
+        && let Some(command) = announce(report, call)
     {
         outcome = outcome.with_rewrite(call, command);
     }
@@ -69,7 +63,7 @@ pub(super) fn report_outcome(harness: Harness, report: &CheckReport) -> Outcome 
 /// Only a line that is exactly one `rm` (options `-r -R -f -d -v` and their long forms, then
 /// plain relative operands, nothing a shell would expand) qualifies, and only when every
 /// operand was moved by complete relocations and nothing else was.
-fn announce(report: &CheckReport, call: &ShellCall, env: &EnvSnapshot) -> Option<String> {
+fn announce(report: &CheckReport, call: &ShellCall) -> Option<String> {
     let operands = simple_rm_operands(&call.command)?;
     let compensations = report.compensations.as_deref()?;
     let complete = !compensations.is_empty()
@@ -85,9 +79,11 @@ fn announce(report: &CheckReport, call: &ShellCall, env: &EnvSnapshot) -> Option
         .iter()
         .flat_map(|c| c.paths.iter().map(PathBuf::from))
         .collect();
-    let workspace = Workspace::open(&call.cwd, env).ok()?;
+    // The workspace the engine judged against (settings are resolved once: no second
+    // discovery here).
+    let root = PathBuf::from(report.workspace.as_deref()?);
     let cwd = call.cwd.canonicalize().ok()?;
-    let base = cwd.strip_prefix(&workspace.root).ok()?;
+    let base = cwd.strip_prefix(&root).ok()?;
     let expected = operands
         .iter()
         .map(|operand| normalize(&base.join(operand)))
