@@ -117,9 +117,11 @@ pub fn classify(text: &str, dialect: Dialect) -> Classification {
 
 /// Classifies `text` in `dialect`, `nesting` interpreter hops deep.
 pub(crate) fn classify_nested(text: &str, dialect: Dialect, nesting: u32) -> Classification {
-    match dialect {
+    let mut classification = match dialect {
         Dialect::Posix => posix::classify(text, nesting),
         Dialect::Cmd => cmd::classify(text, nesting),
         Dialect::PowerShell => powershell::classify(text, nesting),
-    }
+    };
+    writes::unresolved_appends_in_line(&mut classification.ops, text);
+    classification
 }

@@ -25,9 +25,14 @@ use crate::reasons::{
 /// Decides an append op: `BLOCK_PROTECTED_PATH` when it writes git metadata, the
 /// quarantine or a protected root (through a final symlink too), else `ALLOW_NOOP`.
 ///
-/// Targets the guard cannot resolve (`>> "$LOG"`) are not refused: appending loses nothing,
-/// and the shell's own `>> *.log` is an error unless it names one file.
+/// Targets the guard cannot resolve (`>> "$LOG"`) are not refused: appending loses nothing
+/// (the classifier makes those that may name a protected path unknown ops). A wildcard is
+/// `BLOCK_WILDCARD`, as for an overwrite: the shell (or `-Path`) expands `>> .g?t/config`
+/// when it matches one file, and which one is only known when it runs.
 pub(crate) fn append(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
+    if op.targets.iter().any(|t| t.glob && t.opaque.is_none()) {
+        return Verdict::of(ReasonCode::BlockWildcard);
+    }
     let specs: Vec<PathSpec> = op
         .targets
         .iter()

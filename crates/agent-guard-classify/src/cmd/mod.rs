@@ -134,10 +134,17 @@ fn command_ops(
         .collect();
     let text = line.text(command);
     match name.as_str() {
-        "start" => windows::opaque_if_smelly(
-            text,
+        "start" if windows::noop::starts_nothing(&args, Dialect::Cmd) => Vec::new(),
+        "start" => windows::or_opaque(
+            windows::opaque_if_smelly(
+                text,
+                Dialect::Cmd,
+                "start runs its command in another process",
+            ),
+            &name,
+            &args,
             Dialect::Cmd,
-            "start runs its command in another process",
+            "start runs a program whose effects the guard does not model",
         ),
         "robocopy" => windows::robocopy(&args, Dialect::Cmd),
         "xcopy" => copy::xcopy(&args).into_iter().collect(),

@@ -269,9 +269,18 @@ fn xargs_from_find(
 ) -> Option<PipedFind> {
     const XARGS_OPTIONS: &[&str] = &["-r", "--no-run-if-empty", "-t", "--verbose"];
     let find = line.piped_find.as_ref()?;
+    // A redirection of xargs' stdin (`< list`, `<<< /etc`, `<&3`) replaces the pipe.
+    let stdin_redirected = call.command.redirects.iter().any(|r| {
+        use agent_guard_lex::RedirectOp as R;
+        matches!(
+            r.op,
+            R::In | R::ReadWrite | R::DupIn | R::HereDoc | R::HereDocStrip | R::HereString
+        )
+    });
     if unwrapped.wrappers.last() != Some(&"xargs")
         || call.command.separator != agent_guard_lex::Separator::Pipe
         || find.index + 1 != call.index
+        || stdin_redirected
     {
         return None;
     }

@@ -204,11 +204,54 @@ fn words(
         "invoke-expression" | "iex" => invoke_expression(&toks, piped, line),
         "set-alias" | "new-alias" | "sal" | "nal" => windows::later::set_alias(&toks),
         "forfiles" => windows::later::forfiles(&toks, line.nesting, Dialect::PowerShell),
-        _ if STARTERS.contains(&name.as_str()) => windows::opaque_if_smelly(
-            text,
+        _ if STARTERS.contains(&name.as_str())
+            && windows::noop::starts_nothing(&toks, Dialect::PowerShell) =>
+        {
+            Vec::new()
+        }
+        _ if STARTERS.contains(&name.as_str()) => windows::or_opaque(
+            windows::opaque_if_smelly(
+                text,
+                Dialect::PowerShell,
+                "the command runs in another process or later",
+            ),
+            &name,
+            &toks,
             Dialect::PowerShell,
-            "the command runs in another process or later",
+            "it starts a program whose effects the guard does not model",
         ),
+        // `gci | % Delete`: ForEach-Object -MemberName calls the method on every item.
+        "foreach-object" | "%" | "foreach"
+            if toks.first().and_then(Tok::literal).is_some_and(|m| {
+                let m = m.to_ascii_lowercase();
+                m.contains("delete")
+                    || m.contains("move")
+                    || m.contains("replace")
+                    || m.contains("copy")
+                    || m == "create"
+                    || m.contains("encrypt")
+            }) =>
+        {
+            vec![windows::unknown(
+                &name,
+                Dialect::PowerShell,
+                "ForEach-Object calls a .NET method that deletes, moves or replaces every item",
+            )]
+        }
+        // A module given by path runs its code when imported.
+        "import-module" | "ipmo"
+            if toks.iter().filter_map(Tok::literal).any(|t| {
+                t.contains(['/', '\\'])
+                    || t.to_ascii_lowercase().ends_with(".psm1")
+                    || t.to_ascii_lowercase().ends_with(".ps1")
+            }) =>
+        {
+            vec![crate::noop::opaque(
+                &name,
+                Dialect::PowerShell,
+                "importing a module file runs its code",
+            )]
+        }
         "robocopy" => windows::robocopy(&toks, Dialect::PowerShell),
         "tar" | "clang-format" => windows::native_writer(&name, &toks, Dialect::PowerShell),
         _ if crate::runners::starts(&name, toks.first().and_then(Tok::literal)) => {

@@ -72,6 +72,11 @@ const CMD: &[&str] = &[
     // A rename refuses an existing name: nothing is lost.
     "ren",
     "rename",
+    // Editors and viewers (as `vim` and `less` in POSIX).
+    "notepad",
+    "code",
+    "explorer",
+    "write",
 ];
 
 /// PowerShell verbs whose cmdlets only read, compare, format, print or wait.
@@ -227,7 +232,28 @@ const POWERSHELL: &[&str] = &[
     "rename-item",
     "rni",
     "ren",
+    // Readers outside the read verbs.
+    "convert-path",
+    "cvpa",
+    "import-csv",
+    "ipcsv",
+    "import-clixml",
+    "import-powershelldatafile",
+    "set-clipboard",
+    "scb",
+    "notepad",
+    "code",
+    "explorer",
 ];
+
+/// Returns `true` if what `start`/`Start-Process` runs is known to change nothing: the first
+/// word that is not a switch names such a program (`start notepad notes.txt`).
+pub(crate) fn starts_nothing(args: &[Tok], dialect: Dialect) -> bool {
+    args.iter()
+        .filter_map(Tok::literal)
+        .find(|t| !t.starts_with(['/', '-']))
+        .is_some_and(|program| changes_nothing(&super::program_name(program), &[], dialect))
+}
 
 /// Returns `true` if `name` (lower-cased, as `program_name` gives it) run with `args` in
 /// `dialect` is known to change nothing.
@@ -242,7 +268,9 @@ pub(crate) fn changes_nothing(name: &str, args: &[Tok], dialect: Dialect) -> boo
         && name.chars().next().is_some_and(|c| {
             matches!(c, '[' | '(' | '$' | '\'' | '"' | '@' | '{') || c.is_ascii_digit()
         });
-    if drive || label || expression {
+    // `@{a=1}`'s `a=1`, a hashtable entry the lexer hands over as a command word.
+    let entry = dialect == Dialect::PowerShell && name.contains('=');
+    if drive || label || expression || entry {
         return true;
     }
     let listed = match dialect {

@@ -78,6 +78,56 @@ pub(crate) fn unresolved_protected_append(mut op: OpSpec) -> OpSpec {
     op
 }
 
+/// An append whose path is not fully known where it lands — a target the guard cannot
+/// resolve, no target at all (the path binds from the pipeline), or a relative one after a
+/// `cd` in the line — becomes an unknown op when the line names git metadata or the
+/// quarantine anywhere (`X=.git; echo x >> $X/config`, `cd .git && echo x >> config`,
+/// `Get-Item .git\config | Add-Content -Value x`).
+pub(crate) fn unresolved_appends_in_line(ops: &mut [OpSpec], line: &str) {
+    let mut names = None;
+    for op in ops.iter_mut().filter(|op| op.kind == OpKind::Append) {
+        let unresolved = op.targets.is_empty()
+            || op.shape.is_some()
+            || op.undeterminable
+            || op.targets.iter().any(|t| t.opaque.is_some());
+        if unresolved && *names.get_or_insert_with(|| line_names_protected(line)) {
+            op.kind = OpKind::Unknown;
+            op.mark_undeterminable(
+                "it appends to a path the guard cannot place, on a line that names git metadata or the quarantine",
+            );
+        }
+    }
+}
+
+/// Returns `true` if any word-like token of `line` names git metadata or the quarantine: a
+/// `.git` (or `NAME.git`) token, `.agent-trash`, the quarantine's journals, or git's own way
+/// of naming its directory.
+#[allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the line is lower-cased first"
+)]
+fn line_names_protected(line: &str) -> bool {
+    let lowered = line.to_ascii_lowercase();
+    let by_git = [
+        "git_dir",
+        "--git-dir",
+        "--absolute-git-dir",
+        "--git-common-dir",
+        "--git-path",
+    ];
+    if by_git.iter().any(|needle| lowered.contains(needle)) {
+        return true;
+    }
+    lowered
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+        .any(|token| {
+            token.ends_with(".git")
+                || token == ".agent-trash"
+                || token == "audit.jsonl"
+                || token == "manifest.jsonl"
+        })
+}
+
 /// Returns `true` if a spelled path names git metadata or the quarantine: a `.git` or
 /// `.agent-trash` component, the quarantine's journals, or git's own way of naming its
 /// directory (`$GIT_DIR`, `git rev-parse --git-dir` and kin).

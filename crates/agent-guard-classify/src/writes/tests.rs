@@ -113,3 +113,24 @@ fn unresolved_appends_that_name_protected_paths() {
         assert!(!super::names_protected(text), "{text}");
     }
 }
+
+#[test]
+fn lines_that_name_protected_paths() {
+    for line in [
+        "X=.git; echo x >> $X/config",
+        "cd .git && echo x >> config",
+        "echo x >> $X.git/config",
+        "Get-Item .git\\config | Add-Content -Value x",
+        "cd .agent-trash && echo x >> log",
+    ] {
+        assert!(super::line_names_protected(line), "{line}");
+    }
+    for line in [
+        "cd sub && echo done >> build.log",
+        "cat .gitignore; echo x >> \"$LOG\"",
+        "git log >> history.txt",
+        "cd .github && echo x >> notes",
+    ] {
+        assert!(!super::line_names_protected(line), "{line}");
+    }
+}

@@ -85,6 +85,13 @@ fn glob_confined(
     if target.opaque.is_some() || target.tilde || target.text.ends_with('/') {
         return false;
     }
+    // Windows: `C:*` names another drive's current directory, and PowerShell's `[!…]` is a
+    // range starting at `!`, not a negation: only `*` and `?` are matched here.
+    let windows = dialect != Dialect::Posix;
+    if windows && (target.text.as_bytes().get(1) == Some(&b':') || target.text.contains(['[', ']']))
+    {
+        return false;
+    }
     let (dir, pattern) = match target.text.rsplit_once('/') {
         Some((dir, pattern)) => (if dir.is_empty() { "/" } else { dir }, pattern),
         None => (".", target.text.as_str()),
