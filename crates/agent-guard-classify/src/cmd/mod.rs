@@ -134,6 +134,18 @@ fn command_ops(
         .collect();
     let text = line.text(command);
     match name.as_str() {
+        "ren" | "rename"
+            if args
+                .iter()
+                .filter_map(Tok::literal)
+                .any(|t| !t.starts_with('/') && crate::writes::names_protected(t)) =>
+        {
+            vec![windows::unknown(
+                &name,
+                Dialect::Cmd,
+                "it renames git metadata or the quarantine, taking it from the workspace",
+            )]
+        }
         "start" if windows::noop::starts_nothing(&args, Dialect::Cmd) => Vec::new(),
         "start" => windows::or_opaque(
             windows::opaque_if_smelly(

@@ -184,6 +184,10 @@ fn write_paths(mut op: OpSpec, bound: &Bound, piped: bool) -> OpSpec {
     op
 }
 
+/// Why a move or rename of git metadata or the quarantine is refused.
+pub(super) const MOVES_PROTECTED: &str =
+    "it moves git metadata or the quarantine away, or a wildcard that can match them";
+
 /// Out-File and the exporters take their path as a parameter, never from the pipeline.
 fn out_file(op: OpSpec, bound: &Bound) -> Option<OpSpec> {
     if bound.has("noclobber") {
@@ -246,6 +250,20 @@ fn new_item(mut op: OpSpec, bound: &Bound) -> Option<OpSpec> {
 }
 
 fn copy_item(mut op: OpSpec, bound: &Bound, name: &str, moves: bool) -> Option<OpSpec> {
+    // Moving `.git` or the quarantine away (or a wildcard that can match them: `*` matches a
+    // leading dot here) takes them from the workspace, whatever happens at the destination.
+    if moves
+        && bound
+            .paths
+            .iter()
+            .any(|t| t.glob || crate::writes::names_protected(&t.text))
+    {
+        return Some(crate::windows::unknown(
+            &op.op,
+            Dialect::PowerShell,
+            MOVES_PROTECTED,
+        ));
+    }
     if moves {
         if !bound.has("force") && name != "mv" {
             // Move-Item refuses an existing destination file without -Force.

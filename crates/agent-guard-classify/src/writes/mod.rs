@@ -131,7 +131,7 @@ fn line_names_protected(line: &str) -> bool {
 /// Returns `true` if a spelled path names git metadata or the quarantine: a `.git` or
 /// `.agent-trash` component, the quarantine's journals, or git's own way of naming its
 /// directory (`$GIT_DIR`, `git rev-parse --git-dir` and kin).
-fn names_protected(text: &str) -> bool {
+pub(crate) fn names_protected(text: &str) -> bool {
     let lowered = text.to_ascii_lowercase();
     let by_git = [
         "git_dir",
