@@ -85,13 +85,7 @@ pub(crate) fn enforce(
         }) {
             Ok((_, sync)) => Some(sync),
             Err(cause) => {
-                refuse(
-                    &mut report,
-                    ReasonCode::CompensationFailed,
-                    "durable execution audit intent unavailable",
-                );
-                report.reasons.push(cause.clone());
-                report.message = Some(format!("agent-guard: the cause: {cause}"));
+                refuse_without_intent(&mut report, &cause);
                 return report;
             }
         }
@@ -146,13 +140,7 @@ pub(crate) fn enforce(
     if let Some(Err(cause)) = intent.as_ref().map(agent_guard_audit::SyncInFlight::wait) {
         // Nothing was destroyed (a move would have waited for it): the command must not run.
         report.compensations = Some(compensations);
-        refuse(
-            &mut report,
-            ReasonCode::CompensationFailed,
-            "durable execution audit intent unavailable",
-        );
-        report.reasons.push(cause.clone());
-        report.message = Some(format!("agent-guard: the cause: {cause}"));
+        refuse_without_intent(&mut report, &cause);
         return report;
     }
     report.message = message(&compensations);
@@ -181,6 +169,17 @@ pub(crate) fn enforce(
         }
     }
     report
+}
+
+/// Refuses the command because its audit intent could not be made durable, naming `cause`.
+fn refuse_without_intent(report: &mut CheckReport, cause: &str) {
+    refuse(
+        report,
+        ReasonCode::CompensationFailed,
+        "durable execution audit intent unavailable",
+    );
+    report.reasons.push(cause.to_owned());
+    report.message = Some(format!("agent-guard: the cause: {cause}"));
 }
 
 /// The journal's `meta` of a transaction made by `check --enforce`, with `extra` (an edit

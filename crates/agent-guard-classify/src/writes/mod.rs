@@ -108,14 +108,7 @@ pub(crate) fn unresolved_appends_in_line(ops: &mut [OpSpec], line: &str) {
 )]
 fn line_names_protected(line: &str) -> bool {
     let lowered = line.to_ascii_lowercase();
-    let by_git = [
-        "git_dir",
-        "--git-dir",
-        "--absolute-git-dir",
-        "--git-common-dir",
-        "--git-path",
-    ];
-    if by_git.iter().any(|needle| lowered.contains(needle)) {
+    if names_git_dir(&lowered) {
         return true;
     }
     lowered
@@ -128,19 +121,26 @@ fn line_names_protected(line: &str) -> bool {
         })
 }
 
-/// Returns `true` if a spelled path names git metadata or the quarantine: a `.git` or
-/// `.agent-trash` component, the quarantine's journals, or git's own way of naming its
-/// directory (`$GIT_DIR`, `git rev-parse --git-dir` and kin).
-pub(crate) fn names_protected(text: &str) -> bool {
-    let lowered = text.to_ascii_lowercase();
-    let by_git = [
+/// Returns `true` if lower-cased text uses git's own ways of naming its directory
+/// (`$GIT_DIR`, `git rev-parse --git-dir` and kin).
+fn names_git_dir(lowered: &str) -> bool {
+    [
         "git_dir",
         "--git-dir",
         "--absolute-git-dir",
         "--git-common-dir",
         "--git-path",
-    ];
-    if by_git.iter().any(|needle| lowered.contains(needle)) {
+    ]
+    .iter()
+    .any(|needle| lowered.contains(needle))
+}
+
+/// Returns `true` if a spelled path names git metadata or the quarantine: a `.git` or
+/// `.agent-trash` component, the quarantine's journals, or git's own way of naming its
+/// directory (`$GIT_DIR`, `git rev-parse --git-dir` and kin).
+pub(crate) fn names_protected(text: &str) -> bool {
+    let lowered = text.to_ascii_lowercase();
+    if names_git_dir(&lowered) {
         return true;
     }
     let components: Vec<&str> = lowered
