@@ -27,9 +27,20 @@ impl SyncInFlight {
     /// Starts `fdatasync` of `file` on a new thread. When no thread can be started, the file
     /// is synced here instead, before returning.
     pub fn start(file: File) -> SyncInFlight {
+        SyncInFlight::spawn(move || file.sync_data())
+    }
+
+    /// Starts `fsync` (content and metadata) of every file in `files`, one after the other,
+    /// on one new thread: a new copy, then the directory that names it. The first failure
+    /// ends it. When no thread can be started, the sync is reported as failed.
+    pub fn start_all(files: Vec<File>) -> SyncInFlight {
+        SyncInFlight::spawn(move || files.iter().try_for_each(File::sync_all))
+    }
+
+    fn spawn(sync: impl FnOnce() -> std::io::Result<()> + Send + 'static) -> SyncInFlight {
         let spawned = std::thread::Builder::new()
             .name("agent-guard-sync".into())
-            .spawn(move || file.sync_data());
+            .spawn(sync);
         let state = match spawned {
             Ok(handle) => State::Running(handle),
             // The closure (and the file) is gone with the failed spawn: report it as a failed
@@ -60,7 +71,7 @@ impl SyncInFlight {
             };
             let result = match handle.join() {
                 Ok(Ok(())) => Ok(()),
-                Ok(Err(error)) => Err(format!("fdatasync failed: {error}")),
+                Ok(Err(error)) => Err(format!("the disk flush failed: {error}")),
                 Err(_) => Err("the sync thread panicked".to_owned()),
             };
             *state = State::Done(result);
@@ -87,6 +98,18 @@ mod tests {
         let failed = SyncInFlight::done(Err("disk gone".to_owned()));
         assert_eq!(failed.wait(), Err("disk gone".to_owned()));
         assert_eq!(failed.clone().wait(), Err("disk gone".to_owned()));
+    }
+
+    #[test]
+    fn every_file_of_a_batch_is_synced_and_the_first_failure_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = File::create(dir.path().join("copy")).unwrap();
+        let parent = File::open(dir.path()).unwrap();
+        assert_eq!(SyncInFlight::start_all(vec![file, parent]).wait(), Ok(()));
+        let (reader, _writer) = std::io::pipe().unwrap();
+        let pipe = File::from(std::os::fd::OwnedFd::from(reader));
+        let file = File::create(dir.path().join("other")).unwrap();
+        assert!(SyncInFlight::start_all(vec![file, pipe]).wait().is_err());
     }
 
     #[test]

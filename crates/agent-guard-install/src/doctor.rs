@@ -144,6 +144,9 @@ struct Found {
     pristine: Option<bool>,
     /// The command is exactly what install writes (else it only runs an agent-guard program).
     exact: bool,
+    /// For a harness whose edit-tool calls come as a second event
+    /// ([`Layout::edits`]): whether agent-guard's handler is registered there too.
+    edits: Option<bool>,
 }
 
 fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
@@ -162,6 +165,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
                 matcher: None,
                 pristine: Some(script::is_pristine(harness, &bytes)),
                 exact: true,
+                edits: None,
             })
             .into_iter()
             .collect());
@@ -180,6 +184,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
     let lookalikes = entry::find_lookalikes(&doc, layout, harness)
         .into_iter()
         .map(|found| (found, false));
+    let edits = Layout::edits(harness).map(|edits| !entry::find(&doc, edits, harness).is_empty());
     Ok(exact
         .chain(lookalikes)
         .map(|((placement, handler), exact)| Found {
@@ -197,6 +202,7 @@ fn installed(harness: Harness, path: &Path) -> Result<Vec<Found>> {
             handler,
             pristine: None,
             exact,
+            edits,
         })
         .collect())
 }
@@ -244,6 +250,9 @@ fn check(
     if harness == Harness::Codex {
         checks.extend(codex_checks(env, scope, path, found, &reinstall));
     }
+    if let (Some(registered), Some(edits)) = (found.edits, Layout::edits(harness)) {
+        checks.push(edits_check(registered, edits.event(), &reinstall));
+    }
     if let (Harness::OpenCode, Some(pristine)) = (harness, found.pristine) {
         checks.push(if pristine {
             Check::pass("plugin", "the plugin is exactly what install wrote".to_owned())
@@ -269,6 +278,24 @@ fn check(
         path: path.to_path_buf(),
         command: found.command.clone(),
         checks,
+    }
+}
+
+/// Whether the harness's edit-tool event runs the hook too (else edits are not kept).
+fn edits_check(registered: bool, event: &str, reinstall: &str) -> Check {
+    if registered {
+        Check::pass(
+            "edits",
+            format!("`hooks.{event}` runs the hook: edit-tool calls keep the files they replace"),
+        )
+    } else {
+        Check::warn(
+            "edits",
+            format!(
+                "`hooks.{event}` does not run the hook: edit-tool calls are not judged and what they replace is not kept"
+            ),
+            reinstall.to_owned(),
+        )
     }
 }
 

@@ -84,6 +84,22 @@ impl Layout {
         }
     }
 
+    /// The layout of a second event in the same file that carries the harness's edit-tool
+    /// calls, where its shell event does not (Windsurf's `pre_write_code`). Install
+    /// registers the same handler under it, so that edits are kept first (issue 13).
+    pub(crate) fn edits(harness: Harness) -> Option<Layout> {
+        match harness {
+            Harness::Windsurf => Some(Layout {
+                shape: Shape::Flat {
+                    event: "pre_write_code",
+                },
+                command_key: "command",
+                versioned: false,
+            }),
+            _ => None,
+        }
+    }
+
     /// The event key under `hooks`.
     pub(crate) fn event(self) -> &'static str {
         match self.shape {

@@ -87,6 +87,9 @@ pub fn install(env: &Environment, options: &InstallOptions) -> Result<Report> {
     let (mut doc, indent) = parse_json(current.as_deref(), &path, layout)?;
     let before = doc.clone();
     let at = entry::insert(&mut doc, &path, layout, harness, &desired)?;
+    if let Some(edits) = Layout::edits(harness) {
+        entry::insert(&mut doc, &path, edits, harness, &desired)?;
+    }
     let new = match &current {
         Some(bytes) if doc == before => bytes.clone(),
         _ => doc.render(&indent),
@@ -183,7 +186,10 @@ pub fn uninstall(env: &Environment, harness: Harness, scope: Scope) -> Result<Re
         .into_iter()
         .map(|(at, _)| at)
         .collect();
-    let removed = entry::remove(&mut doc, layout, harness);
+    let mut removed = entry::remove(&mut doc, layout, harness);
+    if let Some(edits) = Layout::edits(harness) {
+        removed.extend(entry::remove(&mut doc, edits, harness));
+    }
     let without = if removed.is_empty() {
         current.clone()
     } else {

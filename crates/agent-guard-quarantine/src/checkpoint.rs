@@ -145,8 +145,26 @@ pub(crate) fn store(trash: &Path, manifest: &Path, closed: Closed) {
         tail: hex(tail),
     };
     if let Ok(text) = serde_json::to_vec(&stored) {
-        let _ = std::fs::write(path(trash), text);
+        let _ = overwrite(&path(trash), &text);
     }
+}
+
+/// Writes `text` over the file at `path` in place: truncating a file to zero first costs a
+/// block release and, on ext4, a forced flush of the rewrite; a torn result is only an
+/// ignored checkpoint.
+fn overwrite(path: &Path, text: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt as _;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    file.write_all_at(text, 0)?;
+    let len = text.len() as u64;
+    if file.metadata()?.len() != len {
+        file.set_len(len)?;
+    }
+    Ok(())
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -183,6 +201,17 @@ mod tests {
             .open(manifest)
             .unwrap();
         file.write_all(bytes).unwrap();
+    }
+
+    #[test]
+    fn a_shorter_checkpoint_replaces_a_longer_one_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path().join(CHECKPOINT_FILE_NAME);
+        overwrite(&at, b"{\"schema\":1,\"offset\":123456}").unwrap();
+        overwrite(&at, b"{\"offset\":7}").unwrap();
+        assert_eq!(std::fs::read(&at).unwrap(), b"{\"offset\":7}");
+        overwrite(&at, b"{\"offset\":700}").unwrap();
+        assert_eq!(std::fs::read(&at).unwrap(), b"{\"offset\":700}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `manifest.jsonl`: the recovery journal. Append-only and durable.
 
+use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -35,18 +36,26 @@ impl Manifest {
     /// exclusive lock on the file. A torn last line from an earlier crash is terminated
     /// first, so it stays a single unreadable line instead of corrupting this one.
     pub fn append(&self, records: &[Record]) -> Result<(), QuarantineError> {
-        self.write(records, true)
+        self.write(records, true).map(drop)
     }
 
     /// Appends `records` as one write, without waiting for the disk. Only for records whose
     /// loss crash reconciliation repairs (a `relocate` outcome after its durable intent).
     pub fn append_relaxed(&self, records: &[Record]) -> Result<(), QuarantineError> {
-        self.write(records, false)
+        self.write(records, false).map(drop)
     }
 
-    fn write(&self, records: &[Record], durable: bool) -> Result<(), QuarantineError> {
+    /// Appends `records` as one write and returns the file, whose `fdatasync` the caller
+    /// runs beside other flushes (one durability epoch) before anything relies on them. A new
+    /// file's directory entry is synced here.
+    pub fn append_deferred(&self, records: &[Record]) -> Result<File, QuarantineError> {
+        self.write(records, false)?
+            .ok_or_else(|| self.error(std::io::Error::other("nothing to append")))
+    }
+
+    fn write(&self, records: &[Record], durable: bool) -> Result<Option<File>, QuarantineError> {
         if records.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let mut bytes = Vec::new();
         for record in records {
@@ -74,7 +83,7 @@ impl Manifest {
         if let Some(dir) = self.path.parent().filter(|_| created) {
             fsops::sync_dir(dir).map_err(|e| self.error(e))?;
         }
-        Ok(())
+        Ok(Some(file))
     }
 
     /// Reads every record, oldest first. A missing file holds none; blank, torn and

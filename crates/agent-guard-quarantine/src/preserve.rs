@@ -6,8 +6,10 @@
 //! - **copy** (the command reads the file or rewrites it in place: `>`, `truncate`, `cp`
 //!   onto, `sed -i`, `gzip`): the file stays where it is, untouched, with its inode, mode and
 //!   hard links; its bytes are reflinked into the quarantine where the filesystem shares
-//!   extents (`FICLONE`), else copied and verified by digest. Write-ahead: a durable
-//!   `preserve-intent` → the copy, under a temporary name → renamed into place → `preserve`.
+//!   extents (`FICLONE`), else copied and verified by digest. Write-ahead: the
+//!   `preserve-intent` written → the copy, under a temporary name → renamed into place →
+//!   one flush of the intent, the copy and its directory (beside the caller's audit intent)
+//!   → `preserve`. Nothing the command touches changes before the flush has returned.
 //! - **move** (the command replaces the path without reading it: `mv` onto, `ln -f`): the
 //!   file is relocated into the transaction exactly as a delete would be (one `rename`,
 //!   `relocate-intent` → `relocate`).
@@ -24,7 +26,7 @@ use serde_json::{Map, Value};
 
 use agent_guard_types::TxId;
 
-use crate::copy::{Cloned, Progress, clone_file};
+use crate::copy::{Cloned, Flush, Progress, clone_file};
 use crate::error::QuarantineError;
 use crate::faults::FaultPoint;
 use crate::records::{
@@ -35,7 +37,7 @@ use crate::relocate::{
 };
 use crate::store::Quarantine;
 use crate::stored_path::StoredPath;
-use agent_guard_fsops as fsops;
+use agent_guard_fsops::{self as fsops, SyncInFlight};
 
 /// The `tx-start` strategy of a preservation.
 pub const PRESERVE_STRATEGY: &str = "preserve";
@@ -239,12 +241,17 @@ impl Quarantine {
         });
         let first = pending_start.is_some();
         let batch: Vec<Record> = pending_start.take().into_iter().chain([intent]).collect();
-        if let Err(error) = self.append(&batch) {
-            return Err(Stop {
-                before_start: first,
-                ..Stop::failed(&format!("intent could not be journaled: {error}"))
-            });
-        }
+        // Written now, flushed below with the copy: nothing the command touches changes
+        // before this function returns, so the intent and the copy share one flush.
+        let journal = match self.manifest().append_deferred(&batch) {
+            Ok(journal) => journal,
+            Err(error) => {
+                return Err(Stop {
+                    before_start: first,
+                    ..Stop::failed(&format!("intent could not be journaled: {error}"))
+                });
+            }
+        };
         self.faults().hit(FaultPoint::AfterIntent);
 
         let failed = |store: &Quarantine, kind: SkipKind, reason: String| {
@@ -256,9 +263,6 @@ impl Quarantine {
                 before_start: false,
             }
         };
-        if let Err(reason) = self.wait_before_effect() {
-            return Err(failed(self, SkipKind::Failed, reason));
-        }
         let parent = dest.parent().unwrap_or(tx_dir);
         if let Err(error) = create_dirs(parent, tx_dir) {
             let kind = if fsops::is_storage_full(&error) {
@@ -269,7 +273,7 @@ impl Quarantine {
             return Err(failed(self, kind, error.to_string()));
         }
         let partial = partial_sibling(&dest);
-        let cloned = match clone_file(&item.origin, &partial, self.faults()) {
+        let cloned = match clone_file(&item.origin, &partial, self.faults(), Flush::Later) {
             Ok(cloned) => cloned,
             Err(error) if error.is_storage() => {
                 return Err(failed(
@@ -280,9 +284,14 @@ impl Quarantine {
             }
             Err(error) => return Err(failed(self, SkipKind::Failed, error.to_string())),
         };
+        // Renamed before the flush: a crash leaves either no copy under its final name or a
+        // complete one (a partial copy is removed by the reconciliation).
         if let Err(error) = fsops::rename_noreplace(&partial, &dest) {
             let _ = fsops::remove_file(&partial);
             return Err(failed(self, SkipKind::Failed, error.to_string()));
+        }
+        if let Err(reason) = self.flush_kept(&journal, &dest, parent) {
+            return Err(failed(self, SkipKind::Failed, reason));
         }
         self.faults().hit(FaultPoint::AfterMove);
         let (method, digest, by) = match cloned {
@@ -317,6 +326,26 @@ impl Quarantine {
             by,
             bytes: before.len(),
         }))
+    }
+
+    /// One durability epoch for a kept version: the copy and the directory naming it on a
+    /// helper thread, the journal's intent here, and the caller's audit intent (already in
+    /// flight). Returns once all are on disk, or why one may not be.
+    fn flush_kept(&self, journal: &std::fs::File, copy: &Path, dir: &Path) -> Result<(), String> {
+        let opened =
+            std::fs::File::open(copy).and_then(|copy| Ok((copy, std::fs::File::open(dir)?)));
+        let kept = match opened {
+            Ok((copy, dir)) => SyncInFlight::start_all(vec![copy, dir]),
+            Err(error) => SyncInFlight::done(Err(format!("the copy could not be opened: {error}"))),
+        };
+        let journaled = journal
+            .sync_data()
+            .map_err(|error| format!("the intent is not durable: {error}"));
+        let audited = self.wait_before_effect();
+        let kept = kept
+            .wait()
+            .map_err(|error| format!("the copy is not durable: {error}"));
+        journaled.and(audited).and(kept)
     }
 
     fn record_preserve_failed(

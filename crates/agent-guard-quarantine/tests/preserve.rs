@@ -166,3 +166,61 @@ fn an_interrupted_copy_is_reconciled_without_touching_the_file() {
     // A second reconciliation finds nothing open.
     assert_eq!(env.store.reconcile().unwrap().total(), 0);
 }
+
+#[test]
+fn a_kept_version_is_refused_when_the_callers_intent_is_not_durable() {
+    // The copy, the journal's intent and the caller's audit intent share one flush; when the
+    // audit intent's flush fails, the preservation is incomplete (the command is refused),
+    // the file is untouched and the journal says why.
+    let env = Env::new();
+    let path = env.write("notes.txt", "notes\n");
+    let failed = env
+        .store
+        .clone()
+        .with_before_effect(agent_guard_fsops::SyncInFlight::done(Err(
+            "disk gone".to_owned()
+        )));
+    let report = failed
+        .preserve(
+            &[item(&env, "notes.txt", true)],
+            &txid(3),
+            serde_json::Map::new(),
+            &NoProgress,
+        )
+        .unwrap();
+    assert!(!report.complete(), "{report:?}");
+    assert!(report.kept.is_empty(), "{report:?}");
+    assert!(
+        report.skipped[0]
+            .reason
+            .contains("audit intent is not durable"),
+        "{report:?}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"notes\n");
+    let tx = env.store.transaction(&txid(3)).unwrap().unwrap();
+    assert!(tx.items.is_empty() && tx.failures.len() == 1, "{tx:?}");
+
+    // With a sync that succeeds, the same call keeps the version under its final name and
+    // leaves no temporary copy behind.
+    let log = std::fs::File::create(env.ws.join("intent.log")).unwrap();
+    let ok = env
+        .store
+        .clone()
+        .with_before_effect(agent_guard_fsops::SyncInFlight::start(log));
+    let report = ok
+        .preserve(
+            &[item(&env, "notes.txt", true)],
+            &txid(4),
+            serde_json::Map::new(),
+            &NoProgress,
+        )
+        .unwrap();
+    assert!(report.complete() && report.kept.len() == 1, "{report:?}");
+    let kept = &report.kept[0].trash.0;
+    assert_eq!(std::fs::read(kept).unwrap(), b"notes\n");
+    let names: Vec<_> = std::fs::read_dir(kept.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("notes.txt")]);
+}

@@ -1,5 +1,6 @@
-//! Crash safety: abort the process at every injection point of a relocation; the next
-//! command reconciles, and every item ends at its origin or in the quarantine, restorable.
+//! Crash safety: abort the process at every injection point of a relocation and of a kept
+//! version; the next command reconciles, and every item ends at its origin or in the
+//! quarantine, restorable.
 
 use crate::evidence::{Kind, Scenario};
 use crate::support::{TestEnv, snapshot};
@@ -147,6 +148,98 @@ fn crash_after_a_cross_device_move() {
     crash_at("after-move", true);
 }
 
+/// A crash while the current version of a file is kept before an overwrite (the preserve
+/// compensation, shared by shell writes and edit tools). Where the copy was made, the worst
+/// case is assumed: a harness that runs the command although the hook died. The next command
+/// reconciles, and the old bytes come back with `restore`.
+fn crash_while_keeping(point: &str) {
+    let env = TestEnv::new();
+    let notes = env.ws().join("notes.txt");
+    let crashed = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_FAULT", point)
+        .args(["check", "--enforce", "--json", "--", "echo new > notes.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        crashed.status.code(),
+        None,
+        "{point}: the process must die at the fault point: {crashed:?}"
+    );
+    let copied = point != "after-intent";
+    if copied {
+        std::fs::write(&notes, "new\n").unwrap();
+    }
+    let status = json(
+        &env.cmd("agent-guard")
+            .args(["status", "--json"])
+            .output()
+            .unwrap(),
+    );
+    let (kept, not_moved) = if copied { (1, 0) } else { (0, 1) };
+    assert_eq!(
+        (
+            status["reconciled_now"]["relocated"].as_u64(),
+            status["reconciled_now"]["not_moved"].as_u64(),
+            status["reconciled_now"]["vanished"].as_u64(),
+        ),
+        (Some(kept), Some(not_moved), Some(0)),
+        "{point}: {status}"
+    );
+    if !copied {
+        assert_eq!(
+            std::fs::read(&notes).unwrap(),
+            b"notes\n",
+            "{point}: untouched"
+        );
+        return;
+    }
+    let list = json(
+        &env.cmd("agent-guard")
+            .args(["list", "--json"])
+            .output()
+            .unwrap(),
+    );
+    let txid = list["transactions"][0]["txid"].as_str().unwrap().to_owned();
+    let restored = env
+        .cmd("agent-guard")
+        .args(["restore", "--force", "--json", &txid])
+        .output()
+        .unwrap();
+    assert!(restored.status.success(), "{point}: {restored:?}");
+    assert_eq!(
+        std::fs::read(&notes).unwrap(),
+        b"notes\n",
+        "{point}: the old bytes are back"
+    );
+    let list = json(
+        &env.cmd("agent-guard")
+            .args(["list", "--json"])
+            .output()
+            .unwrap(),
+    );
+    let backup = &list["transactions"][0];
+    assert!(
+        backup["tool"] == "restore" && backup["backup"] == true && backup["first"] == "notes.txt",
+        "{point}: the overwritten version was kept in a new transaction: {list}"
+    );
+}
+
+#[test]
+fn crash_after_the_intent_of_a_kept_version() {
+    crash_while_keeping("after-intent");
+}
+
+#[test]
+fn crash_after_a_version_is_kept() {
+    crash_while_keeping("after-move");
+}
+
+#[test]
+fn crash_before_a_kept_version_is_recorded() {
+    crash_while_keeping("before-done");
+}
+
 /// Every test of this file, for `docs/EVIDENCE.md` (`evidence.rs` checks that none is missing).
 pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
@@ -184,5 +277,23 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         run: crash_after_a_cross_device_move,
         kind: Kind::Crash,
         second_filesystem: true,
+    },
+    Scenario {
+        name: "crash_after_the_intent_of_a_kept_version",
+        run: crash_after_the_intent_of_a_kept_version,
+        kind: Kind::Crash,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "crash_after_a_version_is_kept",
+        run: crash_after_a_version_is_kept,
+        kind: Kind::Crash,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "crash_before_a_kept_version_is_recorded",
+        run: crash_before_a_kept_version_is_recorded,
+        kind: Kind::Crash,
+        second_filesystem: false,
     },
 ];

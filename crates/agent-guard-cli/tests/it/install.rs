@@ -176,6 +176,9 @@ fn assert_doctor_passes(env: &TestEnv, harness: &str, scope: &str) {
     if harness == "claude-code" || harness == "cursor" {
         assert_eq!(check(entry, "fail-closed"), "pass", "{entry:#}");
     }
+    if harness == "windsurf" {
+        assert_eq!(check(entry, "edits"), "pass", "{entry:#}");
+    }
     if hook_mode_available(env) {
         assert_eq!(check(entry, "deny"), "pass", "{entry:#}");
         assert_eq!(check(entry, "no-op"), "pass", "{entry:#}");
@@ -437,6 +440,74 @@ fn doctor_reports_a_missing_binary() {
     let empty = TestEnv::new();
     let (code, report) = doctor(&empty);
     assert_eq!((code, report["hooks"].as_array().unwrap().len()), (0, 0));
+}
+
+/// Windsurf sends edits as `pre_write_code`, not through its shell event: install registers
+/// the hook for both, the installed command keeps the file an edit replaces (and `undo`
+/// brings it back), and doctor warns when the edit event lost its entry.
+#[test]
+fn windsurf_edits_are_registered_kept_and_checked() {
+    let env = TestEnv::new();
+    ok(&env, &["install", "windsurf", "--project"]);
+    let path = config(&env, "windsurf", "project");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let command = |event: &str| {
+        doc["hooks"][event][0]["command"]
+            .as_str()
+            .map(str::to_owned)
+    };
+    let shell = command("pre_run_command").expect("the shell event runs the hook");
+    assert_eq!(command("pre_write_code"), Some(shell.clone()), "{doc:#}");
+
+    // What Cascade does before an edit: run the registered command with the payload.
+    let payload = serde_json::json!({"agent_action_name": "pre_write_code",
+        "trajectory_id": "tr-1", "execution_id": "ex-1", "timestamp": "2026-12-01T00:00:00Z",
+        "tool_info": {"file_path": env.ws().join("notes.txt"),
+            "edits": [{"old_string": "notes", "new_string": "changed"}]}});
+    let output = env
+        .std_cmd("sh")
+        .args(["-c", &shell])
+        .current_dir(env.ws())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.to_string().as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the edit proceeds: {output:?}"
+    );
+    std::fs::write(env.ws().join("notes.txt"), "changed\n").unwrap();
+    ok(&env, &["undo"]);
+    assert_eq!(
+        std::fs::read(env.ws().join("notes.txt")).unwrap(),
+        b"notes\n",
+        "the edit is undone"
+    );
+
+    // An install from before edits were registered: doctor warns and says what to run.
+    let mut doc = doc;
+    doc["hooks"]
+        .as_object_mut()
+        .unwrap()
+        .remove("pre_write_code");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let (_, report) = doctor(&env);
+    let entry = hook(&report, "windsurf", "project");
+    assert_eq!(check(entry, "edits"), "warn", "{entry:#}");
+    ok(&env, &["install", "windsurf", "--project"]);
+    let (_, report) = doctor(&env);
+    assert_eq!(check(hook(&report, "windsurf", "project"), "edits"), "pass");
 }
 
 /// A hook whose command line is not what install writes — a mistyped option, an extra flag, a

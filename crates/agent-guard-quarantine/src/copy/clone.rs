@@ -1,14 +1,17 @@
 //! Copying one regular file as cheaply as the filesystem allows: a reflink (`FICLONE`) where
-//! it shares extents, else the verified copy.
+//! it shares extents, else a streamed copy re-read and compared by digest.
 
 use std::fs::{File, OpenOptions};
+use std::io::{Read as _, Write as _};
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rustix::fs::{Mode, OFlags, Timespec, Timestamps};
 
-use super::{CopyError, CopyOutcome, NoProgress, copy_verified, io_error};
-use crate::faults::Faults;
+use super::digest::{self, Body, Entry};
+use super::pool::BUFFER_SIZE;
+use super::{CopyError, CopyOutcome, Flush, io_error};
+use crate::faults::{FaultPoint, Faults};
 use agent_guard_fsops as fsops;
 
 /// How a file's copy was made.
@@ -22,7 +25,13 @@ pub(crate) enum Cloned {
 
 /// Copies the regular file `src` to `dst` (which must not exist), keeping permission bits,
 /// times and (where allowed) the owner, and leaving `src` untouched. Tries a reflink first.
-pub(crate) fn clone_file(src: &Path, dst: &Path, faults: Faults) -> Result<Cloned, CopyError> {
+/// With [`Flush::Later`] nothing is synced: the caller flushes `dst` and its directory.
+pub(crate) fn clone_file(
+    src: &Path,
+    dst: &Path,
+    faults: Faults,
+    flush: Flush,
+) -> Result<Cloned, CopyError> {
     let source = OpenOptions::new()
         .read(true)
         .custom_flags(OFlags::NOFOLLOW.bits().cast_signed())
@@ -41,16 +50,82 @@ pub(crate) fn clone_file(src: &Path, dst: &Path, faults: Faults) -> Result<Clone
         .open(dst)
         .map_err(|e| io_error(dst, e))?;
     if rustix::fs::ioctl_ficlone(&target, &source).is_ok() {
-        let finished = finish_clone(&target, &meta).map_err(|e| io_error(dst, e));
+        let finished = finish_clone(&target, &meta, flush).map_err(|e| io_error(dst, e));
         if let Err(error) = finished {
             discard(dst);
             return Err(error);
         }
         return Ok(Cloned::Reflink);
     }
-    drop(target);
-    discard(dst);
-    copy_verified(src, dst, &NoProgress, faults).map(Cloned::Copy)
+    // No shared extents: stream into the file just created (no second inode allocation).
+    let streamed = stream(&source, src, &target, dst, &meta, faults, flush);
+    if streamed.is_err() {
+        discard(dst);
+    }
+    streamed.map(Cloned::Copy)
+}
+
+/// Streams `source` into the empty `target`, hashing what is read; gives the copy the
+/// source's mode and times (and owner where allowed), syncs it unless `flush` is
+/// [`Flush::Later`], and re-reads it to compare. The digest is the tree digest of a
+/// single-file tree, the one `digest_tree` computes over the copy.
+fn stream(
+    mut source: &File,
+    src: &Path,
+    mut target: &File,
+    dst: &Path,
+    meta: &std::fs::Metadata,
+    faults: Faults,
+    flush: Flush,
+) -> Result<CopyOutcome, CopyError> {
+    // A buffer the size of the file (plus the byte that sees the end), up to the pool's.
+    let len = usize::try_from(meta.len()).unwrap_or(BUFFER_SIZE);
+    let mut buffer = vec![0; len.saturating_add(1).clamp(1, BUFFER_SIZE)];
+    let mut hasher = blake3::Hasher::new();
+    let mut bytes = 0_u64;
+    loop {
+        let n = match source.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(io_error(src, error)),
+        };
+        hasher.update(&buffer[..n]);
+        target
+            .write_all(&buffer[..n])
+            .map_err(|e| io_error(dst, e))?;
+        bytes += n as u64;
+    }
+    faults.hit(FaultPoint::DuringCopy);
+    finish_clone(target, meta, flush).map_err(|e| io_error(dst, e))?;
+    let read = *hasher.finalize().as_bytes();
+    let mut copy = File::open(dst).map_err(|e| io_error(dst, e))?;
+    let mut again = blake3::Hasher::new();
+    loop {
+        match copy.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                again.update(&buffer[..n]);
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(io_error(dst, error)),
+        }
+    }
+    if *again.finalize().as_bytes() != read {
+        return Err(CopyError::Mismatch {
+            path: dst.to_path_buf(),
+        });
+    }
+    let entry = Entry {
+        rel: PathBuf::new(),
+        mode: meta.mode() & 0o7777,
+        body: Body::File(read),
+    };
+    Ok(CopyOutcome {
+        digest: digest::fold(&[entry]),
+        files: 1,
+        bytes,
+    })
 }
 
 /// Writes the bytes of the regular file `src` into the existing regular file `dst` in place,
@@ -70,11 +145,12 @@ pub(crate) fn write_into(src: &Path, dst: &Path) -> std::io::Result<()> {
         let mut writer = &target;
         std::io::copy(&mut reader, &mut writer)?;
     }
-    finish_clone(&target, &meta)
+    finish_clone(&target, &meta, Flush::Now)
 }
 
-/// Gives a fresh reflink the source's permission bits, owner and times, and syncs it.
-fn finish_clone(target: &File, meta: &std::fs::Metadata) -> std::io::Result<()> {
+/// Gives a fresh reflink the source's permission bits, owner and times, and syncs it unless
+/// the caller flushes it later.
+fn finish_clone(target: &File, meta: &std::fs::Metadata, flush: Flush) -> std::io::Result<()> {
     // The owner only where allowed (root); otherwise the copy is ours, as any copy is.
     let _ = rustix::fs::fchown(
         target,
@@ -95,7 +171,10 @@ fn finish_clone(target: &File, meta: &std::fs::Metadata) -> std::io::Result<()> 
             },
         },
     )?;
-    target.sync_all()
+    match flush {
+        Flush::Now => target.sync_all(),
+        Flush::Later => Ok(()),
+    }
 }
 
 /// Removes our own incomplete copy.

@@ -19,10 +19,15 @@ pub(super) fn for_each<F>(count: usize, work: F) -> Result<(), CopyError>
 where
     F: Fn(usize, &mut [u8]) -> Result<(), CopyError> + Sync,
 {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, NonZero::get)
-        .min(MAX_WORKERS)
-        .min(count);
+    // One job needs no pool (and no look at the CPU count, which reads cgroup files).
+    let workers = if count <= 1 {
+        count
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, NonZero::get)
+            .min(MAX_WORKERS)
+            .min(count)
+    };
     if workers <= 1 {
         let mut buffer = vec![0; BUFFER_SIZE];
         return (0..count).try_for_each(|job| work(job, &mut buffer));

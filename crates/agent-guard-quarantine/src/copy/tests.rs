@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use rustix::fs::{AtFlags, CWD, FileType, Mode, Timespec, Timestamps};
 
+use super::pool::BUFFER_SIZE;
 use super::*;
 
 const OLD: i64 = 1_000_000_000;
@@ -525,4 +526,34 @@ fn copies_many_files_in_parallel() {
     assert_eq!(outcome.files, 200);
     assert_same_tree(&src, &dst);
     assert_eq!(outcome.digest, digest_tree(&src).unwrap());
+}
+
+#[test]
+fn a_cloned_file_has_the_tree_digest_of_its_copy_and_the_source_s_mode_and_times() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in [
+        ("empty", Vec::new()),
+        ("big", vec![7_u8; BUFFER_SIZE * 2 + 3]),
+    ] {
+        let src = dir.path().join(name);
+        fs::write(&src, &content).unwrap();
+        chmod(&src, 0o640);
+        set_old_times(&src, 123);
+        for (flush, tag) in [(Flush::Now, "now"), (Flush::Later, "later")] {
+            let dst = dir.path().join(format!("{name}.{tag}"));
+            let cloned = clone_file(&src, &dst, Faults::none(), flush).unwrap();
+            assert_eq!(fs::read(&dst).unwrap(), content, "{name} {tag}");
+            let (copied, original) = (fs::metadata(&dst).unwrap(), fs::metadata(&src).unwrap());
+            assert_eq!(copied.mode() & 0o7777, 0o640, "{name} {tag}");
+            assert_eq!(copied.mtime_nsec(), original.mtime_nsec(), "{name} {tag}");
+            match cloned {
+                Cloned::Copy(outcome) => {
+                    assert_eq!(outcome.digest, digest_tree(&dst).unwrap(), "{name} {tag}");
+                    assert_eq!(outcome.digest, digest_tree(&src).unwrap(), "{name} {tag}");
+                    assert_eq!(outcome.bytes, content.len() as u64);
+                }
+                Cloned::Reflink => {}
+            }
+        }
+    }
 }
