@@ -18,6 +18,7 @@
 //! ignored — except `.git`, the quarantine and regenerable artifacts; files over the cap and
 //! special files are listed as not kept.
 
+mod artifacts;
 mod diff;
 mod index;
 mod meta;

@@ -196,3 +196,46 @@ fn prune_frees_what_only_purged_checkpoints_held() {
     assert_eq!(again.new_objects, 2);
     assert!(f.store.intact(&again.commit));
 }
+
+/// The trees are written without libgit2's tree builder: `git fsck --strict` (the CLI is
+/// the oracle) accepts every object of two checkpoints, the second rebuilding one directory.
+#[test]
+fn git_fsck_accepts_the_checkpoint_objects() {
+    let f = fixture();
+    for (path, text) in [
+        ("a/b.txt", "1\n"),
+        ("a.b", "2\n"),
+        ("a-b/c", "3\n"),
+        ("z/deep/er/file", "4\n"),
+        ("run.sh", "#!/bin/sh\n"),
+    ] {
+        write(&f.root, path, text);
+    }
+    fs_err::set_permissions(
+        f.root.join("run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("a/b.txt", f.root.join("link")).unwrap();
+    let first = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx1", &first.commit).unwrap();
+    write(&f.root, "z/deep/er/file", "changed\n");
+    let second = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx2", &second.commit).unwrap();
+    let fsck = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(f.store.dir())
+        .args(["fsck", "--strict", "--no-dangling"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(fsck.status.success(), "{fsck:?}");
+    // The private store has no branch (checkpoints live under refs/checkpoints/).
+    let stderr = String::from_utf8_lossy(&fsck.stderr);
+    let problems: Vec<&str> = stderr
+        .lines()
+        .filter(|line| !line.starts_with("notice: HEAD points to an unborn branch"))
+        .collect();
+    assert!(problems.is_empty() && fsck.stdout.is_empty(), "{fsck:?}");
+}

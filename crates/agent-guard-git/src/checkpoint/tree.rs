@@ -2,14 +2,12 @@
 //! directories whose content changed; and read back into that list.
 
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt as _;
 
 use git2::{ObjectType, Oid, Repository, Tree};
 
 use super::index::path_order;
 
-const MODE_TREE: i32 = 0o040_000;
+const MODE_TREE: u32 = 0o040_000;
 
 /// One kept file of a checkpoint: its path, git mode and blob.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,16 +82,12 @@ impl Builder<'_> {
             return Ok(*id);
         }
         let strip = if dir.is_empty() { 0 } else { dir.len() + 1 };
-        let mut builder = self.repo.treebuilder(None)?;
+        let mut entries: Vec<(&[u8], u32, Oid)> = Vec::new();
         let mut at = 0;
         while let Some(leaf) = leaves.get(at) {
             let rest = &leaf.path[strip..];
             let Some(slash) = rest.iter().position(|b| *b == b'/') else {
-                #[expect(
-                    clippy::cast_possible_wrap,
-                    reason = "git modes are small octal constants"
-                )]
-                builder.insert(OsStr::from_bytes(rest), leaf.id, leaf.mode as i32)?;
+                entries.push((rest, leaf.mode, leaf.id));
                 at += 1;
                 continue;
             };
@@ -111,13 +105,40 @@ impl Builder<'_> {
             }
             sub.extend_from_slice(name);
             let id = self.build(&sub, &leaves[at..end])?;
-            builder.insert(OsStr::from_bytes(name), id, MODE_TREE)?;
+            entries.push((name, MODE_TREE, id));
             at = end;
         }
-        let id = builder.write()?;
+        let id = self
+            .repo
+            .odb()?
+            .write(ObjectType::Tree, &serialize(&mut entries))?;
         self.built.push((dir.to_vec(), id));
         Ok(id)
     }
+}
+
+/// A tree object's content, in git's format and order: per entry the octal mode, a space,
+/// the name, a NUL and the raw object id, sorted by name with a tree's name compared as if
+/// it ended in `/`.
+///
+/// Written directly rather than through libgit2's tree builder, which checks that every
+/// entry's object exists and reads its type: one `access` and one `open` per entry of every
+/// rebuilt directory, which made a checkpoint of 100 changed files in 100 directories read
+/// 10,000 objects. Every id here was just written or comes from the previous checkpoint.
+fn serialize(entries: &mut [(&[u8], u32, Oid)]) -> Vec<u8> {
+    let key = |name: &[u8], mode: u32| {
+        let slash: &[u8] = if mode == MODE_TREE { b"/" } else { b"" };
+        name.iter().chain(slash).copied().collect::<Vec<u8>>()
+    };
+    entries.sort_by_cached_key(|(name, mode, _)| key(name, *mode));
+    let mut out = Vec::with_capacity(entries.len() * 48);
+    for (name, mode, id) in entries.iter() {
+        out.extend_from_slice(format!("{mode:o} ").as_bytes());
+        out.extend_from_slice(name);
+        out.push(0);
+        out.extend_from_slice(id.as_bytes());
+    }
+    out
 }
 
 /// Every blob of `tree`, recursively, sorted in [`path_order`]. Submodule entries (which a
@@ -163,6 +184,8 @@ fn collect(
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::ffi::OsStrExt as _;
+
     use super::*;
 
     fn leaf(repo: &Repository, path: &str, text: &str) -> Leaf {
@@ -171,6 +194,45 @@ mod tests {
             mode: 0o100_644,
             id: repo.blob(text.as_bytes()).unwrap(),
         }
+    }
+
+    /// libgit2's tree builder is the oracle for the format and the order (names that sort
+    /// differently as trees and as files: `a` against `a.b` and `a-b`).
+    #[test]
+    fn trees_are_what_libgit2_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init_bare(dir.path()).unwrap();
+        let blob = repo.blob(b"x").unwrap();
+        let sub = {
+            let mut b = repo.treebuilder(None).unwrap();
+            b.insert("f", blob, 0o100_644).unwrap();
+            b.write().unwrap()
+        };
+        let names: [(&[u8], u32, Oid); 7] = [
+            (b"a.b", 0o100_644, blob),
+            (b"a", MODE_TREE, sub),
+            (b"a-b", 0o100_755, blob),
+            (b"a0", 0o120_000, blob),
+            (b"b", MODE_TREE, sub),
+            (b"b.c", MODE_TREE, sub),
+            (b"\xff odd", 0o100_644, blob),
+        ];
+        let mut oracle = repo.treebuilder(None).unwrap();
+        for (name, mode, id) in names {
+            #[expect(clippy::cast_possible_wrap, reason = "git modes are small")]
+            oracle
+                .insert(std::ffi::OsStr::from_bytes(name), id, mode as i32)
+                .unwrap();
+        }
+        let expected = oracle.write().unwrap();
+        let mut ours = names.to_vec();
+        ours.reverse();
+        let id = repo
+            .odb()
+            .unwrap()
+            .write(ObjectType::Tree, &serialize(&mut ours))
+            .unwrap();
+        assert_eq!(id, expected);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::sync::{Condvar, Mutex};
 use git2::Repository;
 
 use super::Selection;
+use super::artifacts::Artifacts;
 use super::index::{Stat, path_order};
 use crate::error::GitError;
 
@@ -74,12 +75,21 @@ pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
         walked.empty_dirs.extend(part.empty_dirs);
         walked.unreadable.extend(part.unreadable);
     }
+    // Each key once (`/` as the lowest byte: plain byte order is then `path_order`), rather
+    // than mapping both paths byte by byte in every one of the n log n comparisons.
     walked
         .found
-        .sort_unstable_by(|a, b| path_order(&a.path, &b.path));
+        .sort_by_cached_key(|found| order_key(&found.path));
     walked.empty_dirs.sort_unstable_by(|a, b| path_order(a, b));
     walked.unreadable.sort_unstable_by(|a, b| path_order(a, b));
     Ok(walked)
+}
+
+/// `path` with `/` as NUL, whose plain byte order is [`path_order`] (a name holds no NUL).
+fn order_key(path: &[u8]) -> Vec<u8> {
+    path.iter()
+        .map(|byte| if *byte == b'/' { 0 } else { *byte })
+        .collect()
 }
 
 struct QueueState {
@@ -189,7 +199,7 @@ fn list(
 /// Decides what the walk leaves out.
 struct Filter<'a> {
     skip: &'a [PathBuf],
-    patterns: &'a [String],
+    patterns: Artifacts,
     enabled: bool,
     workspace: &'a Path,
     /// The user's repository, opened on the first artifact-like name (most walks never ask).
@@ -213,7 +223,7 @@ impl<'a> Filter<'a> {
     fn new(selection: &'a Selection) -> Filter<'a> {
         Filter {
             skip: &selection.skip,
-            patterns: &selection.artifacts,
+            patterns: Artifacts::new(&selection.artifacts),
             enabled: selection.skip_regenerable,
             workspace: &selection.workspace,
             probe: Mutex::new(None),
@@ -227,12 +237,7 @@ impl<'a> Filter<'a> {
         if !self.enabled {
             return false;
         }
-        let name = relative.rsplit(|b| *b == b'/').next().unwrap_or(relative);
-        let matches = self.patterns.iter().any(|pattern| {
-            crate::glob_matches(pattern.as_bytes(), name)
-                || crate::glob_matches(pattern.as_bytes(), relative)
-        });
-        if !matches {
+        if !self.patterns.matches(relative) {
             return false;
         }
         let Ok(mut probe) = self.probe.lock() else {
@@ -281,6 +286,18 @@ impl Probe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sort_key_orders_like_path_order() {
+        let paths: [&[u8]; 8] = [
+            b"a/b", b"a.b", b"a", b"a/b/c", b"a-b", b"ab", b"a/\xff", b"b",
+        ];
+        for x in paths {
+            for y in paths {
+                assert_eq!(order_key(x).cmp(&order_key(y)), path_order(x, y));
+            }
+        }
+    }
 
     fn selection(root: &Path) -> Selection {
         Selection {
