@@ -96,7 +96,10 @@ impl SyncInFlight {
         match spawned {
             Ok(_) => {
                 if let Err(returned) = sender.send(job) {
-                    returned.0.slot.fill(Err("the sync thread is gone".to_owned()));
+                    returned
+                        .0
+                        .slot
+                        .fill(Err("the sync thread is gone".to_owned()));
                 }
             }
             // The job (and the file) is gone with the failed spawn: report it as a failed
