@@ -230,11 +230,92 @@ const MODELLED_WRITERS: &[&str] = &[
     "7zr",
 ];
 
+/// Package managers and toolchains whose query subcommand, given first, only prints: `npm ls`,
+/// `pip list`, `go version`. Subcommands that may write a lockfile or a config (`cargo tree`,
+/// `cargo metadata`, `npm config`, `go env -w`) are not listed.
+const QUERIES: &[(&str, &[&str])] = &[
+    (
+        "npm",
+        &[
+            "ls", "list", "la", "ll", "view", "v", "info", "show", "outdated", "root", "prefix",
+            "help", "search", "explain", "why", "query",
+        ],
+    ),
+    (
+        "pnpm",
+        &[
+            "ls", "list", "la", "ll", "why", "outdated", "root", "view", "info", "help",
+        ],
+    ),
+    ("yarn", &["list", "info", "why", "outdated", "help"]),
+    (
+        "pip",
+        &[
+            "list", "show", "freeze", "check", "help", "index", "inspect", "debug",
+        ],
+    ),
+    (
+        "pip3",
+        &[
+            "list", "show", "freeze", "check", "help", "index", "inspect", "debug",
+        ],
+    ),
+    ("go", &["version", "list", "doc", "help", "env"]),
+    ("cargo", &["version", "search", "help"]),
+    (
+        "gem",
+        &[
+            "list",
+            "info",
+            "search",
+            "environment",
+            "help",
+            "contents",
+            "which",
+        ],
+    ),
+    (
+        "composer",
+        &[
+            "show", "info", "outdated", "licenses", "depends", "why", "help",
+        ],
+    ),
+    ("dotnet", &["--info", "--list-sdks", "--list-runtimes"]),
+];
+
+/// Programs for which `-v` alone prints the version (for others it means verbose).
+const DASH_V_IS_VERSION: &[&str] = &[
+    "node", "nodejs", "npm", "npx", "pnpm", "yarn", "bun", "deno",
+];
+
+/// Returns `true` for a query that only prints: [`QUERIES`], or `-v` of a program that
+/// answers it with its version.
+pub(crate) fn only_queries(program: &str, args: &[Arg]) -> bool {
+    if only_asks(args) {
+        return true;
+    }
+    let texts: Option<Vec<&str>> = args.iter().map(Arg::known).collect();
+    let Some(texts) = texts else {
+        return false;
+    };
+    match texts.as_slice() {
+        ["-v"] => DASH_V_IS_VERSION.contains(&program),
+        // `go env -w` / `-u` write the user's go.env.
+        ["env", rest @ ..] if program == "go" => !rest
+            .iter()
+            .any(|t| t.starts_with("-w") || t.starts_with("-u")),
+        [first, ..] => QUERIES
+            .iter()
+            .any(|(name, queries)| *name == program && queries.contains(first)),
+        [] => false,
+    }
+}
+
 /// Returns `true` if `program` (a normalised name) run with `args` is known to change
 /// nothing in the workspace.
 pub(crate) fn changes_nothing(program: &str, args: &[Arg]) -> bool {
     let texts = || args.iter().filter_map(Arg::known);
-    if only_asks(args) {
+    if only_queries(program, args) {
         return true;
     }
     match program {
@@ -290,6 +371,33 @@ mod tests {
 
     fn args(words: &[&str]) -> Vec<Arg> {
         words.iter().map(|w| Arg::literal(w)).collect()
+    }
+
+    #[test]
+    fn queries_print_only_when_given_first_and_literal() {
+        for (program, words) in [
+            ("npm", &["ls"][..]),
+            ("npm", &["view", "react", "version"]),
+            ("node", &["-v"]),
+            ("pip", &["show", "requests"]),
+            ("go", &["env", "GOPATH"]),
+            ("dotnet", &["--info"]),
+        ] {
+            assert!(only_queries(program, &args(words)), "{program} {words:?}");
+        }
+        for (program, words) in [
+            ("npm", &["install"][..]),
+            ("npm", &["--prefix", "ls", "install"]),
+            ("go", &["env", "-w", "GOFLAGS=x"]),
+            ("python", &["-v"]),
+            ("cargo", &["tree"]),
+            ("pip", &[]),
+        ] {
+            assert!(!only_queries(program, &args(words)), "{program} {words:?}");
+        }
+        let mut unknown = Arg::literal("ls");
+        unknown.opaque = Some("a variable");
+        assert!(!only_queries("npm", &[unknown]));
     }
 
     #[test]

@@ -397,7 +397,7 @@ fn dispatch(
             }
             let mut ops = writes::posix(name, rest);
             match crate::inline_code::interpreter(name) {
-                Some(_) if noop::only_asks(rest) => {}
+                Some(_) if noop::only_queries(name, rest) => {}
                 Some(lang) => {
                     let inner = hops::interpreter(lang, rest, call, line);
                     // Code the guard does not flag (a file it does not read, `-c` text without

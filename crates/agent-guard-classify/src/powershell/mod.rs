@@ -11,7 +11,7 @@ mod remove_item;
 mod writes;
 
 use agent_guard_lex::{Script, Separator, SimpleCommand, Word, WordPart};
-use agent_guard_types::{Dialect, OpSpec};
+use agent_guard_types::{Dialect, OpKind, OpSpec};
 
 use crate::Classification;
 use crate::hosts::{self, HostArg};
@@ -104,6 +104,20 @@ fn command(
             Dialect::PowerShell,
             "a .NET call that writes files: which ones cannot be known",
         ));
+    }
+    if writes::dotnet_append(line.text(command)) {
+        // Where it lands is not placed: harmless, unless the line names git metadata or the
+        // quarantine (`unresolved_appends_in_line` then refuses it).
+        ops.push(OpSpec::new("<dotnet>", OpKind::Append, Dialect::PowerShell));
+    }
+    if starts_a_process(line.text(command)) {
+        // As `Start-Process`: refused with destructive words in it, else checkpointed.
+        let why = "a .NET call that starts a program the guard cannot see into";
+        let refused = windows::opaque_if_smelly(line.text(command), Dialect::PowerShell, why);
+        ops.extend(refused.clone());
+        if refused.is_empty() {
+            ops.push(crate::noop::opaque("<dotnet>", Dialect::PowerShell, why));
+        }
     }
     let in_block = command.context.in_function && command.context.in_control_flow;
     if in_block
@@ -384,6 +398,13 @@ fn runs_block_here(owner: &SimpleCommand) -> bool {
             !lowered.is_empty() && LOCAL_INVOKE.iter().any(|l| l.starts_with(&lowered))
         })
     })
+}
+
+/// Returns `true` when the text uses .NET's process type (`[Diagnostics.Process]::Start(…)`,
+/// `New-Object System.Diagnostics.ProcessStartInfo`): a program runs that `Start-Process`
+/// would have named.
+fn starts_a_process(text: &str) -> bool {
+    text.to_ascii_lowercase().contains("diagnostics.process")
 }
 
 /// Returns `true` for a .NET delete call: `.Delete(`, `::Delete(`, `DeleteFile(`,

@@ -374,6 +374,19 @@ pub(super) fn dotnet_write(text: &str) -> bool {
     })
 }
 
+/// Returns `true` for a .NET call that appends to a file: `[IO.File]::AppendAllText(…)`,
+/// `AppendAllLines(`, `AppendText(` on `File` or `FileInfo`, and `.AppendText(` of an object.
+pub(super) fn dotnet_append(text: &str) -> bool {
+    let lowered = text.to_ascii_lowercase();
+    lowered
+        .match_indices("appendall")
+        .chain(lowered.match_indices("appendtext"))
+        .any(|(at, _)| {
+            let before = lowered[..at].trim_end();
+            before.ends_with("::") || before.ends_with('.')
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use agent_guard_types::{OpKind, OpSpec, WriteMode};
@@ -445,10 +458,16 @@ mod tests {
             "Move-Item notes.txt report.txt",
             "Rename-Item notes.txt report.txt",
             "Set-Content notes.txt x -WhatIf",
-            "[IO.File]::AppendAllText('notes.txt', 'x')",
         ] {
             assert!(ops(line).is_empty(), "{line}");
         }
+        // A .NET append writes over nothing; where it lands is not placed.
+        let o = ops("[IO.File]::AppendAllText('notes.txt', 'x')");
+        assert_eq!(o.len(), 1);
+        assert_eq!(
+            (o[0].kind, o[0].targets.len()),
+            (agent_guard_types::OpKind::Append, 0)
+        );
     }
 
     #[test]

@@ -310,7 +310,7 @@ pub(crate) fn or_opaque(
     why: &str,
 ) -> Vec<OpSpec> {
     let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
-    if !ops.is_empty() || crate::noop::only_asks(&probe) {
+    if !ops.is_empty() || crate::noop::only_queries(name, &probe) {
         return ops;
     }
     vec![crate::noop::opaque(name, dialect, why)]
