@@ -298,12 +298,29 @@ pub(crate) fn only_queries(program: &str, args: &[Arg]) -> bool {
     let Some(texts) = texts else {
         return false;
     };
+    // Options that name a place to write: `pip … --log FILE`, `npm … --logs-dir DIR`,
+    // `--cache`, `--report`, `--prefix`, `-o`; anything like them is not a mere query.
+    let writes_somewhere = texts.iter().skip(1).any(|t| {
+        let option = t.trim_start_matches('-').to_ascii_lowercase();
+        t.starts_with('-')
+            && ([
+                "log", "cache", "report", "output", "prefix", "config", "dir", "file", "path",
+                "target",
+            ]
+            .iter()
+            .any(|word| option.contains(word))
+                || ["o", "out"]
+                    .iter()
+                    .any(|name| option == *name || option.starts_with(&format!("{name}="))))
+    });
     match texts.as_slice() {
         ["-v"] => DASH_V_IS_VERSION.contains(&program),
-        // `go env -w` / `-u` write the user's go.env.
-        ["env", rest @ ..] if program == "go" => !rest
-            .iter()
-            .any(|t| t.starts_with("-w") || t.starts_with("-u")),
+        _ if writes_somewhere => false,
+        // `go env -w` / `-u` (any number of dashes) write the user's go.env.
+        ["env", rest @ ..] if program == "go" => !rest.iter().any(|t| {
+            let option = t.trim_start_matches('-');
+            t.starts_with('-') && (option.starts_with('w') || option.starts_with('u'))
+        }),
         [first, ..] => QUERIES
             .iter()
             .any(|(name, queries)| *name == program && queries.contains(first)),
@@ -382,6 +399,8 @@ mod tests {
             ("pip", &["show", "requests"]),
             ("go", &["env", "GOPATH"]),
             ("dotnet", &["--info"]),
+            ("pip", &["list", "--outdated", "--format=json"]),
+            ("npm", &["ls", "--depth=0", "--json"]),
         ] {
             assert!(only_queries(program, &args(words)), "{program} {words:?}");
         }
@@ -389,6 +408,11 @@ mod tests {
             ("npm", &["install"][..]),
             ("npm", &["--prefix", "ls", "install"]),
             ("go", &["env", "-w", "GOFLAGS=x"]),
+            ("go", &["env", "--w", "GOFLAGS=x"]),
+            ("pip", &["show", "pip", "--log", ".git/config"]),
+            ("pip", &["list", "--log=a.txt"]),
+            ("npm", &["ls", "--logs-dir", ".git"]),
+            ("npm", &["view", "x", "--cache", "./a"]),
             ("python", &["-v"]),
             ("cargo", &["tree"]),
             ("pip", &[]),

@@ -110,9 +110,18 @@ fn command(
         // quarantine (`unresolved_appends_in_line` then refuses it).
         ops.push(OpSpec::new("<dotnet>", OpKind::Append, Dialect::PowerShell));
     }
-    if starts_a_process(line.text(command)) {
+    if automation_object(line.text(command)) {
+        // COM and WMI objects (`WScript.Shell`, `Scripting.FileSystemObject`,
+        // `Win32_Process`) start programs and delete, move and write files by method names
+        // the guard does not model: refused, never guessed.
+        ops.push(windows::unknown(
+            "<com>",
+            Dialect::PowerShell,
+            "a COM or WMI object runs programs or changes files in ways the guard cannot see",
+        ));
+    } else if starts_a_process(line.text(command)) {
         // As `Start-Process`: refused with destructive words in it, else checkpointed.
-        let why = "a .NET call that starts a program the guard cannot see into";
+        let why = "a .NET call that starts a program or runs a script the guard cannot see into";
         let refused = windows::opaque_if_smelly(line.text(command), Dialect::PowerShell, why);
         ops.extend(refused.clone());
         if refused.is_empty() {
@@ -400,15 +409,47 @@ fn runs_block_here(owner: &SimpleCommand) -> bool {
     })
 }
 
-/// Returns `true` when the text uses .NET's process type (`[Diagnostics.Process]::Start(…)`,
-/// `New-Object System.Diagnostics.ProcessStartInfo`): a program runs that `Start-Process`
-/// would have named.
+/// Returns `true` when the text starts a program or runs script text through .NET rather
+/// than a cmdlet: the process type (`[Diagnostics.Process]::Start(…)`, `ProcessStartInfo`),
+/// VB's `Interaction::Shell`, `ExecuteAssembly`, a script block made from a string
+/// (`[ScriptBlock]::Create(…)`, `InvokeScript(…)`, `[PowerShell]::Create().AddScript(…)`).
 fn starts_a_process(text: &str) -> bool {
-    text.to_ascii_lowercase().contains("diagnostics.process")
+    let lowered = text.to_ascii_lowercase();
+    [
+        "diagnostics.process",
+        "interaction]::shell",
+        "executeassembly",
+        "scriptblock]::create",
+        "invokescript",
+        "addscript",
+        "newscriptblock",
+    ]
+    .iter()
+    .any(|marker| lowered.contains(marker))
 }
 
-/// Returns `true` for a .NET delete call: `.Delete(`, `::Delete(`, `DeleteFile(`,
-/// `DeleteDirectory(` (case-insensitive, blanks allowed before the parenthesis).
+/// Returns `true` when the text creates or reaches a COM or WMI object: `-ComObject`,
+/// `GetTypeFromProgID`, `GetTypeFromCLSID`, `[wmiclass]`, `[wmi]`, `Get-WmiObject`,
+/// `Get-CimInstance … Win32_Process`.
+fn automation_object(text: &str) -> bool {
+    let lowered = text.to_ascii_lowercase();
+    [
+        "-comobject",
+        "-com ",
+        "gettypefromprogid",
+        "gettypefromclsid",
+        "[wmiclass]",
+        "[wmi]",
+        "win32_process",
+        "marshal]::getactiveobject",
+    ]
+    .iter()
+    .any(|marker| lowered.contains(marker))
+}
+
+/// Returns `true` for a .NET or COM delete call: a member whose name starts with `Delete`
+/// (`.Delete(`, `::Delete(`, `DeleteFile(`, `DeleteDirectory(`, `DeleteFolder(`;
+/// case-insensitive, blanks allowed before the parenthesis).
 fn dotnet_delete(text: &str) -> bool {
     let lowered = text.to_ascii_lowercase();
     let bytes = lowered.as_bytes();
@@ -421,13 +462,12 @@ fn dotnet_delete(text: &str) -> bool {
         while bytes.get(after).is_some_and(u8::is_ascii_alphanumeric) {
             after += 1;
         }
-        let suffix = &lowered[from..after];
         while bytes.get(after).is_some_and(|b| *b == b' ' || *b == b'\t') {
             after += 1;
         }
         let call = bytes.get(after) == Some(&b'(');
-        let member = matches!(before, Some(b'.' | b':'))
-            && (suffix.is_empty() || suffix == "file" || suffix == "directory");
+        // `.Delete(`, `DeleteFile(`, `DeleteDirectory(`, `DeleteFolder(`, `DeleteSubKey(`…
+        let member = matches!(before, Some(b'.' | b':'));
         if call && member {
             return true;
         }

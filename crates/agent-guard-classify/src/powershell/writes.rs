@@ -366,9 +366,11 @@ pub(super) fn dotnet_write(text: &str) -> bool {
         let type_name = lowered[..at].rsplit(['[', '.']).next().unwrap_or("");
         let method = &lowered[at + 3..];
         ["file", "directory", "fileinfo", "zipfile"].contains(&type_name)
-            && ["write", "copy", "move", "replace", "create", "open"]
-                .iter()
-                .any(|m| method.starts_with(m))
+            && [
+                "write", "copy", "move", "replace", "create", "open", "encrypt", "decrypt",
+            ]
+            .iter()
+            .any(|m| method.starts_with(m))
             && !method.starts_with("openread")
             && !method.starts_with("opentext")
     })

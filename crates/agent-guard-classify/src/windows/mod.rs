@@ -288,6 +288,13 @@ pub(crate) fn unmodelled(name: &str, args: &[Tok], dialect: Dialect) -> Vec<OpSp
     if let Some(op) = floor(name, args, dialect) {
         return vec![op];
     }
+    if schedules(name, args) {
+        return vec![unknown(
+            name,
+            dialect,
+            "it schedules a program to run later, which no checkpoint taken now can cover",
+        )];
+    }
     if noop::changes_nothing(name, args, dialect) {
         return Vec::new();
     }
@@ -297,6 +304,21 @@ pub(crate) fn unmodelled(name: &str, args: &[Tok], dialect: Dialect) -> Vec<OpSp
         "a program whose effects the guard does not model (a script, a build tool, a task \
          runner, an unknown command)",
     )]
+}
+
+/// `schtasks /create` or `/change`, `Register-ScheduledTask`, `Set-ScheduledTask`: a program
+/// registered to run later.
+fn schedules(name: &str, args: &[Tok]) -> bool {
+    match name {
+        "schtasks" => args.iter().any(|arg| {
+            arg.literal().is_none_or(|text| {
+                let text = text.to_ascii_lowercase();
+                matches!(text.as_str(), "/create" | "-create" | "/change" | "-change")
+            })
+        }),
+        "register-scheduledtask" | "set-scheduledtask" => true,
+        _ => false,
+    }
 }
 
 /// `ops`, or the opaque-program op of `name` when the rules found nothing (an interpreter

@@ -107,13 +107,17 @@ pub(crate) fn unresolved_appends_in_line(ops: &mut [OpSpec], line: &str) {
     reason = "the line is lower-cased first"
 )]
 fn line_names_protected(line: &str) -> bool {
-    let lowered = line.to_ascii_lowercase();
+    // PowerShell's escape character joins nothing (`` .`git `` is `.git`); reading it as a
+    // word break would only hide a name, so it is dropped.
+    let lowered = line.to_ascii_lowercase().replace('`', "");
     if names_git_dir(&lowered) {
         return true;
     }
     lowered
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
         .any(|token| {
+            // Windows drops trailing dots from a name: `.git.` is `.git`.
+            let token = token.trim_end_matches('.');
             token.ends_with(".git")
                 || token == ".agent-trash"
                 || token == "audit.jsonl"
