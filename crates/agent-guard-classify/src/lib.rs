@@ -123,5 +123,6 @@ pub(crate) fn classify_nested(text: &str, dialect: Dialect, nesting: u32) -> Cla
         Dialect::PowerShell => powershell::classify(text, nesting),
     };
     writes::unresolved_appends_in_line(&mut classification.ops, text);
+    writes::opaque_programs_at_the_quarantine(&mut classification.ops, text);
     classification
 }

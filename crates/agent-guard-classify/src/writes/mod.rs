@@ -99,6 +99,33 @@ pub(crate) fn unresolved_appends_in_line(ops: &mut [OpSpec], line: &str) {
     }
 }
 
+/// A program the guard does not see into, on a line that names the quarantine or its
+/// journals (`python fix.py .agent-trash/manifest.jsonl`, `pip list --log
+/// .agent-trash/audit.jsonl`), becomes an unknown op: a checkpoint never covers the
+/// quarantine, so what the program does there could not be undone.
+pub(crate) fn opaque_programs_at_the_quarantine(ops: &mut [OpSpec], line: &str) {
+    let mut names = None;
+    for op in ops.iter_mut().filter(|op| op.kind == OpKind::OpaqueProgram) {
+        if *names.get_or_insert_with(|| line_names_quarantine(line)) {
+            op.kind = OpKind::Unknown;
+            op.mark_undeterminable(
+                "a program the guard does not see into is handed the quarantine, which no checkpoint covers",
+            );
+        }
+    }
+}
+
+/// Returns `true` if a word-like token of `line` names the quarantine or its journals.
+fn line_names_quarantine(line: &str) -> bool {
+    let lowered = line.to_ascii_lowercase().replace('`', "");
+    lowered
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+        .any(|token| {
+            let token = token.trim_end_matches('.');
+            token == ".agent-trash" || token == "audit.jsonl" || token == "manifest.jsonl"
+        })
+}
+
 /// Returns `true` if any word-like token of `line` names git metadata or the quarantine: a
 /// `.git` (or `NAME.git`) token, `.agent-trash`, the quarantine's journals, or git's own way
 /// of naming its directory.
