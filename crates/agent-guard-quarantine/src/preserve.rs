@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 use agent_guard_types::TxId;
 
-use crate::copy::{Cloned, Flush, Progress, clone_file};
+use crate::copy::{Cloned, Progress, clone_file};
 use crate::error::QuarantineError;
 use crate::faults::FaultPoint;
 use crate::records::{
@@ -273,7 +273,7 @@ impl Quarantine {
             return Err(failed(self, kind, error.to_string()));
         }
         let partial = partial_sibling(&dest);
-        let cloned = match clone_file(&item.origin, &partial, self.faults(), Flush::Later) {
+        let cloned = match clone_file(&item.origin, &partial, self.faults()) {
             Ok(cloned) => cloned,
             Err(error) if error.is_storage() => {
                 return Err(failed(

@@ -6,12 +6,13 @@
 //! script block handed to a command that runs it later or elsewhere (`Start-Job { … }`) is
 //! undeterminable. POSIX delete vocabulary that is not a PowerShell alias is floored.
 
+mod dotnet;
 mod params;
 mod remove_item;
 mod writes;
 
 use agent_guard_lex::{Script, Separator, SimpleCommand, Word, WordPart};
-use agent_guard_types::{Dialect, OpKind, OpSpec};
+use agent_guard_types::{Dialect, OpSpec};
 
 use crate::Classification;
 use crate::hosts::{self, HostArg};
@@ -91,43 +92,7 @@ fn command(
         .into_iter()
         .collect();
     ops.extend(words(command, index, line, positions));
-    if dotnet_delete(line.text(command)) {
-        ops.push(windows::unknown(
-            "<dotnet>",
-            Dialect::PowerShell,
-            "a .NET delete call",
-        ));
-    }
-    if writes::dotnet_write(line.text(command)) {
-        ops.push(windows::unknown(
-            "<dotnet>",
-            Dialect::PowerShell,
-            "a .NET call that writes files: which ones cannot be known",
-        ));
-    }
-    if writes::dotnet_append(line.text(command)) {
-        // Where it lands is not placed: harmless, unless the line names git metadata or the
-        // quarantine (`unresolved_appends_in_line` then refuses it).
-        ops.push(OpSpec::new("<dotnet>", OpKind::Append, Dialect::PowerShell));
-    }
-    if automation_object(line.text(command)) {
-        // COM and WMI objects (`WScript.Shell`, `Scripting.FileSystemObject`,
-        // `Win32_Process`) start programs and delete, move and write files by method names
-        // the guard does not model: refused, never guessed.
-        ops.push(windows::unknown(
-            "<com>",
-            Dialect::PowerShell,
-            "a COM or WMI object runs programs or changes files in ways the guard cannot see",
-        ));
-    } else if starts_a_process(line.text(command)) {
-        // As `Start-Process`: refused with destructive words in it, else checkpointed.
-        let why = "a .NET call that starts a program or runs a script the guard cannot see into";
-        let refused = windows::opaque_if_smelly(line.text(command), Dialect::PowerShell, why);
-        ops.extend(refused.clone());
-        if refused.is_empty() {
-            ops.push(crate::noop::opaque("<dotnet>", Dialect::PowerShell, why));
-        }
-    }
+    ops.extend(dotnet::ops(line.text(command)));
     let in_block = command.context.in_function && command.context.in_control_flow;
     if in_block
         && !ops.is_empty()
@@ -407,72 +372,6 @@ fn runs_block_here(owner: &SimpleCommand) -> bool {
             !lowered.is_empty() && LOCAL_INVOKE.iter().any(|l| l.starts_with(&lowered))
         })
     })
-}
-
-/// Returns `true` when the text starts a program or runs script text through .NET rather
-/// than a cmdlet: the process type (`[Diagnostics.Process]::Start(…)`, `ProcessStartInfo`),
-/// VB's `Interaction::Shell`, `ExecuteAssembly`, a script block made from a string
-/// (`[ScriptBlock]::Create(…)`, `InvokeScript(…)`, `[PowerShell]::Create().AddScript(…)`).
-fn starts_a_process(text: &str) -> bool {
-    let lowered = text.to_ascii_lowercase();
-    [
-        "diagnostics.process",
-        "interaction]::shell",
-        "executeassembly",
-        "scriptblock]::create",
-        "invokescript",
-        "addscript",
-        "newscriptblock",
-    ]
-    .iter()
-    .any(|marker| lowered.contains(marker))
-}
-
-/// Returns `true` when the text creates or reaches a COM or WMI object: `-ComObject`,
-/// `GetTypeFromProgID`, `GetTypeFromCLSID`, `[wmiclass]`, `[wmi]`, `Get-WmiObject`,
-/// `Get-CimInstance … Win32_Process`.
-fn automation_object(text: &str) -> bool {
-    let lowered = text.to_ascii_lowercase();
-    [
-        "-comobject",
-        "-com ",
-        "gettypefromprogid",
-        "gettypefromclsid",
-        "[wmiclass]",
-        "[wmi]",
-        "win32_process",
-        "marshal]::getactiveobject",
-    ]
-    .iter()
-    .any(|marker| lowered.contains(marker))
-}
-
-/// Returns `true` for a .NET or COM delete call: a member whose name starts with `Delete`
-/// (`.Delete(`, `::Delete(`, `DeleteFile(`, `DeleteDirectory(`, `DeleteFolder(`;
-/// case-insensitive, blanks allowed before the parenthesis).
-fn dotnet_delete(text: &str) -> bool {
-    let lowered = text.to_ascii_lowercase();
-    let bytes = lowered.as_bytes();
-    let mut from = 0;
-    while let Some(found) = lowered[from..].find("delete") {
-        let at = from + found;
-        from = at + "delete".len();
-        let before = at.checked_sub(1).and_then(|p| bytes.get(p)).copied();
-        let mut after = from;
-        while bytes.get(after).is_some_and(u8::is_ascii_alphanumeric) {
-            after += 1;
-        }
-        while bytes.get(after).is_some_and(|b| *b == b' ' || *b == b'\t') {
-            after += 1;
-        }
-        let call = bytes.get(after) == Some(&b'(');
-        // `.Delete(`, `DeleteFile(`, `DeleteDirectory(`, `DeleteFolder(`, `DeleteSubKey(`…
-        let member = matches!(before, Some(b'.' | b':'));
-        if call && member {
-            return true;
-        }
-    }
-    false
 }
 
 #[cfg(test)]

@@ -341,54 +341,6 @@ fn web_request(mut op: OpSpec, words: &[Word], name: &str) -> Option<OpSpec> {
     (!op.targets.is_empty() || op.undeterminable).then_some(op)
 }
 
-/// Returns `true` for a .NET call that writes files: `[IO.File]::WriteAllText(…)`,
-/// `::Copy(`, `::Move(`, `::Replace(`, `::Create(`, `::Open…(` on `File`, `Directory`,
-/// `FileInfo` or `ZipFile`; a `StreamWriter` or `FileStream`; `.Save(`, `.DownloadFile(`,
-/// `.CopyTo(`, `.MoveTo(`. Appending calls (`AppendAllText`) lose nothing.
-pub(super) fn dotnet_write(text: &str) -> bool {
-    let lowered = text.to_ascii_lowercase();
-    if lowered.contains("streamwriter") || lowered.contains("filestream") {
-        return true;
-    }
-    let member = |prefix: &str| {
-        lowered.match_indices(prefix).any(|(at, _)| {
-            let rest = lowered[at + prefix.len()..].trim_start();
-            rest.starts_with('(')
-        })
-    };
-    if [".save", ".downloadfile", ".copyto", ".moveto", ".openwrite"]
-        .iter()
-        .any(|m| member(m))
-    {
-        return true;
-    }
-    lowered.match_indices("]::").any(|(at, _)| {
-        let type_name = lowered[..at].rsplit(['[', '.']).next().unwrap_or("");
-        let method = &lowered[at + 3..];
-        ["file", "directory", "fileinfo", "zipfile"].contains(&type_name)
-            && [
-                "write", "copy", "move", "replace", "create", "open", "encrypt", "decrypt",
-            ]
-            .iter()
-            .any(|m| method.starts_with(m))
-            && !method.starts_with("openread")
-            && !method.starts_with("opentext")
-    })
-}
-
-/// Returns `true` for a .NET call that appends to a file: `[IO.File]::AppendAllText(…)`,
-/// `AppendAllLines(`, `AppendText(` on `File` or `FileInfo`, and `.AppendText(` of an object.
-pub(super) fn dotnet_append(text: &str) -> bool {
-    let lowered = text.to_ascii_lowercase();
-    lowered
-        .match_indices("appendall")
-        .chain(lowered.match_indices("appendtext"))
-        .any(|(at, _)| {
-            let before = lowered[..at].trim_end();
-            before.ends_with("::") || before.ends_with('.')
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use agent_guard_types::{OpKind, OpSpec, WriteMode};

@@ -117,13 +117,24 @@ pub(crate) fn opaque_programs_at_the_quarantine(ops: &mut [OpSpec], line: &str) 
 
 /// Returns `true` if a word-like token of `line` names the quarantine or its journals.
 fn line_names_quarantine(line: &str) -> bool {
+    line_tokens(line).any(|token| names_quarantine(&token))
+}
+
+/// `.agent-trash` or one of its journals.
+fn names_quarantine(token: &str) -> bool {
+    matches!(token, ".agent-trash" | "audit.jsonl" | "manifest.jsonl")
+}
+
+/// The word-like tokens of `line`, lower-cased. PowerShell's escape character joins nothing
+/// (`` .`git `` is `.git`), so it is dropped rather than read as a break; Windows drops
+/// trailing dots from a name (`.git.` is `.git`), so they are trimmed.
+fn line_tokens(line: &str) -> impl Iterator<Item = String> {
     let lowered = line.to_ascii_lowercase().replace('`', "");
     lowered
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-        .any(|token| {
-            let token = token.trim_end_matches('.');
-            token == ".agent-trash" || token == "audit.jsonl" || token == "manifest.jsonl"
-        })
+        .map(|token| token.trim_end_matches('.').to_owned())
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// Returns `true` if any word-like token of `line` names git metadata or the quarantine: a
@@ -134,22 +145,10 @@ fn line_names_quarantine(line: &str) -> bool {
     reason = "the line is lower-cased first"
 )]
 fn line_names_protected(line: &str) -> bool {
-    // PowerShell's escape character joins nothing (`` .`git `` is `.git`); reading it as a
-    // word break would only hide a name, so it is dropped.
-    let lowered = line.to_ascii_lowercase().replace('`', "");
-    if names_git_dir(&lowered) {
+    if names_git_dir(&line.to_ascii_lowercase().replace('`', "")) {
         return true;
     }
-    lowered
-        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-        .any(|token| {
-            // Windows drops trailing dots from a name: `.git.` is `.git`.
-            let token = token.trim_end_matches('.');
-            token.ends_with(".git")
-                || token == ".agent-trash"
-                || token == "audit.jsonl"
-                || token == "manifest.jsonl"
-        })
+    line_tokens(line).any(|token| token.ends_with(".git") || names_quarantine(&token))
 }
 
 /// Returns `true` if lower-cased text uses git's own ways of naming its directory

@@ -10,7 +10,7 @@ use rustix::fs::{Mode, OFlags, Timespec, Timestamps};
 
 use super::digest::{self, Body, Entry};
 use super::pool::BUFFER_SIZE;
-use super::{CopyError, CopyOutcome, Flush, io_error};
+use super::{CopyError, CopyOutcome, io_error};
 use crate::faults::{FaultPoint, Faults};
 use agent_guard_fsops as fsops;
 
@@ -25,13 +25,9 @@ pub(crate) enum Cloned {
 
 /// Copies the regular file `src` to `dst` (which must not exist), keeping permission bits,
 /// times and (where allowed) the owner, and leaving `src` untouched. Tries a reflink first.
-/// With [`Flush::Later`] nothing is synced: the caller flushes `dst` and its directory.
-pub(crate) fn clone_file(
-    src: &Path,
-    dst: &Path,
-    faults: Faults,
-    flush: Flush,
-) -> Result<Cloned, CopyError> {
+/// Nothing is synced: the caller flushes `dst` and its directory, in the same durability
+/// epoch as its journal records.
+pub(crate) fn clone_file(src: &Path, dst: &Path, faults: Faults) -> Result<Cloned, CopyError> {
     let source = OpenOptions::new()
         .read(true)
         .custom_flags(OFlags::NOFOLLOW.bits().cast_signed())
@@ -50,7 +46,7 @@ pub(crate) fn clone_file(
         .open(dst)
         .map_err(|e| io_error(dst, e))?;
     if rustix::fs::ioctl_ficlone(&target, &source).is_ok() {
-        let finished = finish_clone(&target, &meta, flush).map_err(|e| io_error(dst, e));
+        let finished = finish_clone(&target, &meta).map_err(|e| io_error(dst, e));
         if let Err(error) = finished {
             discard(dst);
             return Err(error);
@@ -58,7 +54,7 @@ pub(crate) fn clone_file(
         return Ok(Cloned::Reflink);
     }
     // No shared extents: stream into the file just created (no second inode allocation).
-    let streamed = stream(&source, src, &target, dst, &meta, faults, flush);
+    let streamed = stream(&source, src, &target, dst, &meta, faults);
     if streamed.is_err() {
         discard(dst);
     }
@@ -66,8 +62,8 @@ pub(crate) fn clone_file(
 }
 
 /// Streams `source` into the empty `target`, hashing what is read; gives the copy the
-/// source's mode and times (and owner where allowed), syncs it unless `flush` is
-/// [`Flush::Later`], and re-reads it to compare. The digest is the tree digest of a
+/// source's mode and times (and owner where allowed), and re-reads it to compare (the caller
+/// flushes it). The digest is the tree digest of a
 /// single-file tree, the one `digest_tree` computes over the copy.
 fn stream(
     mut source: &File,
@@ -76,7 +72,6 @@ fn stream(
     dst: &Path,
     meta: &std::fs::Metadata,
     faults: Faults,
-    flush: Flush,
 ) -> Result<CopyOutcome, CopyError> {
     // A buffer the size of the file (plus the byte that sees the end), up to the pool's.
     let len = usize::try_from(meta.len()).unwrap_or(BUFFER_SIZE);
@@ -97,7 +92,7 @@ fn stream(
         bytes += n as u64;
     }
     faults.hit(FaultPoint::DuringCopy);
-    finish_clone(target, meta, flush).map_err(|e| io_error(dst, e))?;
+    finish_clone(target, meta).map_err(|e| io_error(dst, e))?;
     let read = *hasher.finalize().as_bytes();
     let mut copy = File::open(dst).map_err(|e| io_error(dst, e))?;
     let mut again = blake3::Hasher::new();
@@ -145,12 +140,12 @@ pub(crate) fn write_into(src: &Path, dst: &Path) -> std::io::Result<()> {
         let mut writer = &target;
         std::io::copy(&mut reader, &mut writer)?;
     }
-    finish_clone(&target, &meta, Flush::Now)
+    finish_clone(&target, &meta)?;
+    target.sync_all()
 }
 
-/// Gives a fresh reflink the source's permission bits, owner and times, and syncs it unless
-/// the caller flushes it later.
-fn finish_clone(target: &File, meta: &std::fs::Metadata, flush: Flush) -> std::io::Result<()> {
+/// Gives a copy the source's permission bits, owner (where allowed) and times.
+fn finish_clone(target: &File, meta: &std::fs::Metadata) -> std::io::Result<()> {
     // The owner only where allowed (root); otherwise the copy is ours, as any copy is.
     let _ = rustix::fs::fchown(
         target,
@@ -171,10 +166,7 @@ fn finish_clone(target: &File, meta: &std::fs::Metadata, flush: Flush) -> std::i
             },
         },
     )?;
-    match flush {
-        Flush::Now => target.sync_all(),
-        Flush::Later => Ok(()),
-    }
+    Ok(())
 }
 
 /// Removes our own incomplete copy.

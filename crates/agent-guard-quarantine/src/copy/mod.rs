@@ -55,16 +55,6 @@ pub trait Progress: Sync {
     fn finish(&self) {}
 }
 
-/// When a single file's copy ([`clone_file`]) reaches the disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Flush {
-    /// The copy is synced before returning (its directory is the caller's).
-    Now,
-    /// Nothing is synced: the caller flushes the copy and its parent directory itself, in
-    /// the same durability epoch as its journal records (a kept version, `preserve`).
-    Later,
-}
-
 /// A progress sink that ignores everything.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoProgress;
