@@ -39,8 +39,9 @@ export_args() { # $1: case name
   [ -n "$export_dir" ] && { mkdir -p "$export_dir"; echo --export-markdown "$export_dir/$1.md"; } || true
 }
 
-objects() { # loose objects in the checkpoint store
-  find "$1/.agent-trash/checkpoints/objects" -type f -path '*/[0-9a-f][0-9a-f]/*' 2>/dev/null | wc -l
+objects() { # objects in the checkpoint store, loose and packed
+  git --git-dir "$1/.agent-trash/checkpoints" count-objects -v |
+    awk '$1 == "count:" || $1 == "in-pack:" { n += $2 } END { print n + 0 }'
 }
 
 for n in $sizes; do

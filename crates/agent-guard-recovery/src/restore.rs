@@ -57,7 +57,8 @@ pub fn purge(
 /// checkpoint reaches. Under the writers' lock, so no checkpoint is being taken meanwhile.
 /// Returns what was pruned (nothing when there is no store or the lock is busy).
 pub fn prune_checkpoints(store: &Quarantine) -> agent_guard_git::Pruned {
-    let Some(checkpoints) = CheckpointStore::open_existing(&checkpoint::store_dir(store)) else {
+    let Some(mut checkpoints) = CheckpointStore::open_existing(&checkpoint::store_dir(store))
+    else {
         return agent_guard_git::Pruned::default();
     };
     let Ok(_lock) = store.lock() else {

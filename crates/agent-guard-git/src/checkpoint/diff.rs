@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use fs_err::os::unix::fs::OpenOptionsExt as _;
 use git2::{ObjectType, Oid, Patch};
 
-use super::index::{Index, Stat, path_order};
+use super::index::{Entry, Index, Stat, path_order};
 use super::meta::NotKept;
 use super::tree::{Leaf, leaves};
 use super::{CheckpointStore, STAGING_DIR, Selection, walk};
@@ -107,6 +107,7 @@ impl CheckpointStore {
             .map_err(self.error("read a checkpoint"))?;
         let kept = leaves(&self.repo, &files).map_err(self.error("read a checkpoint"))?;
         let index = Index::load(&self.index_path());
+        let known = index.to_vec();
         let walked = walk::walk(selection)?;
         let not_kept: HashSet<&[u8]> = meta.not_kept.iter().map(|n| n.path.as_slice()).collect();
         let in_scope = |path: &[u8]| {
@@ -129,7 +130,7 @@ impl CheckpointStore {
                 end = slash;
             }
         }
-        let now = |path: &[u8], stat: &Stat| current_id(selection, &index, path, stat);
+        let now = |path: &[u8], stat: &Stat| current_id(selection, (&index, &known), path, stat);
         let mut changes = Vec::new();
         let mut old = kept.iter().peekable();
         for found in &walked.found {
@@ -340,13 +341,15 @@ fn change(
 
 /// The blob id of what is at `path` now: the private index's when its stat data is
 /// unchanged, else hashed from the file (nothing is stored).
-fn current_id(selection: &Selection, index: &Index, path: &[u8], stat: &Stat) -> Option<Oid> {
-    if let Ok(at) = index
-        .entries
-        .binary_search_by(|e| path_order(&e.path, path))
-    {
-        let entry = &index.entries[at];
-        if index.unchanged(entry, stat) && entry.id.is_some() {
+fn current_id(
+    selection: &Selection,
+    (index, entries): (&Index, &[Entry]),
+    path: &[u8],
+    stat: &Stat,
+) -> Option<Oid> {
+    if let Ok(at) = entries.binary_search_by(|e| path_order(&e.path, path)) {
+        let entry = &entries[at];
+        if index.unchanged(&entry.stat, stat) && entry.id.is_some() {
             return entry.id;
         }
     }

@@ -6,9 +6,9 @@
 //! or corrupt one is ignored, which costs one full hash of the workspace and nothing else.
 //! It never refers to the user's index: the user's repository is only read.
 //!
-//! Layout (little-endian): magic, version, entry count, entries (`path`, `st_mode`, size,
-//! mtime, ctime, inode, device, blob id or none), tree count, trees (directory, tree id),
-//! and a 64-bit checksum of everything before it.
+//! Layout (little-endian): magic, version, tree count, trees (directory, tree id), entry
+//! count, entries (`path`, `st_mode`, size, mtime, ctime, inode, device, blob id or none),
+//! and a 64-bit checksum of everything before it. An index of another version is ignored.
 
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
@@ -16,7 +16,8 @@ use std::path::Path;
 use git2::Oid;
 
 const MAGIC: &[u8; 8] = b"AGCKPTIX";
-const VERSION: u32 = 1;
+/// 2: trees before entries, so that the entries can be read in place and in order.
+const VERSION: u32 = 2;
 
 /// The stat data a checkpoint compares (git's `ie_match_stat` fields, untruncated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -50,6 +51,19 @@ impl Stat {
             ctime: (metadata.ctime(), metadata.ctime_nsec() as u32),
             ino: metadata.ino(),
             dev: metadata.dev(),
+        }
+    }
+
+    /// The stat data of `now` (from `statx` without following a link): the same values as
+    /// [`Stat::of`] gives for the same file.
+    pub(crate) fn of_statx(now: &rustix::fs::Statx) -> Stat {
+        Stat {
+            mode: u32::from(now.stx_mode),
+            size: now.stx_size,
+            mtime: (now.stx_mtime.tv_sec, now.stx_mtime.tv_nsec),
+            ctime: (now.stx_ctime.tv_sec, now.stx_ctime.tv_nsec),
+            ino: now.stx_ino,
+            dev: rustix::fs::makedev(now.stx_dev_major, now.stx_dev_minor),
         }
     }
 
@@ -91,7 +105,7 @@ impl Stat {
     }
 }
 
-/// One path of the last checkpoint.
+/// One path of a checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entry {
     /// Workspace-relative, `/`-separated.
@@ -102,11 +116,49 @@ pub(crate) struct Entry {
     pub(crate) id: Option<Oid>,
 }
 
-/// The private index.
+/// One path of the last checkpoint, read in place from the index file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EntryRef<'a> {
+    /// Workspace-relative, `/`-separated.
+    pub(crate) path: &'a [u8],
+    /// Its stat data when it was hashed.
+    pub(crate) stat: Stat,
+    /// The blob that holds it, if it was kept.
+    pub(crate) id: Option<Oid>,
+}
+
+impl Entry {
+    /// This entry, borrowed.
+    pub(crate) fn as_ref(&self) -> EntryRef<'_> {
+        EntryRef {
+            path: &self.path,
+            stat: self.stat,
+            id: self.id,
+        }
+    }
+}
+
+impl EntryRef<'_> {
+    /// This entry, owned.
+    pub(crate) fn to_owned(self) -> Entry {
+        Entry {
+            path: self.path.to_vec(),
+            stat: self.stat,
+            id: self.id,
+        }
+    }
+}
+
+/// The private index as read: the file's bytes, its trees parsed, its entries parsed on
+/// demand ([`Index::entries`]) — a checkpoint reads them once, in order, beside the walk,
+/// so they are never copied into a list of their own.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Index {
-    /// Entries in [`path_order`].
-    pub(crate) entries: Vec<Entry>,
+    /// The file's bytes (empty when there was no usable file).
+    bytes: Vec<u8>,
+    /// Where the entries start in `bytes`, and how many there are.
+    entries_at: usize,
+    count: usize,
     /// Tree ids of the directories of the last checkpoint (`""` is the root), in
     /// [`path_order`].
     pub(crate) trees: Vec<(Vec<u8>, Oid)>,
@@ -130,7 +182,7 @@ impl Index {
             return Index::default();
         };
         let written = fs_err::metadata(path).ok().map(|m| Stat::of(&m).mtime);
-        match parse(&bytes) {
+        match parse(bytes) {
             Some(mut index) => {
                 index.written = written;
                 index
@@ -139,51 +191,102 @@ impl Index {
         }
     }
 
-    /// Whether `entry`'s stat data proves its content unchanged when the file shows `now`.
-    pub(crate) fn unchanged(&self, entry: &Entry, now: &Stat) -> bool {
-        let racy = self
-            .written
-            .is_none_or(|written| entry.stat.mtime >= written);
-        !racy && entry.stat == *now
+    /// How many entries the index holds.
+    pub(crate) fn len(&self) -> usize {
+        self.count
     }
 
-    /// Writes the index to `path` atomically.
-    pub(crate) fn save(&self, path: &Path) -> std::io::Result<()> {
-        let mut out = Vec::with_capacity(64 + self.entries.len() * 96);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&(self.entries.len() as u64).to_le_bytes());
-        for entry in &self.entries {
-            put_path(&mut out, &entry.path);
-            let stat = &entry.stat;
-            out.extend_from_slice(&stat.mode.to_le_bytes());
-            out.extend_from_slice(&stat.size.to_le_bytes());
-            out.extend_from_slice(&stat.mtime.0.to_le_bytes());
-            out.extend_from_slice(&stat.mtime.1.to_le_bytes());
-            out.extend_from_slice(&stat.ctime.0.to_le_bytes());
-            out.extend_from_slice(&stat.ctime.1.to_le_bytes());
-            out.extend_from_slice(&stat.ino.to_le_bytes());
-            out.extend_from_slice(&stat.dev.to_le_bytes());
-            match entry.id {
-                Some(id) => {
-                    out.push(1);
-                    out.extend_from_slice(id.as_bytes());
-                }
-                None => out.push(0),
-            }
+    /// The entries, in [`path_order`], read from the file's bytes. A damaged entry ends
+    /// the list (the checksum makes that a bug, not a disk fault): what is missing is only
+    /// hashed again.
+    pub(crate) fn entries(&self) -> Entries<'_> {
+        Entries {
+            reader: Reader {
+                bytes: self
+                    .bytes
+                    .get(..self.bytes.len().saturating_sub(8))
+                    .unwrap_or_default(),
+                at: self.entries_at,
+            },
+            left: self.count,
         }
-        out.extend_from_slice(&(self.trees.len() as u64).to_le_bytes());
-        for (path, id) in &self.trees {
-            put_path(&mut out, path);
-            out.extend_from_slice(id.as_bytes());
-        }
-        let sum = checksum(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        let temporary = path.with_extension("tmp");
-        fs_err::write(&temporary, &out)?;
-        agent_guard_fsops::rename(&temporary, path)
     }
+
+    /// The entries as a list of their own (for lookups by path).
+    pub(crate) fn to_vec(&self) -> Vec<Entry> {
+        self.entries().map(EntryRef::to_owned).collect()
+    }
+
+    /// Whether `entry`'s stat data proves its content unchanged when the file shows `now`.
+    pub(crate) fn unchanged(&self, entry: &Stat, now: &Stat) -> bool {
+        let racy = self.written.is_none_or(|written| entry.mtime >= written);
+        !racy && entry == now
+    }
+}
+
+/// The entries of an [`Index`], parsed one by one.
+pub(crate) struct Entries<'a> {
+    reader: Reader<'a>,
+    left: usize,
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = EntryRef<'a>;
+
+    fn next(&mut self) -> Option<EntryRef<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        let entry = self.reader.entry();
+        self.left = if entry.is_some() { self.left - 1 } else { 0 };
+        entry
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
+    }
+}
+
+/// Writes an index of `entries` and `trees` to `path` atomically.
+pub(crate) fn save<'a>(
+    path: &Path,
+    entries: impl ExactSizeIterator<Item = EntryRef<'a>>,
+    trees: &[(Vec<u8>, Oid)],
+) -> std::io::Result<()> {
+    let mut out = Vec::with_capacity(64 + entries.len() * 96 + trees.len() * 48);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&(trees.len() as u64).to_le_bytes());
+    for (path, id) in trees {
+        put_path(&mut out, path);
+        out.extend_from_slice(id.as_bytes());
+    }
+    out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    for entry in entries {
+        put_path(&mut out, entry.path);
+        let stat = &entry.stat;
+        out.extend_from_slice(&stat.mode.to_le_bytes());
+        out.extend_from_slice(&stat.size.to_le_bytes());
+        out.extend_from_slice(&stat.mtime.0.to_le_bytes());
+        out.extend_from_slice(&stat.mtime.1.to_le_bytes());
+        out.extend_from_slice(&stat.ctime.0.to_le_bytes());
+        out.extend_from_slice(&stat.ctime.1.to_le_bytes());
+        out.extend_from_slice(&stat.ino.to_le_bytes());
+        out.extend_from_slice(&stat.dev.to_le_bytes());
+        match entry.id {
+            Some(id) => {
+                out.push(1);
+                out.extend_from_slice(id.as_bytes());
+            }
+            None => out.push(0),
+        }
+    }
+    let sum = checksum(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    let temporary = path.with_extension("tmp");
+    fs_err::write(&temporary, &out)?;
+    agent_guard_fsops::rename(&temporary, path)
 }
 
 fn put_path(out: &mut Vec<u8>, path: &[u8]) {
@@ -242,17 +345,35 @@ impl<'a> Reader<'a> {
         self.array().map(i64::from_le_bytes)
     }
 
-    fn path(&mut self) -> Option<Vec<u8>> {
+    fn path(&mut self) -> Option<&'a [u8]> {
         let len = usize::try_from(self.u32()?).ok()?;
-        self.take(len).map(<[u8]>::to_vec)
+        self.take(len)
     }
 
     fn id(&mut self) -> Option<Oid> {
         Oid::from_bytes(self.take(20)?).ok()
     }
+
+    fn entry(&mut self) -> Option<EntryRef<'a>> {
+        let path = self.path()?;
+        let stat = Stat {
+            mode: self.u32()?,
+            size: self.u64()?,
+            mtime: (self.i64()?, self.u32()?),
+            ctime: (self.i64()?, self.u32()?),
+            ino: self.u64()?,
+            dev: self.u64()?,
+        };
+        let id = match self.take(1)? {
+            [1] => Some(self.id()?),
+            _ => None,
+        };
+        Some(EntryRef { path, stat, id })
+    }
 }
 
-fn parse(bytes: &[u8]) -> Option<Index> {
+/// Checks the file's checksum and header and reads its trees; the entries stay in the bytes.
+fn parse(bytes: Vec<u8>) -> Option<Index> {
     let body_len = bytes.len().checked_sub(8)?;
     let (body, sum) = bytes.split_at(body_len);
     if u64::from_le_bytes(sum.try_into().ok()?) != checksum(body) {
@@ -264,31 +385,17 @@ fn parse(bytes: &[u8]) -> Option<Index> {
     }
     reader.u32()?;
     let count = usize::try_from(reader.u64()?).ok()?;
-    let mut entries = Vec::with_capacity(count.min(body.len() / 64));
-    for _ in 0..count {
-        let path = reader.path()?;
-        let stat = Stat {
-            mode: reader.u32()?,
-            size: reader.u64()?,
-            mtime: (reader.i64()?, reader.u32()?),
-            ctime: (reader.i64()?, reader.u32()?),
-            ino: reader.u64()?,
-            dev: reader.u64()?,
-        };
-        let id = match reader.take(1)? {
-            [1] => Some(reader.id()?),
-            _ => None,
-        };
-        entries.push(Entry { path, stat, id });
-    }
-    let count = usize::try_from(reader.u64()?).ok()?;
     let mut trees = Vec::with_capacity(count.min(body.len() / 24));
     for _ in 0..count {
-        let path = reader.path()?;
+        let path = reader.path()?.to_vec();
         trees.push((path, reader.id()?));
     }
-    (reader.at == body.len()).then_some(Index {
-        entries,
+    let count = usize::try_from(reader.u64()?).ok()?;
+    let entries_at = reader.at;
+    Some(Index {
+        bytes,
+        entries_at,
+        count,
         trees,
         written: None,
     })
@@ -303,39 +410,77 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index");
         let id = Oid::hash_object(git2::ObjectType::Blob, b"x").unwrap();
-        let index = Index {
-            entries: vec![
-                Entry {
-                    path: b"a/b".to_vec(),
-                    stat: Stat {
-                        mode: 0o100_600,
-                        size: 1,
-                        mtime: (5, 6),
-                        ctime: (7, 8),
-                        ino: 9,
-                        dev: 10,
-                    },
-                    id: Some(id),
+        let entries = vec![
+            Entry {
+                path: b"a/b".to_vec(),
+                stat: Stat {
+                    mode: 0o100_600,
+                    size: 1,
+                    mtime: (5, 6),
+                    ctime: (7, 8),
+                    ino: 9,
+                    dev: 10,
                 },
-                Entry {
-                    path: b"big".to_vec(),
-                    stat: Stat::default(),
-                    id: None,
-                },
-            ],
-            trees: vec![(Vec::new(), id)],
-            written: None,
-        };
-        index.save(&path).unwrap();
+                id: Some(id),
+            },
+            Entry {
+                path: b"big".to_vec(),
+                stat: Stat::default(),
+                id: None,
+            },
+        ];
+        let trees = vec![(Vec::new(), id)];
+        save(&path, entries.iter().map(Entry::as_ref), &trees).unwrap();
         let loaded = Index::load(&path);
-        assert_eq!(loaded.entries, index.entries);
-        assert_eq!(loaded.trees, index.trees);
+        assert_eq!(loaded.to_vec(), entries);
+        assert_eq!(loaded.len(), 2);
+        assert_eq!(loaded.trees, trees);
         assert!(loaded.written.is_some());
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[20] ^= 1;
         std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(Index::load(&path).entries, Vec::new());
+        assert_eq!(Index::load(&path).to_vec(), Vec::new());
         assert_eq!(Index::load(&dir.path().join("missing")), Index::default());
+    }
+
+    #[test]
+    fn an_index_of_another_version_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        let entry = Entry {
+            path: b"a".to_vec(),
+            stat: Stat::default(),
+            id: None,
+        };
+        save(&path, [entry.as_ref()].into_iter(), &[]).unwrap();
+        assert_eq!(Index::load(&path).len(), 1);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let body = bytes.len() - 8;
+        let sum = checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(Index::load(&path), Index::default());
+    }
+
+    #[test]
+    fn statx_gives_what_lstat_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "twelve bytes").unwrap();
+        let link = dir.path().join("l");
+        std::os::unix::fs::symlink("f", &link).unwrap();
+        for path in [&file, &link, &dir.path().to_path_buf()] {
+            let now = rustix::fs::statx(
+                rustix::fs::CWD,
+                path.as_path(),
+                rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                rustix::fs::StatxFlags::BASIC_STATS,
+            )
+            .unwrap();
+            let lstat = std::fs::symlink_metadata(path).unwrap();
+            assert_eq!(Stat::of_statx(&now), Stat::of(&lstat), "{}", path.display());
+        }
     }
 
     #[test]

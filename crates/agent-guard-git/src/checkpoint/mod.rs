@@ -20,19 +20,18 @@
 
 mod artifacts;
 mod diff;
+mod hash;
 mod index;
 mod meta;
+mod pack;
 mod prune;
 mod tree;
 mod walk;
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
-use std::io::Read as _;
-use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
-use git2::{ObjectType, Oid, Repository, Signature};
+use git2::{ObjectType, Oid, Repository};
 
 use crate::error::GitError;
 
@@ -40,9 +39,11 @@ pub use diff::{ChangeKind, CheckpointChange, CheckpointDiff, WriteBack};
 pub use meta::{NotKept, NotKeptReason};
 pub use prune::Pruned;
 
+use self::hash::Hashed;
 use self::index::{Entry, Index, path_order};
 use self::meta::Meta;
-use self::tree::{Builder, Leaf, dirty_dirs};
+use self::pack::NewObjects;
+use self::tree::{Builder, LeafRef, dirty_dirs};
 
 /// The ref namespace of checkpoints inside the private store.
 pub const CHECKPOINT_REF_PREFIX: &str = "refs/checkpoints/";
@@ -162,15 +163,16 @@ impl CheckpointStore {
         let mut entries: Vec<Entry> = Vec::with_capacity(walked.found.len());
         let mut pending: Vec<usize> = Vec::new();
         let mut not_kept = Vec::new();
-        let mut old = previous.entries.iter().peekable();
+        let mut old = previous.entries().peekable();
         for found in walked.found {
+            // Equal paths first: the common case, one memcmp.
             while old
-                .next_if(|e| path_order(&e.path, &found.path).is_lt())
+                .next_if(|e| e.path != found.path && path_order(e.path, &found.path).is_lt())
                 .is_some()
             {}
             let known = old
                 .peek()
-                .filter(|e| e.path == found.path && previous.unchanged(e, &found.stat))
+                .filter(|e| e.path == found.path && previous.unchanged(&e.stat, &found.stat))
                 .and_then(|e| e.id);
             let stat = found.stat;
             let reason = if !stat.is_file() && !stat.is_symlink() {
@@ -195,7 +197,16 @@ impl CheckpointStore {
                 id: known,
             });
         }
-        let hashed = self.hash(selection, &entries, &pending)?;
+        let odb = self
+            .repo
+            .odb()
+            .map_err(self.error("open the object database"))?;
+        let mut new = NewObjects::default();
+        let mut hashed = self.hash(selection, &entries, &pending)?;
+        for content in std::mem::take(&mut hashed.unwritten) {
+            new.add(&odb, ObjectType::Blob, content)
+                .map_err(self.error("store a checkpoint blob"))?;
+        }
         let mut gone = Vec::new();
         for (at, outcome) in pending.iter().zip(hashed.outcomes) {
             match outcome {
@@ -226,19 +237,34 @@ impl CheckpointStore {
         not_kept.sort_by(|a, b| path_order(&a.path, &b.path));
         not_kept.dedup_by(|a, b| a.path == b.path);
 
-        let leaves = leaves_of(&entries);
-        let old_leaves = leaves_of(&previous.entries);
-        let dirty = dirty_dirs(&old_leaves, &leaves);
+        let dirty = dirty_dirs(
+            previous
+                .entries()
+                .filter_map(|e| leaf_of(e.path, e.stat, e.id)),
+            entries
+                .iter()
+                .filter_map(|e| leaf_of(&e.path, e.stat, e.id)),
+        );
         let cache: HashMap<Vec<u8>, Oid> = previous.trees.iter().cloned().collect();
         let mut builder = Builder {
-            repo: &self.repo,
+            odb: &odb,
+            new: &mut new,
             dirty: &dirty,
             cache: &cache,
             built: Vec::new(),
         };
-        let files = builder
-            .build(b"", &leaves)
-            .map_err(self.error("write a checkpoint tree"))?;
+        let files = match cache.get(&b""[..]) {
+            Some(root) if dirty.is_empty() => *root,
+            _ => {
+                let leaves: Vec<LeafRef<'_>> = entries
+                    .iter()
+                    .filter_map(|e| leaf_of(&e.path, e.stat, e.id))
+                    .collect();
+                builder
+                    .build(b"", &leaves)
+                    .map_err(self.error("write a checkpoint tree"))?
+            }
+        };
         let mut trees: Vec<(Vec<u8>, Oid)> = previous
             .trees
             .iter()
@@ -253,23 +279,30 @@ impl CheckpointStore {
             .filter_map(|e| Some((e.path.as_slice(), e.stat.unusual_permissions()?)))
             .collect();
         let meta = Meta::encode(&not_kept, &permissions, &walked.empty_dirs);
-        let commit = self.commit(files, &meta)?;
-
-        let index = Index {
-            entries,
-            trees,
-            written: None,
-        };
-        if index.entries != previous.entries || index.trees != previous.trees {
-            index
-                .save(&self.index_path())
-                .map_err(|source| GitError::GitWorktree {
-                    action: "write the checkpoint index",
-                    path: self.index_path(),
-                    source,
-                })?;
+        let commit = self.commit(&odb, &mut new, files, meta)?;
+        let packed = new
+            .write(&self.dir, &odb)
+            .map_err(self.error("write a checkpoint pack"))?;
+        if packed > 0 {
+            pack::consolidate(&self.dir, &odb).map_err(self.error("merge the checkpoint packs"))?;
         }
-        let kept = index.entries.iter().filter(|e| e.id.is_some());
+
+        let same = entries.len() == previous.len()
+            && trees == previous.trees
+            && entries.iter().map(Entry::as_ref).eq(previous.entries());
+        if !same {
+            index::save(
+                &self.index_path(),
+                entries.iter().map(Entry::as_ref),
+                &trees,
+            )
+            .map_err(|source| GitError::GitWorktree {
+                action: "write the checkpoint index",
+                path: self.index_path(),
+                source,
+            })?;
+        }
+        let kept = entries.iter().filter(|e| e.id.is_some());
         Ok(Taken {
             commit: commit.to_string(),
             files: kept.clone().count() as u64,
@@ -282,104 +315,27 @@ impl CheckpointStore {
     }
 
     /// Writes the commit `{files, meta}`: deterministic (fixed identity and time, no
-    /// parent), so that an unchanged workspace gives the same commit.
-    fn commit(&self, files: Oid, meta: &[u8]) -> Result<Oid, GitError> {
-        let repo = &self.repo;
-        let meta = repo
-            .blob(meta)
-            .map_err(self.error("write a checkpoint's meta"))?;
-        let mut root = repo
-            .treebuilder(None)
-            .map_err(self.error("write a checkpoint tree"))?;
-        root.insert("files", files, 0o040_000)
-            .map_err(self.error("write a checkpoint tree"))?;
-        root.insert("meta", meta, 0o100_644)
-            .map_err(self.error("write a checkpoint tree"))?;
-        let root = root
-            .write()
-            .map_err(self.error("write a checkpoint tree"))?;
-        let root = repo
-            .find_tree(root)
-            .map_err(self.error("write a checkpoint tree"))?;
-        let signature = Signature::new(
-            "agent-guard",
-            "agent-guard@localhost",
-            &git2::Time::new(0, 0),
-        )
-        .map_err(self.error("write a checkpoint commit"))?;
-        repo.commit(
-            None,
-            &signature,
-            &signature,
-            "agent-guard checkpoint\n",
-            &root,
-            &[],
-        )
-        .map_err(self.error("write a checkpoint commit"))
-    }
-
-    /// Reads and stores the pending entries' contents, in parallel for many files.
-    fn hash(
+    /// parent), so that an unchanged workspace gives the same commit — found in the store,
+    /// so nothing is written.
+    fn commit(
         &self,
-        selection: &Selection,
-        entries: &[Entry],
-        pending: &[usize],
-    ) -> Result<HashRun, GitError> {
-        let jobs: Vec<(PathBuf, bool)> = pending
-            .iter()
-            .map(|at| {
-                let entry = &entries[*at];
-                (
-                    selection.workspace.join(OsStr::from_bytes(&entry.path)),
-                    entry.stat.is_symlink(),
-                )
-            })
-            .collect();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .clamp(1, 4);
-        let cap = selection.max_file_bytes;
-        let dir = self.dir.as_path();
-        let git = |action: &'static str| {
-            move |source| GitError::Git {
-                action,
-                path: dir.to_path_buf(),
-                source,
-            }
-        };
-        let work = |part: &[(PathBuf, bool)]| -> Result<HashRun, GitError> {
-            let repo = Repository::open_bare(dir).map_err(git("open"))?;
-            let odb = repo.odb().map_err(git("open the object database"))?;
-            let mut run = HashRun::default();
-            for (path, symlink) in part {
-                let outcome = store_one(&odb, path, *symlink, cap, &mut run)
-                    .map_err(git("store a checkpoint blob"))?;
-                run.outcomes.push(outcome);
-            }
-            Ok(run)
-        };
-        if jobs.len() < 64 || threads == 1 {
-            return work(&jobs);
-        }
-        let chunk = jobs.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = jobs
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || work(part)))
-                .collect();
-            let mut all = HashRun::default();
-            for worker in workers {
-                let part = worker.join().map_err(|_| GitError::GitWorktree {
-                    action: "hash",
-                    path: selection.workspace.clone(),
-                    source: std::io::Error::other("a hashing thread panicked"),
-                })??;
-                all.new_objects += part.new_objects;
-                all.new_bytes += part.new_bytes;
-                all.outcomes.extend(part.outcomes);
-            }
-            Ok(all)
-        })
+        odb: &git2::Odb<'_>,
+        new: &mut NewObjects,
+        files: Oid,
+        meta: Vec<u8>,
+    ) -> Result<Oid, GitError> {
+        let meta = new
+            .add(odb, ObjectType::Blob, meta)
+            .map_err(self.error("write a checkpoint's meta"))?;
+        let mut root = [
+            (&b"files"[..], 0o040_000, files),
+            (&b"meta"[..], 0o100_644, meta),
+        ];
+        let root = new
+            .add(odb, ObjectType::Tree, tree::serialize(&mut root))
+            .map_err(self.error("write a checkpoint tree"))?;
+        new.add(odb, ObjectType::Commit, commit_text(root))
+            .map_err(self.error("write a checkpoint commit"))
     }
 
     /// Names checkpoint `commit` by transaction `txid` (`refs/checkpoints/<txid>`), which
@@ -446,71 +402,20 @@ impl CheckpointStore {
     }
 }
 
-/// The kept entries as tree leaves.
-fn leaves_of(entries: &[Entry]) -> Vec<Leaf> {
-    entries
-        .iter()
-        .filter_map(|e| {
-            Some(Leaf {
-                path: e.path.clone(),
-                mode: e.stat.git_mode(),
-                id: e.id?,
-            })
-        })
-        .collect()
+/// A checkpoint commit's content: the tree, the fixed identity at time 0, and the fixed
+/// message (what libgit2 writes for the same commit; a test compares them).
+fn commit_text(root: Oid) -> Vec<u8> {
+    let who = "agent-guard <agent-guard@localhost> 0 +0000";
+    format!("tree {root}\nauthor {who}\ncommitter {who}\n\nagent-guard checkpoint\n").into_bytes()
 }
 
-/// What hashing one file found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Hashed {
-    Stored(Oid),
-    Unreadable,
-    TooLarge,
-    Gone,
-}
-
-#[derive(Debug, Default)]
-struct HashRun {
-    outcomes: Vec<Hashed>,
-    new_objects: u64,
-    new_bytes: u64,
-}
-
-/// Reads one file (or link) and stores it as a blob unless the store already has it.
-fn store_one(
-    odb: &git2::Odb<'_>,
-    path: &Path,
-    symlink: bool,
-    cap: u64,
-    run: &mut HashRun,
-) -> Result<Hashed, git2::Error> {
-    let content = if symlink {
-        fs_err::read_link(path).map(|target| target.into_os_string().into_encoded_bytes())
-    } else {
-        fs_err::File::open(path).and_then(|file| {
-            let mut content = Vec::new();
-            file.take(cap.saturating_add(1))
-                .read_to_end(&mut content)
-                .map(|_| content)
-        })
-    };
-    let content = match content {
-        Ok(content) => content,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Hashed::Gone),
-        Err(_) => return Ok(Hashed::Unreadable),
-    };
-    if content.len() as u64 > cap {
-        return Ok(Hashed::TooLarge);
-    }
-    let id = Oid::hash_object(ObjectType::Blob, &content)?;
-    // No refresh: a miss would re-read the pack directory for every new object (libgit2
-    // refreshes on a failed lookup); at worst a blob packed meanwhile is written again.
-    if !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
-        odb.write(ObjectType::Blob, &content)?;
-        run.new_objects += 1;
-        run.new_bytes += content.len() as u64;
-    }
-    Ok(Hashed::Stored(id))
+/// An index entry as a tree leaf, if it is kept.
+fn leaf_of(path: &[u8], stat: index::Stat, id: Option<Oid>) -> Option<LeafRef<'_>> {
+    Some(LeafRef {
+        path,
+        mode: stat.git_mode(),
+        id: id?,
+    })
 }
 
 #[cfg(test)]

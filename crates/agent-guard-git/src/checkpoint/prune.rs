@@ -1,16 +1,17 @@
-//! Freeing what only purged checkpoints held: their refs, then every loose object no
-//! remaining checkpoint reaches. libgit2 has no gc, and the store only ever holds loose
-//! objects, so this is a mark (from the live refs) and a sweep (of `objects/xx/…`).
+//! Freeing what only purged checkpoints held: their refs, then every object no remaining
+//! checkpoint reaches. libgit2 has no gc, so this is a mark (from the live refs) and a
+//! sweep: packs holding an unreachable object are rewritten without it, unreachable loose
+//! objects (`objects/xx/…`) are deleted.
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 
-use git2::{ObjectType, Oid};
+use git2::{ObjectType, Oid, Repository};
 use serde::Serialize;
 
-use super::index::Index;
-use super::{CHECKPOINT_REF_PREFIX, CheckpointStore};
+use super::index::{EntryRef, Index, save};
+use super::{CHECKPOINT_REF_PREFIX, CheckpointStore, pack};
 use crate::error::GitError;
 use agent_guard_fsops as fsops;
 
@@ -52,7 +53,7 @@ impl CheckpointStore {
     ///
     /// # Errors
     /// A remaining checkpoint cannot be read (nothing is deleted then).
-    pub fn prune(&self, live: &HashSet<String>) -> Result<Pruned, GitError> {
+    pub fn prune(&mut self, live: &HashSet<String>) -> Result<Pruned, GitError> {
         let mut pruned = Pruned::default();
         for txid in self.checkpoint_txids() {
             if !live.contains(&txid) && self.delete_ref(&txid) {
@@ -69,6 +70,10 @@ impl CheckpointStore {
             };
             self.mark(commit, &mut reachable)
                 .map_err(self.error("read a checkpoint"))?;
+        }
+        if self.sweep_packs(&reachable, &mut pruned)? {
+            // libgit2 keeps serving a deleted pack it has open: see the store as it is now.
+            self.repo = Repository::open_bare(&self.dir).map_err(self.error("open"))?;
         }
         let objects = self.dir.join("objects");
         let Ok(fanout) = fs_err::read_dir(&objects) else {
@@ -110,6 +115,26 @@ impl CheckpointStore {
         Ok(pruned)
     }
 
+    /// Rewrites every pack that holds an object not in `reachable`, without those objects.
+    /// Returns whether any pack was rewritten.
+    fn sweep_packs(&self, reachable: &HashSet<Oid>, pruned: &mut Pruned) -> Result<bool, GitError> {
+        pack::remove_leftovers(&self.dir);
+        let packs = pack::packs(&self.dir);
+        let dead: Vec<&pack::Pack> = packs
+            .iter()
+            .filter(|p| p.ids.iter().any(|id| !reachable.contains(id)))
+            .collect();
+        if dead.is_empty() {
+            return Ok(false);
+        }
+        let size = |packs: &[pack::Pack]| packs.iter().map(pack::Pack::bytes).sum::<u64>();
+        let before = size(&packs);
+        pruned.objects += pack::rewrite(&self.repo, &dead, |id| reachable.contains(id))
+            .map_err(self.error("rewrite a checkpoint pack"))?;
+        pruned.bytes += before.saturating_sub(size(&pack::packs(&self.dir)));
+        Ok(true)
+    }
+
     /// Marks a checkpoint commit and everything below it.
     fn mark(&self, commit: Oid, reachable: &mut HashSet<Oid>) -> Result<(), git2::Error> {
         if !reachable.insert(commit) {
@@ -137,17 +162,18 @@ impl CheckpointStore {
     /// Drops the private index's entries and trees whose objects were pruned.
     fn forget(&self, reachable: &HashSet<Oid>) {
         let path = self.index_path();
-        let mut index = Index::load(&path);
-        let before = (index.entries.len(), index.trees.len());
-        index
-            .entries
-            .retain(|e| e.id.is_none_or(|id| reachable.contains(&id)));
-        index.trees.retain(|(_, id)| reachable.contains(id));
-        if (index.entries.len(), index.trees.len()) != before {
-            if index.entries.is_empty() {
+        let index = Index::load(&path);
+        let entries: Vec<EntryRef<'_>> = index
+            .entries()
+            .filter(|e| e.id.is_none_or(|id| reachable.contains(&id)))
+            .collect();
+        let mut trees = index.trees.clone();
+        trees.retain(|(_, id)| reachable.contains(id));
+        if (entries.len(), trees.len()) != (index.len(), index.trees.len()) {
+            if entries.is_empty() {
                 let _ = fsops::remove_file(&path);
             } else {
-                let _ = index.save(&path);
+                let _ = save(&path, entries.into_iter(), &trees);
             }
         }
     }
@@ -172,6 +198,9 @@ impl CheckpointStore {
                     let parent = dir.file_name().map(OsStr::as_bytes).unwrap_or_default();
                     if parent.len() == 2 && parent.iter().all(u8::is_ascii_hexdigit) {
                         objects += 1;
+                    }
+                    if parent == b"pack" && entry.path().extension().is_some_and(|e| e == "idx") {
+                        objects += pack::count(&entry.path());
                     }
                 }
             }

@@ -169,7 +169,7 @@ fn a_symlinked_ancestor_is_never_written_through() {
 
 #[test]
 fn prune_frees_what_only_purged_checkpoints_held() {
-    let f = fixture();
+    let mut f = fixture();
     write(&f.root, "a.txt", "one\n");
     let first = f.store.take(&f.selection).unwrap();
     f.store.store_ref("tx1", &first.commit).unwrap();
@@ -188,9 +188,13 @@ fn prune_frees_what_only_purged_checkpoints_held() {
     assert!(!f.store.intact(&first.commit));
     assert_eq!(f.store.checkpoint_txids(), ["tx2"]);
 
+    // What an interrupted pack write left goes too.
+    let leftover = f.store.dir().join("objects/pack/tmp_pack-interrupted.pack");
+    fs_err::write(&leftover, b"PACK").unwrap();
     let pruned = f.store.prune(&HashSet::new()).unwrap();
     assert_eq!(pruned.refs, 1);
     assert_eq!(f.store.disk_usage().0, 0);
+    assert!(!leftover.exists());
     // With nothing left, the next checkpoint hashes and stores everything again.
     let again = f.store.take(&f.selection).unwrap();
     assert_eq!(again.new_objects, 2);
@@ -238,4 +242,30 @@ fn git_fsck_accepts_the_checkpoint_objects() {
         .filter(|line| !line.starts_with("notice: HEAD points to an unborn branch"))
         .collect();
     assert!(problems.is_empty() && fsck.stdout.is_empty(), "{fsck:?}");
+}
+
+/// The commit a checkpoint writes by hand is the one libgit2 writes for the same tree.
+#[test]
+fn checkpoint_commits_are_what_libgit2_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init_bare(dir.path()).unwrap();
+    let tree = repo.treebuilder(None).unwrap().write().unwrap();
+    let signature = git2::Signature::new(
+        "agent-guard",
+        "agent-guard@localhost",
+        &git2::Time::new(0, 0),
+    )
+    .unwrap();
+    let oracle = repo
+        .commit(
+            None,
+            &signature,
+            &signature,
+            "agent-guard checkpoint\n",
+            &repo.find_tree(tree).unwrap(),
+            &[],
+        )
+        .unwrap();
+    let ours = Oid::hash_object(git2::ObjectType::Commit, &super::commit_text(tree)).unwrap();
+    assert_eq!(ours, oracle);
 }

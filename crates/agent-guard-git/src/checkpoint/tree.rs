@@ -3,7 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use git2::{ObjectType, Oid, Repository, Tree};
+use git2::{ObjectType, Odb, Oid, Repository, Tree};
+
+use super::pack::NewObjects;
 
 use super::index::path_order;
 
@@ -20,9 +22,35 @@ pub(crate) struct Leaf {
     pub(crate) id: Oid,
 }
 
+/// A kept file as the tree builder sees it, borrowed from an index entry or a [`Leaf`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LeafRef<'a> {
+    /// Workspace-relative, `/`-separated.
+    pub(crate) path: &'a [u8],
+    /// `100644`, `100755` or `120000`.
+    pub(crate) mode: u32,
+    /// The blob.
+    pub(crate) id: Oid,
+}
+
+#[cfg(test)]
+impl Leaf {
+    /// This leaf, borrowed.
+    pub(crate) fn as_ref(&self) -> LeafRef<'_> {
+        LeafRef {
+            path: &self.path,
+            mode: self.mode,
+            id: self.id,
+        }
+    }
+}
+
 /// The directories (and their ancestors, the root `""` included) whose leaves differ
-/// between two sorted leaf lists.
-pub(crate) fn dirty_dirs(old: &[Leaf], new: &[Leaf]) -> HashSet<Vec<u8>> {
+/// between two leaf lists sorted in [`path_order`].
+pub(crate) fn dirty_dirs<'a, 'b>(
+    old: impl IntoIterator<Item = LeafRef<'a>>,
+    new: impl IntoIterator<Item = LeafRef<'b>>,
+) -> HashSet<Vec<u8>> {
     let mut dirty = HashSet::new();
     let mut mark = |path: &[u8]| {
         let mut end = path.len();
@@ -34,28 +62,25 @@ pub(crate) fn dirty_dirs(old: &[Leaf], new: &[Leaf]) -> HashSet<Vec<u8>> {
         }
         dirty.insert(Vec::new());
     };
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        let order = match (old.get(i), new.get(j)) {
-            (Some(a), Some(b)) => path_order(&a.path, &b.path),
+    let mut old = old.into_iter().peekable();
+    let mut new = new.into_iter().peekable();
+    loop {
+        let order = match (old.peek(), new.peek()) {
+            (Some(a), Some(b)) if a.path == b.path => std::cmp::Ordering::Equal,
+            (Some(a), Some(b)) => path_order(a.path, b.path),
             (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => break,
         };
         match order {
-            std::cmp::Ordering::Less => {
-                mark(&old[i].path);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                mark(&new[j].path);
-                j += 1;
-            }
+            std::cmp::Ordering::Less => old.next().iter().for_each(|a| mark(a.path)),
+            std::cmp::Ordering::Greater => new.next().iter().for_each(|b| mark(b.path)),
             std::cmp::Ordering::Equal => {
-                if old[i].mode != new[j].mode || old[i].id != new[j].id {
-                    mark(&new[j].path);
+                if let (Some(a), Some(b)) = (old.next(), new.next())
+                    && (a.mode != b.mode || a.id != b.id)
+                {
+                    mark(b.path);
                 }
-                i += 1;
-                j += 1;
             }
         }
     }
@@ -63,8 +88,11 @@ pub(crate) fn dirty_dirs(old: &[Leaf], new: &[Leaf]) -> HashSet<Vec<u8>> {
 }
 
 /// Builds the tree of `leaves` (sorted in [`path_order`]) in `repo`.
-pub(crate) struct Builder<'a> {
-    pub(crate) repo: &'a Repository,
+pub(crate) struct Builder<'a, 'r> {
+    /// The store's objects (to know what it has).
+    pub(crate) odb: &'a Odb<'r>,
+    /// Where the new trees go.
+    pub(crate) new: &'a mut NewObjects,
     /// Directories that must be rebuilt.
     pub(crate) dirty: &'a HashSet<Vec<u8>>,
     /// The previous checkpoint's directory trees.
@@ -73,9 +101,9 @@ pub(crate) struct Builder<'a> {
     pub(crate) built: Vec<(Vec<u8>, Oid)>,
 }
 
-impl Builder<'_> {
+impl Builder<'_, '_> {
     /// The tree of directory `dir` holding `leaves` (all below it).
-    pub(crate) fn build(&mut self, dir: &[u8], leaves: &[Leaf]) -> Result<Oid, git2::Error> {
+    pub(crate) fn build(&mut self, dir: &[u8], leaves: &[LeafRef<'_>]) -> Result<Oid, git2::Error> {
         if !self.dirty.contains(dir)
             && let Some(id) = self.cache.get(dir)
         {
@@ -109,9 +137,8 @@ impl Builder<'_> {
             at = end;
         }
         let id = self
-            .repo
-            .odb()?
-            .write(ObjectType::Tree, &serialize(&mut entries))?;
+            .new
+            .add(self.odb, ObjectType::Tree, serialize(&mut entries))?;
         self.built.push((dir.to_vec(), id));
         Ok(id)
     }
@@ -125,15 +152,28 @@ impl Builder<'_> {
 /// entry's object exists and reads its type: one `access` and one `open` per entry of every
 /// rebuilt directory, which made a checkpoint of 100 changed files in 100 directories read
 /// 10,000 objects. Every id here was just written or comes from the previous checkpoint.
-fn serialize(entries: &mut [(&[u8], u32, Oid)]) -> Vec<u8> {
-    let key = |name: &[u8], mode: u32| {
+pub(crate) fn serialize(entries: &mut [(&[u8], u32, Oid)]) -> Vec<u8> {
+    // A tree's name compares as if it ended in `/` (no allocation per entry).
+    fn key(name: &[u8], mode: u32) -> impl Iterator<Item = u8> + '_ {
         let slash: &[u8] = if mode == MODE_TREE { b"/" } else { b"" };
-        name.iter().chain(slash).copied().collect::<Vec<u8>>()
-    };
-    entries.sort_by_cached_key(|(name, mode, _)| key(name, *mode));
+        name.iter().chain(slash).copied()
+    }
+    entries.sort_unstable_by(|(a, am, _), (b, bm, _)| key(a, *am).cmp(key(b, *bm)));
     let mut out = Vec::with_capacity(entries.len() * 48);
     for (name, mode, id) in entries.iter() {
-        out.extend_from_slice(format!("{mode:o} ").as_bytes());
+        let mut octal = [0u8; 11];
+        let mut at = octal.len();
+        let mut rest = *mode;
+        loop {
+            at -= 1;
+            octal[at] = b'0' + (rest & 7) as u8;
+            rest >>= 3;
+            if rest == 0 {
+                break;
+            }
+        }
+        out.extend_from_slice(&octal[at..]);
+        out.push(b' ');
         out.extend_from_slice(name);
         out.push(0);
         out.extend_from_slice(id.as_bytes());
@@ -235,6 +275,10 @@ mod tests {
         assert_eq!(id, expected);
     }
 
+    fn refs(leaves: &[Leaf]) -> Vec<LeafRef<'_>> {
+        leaves.iter().map(Leaf::as_ref).collect()
+    }
+
     #[test]
     fn builds_reads_back_and_reuses_unchanged_directories() {
         let dir = tempfile::tempdir().unwrap();
@@ -246,33 +290,41 @@ mod tests {
             leaf(&repo, "z", "4"),
         ];
         old.sort_by(|a, b| path_order(&a.path, &b.path));
-        let all = dirty_dirs(&[], &old);
+        let all = dirty_dirs([], refs(&old));
         let cache = HashMap::new();
+        let odb = repo.odb().unwrap();
+        let mut new = NewObjects::default();
         let mut builder = Builder {
-            repo: &repo,
+            odb: &odb,
+            new: &mut new,
             dirty: &all,
             cache: &cache,
             built: Vec::new(),
         };
-        let root = builder.build(b"", &old).unwrap();
+        let root = builder.build(b"", &refs(&old)).unwrap();
         assert_eq!(builder.built.len(), 3);
+        let built = builder.built;
+        assert_eq!(new.write(dir.path(), &odb).unwrap(), 3);
         let tree = repo.find_tree(root).unwrap();
         assert_eq!(leaves(&repo, &tree).unwrap(), old);
 
-        let mut new = old.clone();
-        new[3] = leaf(&repo, "z", "changed");
-        let dirty = dirty_dirs(&old, &new);
+        let mut new_leaves = old.clone();
+        new_leaves[3] = leaf(&repo, "z", "changed");
+        let dirty = dirty_dirs(refs(&old), refs(&new_leaves));
         assert_eq!(dirty, HashSet::from([Vec::new()]));
-        let cache: HashMap<_, _> = builder.built.into_iter().collect();
+        let cache: HashMap<_, _> = built.into_iter().collect();
+        let mut new = NewObjects::default();
         let mut again = Builder {
-            repo: &repo,
+            odb: &odb,
+            new: &mut new,
             dirty: &dirty,
             cache: &cache,
             built: Vec::new(),
         };
-        let root = again.build(b"", &new).unwrap();
+        let root = again.build(b"", &refs(&new_leaves)).unwrap();
         assert_eq!(again.built.len(), 1, "only the root is rebuilt");
+        new.write(dir.path(), &odb).unwrap();
         let tree = repo.find_tree(root).unwrap();
-        assert_eq!(leaves(&repo, &tree).unwrap(), new);
+        assert_eq!(leaves(&repo, &tree).unwrap(), new_leaves);
     }
 }

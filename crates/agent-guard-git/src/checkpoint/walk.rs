@@ -7,11 +7,13 @@
 //! nothing is read. Symlinks are entries, never followed.
 
 use std::ffi::OsStr;
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 
 use git2::Repository;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 
 use super::Selection;
 use super::artifacts::Artifacts;
@@ -40,61 +42,108 @@ pub(crate) struct Walked {
 
 /// Walks the workspace of `selection`.
 ///
+/// Directories are listed in parallel, each into its own listing sorted by name; the
+/// listings are then joined depth first, which is [`path_order`] (everything below `a`
+/// comes right after `a` and before `a.b`), so no list of the whole workspace is sorted.
+///
 /// # Errors
 /// The workspace root itself cannot be listed.
 pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
     let root = &selection.workspace;
-    fs_err::read_dir(root).map_err(|source| GitError::GitWorktree {
+    open_dir(root).map_err(|source| GitError::GitWorktree {
         action: "list",
         path: root.clone(),
-        source,
+        source: source.into(),
     })?;
     let filter = Filter::new(selection);
     let queue = Queue {
         state: Mutex::new(QueueState {
-            pending: vec![(root.clone(), Vec::new())],
+            pending: vec![Job {
+                relative: Vec::new(),
+                slot: 0,
+            }],
             active: 0,
+            slots: 1,
         }),
         ready: Condvar::new(),
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .clamp(1, 4);
-    let mut parts: Vec<Walked> = std::thread::scope(|scope| {
+    let parts: Vec<Part> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| work(&queue, &filter)))
+            .map(|_| scope.spawn(|| work(&queue, root, &filter)))
             .collect();
         workers
             .into_iter()
             .map(|worker| worker.join().unwrap_or_default())
             .collect()
     });
-    let mut walked = parts.pop().unwrap_or_default();
+    let slots = queue.state.lock().map_or(0, |state| state.slots);
+    let mut listings: Vec<Option<Vec<Item>>> = (0..slots).map(|_| None).collect();
+    let mut walked = Walked::default();
+    let mut files = 0;
     for part in parts {
-        walked.found.extend(part.found);
+        for (slot, items) in part.listings {
+            files += items.len();
+            if let Some(place) = listings.get_mut(slot) {
+                *place = Some(items);
+            }
+        }
         walked.empty_dirs.extend(part.empty_dirs);
         walked.unreadable.extend(part.unreadable);
     }
-    // Each key once (`/` as the lowest byte: plain byte order is then `path_order`), rather
-    // than mapping both paths byte by byte in every one of the n log n comparisons.
-    walked
-        .found
-        .sort_by_cached_key(|found| order_key(&found.path));
+    walked.found.reserve_exact(files);
+    let mut stack: Vec<std::vec::IntoIter<Item>> = Vec::new();
+    stack.extend(
+        listings
+            .first_mut()
+            .and_then(Option::take)
+            .map(Vec::into_iter),
+    );
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            None => {
+                stack.pop();
+            }
+            Some(Item::File(found)) => walked.found.push(found),
+            Some(Item::Dir(slot)) => {
+                let below = listings.get_mut(slot).and_then(Option::take);
+                stack.extend(below.map(Vec::into_iter));
+            }
+        }
+    }
     walked.empty_dirs.sort_unstable_by(|a, b| path_order(a, b));
     walked.unreadable.sort_unstable_by(|a, b| path_order(a, b));
     Ok(walked)
 }
 
-/// `path` with `/` as NUL, whose plain byte order is [`path_order`] (a name holds no NUL).
-fn order_key(path: &[u8]) -> Vec<u8> {
-    path.iter()
-        .map(|byte| if *byte == b'/' { 0 } else { *byte })
-        .collect()
+/// One entry of a directory's listing.
+enum Item {
+    File(Found),
+    /// A subdirectory, by the slot of its own listing.
+    Dir(usize),
+}
+
+/// A directory to list: its workspace-relative path and the slot its listing goes to.
+struct Job {
+    relative: Vec<u8>,
+    slot: usize,
+}
+
+/// What one worker listed.
+#[derive(Default)]
+struct Part {
+    listings: Vec<(usize, Vec<Item>)>,
+    empty_dirs: Vec<Vec<u8>>,
+    unreadable: Vec<Vec<u8>>,
 }
 
 struct QueueState {
-    pending: Vec<(PathBuf, Vec<u8>)>,
+    pending: Vec<Job>,
     active: usize,
+    /// Slots handed out so far.
+    slots: usize,
 }
 
 struct Queue {
@@ -104,7 +153,7 @@ struct Queue {
 
 impl Queue {
     /// The next directory, or `None` when every worker is idle and nothing is pending.
-    fn next(&self) -> Option<(PathBuf, Vec<u8>)> {
+    fn next(&self) -> Option<Job> {
         let mut state = self.state.lock().ok()?;
         loop {
             if let Some(job) = state.pending.pop() {
@@ -119,81 +168,129 @@ impl Queue {
         }
     }
 
-    fn done(&self, found: Vec<(PathBuf, Vec<u8>)>) {
+    /// Hands out a slot to each of `subdirs` (position in `items`, path), queues them, and
+    /// marks one job done.
+    fn done(&self, items: &mut [Item], subdirs: Vec<(usize, Vec<u8>)>) {
         if let Ok(mut state) = self.state.lock() {
             state.active -= 1;
-            state.pending.extend(found);
+            for (at, relative) in subdirs {
+                let slot = state.slots;
+                state.slots += 1;
+                if let Some(item) = items.get_mut(at) {
+                    *item = Item::Dir(slot);
+                }
+                state.pending.push(Job { relative, slot });
+            }
         }
         self.ready.notify_all();
     }
 }
 
-fn work(queue: &Queue, filter: &Filter<'_>) -> Walked {
-    let mut out = Walked::default();
-    while let Some((dir, relative)) = queue.next() {
-        let subdirs = list(&dir, &relative, filter, &mut out);
-        queue.done(subdirs);
-    }
-    out
+fn open_dir(path: &Path) -> rustix::io::Result<OwnedFd> {
+    rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+        Mode::empty(),
+    )
 }
 
-/// Lists one directory into `out`; returns its subdirectories to walk.
+fn work(queue: &Queue, root: &Path, filter: &Filter<'_>) -> Part {
+    let mut part = Part::default();
+    let mut buffer: Vec<u8> = Vec::with_capacity(32 * 1024);
+    while let Some(job) = queue.next() {
+        let mut subdirs = Vec::new();
+        let mut items = list(
+            root,
+            &job.relative,
+            filter,
+            &mut buffer,
+            &mut part,
+            &mut subdirs,
+        );
+        queue.done(&mut items, subdirs);
+        part.listings.push((job.slot, items));
+    }
+    part
+}
+
+/// Lists one directory: its files (with their `lstat` data) and subdirectories, sorted by
+/// name; the subdirectories to walk go to `subdirs` as (position in the listing, path).
 fn list(
-    dir: &Path,
+    root: &Path,
     relative: &[u8],
     filter: &Filter<'_>,
-    out: &mut Walked,
-) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut subdirs = Vec::new();
-    let Ok(entries) = fs_err::read_dir(dir) else {
-        out.unreadable.push(relative.to_vec());
-        return subdirs;
+    buffer: &mut Vec<u8>,
+    part: &mut Part,
+    subdirs: &mut Vec<(usize, Vec<u8>)>,
+) -> Vec<Item> {
+    let dir = root.join(OsStr::from_bytes(relative));
+    let Ok(fd) = open_dir(&dir) else {
+        part.unreadable.push(relative.to_vec());
+        return Vec::new();
     };
+    let mut entries: Vec<(Vec<u8>, Option<Stat>)> = Vec::new();
     let mut any = false;
-    for entry in entries {
+    let mut raw = RawDir::new(&fd, buffer.spare_capacity_mut());
+    while let Some(entry) = raw.next() {
         let Ok(entry) = entry else {
-            out.unreadable.push(relative.to_vec());
-            continue;
+            part.unreadable.push(relative.to_vec());
+            break;
         };
-        any = true;
         let name = entry.file_name();
-        let name = name.as_bytes();
-        if name == b".git" {
+        let bytes = name.to_bytes();
+        if bytes == b"." || bytes == b".." {
             continue;
         }
-        let mut child = Vec::with_capacity(relative.len() + name.len() + 1);
+        any = true;
+        if bytes == b".git" {
+            continue;
+        }
+        let mut child = Vec::with_capacity(relative.len() + bytes.len() + 1);
         if !relative.is_empty() {
             child.extend_from_slice(relative);
             child.push(b'/');
         }
-        child.extend_from_slice(name);
-        let Ok(file_type) = entry.file_type() else {
-            continue;
-        };
-        if file_type.is_dir() {
-            let path = entry.path();
+        child.extend_from_slice(bytes);
+        let mut kind = entry.file_type();
+        let mut stat = None;
+        if kind != FileType::Directory {
+            // Vanished since it was listed: nothing to keep.
+            let Ok(now) = rustix::fs::statx(
+                &fd,
+                name,
+                AtFlags::SYMLINK_NOFOLLOW,
+                StatxFlags::BASIC_STATS,
+            ) else {
+                continue;
+            };
+            kind = FileType::from_raw_mode(now.stx_mode.into());
+            stat = Some(Stat::of_statx(&now));
+        }
+        if kind == FileType::Directory {
+            let path = dir.join(OsStr::from_bytes(bytes));
             if filter.skip.contains(&path) || filter.excluded(&child, true) {
                 continue;
             }
-            subdirs.push((path, child));
-            continue;
+            entries.push((child, None));
+        } else if !(kind == FileType::RegularFile && filter.excluded(&child, false)) {
+            entries.push((child, stat));
         }
-        let Ok(metadata) = entry.metadata() else {
-            // Vanished since it was listed: nothing to keep.
-            continue;
-        };
-        if file_type.is_file() && filter.excluded(&child, false) {
-            continue;
-        }
-        out.found.push(Found {
-            path: child,
-            stat: Stat::of(&metadata),
-        });
     }
     if !any && !relative.is_empty() {
-        out.empty_dirs.push(relative.to_vec());
+        part.empty_dirs.push(relative.to_vec());
     }
-    subdirs
+    // All share the prefix `relative/`: this is the order of the names.
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut items = Vec::with_capacity(entries.len());
+    for (path, stat) in entries {
+        if let Some(stat) = stat {
+            items.push(Item::File(Found { path, stat }));
+        } else {
+            subdirs.push((items.len(), path));
+            items.push(Item::Dir(usize::MAX));
+        }
+    }
+    items
 }
 
 /// Decides what the walk leaves out.
@@ -286,18 +383,6 @@ impl Probe {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_sort_key_orders_like_path_order() {
-        let paths: [&[u8]; 8] = [
-            b"a/b", b"a.b", b"a", b"a/b/c", b"a-b", b"ab", b"a/\xff", b"b",
-        ];
-        for x in paths {
-            for y in paths {
-                assert_eq!(order_key(x).cmp(&order_key(y)), path_order(x, y));
-            }
-        }
-    }
 
     fn selection(root: &Path) -> Selection {
         Selection {

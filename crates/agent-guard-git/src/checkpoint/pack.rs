@@ -1,0 +1,587 @@
+//! Packs: the objects an incremental checkpoint adds (the changed files' blobs, the trees
+//! above them, the commit) are gathered in memory ([`NewObjects`]) and written as one pack
+//! file with its index, rather than one loose file each: two files created instead of
+//! hundreds, which is what a checkpoint of a hundred changed files spent most of its time
+//! on. The pack is written plainly (no deltas, zlib's stored blocks) with its index. A checkpoint that adds more than [`MAX_PACKED_BYTES`] of
+//! content (the first one of a large workspace) writes loose blobs from its hashing threads
+//! instead.
+//!
+//! Packs accumulate one per changed checkpoint; [`consolidate`] merges the small ones when
+//! there are more than [`MAX_PACKS`] (copying their entries as they are), and a prune rewrites every pack holding an object no
+//! live checkpoint reaches ([`rewrite`]), both with libgit2's pack builder (deltas, full
+//! compression). A new pack is always complete (written, then renamed into place) before
+//! an old one is deleted, so every object stays readable at every step; a crash leaves at
+//! worst an object in two packs.
+
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use flate2::{Compress, Compression, FlushCompress, Status};
+use git2::{Buf, ObjectType, Odb, Oid, Repository};
+
+use agent_guard_fsops as fsops;
+
+/// New content up to this size goes into the checkpoint's pack.
+pub(crate) const MAX_PACKED_BYTES: u64 = 64 << 20;
+
+/// More packs than this are merged ([`consolidate`]).
+pub(crate) const MAX_PACKS: usize = 32;
+
+/// One pack of the store.
+#[derive(Debug)]
+pub(crate) struct Pack {
+    /// The pack's index file (`pack-<sha>.idx`).
+    pub(crate) idx: PathBuf,
+    /// The objects it holds.
+    pub(crate) ids: Vec<Oid>,
+}
+
+impl Pack {
+    /// The pack file and every companion of its index (`.pack`, `.idx`, `.rev`, `.keep`…).
+    fn files(&self) -> Vec<PathBuf> {
+        ["pack", "idx", "rev", "keep", "bitmap", "promisor", "mtimes"]
+            .iter()
+            .map(|extension| self.idx.with_extension(extension))
+            .collect()
+    }
+
+    /// The pack's size on disk.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.files()
+            .iter()
+            .filter_map(|file| fs_err::metadata(file).ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
+    fn remove(&self) {
+        // The index last: a pack file without an index is ignored, the reverse is not.
+        for file in self.files().iter().rev() {
+            let _ = fsops::remove_file(file);
+        }
+    }
+}
+
+/// The objects one checkpoint adds, in memory until [`NewObjects::write`].
+#[derive(Debug, Default)]
+pub(crate) struct NewObjects {
+    ids: HashSet<Oid>,
+    objects: Vec<(Oid, Staged)>,
+}
+
+/// One object of a pack being written.
+#[derive(Debug)]
+enum Staged {
+    /// Its content, to be stored.
+    Content(ObjectType, Vec<u8>),
+    /// A whole entry copied from another pack (header and zlib stream) and its CRC-32.
+    Entry(Vec<u8>, u32),
+}
+
+impl NewObjects {
+    /// Adds an object unless the store or this pack already has it; returns its id.
+    pub(crate) fn add(
+        &mut self,
+        odb: &Odb<'_>,
+        kind: ObjectType,
+        content: Vec<u8>,
+    ) -> Result<Oid, git2::Error> {
+        let id = Oid::hash_object(kind, &content)?;
+        // No refresh: a miss would re-read the pack directory (libgit2 refreshes on a
+        // failed lookup); at worst an object packed meanwhile is stored again.
+        if !self.ids.contains(&id) && !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
+            self.ids.insert(id);
+            self.objects.push((id, Staged::Content(kind, content)));
+        }
+        Ok(id)
+    }
+
+    /// Writes the objects as one pack (and its index) into the store at `dir`, whose
+    /// object database is `odb`; returns how many.
+    pub(crate) fn write(self, dir: &Path, odb: &Odb<'_>) -> Result<usize, git2::Error> {
+        let count = self.objects.len();
+        if count == 0 {
+            return Ok(0);
+        }
+        let mut pack = Vec::with_capacity(
+            32 + self
+                .objects
+                .iter()
+                .map(|(_, staged)| match staged {
+                    Staged::Content(_, c) | Staged::Entry(c, _) => c.len() + 32,
+                })
+                .sum::<usize>(),
+        );
+        pack.extend_from_slice(b"PACK");
+        pack.extend_from_slice(&2u32.to_be_bytes());
+        pack.extend_from_slice(
+            &u32::try_from(count)
+                .map_err(|_| failed("too many objects"))?
+                .to_be_bytes(),
+        );
+        // (id, offset, crc32 of the entry as stored)
+        let mut index: Vec<(Oid, u64, u32)> = Vec::with_capacity(count);
+        // Stored, not compressed: building Huffman tables for hundreds of small objects
+        // cost more than the checkpoint's walk. Merging packs compresses them.
+        let mut zlib = Compress::new(Compression::none(), true);
+        for (id, staged) in &self.objects {
+            let start = pack.len();
+            let (kind, content) = match staged {
+                Staged::Content(kind, content) => (kind, content),
+                Staged::Entry(entry, crc) => {
+                    pack.extend_from_slice(entry);
+                    index.push((*id, start as u64, *crc));
+                    continue;
+                }
+            };
+            put_header(&mut pack, *kind, content.len());
+            zlib.reset();
+            loop {
+                pack.reserve(content.len() + 64);
+                let read = usize::try_from(zlib.total_in()).unwrap_or(usize::MAX);
+                let status = zlib
+                    .compress_vec(
+                        &content[read.min(content.len())..],
+                        &mut pack,
+                        FlushCompress::Finish,
+                    )
+                    .map_err(|e| failed(&e.to_string()))?;
+                if status == Status::StreamEnd {
+                    break;
+                }
+            }
+            let crc = crc32fast::hash(&pack[start..]);
+            index.push((*id, start as u64, crc));
+        }
+        let sum = sha1_smol::Sha1::from(&pack).digest().bytes();
+        pack.extend_from_slice(&sum);
+        index.sort_unstable_by_key(|(id, _, _)| *id);
+        let idx = pack_index(&index, &sum);
+        let name = format!("pack-{}", Oid::from_bytes(&sum)?);
+        let packs = dir.join("objects").join("pack");
+        let io = |e: std::io::Error| failed(&e.to_string());
+        fs_err::create_dir_all(&packs).map_err(io)?;
+        // The pack first, its index last: a pack is only used once its index is there.
+        for (extension, bytes) in [("pack", &pack), ("idx", &idx)] {
+            let path = packs.join(format!("{name}.{extension}"));
+            let temporary = packs.join(format!("tmp_{name}.{extension}"));
+            fs_err::write(&temporary, bytes).map_err(io)?;
+            agent_guard_fsops::rename(&temporary, &path).map_err(io)?;
+        }
+        // Lookups that skip the refresh must see the new pack.
+        odb.refresh()?;
+        Ok(count)
+    }
+}
+
+fn failed(what: &str) -> git2::Error {
+    git2::Error::from_str(&format!("write a checkpoint pack: {what}"))
+}
+
+/// A pack index (version 2) of `entries` (sorted by id): the fan-out table, the ids, their
+/// CRC-32s, their offsets (31 bits, or an index into the table of 64-bit offsets), the
+/// pack's checksum and the index's own.
+fn pack_index(entries: &[(Oid, u64, u32)], pack_sum: &[u8; 20]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + 1024 + entries.len() * 28 + 40);
+    out.extend_from_slice(b"\xfftOc");
+    out.extend_from_slice(&2u32.to_be_bytes());
+    let mut fanout = [0u32; 256];
+    for (id, _, _) in entries {
+        fanout[usize::from(id.as_bytes()[0])] += 1;
+    }
+    let mut total = 0u32;
+    for slot in fanout {
+        total += slot;
+        out.extend_from_slice(&total.to_be_bytes());
+    }
+    for (id, _, _) in entries {
+        out.extend_from_slice(id.as_bytes());
+    }
+    for (_, _, crc) in entries {
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    let mut large = Vec::new();
+    for (_, offset, _) in entries {
+        match u32::try_from(*offset) {
+            Ok(small) if small < 0x8000_0000 => out.extend_from_slice(&small.to_be_bytes()),
+            _ => {
+                let at = u32::try_from(large.len()).unwrap_or(u32::MAX) | 0x8000_0000;
+                out.extend_from_slice(&at.to_be_bytes());
+                large.push(*offset);
+            }
+        }
+    }
+    for offset in large {
+        out.extend_from_slice(&offset.to_be_bytes());
+    }
+    out.extend_from_slice(pack_sum);
+    let sum = sha1_smol::Sha1::from(&out).digest().bytes();
+    out.extend_from_slice(&sum);
+    out
+}
+
+/// A pack entry's header: the type in bits 4–6 of the first byte, the size in its low four
+/// bits and seven bits per following byte, each byte but the last with its top bit set.
+fn put_header(out: &mut Vec<u8>, kind: ObjectType, size: usize) {
+    let code: u8 = match kind {
+        ObjectType::Commit => 1,
+        ObjectType::Tree => 2,
+        ObjectType::Tag => 4,
+        _ => 3,
+    };
+    #[expect(clippy::cast_possible_truncation, reason = "masked to four bits")]
+    let mut byte = (code << 4) | (size & 0x0f) as u8;
+    let mut rest = size >> 4;
+    while rest > 0 {
+        out.push(byte | 0x80);
+        #[expect(clippy::cast_possible_truncation, reason = "masked to seven bits")]
+        {
+            byte = (rest & 0x7f) as u8;
+        }
+        rest >>= 7;
+    }
+    out.push(byte);
+}
+
+/// Stores pack bytes (from libgit2's pack builder) through libgit2's indexer, which checks
+/// them and writes the index.
+fn write(odb: &Odb<'_>, pack: &[u8]) -> Result<(), git2::Error> {
+    let mut writer = odb.packwriter()?;
+    writer
+        .write_all(pack)
+        .map_err(|error| git2::Error::from_str(&format!("write a checkpoint pack: {error}")))?;
+    writer.commit()?;
+    // Lookups that skip the refresh must see the new pack.
+    odb.refresh()
+}
+
+/// The packs of the store at `dir`, with the objects each holds (read from its index).
+pub(crate) fn packs(dir: &Path) -> Vec<Pack> {
+    let Ok(entries) = fs_err::read_dir(dir.join("objects").join("pack")) else {
+        return Vec::new();
+    };
+    let mut packs: Vec<Pack> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "idx"))
+        .filter(|path| path.with_extension("pack").exists())
+        .filter_map(|idx| {
+            let ids = fs_err::read(&idx)
+                .ok()
+                .and_then(|bytes| index_ids(&bytes))?;
+            Some(Pack { idx, ids })
+        })
+        .collect();
+    packs.sort_by(|a, b| a.idx.cmp(&b.idx));
+    packs
+}
+
+/// Deletes what an interrupted pack write left (`tmp_…` files in `objects/pack`). Only
+/// under the writers' lock, when no pack is being written.
+pub(crate) fn remove_leftovers(dir: &Path) {
+    let Ok(entries) = fs_err::read_dir(dir.join("objects").join("pack")) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        if entry.file_name().as_encoded_bytes().starts_with(b"tmp_") {
+            let _ = fsops::remove_file(&entry.path());
+        }
+    }
+}
+
+/// How many objects the pack index at `idx` lists (0 when it cannot be read).
+pub(crate) fn count(idx: &Path) -> u64 {
+    fs_err::read(idx)
+        .ok()
+        .and_then(|bytes| index_ids(&bytes))
+        .map_or(0, |ids| ids.len() as u64)
+}
+
+/// Copies every entry of `pack` (whose index lists `entries`: id, CRC-32, offset) into
+/// `new` as it is stored. `false`, with nothing copied, when the pack holds a delta (whose
+/// base offsets would not survive the copy) or does not match its index.
+fn copy_entries(pack: &[u8], mut entries: Vec<(Oid, u32, u64)>, new: &mut NewObjects) -> bool {
+    entries.sort_unstable_by_key(|(_, _, offset)| *offset);
+    let end = pack.len().saturating_sub(20);
+    let mut spans = Vec::with_capacity(entries.len());
+    for (at, (id, crc, offset)) in entries.iter().enumerate() {
+        let next = entries
+            .get(at + 1)
+            .map_or(Some(end), |(_, _, o)| usize::try_from(*o).ok());
+        let (Ok(start), Some(next)) = (usize::try_from(*offset), next) else {
+            return false;
+        };
+        let Some(entry) = pack.get(start..next) else {
+            return false;
+        };
+        let kind = entry.first().map_or(0, |byte| (byte >> 4) & 7);
+        if !(1..=4).contains(&kind) || crc32fast::hash(entry) != *crc {
+            return false;
+        }
+        spans.push((*id, entry, *crc));
+    }
+    for (id, entry, crc) in spans {
+        if new.ids.insert(id) {
+            new.objects.push((id, Staged::Entry(entry.to_vec(), crc)));
+        }
+    }
+    true
+}
+
+/// The entries a pack index (version 2) lists: id, CRC-32 and offset in the pack.
+fn index_entries(bytes: &[u8]) -> Option<Vec<(Oid, u32, u64)>> {
+    let ids = index_ids(bytes)?;
+    let n = ids.len();
+    let crcs = 8 + 256 * 4 + n * 20;
+    let offsets = crcs + n * 4;
+    let large = offsets + n * 4;
+    let word = |at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+    };
+    ids.into_iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let crc = word(crcs + i * 4)?;
+            let small = word(offsets + i * 4)?;
+            let offset = if small & 0x8000_0000 == 0 {
+                u64::from(small)
+            } else {
+                let at = large + usize::try_from(small & 0x7fff_ffff).ok()? * 8;
+                u64::from_be_bytes(bytes.get(at..at + 8)?.try_into().ok()?)
+            };
+            Some((id, crc, offset))
+        })
+        .collect()
+}
+
+/// The object ids a pack index (version 2) lists.
+fn index_ids(bytes: &[u8]) -> Option<Vec<Oid>> {
+    if bytes.get(..8)? != b"\xfftOc\x00\x00\x00\x02" {
+        return None;
+    }
+    let count = u32::from_be_bytes(bytes.get(8 + 255 * 4..8 + 256 * 4)?.try_into().ok()?);
+    let start: usize = 8 + 256 * 4;
+    let count = usize::try_from(count).ok()?;
+    let ids = bytes.get(start..start.checked_add(count.checked_mul(20)?)?)?;
+    ids.chunks_exact(20)
+        .map(|id| Oid::from_bytes(id).ok())
+        .collect()
+}
+
+/// Rewrites `packs` as one pack of the objects `keep` accepts, then deletes them.
+/// Returns the objects left out.
+pub(crate) fn rewrite(
+    repo: &Repository,
+    packs: &[&Pack],
+    keep: impl Fn(&Oid) -> bool,
+) -> Result<u64, git2::Error> {
+    let mut builder = repo.packbuilder()?;
+    let mut seen = HashSet::new();
+    let mut dropped = 0;
+    for id in packs.iter().flat_map(|pack| &pack.ids) {
+        if !seen.insert(*id) {
+            continue;
+        }
+        if keep(id) {
+            builder.insert_object(*id, None)?;
+        } else {
+            dropped += 1;
+        }
+    }
+    if builder.object_count() > 0 {
+        let mut buf = Buf::new();
+        builder.write_buf(&mut buf)?;
+        write(&repo.odb()?, &buf)?;
+    }
+    for pack in packs {
+        pack.remove();
+    }
+    Ok(dropped)
+}
+
+/// Merges packs when the store holds more than [`MAX_PACKS`], so that an object lookup
+/// does not search hundreds of pack indexes: the smallest half are rewritten as one (as
+/// they were written: stored, no deltas), so that each merge costs about what the recent
+/// checkpoints added, and big packs are left alone.
+pub(crate) fn consolidate(dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> {
+    let mut all = packs(dir);
+    if all.len() <= MAX_PACKS {
+        return Ok(());
+    }
+    all.sort_by_key(|pack| pack.ids.len());
+    let merged = &all[..=all.len() - MAX_PACKS / 2];
+    let mut new = NewObjects::default();
+    for pack in merged {
+        let entries = fs_err::read(pack.idx.with_extension("pack")).ok().zip(
+            fs_err::read(&pack.idx)
+                .ok()
+                .and_then(|idx| index_entries(&idx)),
+        );
+        let copied = entries.map(|(bytes, entries)| copy_entries(&bytes, entries, &mut new));
+        if copied != Some(true) {
+            // Deltas or an unreadable pack: through libgit2, which resolves them.
+            for id in &pack.ids {
+                if new.ids.insert(*id) {
+                    let object = odb.read(*id)?;
+                    let staged = Staged::Content(object.kind(), object.data().to_vec());
+                    new.objects.push((*id, staged));
+                }
+            }
+        }
+    }
+    new.write(dir, odb)?;
+    for pack in merged {
+        pack.remove();
+    }
+    odb.refresh()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_objects_land_in_one_pack_that_git_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init_bare(dir.path()).unwrap();
+        let odb = repo.odb().unwrap();
+        let mut new = NewObjects::default();
+        let mut ids: Vec<Oid> = (0..50)
+            .map(|i| {
+                new.add(
+                    &odb,
+                    ObjectType::Blob,
+                    format!("blob {i}").repeat(i * 7).into_bytes(),
+                )
+            })
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let again = new.add(&odb, ObjectType::Blob, Vec::new()).unwrap();
+        assert_eq!(again, ids[0], "the same content once");
+        let tree = {
+            let mut entries = [(&b"f"[..], 0o100_644, ids[1])];
+            new.add(
+                &odb,
+                ObjectType::Tree,
+                super::super::tree::serialize(&mut entries),
+            )
+            .unwrap()
+        };
+        ids.push(tree);
+        assert_eq!(new.write(dir.path(), &odb).unwrap(), 51);
+        let mut again = NewObjects::default();
+        again
+            .add(&odb, ObjectType::Blob, b"blob 1".repeat(7))
+            .unwrap();
+        assert_eq!(
+            again.write(dir.path(), &odb).unwrap(),
+            0,
+            "nothing the store has"
+        );
+        let packs = packs(dir.path());
+        assert_eq!(packs.len(), 1);
+        let mut listed = packs[0].ids.clone();
+        listed.sort();
+        let mut expected = ids.clone();
+        expected.sort();
+        assert_eq!(listed, expected);
+        // No loose object, and git itself reads every one back.
+        let fanout = std::fs::read_dir(dir.path().join("objects")).unwrap();
+        let loose = fanout
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().len() == 2)
+            .count();
+        assert_eq!(loose, 0);
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .arg("--git-dir")
+                .arg(dir.path())
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        for (i, id) in ids.iter().take(50).enumerate() {
+            let out = git(&["cat-file", "-p", &id.to_string()]);
+            assert_eq!(out.stdout, format!("blob {i}").repeat(i * 7).as_bytes());
+        }
+        assert_eq!(
+            git(&["cat-file", "-t", &tree.to_string()]).stdout,
+            b"tree\n"
+        );
+        let idx = packs[0].idx.to_str().unwrap().to_owned();
+        assert!(git(&["verify-pack", &idx]).status.success());
+    }
+
+    #[test]
+    fn a_rewrite_keeps_what_it_is_told_and_drops_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init_bare(dir.path()).unwrap();
+        let odb = repo.odb().unwrap();
+        let mut ids = Vec::new();
+        for round in 0..3 {
+            let mut new = NewObjects::default();
+            for i in 0..4 {
+                let text = format!("round {round} blob {i}");
+                ids.push(new.add(&odb, ObjectType::Blob, text.into_bytes()).unwrap());
+            }
+            new.write(dir.path(), &odb).unwrap();
+        }
+        let before = packs(dir.path());
+        assert_eq!(before.len(), 3);
+        let keep: HashSet<Oid> = ids.iter().step_by(2).copied().collect();
+        let all: Vec<&Pack> = before.iter().collect();
+        assert_eq!(rewrite(&repo, &all, |id| keep.contains(id)).unwrap(), 6);
+        let after = packs(dir.path());
+        assert_eq!(after.len(), 1);
+        assert_eq!(after[0].ids.iter().copied().collect::<HashSet<_>>(), keep);
+        let fresh = Repository::open_bare(dir.path()).unwrap();
+        for id in &ids {
+            assert_eq!(fresh.odb().unwrap().exists(*id), keep.contains(id));
+        }
+    }
+
+    #[test]
+    fn many_small_packs_are_merged_into_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init_bare(dir.path()).unwrap();
+        let odb = repo.odb().unwrap();
+        let mut ids = Vec::new();
+        for round in 0..=MAX_PACKS {
+            let mut new = NewObjects::default();
+            let text = format!("pack {round}");
+            ids.push(new.add(&odb, ObjectType::Blob, text.into_bytes()).unwrap());
+            new.write(dir.path(), &odb).unwrap();
+        }
+        assert_eq!(packs(dir.path()).len(), MAX_PACKS + 1);
+        consolidate(dir.path(), &odb).unwrap();
+        let after = packs(dir.path());
+        assert_eq!(after.len(), MAX_PACKS / 2);
+        assert_eq!(after.iter().map(|p| p.ids.len()).sum::<usize>(), ids.len());
+        assert_eq!(
+            after.iter().map(|p| p.ids.len()).max(),
+            Some(MAX_PACKS / 2 + 2)
+        );
+        consolidate(dir.path(), &odb).unwrap();
+        assert_eq!(
+            packs(dir.path()).len(),
+            MAX_PACKS / 2,
+            "a few packs are left alone"
+        );
+        let fresh = Repository::open_bare(dir.path()).unwrap();
+        for (round, id) in ids.iter().enumerate() {
+            let blob = fresh.find_blob(*id).unwrap();
+            assert_eq!(blob.content(), format!("pack {round}").as_bytes());
+        }
+        for pack in packs(dir.path()) {
+            let verified = std::process::Command::new("git")
+                .arg("--git-dir")
+                .arg(dir.path())
+                .arg("verify-pack")
+                .arg(&pack.idx)
+                .status()
+                .unwrap();
+            assert!(verified.success(), "{}", pack.idx.display());
+        }
+    }
+}
