@@ -430,21 +430,38 @@ pub(crate) fn consolidate(dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> 
             }
         }
     }
+    // `write` refreshes the object database, so the new pack is seen before the old go.
     new.write(dir, odb)?;
     for pack in merged {
         pack.remove();
     }
-    odb.refresh()
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn new_objects_land_in_one_pack_that_git_reads() {
+    /// A new bare store.
+    fn store() -> (tempfile::TempDir, Repository) {
         let dir = tempfile::tempdir().unwrap();
         let repo = Repository::init_bare(dir.path()).unwrap();
+        (dir, repo)
+    }
+
+    /// The `git` CLI (the oracle) on the store at `dir`.
+    fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+        std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    #[test]
+    fn new_objects_land_in_one_pack_that_git_reads() {
+        let (dir, repo) = store();
         let odb = repo.odb().unwrap();
         let mut new = NewObjects::default();
         let mut ids: Vec<Oid> = (0..50)
@@ -493,14 +510,7 @@ mod tests {
             .filter(|e| e.file_name().len() == 2)
             .count();
         assert_eq!(loose, 0);
-        let git = |args: &[&str]| {
-            std::process::Command::new("git")
-                .arg("--git-dir")
-                .arg(dir.path())
-                .args(args)
-                .output()
-                .unwrap()
-        };
+        let git = |args: &[&str]| git(dir.path(), args);
         for (i, id) in ids.iter().take(50).enumerate() {
             let out = git(&["cat-file", "-p", &id.to_string()]);
             assert_eq!(out.stdout, format!("blob {i}").repeat(i * 7).as_bytes());
@@ -515,8 +525,7 @@ mod tests {
 
     #[test]
     fn a_rewrite_keeps_what_it_is_told_and_drops_the_rest() {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init_bare(dir.path()).unwrap();
+        let (dir, repo) = store();
         let odb = repo.odb().unwrap();
         let mut ids = Vec::new();
         for round in 0..3 {
@@ -543,8 +552,7 @@ mod tests {
 
     #[test]
     fn many_small_packs_are_merged_into_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init_bare(dir.path()).unwrap();
+        let (dir, repo) = store();
         let odb = repo.odb().unwrap();
         let mut ids = Vec::new();
         for round in 0..=MAX_PACKS {
@@ -574,14 +582,8 @@ mod tests {
             assert_eq!(blob.content(), format!("pack {round}").as_bytes());
         }
         for pack in packs(dir.path()) {
-            let verified = std::process::Command::new("git")
-                .arg("--git-dir")
-                .arg(dir.path())
-                .arg("verify-pack")
-                .arg(&pack.idx)
-                .status()
-                .unwrap();
-            assert!(verified.success(), "{}", pack.idx.display());
+            let verified = git(dir.path(), &["verify-pack", pack.idx.to_str().unwrap()]);
+            assert!(verified.status.success(), "{}", pack.idx.display());
         }
     }
 }
