@@ -9,8 +9,9 @@
 # Needs hyperfine (`apt-get install hyperfine`). Builds the release binaries first.
 #
 # --link: how `check` is linked. `static` (the default on Linux with glibc, the README's
-# Linux install): glibc linked in with `-C target-feature=+crt-static`, built with an
-# explicit --target so proc macros stay dynamic. `dynamic`: a plain `cargo build --release`
+# Linux install): glibc linked in with `-C target-feature=+crt-static` and position-dependent
+# (`-C relocation-model=static`: no self-relocation at start), built with an explicit --target
+# so proc macros stay dynamic. `dynamic`: a plain `cargo build --release`
 # (non-PIE on Linux, see crates/agent-guard-cli/build.rs). The floor is always the trivial
 # binary as a plain `cargo build --release` makes it; with --link static its static twin is
 # measured beside it, as the stricter floor.
@@ -43,7 +44,7 @@ case "$link" in
   static)
     cargo build --release --locked -q -p agent-guard-bench
     flags_var="CARGO_TARGET_$(echo "$host" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
-    env "$flags_var=-C target-feature=+crt-static" \
+    env "$flags_var=-C target-feature=+crt-static -C relocation-model=static" \
       cargo build --release --locked -q --target "$host" -p agent-guard-cli -p agent-guard-bench
     check="$target/$host/release/check"
     floors+=(-n 'trivial Rust binary (static)' "$target/$host/release/trivial-rust")

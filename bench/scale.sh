@@ -15,7 +15,8 @@
 # --keep    builds the repository in DIR and leaves it there (reused when it exists)
 # --bin     takes `agent-guard` and `trivial-rust` from DIR instead of building them
 # --only    runs only the named groups (reset clean snapshot check safe-delete-file
-#           safe-delete-dir history rss); `--only none` just builds the repository
+#           safe-delete-dir checkpoint-first checkpoint-unchanged checkpoint-changed history
+#           rss); `--only none` just builds the repository
 #
 # Needs hyperfine and GNU time (/usr/bin/time). Builds the release binaries first. The
 # repository is generated deterministically with `git fast-import` (one pack, as a clone
@@ -175,6 +176,36 @@ group safe-delete-dir --warmup 3 --runs $((runs * 3)) \
   -n 'safe-delete (build/)' "$ag safe-delete --cwd $ws build"
 sh -c "$restore_build"
 
+# Workspace checkpoints (issue 14) of the whole repository (100,001 tracked files, build/
+# untracked), through `check --enforce` of an opaque program: the first (the store deleted
+# before each run, against `git add -A` into a scratch index), then nothing changed, then 100
+# files changed (in 100 directories) before each run, each beside `git status --porcelain`.
+cp_store="$ws/.agent-trash/checkpoints"
+cp_take="$ag check --cwd $ws --enforce -- make -q"
+# 100 tracked files in 100 directories (spread over the packages and modules 1–9).
+cp_files="$root/checkpoint-files.txt"
+for i in $(seq 0 99); do
+  printf 'pkg%03d/mod%d/f%03d.txt\n' $((i % packages)) $((1 + i / packages % 9)) $((i / (packages * 9)))
+done > "$cp_files"
+cp_modify="$root/checkpoint-modify.sh"
+cat > "$cp_modify" <<SH
+#!/bin/sh
+n=\$(date +%s%N)
+while read -r f; do echo "\$n" > "$ws/\$f"; done < "$cp_files"
+SH
+chmod +x "$cp_modify"
+group checkpoint-first -N --warmup 1 --runs "$(( runs < 5 ? runs : 5 ))" \
+  --prepare "sh -c 'rm -rf $cp_store $root/scratch-index'" \
+  -n 'git add -A (scratch index)' "env GIT_INDEX_FILE=$root/scratch-index git -C $ws add -A" \
+  -n 'checkpoint: first' "$cp_take"
+group checkpoint-unchanged -N --warmup 2 --runs "$runs" \
+  -n 'git status --porcelain' "git -C $ws status --porcelain" \
+  -n 'checkpoint: unchanged' "$cp_take"
+group checkpoint-changed -N --warmup 2 --runs "$runs" --prepare "$cp_modify" \
+  -n 'git status --porcelain' "git -C $ws status --porcelain" \
+  -n 'checkpoint: 100 changed' "$cp_take"
+xargs git -C "$ws" checkout -q -- < "$cp_files"
+
 group history -N --warmup 2 --runs "$runs" \
   -n 'status (10,000 transactions)' "$ag status --cwd $hist --json" \
   -n 'list (10,000 transactions)' "$ag list --cwd $hist --json --limit 0"
@@ -205,6 +236,12 @@ echo scratch > "$one"
 row 'safe-delete (one file)' "$ag" safe-delete --cwd "$ws" "$one"
 row 'safe-delete (build/)' "$ag" safe-delete --cwd "$ws" build
 sh -c "$restore_build"
+rm -rf "$cp_store"
+row 'checkpoint: first' $cp_take
+row 'checkpoint: unchanged' $cp_take
+"$cp_modify"
+row 'checkpoint: 100 changed' $cp_take
+xargs git -C "$ws" checkout -q -- < "$cp_files"
 row 'status (10,000 transactions)' "$ag" status --cwd "$hist" --json
 row 'list (10,000 transactions)' "$ag" list --cwd "$hist" --json --limit 0
 
@@ -225,7 +262,8 @@ def medians(name):
 # busy machine's scheduling noise, so both ratios are printed.
 print("| path | agent-guard median (min–max) [ms] | CPU [ms] | floor | floor median [ms] | floor CPU [ms] | wall ratio | CPU ratio |")
 print("|---|---:|---:|---|---:|---:|---:|---:|")
-for group in ["reset", "clean", "snapshot", "check", "safe-delete-file", "safe-delete-dir"]:
+for group in ["reset", "clean", "snapshot", "check", "safe-delete-file", "safe-delete-dir",
+              "checkpoint-first", "checkpoint-unchanged", "checkpoint-changed"]:
     rows = medians(group)
     if not rows:
         continue

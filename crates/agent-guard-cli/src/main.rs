@@ -9,6 +9,17 @@ agent_guard_start::main!(run);
 
 fn run() -> u8 {
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // The hook line every harness runs, read without building clap's command tree.
+    if let [_, check, words @ ..] = raw.as_slice()
+        && check == "check"
+        && let Some(args) = agent_guard_cli::args::hook_only(words)
+    {
+        return agent_guard_cli::run(&agent_guard_cli::args::Cli {
+            color: agent_guard_cli::args::ColorWhen::Auto,
+            command: agent_guard_cli::args::Command::Check(args),
+        })
+        .code();
+    }
     match agent_guard_cli::args::Cli::try_parse_from(&raw) {
         Ok(cli) => agent_guard_cli::run(&cli).code(),
         // In hook mode a usage error is the harness's deny, never clap's exit 2.

@@ -171,7 +171,10 @@ pub fn take(
     let _lock = store.lock()?;
     let selection = selection(store, plan)?;
     let checkpoints = CheckpointStore::open(&store_dir(store))?;
-    let taken = checkpoints.take(&selection)?;
+    // The new packs flush while the ref and the record are written; the record's own flush
+    // then shares the disk's commit with them, and both are waited for before the command
+    // may run.
+    let (taken, flushing) = checkpoints.take_in_flight(&selection)?;
     store.faults().hit(FaultPoint::CheckpointAfterObjects);
     let refname = checkpoints.store_ref(txid.as_str(), &taken.commit)?;
     store.faults().hit(FaultPoint::CheckpointAfterRef);
@@ -225,7 +228,19 @@ pub fn take(
     };
     if let Err(error) = store.append(&[Record::Snapshot(record)]) {
         checkpoints.delete_ref(txid.as_str());
+        // Not journaled: nothing depends on the new objects any more.
+        let _ = flushing.wait();
         return Err(error.into());
+    }
+    if let Err(why) = flushing.wait() {
+        // Journaled, but its objects may not survive a crash: the command must not run.
+        // The record stays (the journal is append-only), and gc frees the objects with its
+        // transaction.
+        return Err(io_error(
+            "flush the checkpoint's objects",
+            &store_dir(store),
+            std::io::Error::other(why),
+        ));
     }
     Ok(taken)
 }

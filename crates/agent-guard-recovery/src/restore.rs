@@ -67,10 +67,16 @@ pub fn prune_checkpoints(store: &Quarantine) -> agent_guard_git::Pruned {
     let Ok(transactions) = store.transactions() else {
         return agent_guard_git::Pruned::default();
     };
-    let live: HashSet<String> = transactions
+    let live: Vec<_> = transactions
         .iter()
         .filter(|tx| !tx.purged && tx.snapshots.iter().any(checkpoint::is_checkpoint))
-        .map(|tx| tx.txid.clone())
         .collect();
-    checkpoints.prune(&live).unwrap_or_default()
+    let txids: HashSet<String> = live.iter().map(|tx| tx.txid.clone()).collect();
+    let recorded: Vec<String> = live
+        .iter()
+        .flat_map(|tx| tx.snapshots.iter())
+        .filter(|item| checkpoint::is_checkpoint(item))
+        .filter_map(|item| item.sha.clone())
+        .collect();
+    checkpoints.prune(&txids, &recorded).unwrap_or_default()
 }

@@ -17,6 +17,10 @@ agent_guard_start::main!(run);
 
 fn run() -> u8 {
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // The hook line every harness runs, read without building clap's command tree.
+    if let Some(args) = raw.get(1..).and_then(agent_guard_cli::args::hook_only) {
+        return agent_guard_cli::hook_mode::run(&args).code();
+    }
     let args = match Args::try_parse_from(&raw) {
         Ok(args) => args,
         // In hook mode a usage error is the harness's deny, never clap's exit 2.

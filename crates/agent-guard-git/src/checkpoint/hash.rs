@@ -1,43 +1,35 @@
 //! Hashing a checkpoint's changed files: read, hashed and, unless the store has them,
-//! stored — in parallel for many files, into the checkpoint's pack when they are few.
+//! staged for the checkpoint's packs — in parallel for many files.
 
 use std::ffi::OsStr;
 use std::io::Read as _;
 use std::os::unix::ffi::OsStrExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository};
 
 use super::index::Entry;
-use super::{CheckpointStore, Selection, pack};
+use super::pack::NewObjects;
+use super::{CheckpointStore, Selection};
 use crate::error::GitError;
 
 impl CheckpointStore {
-    /// Reads and stores the pending entries' contents, in parallel for many files.
+    /// Reads and stages the pending entries' contents into `new` (in parallel for many
+    /// files); each hashing thread writes a pack whenever it has staged more than
+    /// [`super::pack::PACK_BYTES`].
     pub(super) fn hash(
         &self,
         selection: &Selection,
         entries: &[Entry],
         pending: &[usize],
+        new: &mut NewObjects,
     ) -> Result<HashRun, GitError> {
-        let jobs: Vec<(PathBuf, bool)> = pending
-            .iter()
-            .map(|at| {
-                let entry = &entries[*at];
-                (
-                    selection.workspace.join(OsStr::from_bytes(&entry.path)),
-                    entry.stat.is_symlink(),
-                )
-            })
-            .collect();
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZero::get)
             .clamp(1, 4);
         let cap = selection.max_file_bytes;
-        // Small enough for the checkpoint's pack: the threads only hash, and the contents
-        // are written in one pack by the caller; else each thread writes loose objects.
+        let limit = self.pack_bytes;
         let bytes: u64 = pending.iter().map(|at| entries[*at].stat.size).sum();
-        let packed = bytes <= pack::MAX_PACKED_BYTES;
         let dir = self.dir.as_path();
         let git = |action: &'static str| {
             move |source| GitError::Git {
@@ -46,36 +38,52 @@ impl CheckpointStore {
                 source,
             }
         };
-        let store = |odb: &git2::Odb<'_>, part: &[(PathBuf, bool)]| -> Result<HashRun, GitError> {
+        let store = |odb: &git2::Odb<'_>,
+                     part: &[usize],
+                     new: &mut NewObjects|
+         -> Result<HashRun, GitError> {
             let mut run = HashRun::default();
-            for (path, symlink) in part {
-                let outcome = store_one(odb, path, *symlink, cap, packed, &mut run)
+            // One path buffer for the whole part, not a path per file.
+            let mut path = selection.workspace.as_os_str().as_bytes().to_vec();
+            let root = path.len();
+            for at in part {
+                let entry = &entries[*at];
+                path.truncate(root);
+                path.push(b'/');
+                path.extend_from_slice(&entry.path);
+                let file = Path::new(OsStr::from_bytes(&path));
+                let outcome = store_one(odb, file, entry.stat.is_symlink(), cap, new, &mut run)
                     .map_err(git("store a checkpoint blob"))?;
                 run.outcomes.push(outcome);
+                new.flush_over(limit, dir, odb)
+                    .map_err(git("write a checkpoint pack"))?;
             }
             Ok(run)
         };
-        let work = |part: &[(PathBuf, bool)]| -> Result<HashRun, GitError> {
-            let repo = Repository::open_bare(dir).map_err(git("open"))?;
-            store(&repo.odb().map_err(git("open the object database"))?, part)
-        };
-        if jobs.is_empty() {
+        if pending.is_empty() {
             return Ok(HashRun::default());
         }
         // Threads (each opening the store) pay off for many files or much content only.
-        if (jobs.len() < 512 && bytes < 8 << 20) || threads == 1 {
+        if (pending.len() < 512 && bytes < 8 << 20) || threads == 1 {
             let odb = self.repo.odb().map_err(git("open the object database"))?;
-            return store(&odb, &jobs);
+            return store(&odb, pending, new);
         }
-        let chunk = jobs.len().div_ceil(threads);
+        let work = |part: &[usize]| -> Result<(HashRun, NewObjects), GitError> {
+            let repo = Repository::open_bare(dir).map_err(git("open"))?;
+            let odb = repo.odb().map_err(git("open the object database"))?;
+            let mut own = NewObjects::default();
+            let run = store(&odb, part, &mut own)?;
+            Ok((run, own))
+        };
+        let chunk = pending.len().div_ceil(threads);
         std::thread::scope(|scope| {
-            let workers: Vec<_> = jobs
+            let workers: Vec<_> = pending
                 .chunks(chunk)
                 .map(|part| scope.spawn(move || work(part)))
                 .collect();
             let mut all = HashRun::default();
             for worker in workers {
-                let part = worker.join().map_err(|_| GitError::GitWorktree {
+                let (part, staged) = worker.join().map_err(|_| GitError::GitWorktree {
                     action: "hash",
                     path: selection.workspace.clone(),
                     source: std::io::Error::other("a hashing thread panicked"),
@@ -83,8 +91,13 @@ impl CheckpointStore {
                 all.new_objects += part.new_objects;
                 all.new_bytes += part.new_bytes;
                 all.outcomes.extend(part.outcomes);
-                all.unwritten.extend(part.unwritten);
+                new.absorb(staged);
             }
+            // What the threads wrote must be seen through this store's lookups too.
+            self.repo
+                .odb()
+                .and_then(|odb| odb.refresh())
+                .map_err(git("open the object database"))?;
             Ok(all)
         })
     }
@@ -104,18 +117,16 @@ pub(super) struct HashRun {
     pub(super) outcomes: Vec<Hashed>,
     pub(super) new_objects: u64,
     pub(super) new_bytes: u64,
-    /// New contents left for the caller to write (into the checkpoint's pack).
-    pub(super) unwritten: Vec<Vec<u8>>,
 }
 
-/// Reads one file (or link) and stores it as a blob unless the store already has it (or,
-/// when `packed`, leaves it in `run.unwritten` for the checkpoint's pack).
+/// Reads one file (or link), hashes it and stages it in `new` unless the store (or `new`)
+/// already has it.
 fn store_one(
     odb: &git2::Odb<'_>,
     path: &Path,
     symlink: bool,
     cap: u64,
-    packed: bool,
+    new: &mut NewObjects,
     run: &mut HashRun,
 ) -> Result<Hashed, git2::Error> {
     let content = if symlink {
@@ -140,12 +151,10 @@ fn store_one(
     // No refresh: a miss would re-read the pack directory for every new object (libgit2
     // refreshes on a failed lookup); at worst a blob packed meanwhile is written again.
     if !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
-        run.new_objects += 1;
-        run.new_bytes += content.len() as u64;
-        if packed {
-            run.unwritten.push(content);
-        } else {
-            odb.write(ObjectType::Blob, &content)?;
+        let size = content.len() as u64;
+        if new.add_new(id, ObjectType::Blob, content) {
+            run.new_objects += 1;
+            run.new_bytes += size;
         }
     }
     Ok(Hashed::Stored(id))

@@ -37,6 +37,7 @@ use crate::error::GitError;
 
 pub use diff::{ChangeKind, CheckpointChange, CheckpointDiff, WriteBack};
 pub use meta::{NotKept, NotKeptReason};
+pub use pack::Flushing;
 pub use prune::Pruned;
 
 use self::hash::Hashed;
@@ -93,6 +94,8 @@ pub struct Taken {
 pub struct CheckpointStore {
     dir: PathBuf,
     repo: Repository,
+    /// Staged content past which a hashing thread writes a pack ([`pack::PACK_BYTES`]).
+    pack_bytes: u64,
 }
 
 impl std::fmt::Debug for CheckpointStore {
@@ -119,6 +122,7 @@ impl CheckpointStore {
         Ok(CheckpointStore {
             dir: dir.to_path_buf(),
             repo,
+            pack_bytes: pack::PACK_BYTES,
         })
     }
 
@@ -127,6 +131,7 @@ impl CheckpointStore {
         Repository::open_bare(dir).ok().map(|repo| CheckpointStore {
             dir: dir.to_path_buf(),
             repo,
+            pack_bytes: pack::PACK_BYTES,
         })
     }
 
@@ -153,18 +158,36 @@ impl CheckpointStore {
     }
 
     /// Records the workspace of `selection` as a commit (objects only: no ref yet, see
-    /// [`CheckpointStore::store_ref`]), and updates the private index.
+    /// [`CheckpointStore::store_ref`]), updates the private index, and waits until the new
+    /// objects are on disk.
+    ///
+    /// # Errors
+    /// The workspace root cannot be listed, or an object cannot be written or flushed.
+    pub fn take(&self, selection: &Selection) -> Result<Taken, GitError> {
+        let (taken, flushing) = self.take_in_flight(selection)?;
+        flushing.wait().map_err(|why| GitError::GitWorktree {
+            action: "flush the checkpoint's objects",
+            path: self.dir.clone(),
+            source: std::io::Error::other(why),
+        })?;
+        Ok(taken)
+    }
+
+    /// [`CheckpointStore::take`], with the flushes of the new objects still running: the
+    /// checkpoint is durable once [`Flushing::wait`] returns. A caller that journals the
+    /// checkpoint starts its record's flush first, so that both share one disk commit, and
+    /// must wait for both before the command runs.
     ///
     /// # Errors
     /// The workspace root cannot be listed, or an object cannot be written.
-    pub fn take(&self, selection: &Selection) -> Result<Taken, GitError> {
+    pub fn take_in_flight(&self, selection: &Selection) -> Result<(Taken, Flushing), GitError> {
         let previous = Index::load(&self.index_path());
         let walked = walk::walk(selection)?;
-        let mut entries: Vec<Entry> = Vec::with_capacity(walked.found.len());
+        let mut entries: Vec<Entry> = walked.found;
         let mut pending: Vec<usize> = Vec::new();
         let mut not_kept = Vec::new();
         let mut old = previous.entries().peekable();
-        for found in walked.found {
+        for (at, found) in entries.iter_mut().enumerate() {
             // Equal paths first: the common case, one memcmp.
             while old
                 .next_if(|e| e.path != found.path && path_order(e.path, &found.path).is_lt())
@@ -189,24 +212,16 @@ impl CheckpointStore {
                     reason,
                 });
             } else if known.is_none() {
-                pending.push(entries.len());
+                pending.push(at);
             }
-            entries.push(Entry {
-                path: found.path,
-                stat,
-                id: known,
-            });
+            found.id = known;
         }
         let odb = self
             .repo
             .odb()
             .map_err(self.error("open the object database"))?;
         let mut new = NewObjects::default();
-        let mut hashed = self.hash(selection, &entries, &pending)?;
-        for content in std::mem::take(&mut hashed.unwritten) {
-            new.add(&odb, ObjectType::Blob, content)
-                .map_err(self.error("store a checkpoint blob"))?;
-        }
+        let hashed = self.hash(selection, &entries, &pending, &mut new)?;
         let mut gone = Vec::new();
         for (at, outcome) in pending.iter().zip(hashed.outcomes) {
             match outcome {
@@ -280,7 +295,7 @@ impl CheckpointStore {
             .collect();
         let meta = Meta::encode(&not_kept, &permissions, &walked.empty_dirs);
         let commit = self.commit(&odb, &mut new, files, meta)?;
-        let packed = new
+        let (packed, flushing) = new
             .write(&self.dir, &odb)
             .map_err(self.error("write a checkpoint pack"))?;
         if packed > 0 {
@@ -303,7 +318,7 @@ impl CheckpointStore {
             })?;
         }
         let kept = entries.iter().filter(|e| e.id.is_some());
-        Ok(Taken {
+        let taken = Taken {
             commit: commit.to_string(),
             files: kept.clone().count() as u64,
             bytes: kept.map(|e| e.stat.size).sum(),
@@ -311,7 +326,8 @@ impl CheckpointStore {
             new_objects: hashed.new_objects,
             new_bytes: hashed.new_bytes,
             not_kept,
-        })
+        };
+        Ok((taken, flushing))
     }
 
     /// Writes the commit `{files, meta}`: deterministic (fixed identity and time, no

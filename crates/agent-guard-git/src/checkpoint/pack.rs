@@ -2,9 +2,10 @@
 //! above them, the commit) are gathered in memory ([`NewObjects`]) and written as one pack
 //! file with its index, rather than one loose file each: two files created instead of
 //! hundreds, which is what a checkpoint of a hundred changed files spent most of its time
-//! on. The pack is written plainly (no deltas, zlib's stored blocks) with its index. A checkpoint that adds more than [`MAX_PACKED_BYTES`] of
-//! content (the first one of a large workspace) writes loose blobs from its hashing threads
-//! instead.
+//! on. The pack is written plainly (no deltas, zlib's stored blocks), streamed to its file,
+//! and synced before it is renamed into place. A checkpoint that adds more than
+//! [`PACK_BYTES`] (the first one of a large workspace) writes a pack each time its hashing
+//! threads have staged that much, so its memory stays bounded.
 //!
 //! Packs accumulate one per changed checkpoint; [`consolidate`] merges the small ones when
 //! there are more than [`MAX_PACKS`] (copying their entries as they are), and a prune rewrites every pack holding an object no
@@ -22,8 +23,8 @@ use git2::{Buf, ObjectType, Odb, Oid, Repository};
 
 use agent_guard_fsops as fsops;
 
-/// New content up to this size goes into the checkpoint's pack.
-pub(crate) const MAX_PACKED_BYTES: u64 = 64 << 20;
+/// Staged content is written as a pack once it exceeds this size.
+pub(crate) const PACK_BYTES: u64 = 16 << 20;
 
 /// More packs than this are merged ([`consolidate`]).
 pub(crate) const MAX_PACKS: usize = 32;
@@ -63,11 +64,42 @@ impl Pack {
     }
 }
 
-/// The objects one checkpoint adds, in memory until [`NewObjects::write`].
+/// The objects one checkpoint adds, in memory until they are written as a pack
+/// ([`NewObjects::flush_over`], [`NewObjects::write`]).
 #[derive(Debug, Default)]
 pub(crate) struct NewObjects {
     ids: HashSet<Oid>,
     objects: Vec<(Oid, Staged)>,
+    /// Bytes staged in `objects`.
+    staged: u64,
+    /// Objects already written in packs of their own.
+    written: usize,
+    /// The flushes of the packs written so far.
+    flushing: Flushing,
+}
+
+/// The flushes of a checkpoint's new packs, in progress: every pack, its index and their
+/// directory. A checkpoint is only durable once [`Flushing::wait`] returns, which its
+/// caller does after starting its own journal record's flush, so that both share the
+/// file system's commit.
+#[derive(Debug, Default)]
+#[must_use = "a checkpoint is not durable until its packs are flushed"]
+pub struct Flushing(Vec<agent_guard_fsops::SyncInFlight>);
+
+impl Flushing {
+    /// Waits until every new pack is on disk; `Err` says why one may not be.
+    ///
+    /// # Errors
+    /// A flush failed: the checkpoint may not survive a crash.
+    pub fn wait(self) -> Result<(), String> {
+        self.0
+            .iter()
+            .try_for_each(agent_guard_fsops::SyncInFlight::wait)
+    }
+
+    fn extend(&mut self, other: Flushing) {
+        self.0.extend(other.0);
+    }
 }
 
 /// One object of a pack being written.
@@ -77,6 +109,14 @@ enum Staged {
     Content(ObjectType, Vec<u8>),
     /// A whole entry copied from another pack (header and zlib stream) and its CRC-32.
     Entry(Vec<u8>, u32),
+}
+
+impl Staged {
+    fn len(&self) -> usize {
+        match self {
+            Staged::Content(_, bytes) | Staged::Entry(bytes, _) => bytes.len(),
+        }
+    }
 }
 
 impl NewObjects {
@@ -91,87 +131,197 @@ impl NewObjects {
         // No refresh: a miss would re-read the pack directory (libgit2 refreshes on a
         // failed lookup); at worst an object packed meanwhile is stored again.
         if !self.ids.contains(&id) && !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
-            self.ids.insert(id);
-            self.objects.push((id, Staged::Content(kind, content)));
+            self.stage(id, Staged::Content(kind, content));
         }
         Ok(id)
     }
 
-    /// Writes the objects as one pack (and its index) into the store at `dir`, whose
-    /// object database is `odb`; returns how many.
-    pub(crate) fn write(self, dir: &Path, odb: &Odb<'_>) -> Result<usize, git2::Error> {
-        let count = self.objects.len();
-        if count == 0 {
-            return Ok(0);
+    /// Adds an object the caller has hashed (`id`) and found missing from the store; `false`
+    /// when this checkpoint has it already.
+    pub(crate) fn add_new(&mut self, id: Oid, kind: ObjectType, content: Vec<u8>) -> bool {
+        if self.ids.contains(&id) {
+            return false;
         }
-        let mut pack = Vec::with_capacity(
-            32 + self
-                .objects
-                .iter()
-                .map(|(_, staged)| match staged {
-                    Staged::Content(_, c) | Staged::Entry(c, _) => c.len() + 32,
-                })
-                .sum::<usize>(),
-        );
-        pack.extend_from_slice(b"PACK");
-        pack.extend_from_slice(&2u32.to_be_bytes());
-        pack.extend_from_slice(
-            &u32::try_from(count)
-                .map_err(|_| failed("too many objects"))?
-                .to_be_bytes(),
-        );
-        // (id, offset, crc32 of the entry as stored)
-        let mut index: Vec<(Oid, u64, u32)> = Vec::with_capacity(count);
-        // Stored, not compressed: building Huffman tables for hundreds of small objects
-        // cost more than the checkpoint's walk. Merging packs compresses them.
-        let mut zlib = Compress::new(Compression::none(), true);
-        for (id, staged) in &self.objects {
-            let start = pack.len();
-            let (kind, content) = match staged {
-                Staged::Content(kind, content) => (kind, content),
-                Staged::Entry(entry, crc) => {
-                    pack.extend_from_slice(entry);
-                    index.push((*id, start as u64, *crc));
-                    continue;
-                }
-            };
-            put_header(&mut pack, *kind, content.len());
-            zlib.reset();
-            loop {
-                pack.reserve(content.len() + 64);
-                let read = usize::try_from(zlib.total_in()).unwrap_or(usize::MAX);
-                let status = zlib
-                    .compress_vec(
-                        &content[read.min(content.len())..],
-                        &mut pack,
-                        FlushCompress::Finish,
-                    )
-                    .map_err(|e| failed(&e.to_string()))?;
-                if status == Status::StreamEnd {
-                    break;
-                }
+        self.stage(id, Staged::Content(kind, content));
+        true
+    }
+
+    fn stage(&mut self, id: Oid, staged: Staged) {
+        self.ids.insert(id);
+        self.staged += staged.len() as u64;
+        self.objects.push((id, staged));
+    }
+
+    /// Takes over what `other` (a hashing thread's objects) has staged and written.
+    pub(crate) fn absorb(&mut self, other: NewObjects) {
+        self.written += other.written;
+        self.flushing.extend(other.flushing);
+        for (id, staged) in other.objects {
+            if !self.ids.contains(&id) {
+                self.stage(id, staged);
             }
-            let crc = crc32fast::hash(&pack[start..]);
-            index.push((*id, start as u64, crc));
         }
-        let sum = sha1_smol::Sha1::from(&pack).digest().bytes();
-        pack.extend_from_slice(&sum);
-        index.sort_unstable_by_key(|(id, _, _)| *id);
-        let idx = pack_index(&index, &sum);
-        let name = format!("pack-{}", Oid::from_bytes(&sum)?);
-        let packs = dir.join("objects").join("pack");
-        let io = |e: std::io::Error| failed(&e.to_string());
-        fs_err::create_dir_all(&packs).map_err(io)?;
-        // The pack first, its index last: a pack is only used once its index is there.
-        for (extension, bytes) in [("pack", &pack), ("idx", &idx)] {
-            let path = packs.join(format!("{name}.{extension}"));
-            let temporary = packs.join(format!("tmp_{name}.{extension}"));
-            fs_err::write(&temporary, bytes).map_err(io)?;
-            agent_guard_fsops::rename(&temporary, &path).map_err(io)?;
+    }
+
+    /// Writes what is staged as a pack once it holds more than `limit` bytes, so that a
+    /// checkpoint's memory stays bounded whatever it adds.
+    pub(crate) fn flush_over(
+        &mut self,
+        limit: u64,
+        dir: &Path,
+        odb: &Odb<'_>,
+    ) -> Result<(), git2::Error> {
+        if self.staged > limit {
+            let objects = std::mem::take(&mut self.objects);
+            self.staged = 0;
+            let (count, flushing) = write_pack(&objects, dir, odb)?;
+            self.written += count;
+            self.flushing.extend(flushing);
         }
-        // Lookups that skip the refresh must see the new pack.
-        odb.refresh()?;
-        Ok(count)
+        Ok(())
+    }
+
+    /// Writes the objects still staged as one pack (and its index) into the store at
+    /// `dir`, whose object database is `odb`; returns how many objects this checkpoint
+    /// wrote in all, and the flushes of its packs.
+    pub(crate) fn write(
+        mut self,
+        dir: &Path,
+        odb: &Odb<'_>,
+    ) -> Result<(usize, Flushing), git2::Error> {
+        if !self.objects.is_empty() {
+            let (count, flushing) = write_pack(&self.objects, dir, odb)?;
+            self.written += count;
+            self.flushing.extend(flushing);
+        }
+        Ok((self.written, self.flushing))
+    }
+}
+
+/// Writes `objects` as one pack and its index: both are streamed to temporary files and
+/// renamed into place (the pack first, its index last: a pack is only used once its index is
+/// there), and their flushes (the pack, the index, the directory) are started side by side.
+/// Returns how many objects, and the flushes.
+///
+/// Until the flushes are done a crash may leave the new pack empty or cut short under its
+/// name; libgit2 (and git) skip such a pack when looking objects up, so only the checkpoint
+/// being taken is lost, and its command has not run: the guard answers only after the
+/// flushes. What merges or rewrites packs waits for them before it deletes anything.
+fn write_pack(
+    objects: &[(Oid, Staged)],
+    dir: &Path,
+    odb: &Odb<'_>,
+) -> Result<(usize, Flushing), git2::Error> {
+    // Hashing threads write packs side by side: each temporary name is its own.
+    static WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let count = objects.len();
+    let io = |e: std::io::Error| failed(&e.to_string());
+    let packs = dir.join("objects").join("pack");
+    fs_err::create_dir_all(&packs).map_err(io)?;
+    let serial = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temporary = |extension: &str| {
+        packs.join(format!(
+            "tmp_pack-{}-{serial}.{extension}",
+            std::process::id()
+        ))
+    };
+    let tmp_pack = temporary("pack");
+    let mut out = Hashing::new(fs_err::File::create_new(&tmp_pack).map_err(io)?.into());
+    let mut header = Vec::with_capacity(12);
+    header.extend_from_slice(b"PACK");
+    header.extend_from_slice(&2u32.to_be_bytes());
+    header.extend_from_slice(
+        &u32::try_from(count)
+            .map_err(|_| failed("too many objects"))?
+            .to_be_bytes(),
+    );
+    out.put(&header).map_err(io)?;
+    // (id, offset, crc32 of the entry as stored)
+    let mut index: Vec<(Oid, u64, u32)> = Vec::with_capacity(count);
+    // Stored, not compressed: building Huffman tables for hundreds of small objects cost
+    // more than the checkpoint's walk. Merging packs keeps the entries as they are.
+    let mut zlib = Compress::new(Compression::none(), true);
+    let mut entry = Vec::new();
+    for (id, staged) in objects {
+        let (kind, content) = match staged {
+            Staged::Content(kind, content) => (kind, content),
+            Staged::Entry(bytes, crc) => {
+                index.push((*id, out.offset, *crc));
+                out.put(bytes).map_err(io)?;
+                continue;
+            }
+        };
+        entry.clear();
+        put_header(&mut entry, *kind, content.len());
+        zlib.reset();
+        loop {
+            entry.reserve(content.len() + 64);
+            let read = usize::try_from(zlib.total_in()).unwrap_or(usize::MAX);
+            let status = zlib
+                .compress_vec(
+                    &content[read.min(content.len())..],
+                    &mut entry,
+                    FlushCompress::Finish,
+                )
+                .map_err(|e| failed(&e.to_string()))?;
+            if status == Status::StreamEnd {
+                break;
+            }
+        }
+        index.push((*id, out.offset, crc32fast::hash(&entry)));
+        out.put(&entry).map_err(io)?;
+    }
+    let (pack_file, sum) = out.finish().map_err(io)?;
+    index.sort_unstable_by_key(|(id, _, _)| *id);
+    let idx = pack_index(&index, &sum);
+    drop(index);
+    let tmp_idx = temporary("idx");
+    let mut idx_file = fs_err::File::create_new(&tmp_idx).map_err(io)?;
+    idx_file.write_all(&idx).map_err(io)?;
+    let name = format!("pack-{}", Oid::from_bytes(&sum)?);
+    agent_guard_fsops::rename(&tmp_pack, &packs.join(format!("{name}.pack"))).map_err(io)?;
+    agent_guard_fsops::rename(&tmp_idx, &packs.join(format!("{name}.idx"))).map_err(io)?;
+    let directory = fs_err::File::open(&packs).map_err(io)?;
+    let flushing = Flushing(vec![
+        agent_guard_fsops::SyncInFlight::start_all(vec![pack_file]),
+        agent_guard_fsops::SyncInFlight::start_all(vec![idx_file.into(), directory.into()]),
+    ]);
+    // Lookups that skip the refresh must see the new pack.
+    odb.refresh()?;
+    Ok((count, flushing))
+}
+
+/// A pack file being written: buffered, its SHA-1 kept as it goes.
+struct Hashing {
+    out: std::io::BufWriter<std::fs::File>,
+    sha: sha1_smol::Sha1,
+    offset: u64,
+}
+
+impl Hashing {
+    fn new(file: std::fs::File) -> Hashing {
+        Hashing {
+            out: std::io::BufWriter::with_capacity(256 << 10, file),
+            sha: sha1_smol::Sha1::new(),
+            offset: 0,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.sha.update(bytes);
+        self.offset += bytes.len() as u64;
+        self.out.write_all(bytes)
+    }
+
+    /// Appends the checksum; returns the file and the checksum.
+    fn finish(mut self) -> std::io::Result<(std::fs::File, [u8; 20])> {
+        let sum = self.sha.digest().bytes();
+        self.out.write_all(&sum)?;
+        let file = self
+            .out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
+        Ok((file, sum))
     }
 }
 
@@ -322,8 +472,8 @@ fn copy_entries(pack: &[u8], mut entries: Vec<(Oid, u32, u64)>, new: &mut NewObj
         spans.push((*id, entry, *crc));
     }
     for (id, entry, crc) in spans {
-        if new.ids.insert(id) {
-            new.objects.push((id, Staged::Entry(entry.to_vec(), crc)));
+        if !new.ids.contains(&id) {
+            new.stage(id, Staged::Entry(entry.to_vec(), crc));
         }
     }
     true
@@ -393,6 +543,21 @@ pub(crate) fn rewrite(
         let mut buf = Buf::new();
         builder.write_buf(&mut buf)?;
         write(&repo.odb()?, &buf)?;
+        // libgit2 does not flush what it writes: the new pack must be on disk before the old
+        // ones go.
+        let old: HashSet<PathBuf> = packs.iter().flat_map(|pack| pack.files()).collect();
+        let dir = repo.path().join("objects").join("pack");
+        let io = |e: std::io::Error| failed(&e.to_string());
+        for entry in fs_err::read_dir(&dir).map_err(io)?.filter_map(Result::ok) {
+            if !old.contains(&entry.path()) {
+                fs_err::File::open(entry.path())
+                    .and_then(|file| file.sync_all())
+                    .map_err(io)?;
+            }
+        }
+        fs_err::File::open(&dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io)?;
     }
     for pack in packs {
         pack.remove();
@@ -405,6 +570,21 @@ pub(crate) fn rewrite(
 /// they were written: stored, no deltas), so that each merge costs about what the recent
 /// checkpoints added, and big packs are left alone.
 pub(crate) fn consolidate(dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> {
+    // Counted by name first: reading every index on every checkpoint cost more than the
+    // checkpoint's own pack.
+    let indexes = fs_err::read_dir(dir.join("objects").join("pack")).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| {
+                Path::new(&e.file_name())
+                    .extension()
+                    .is_some_and(|x| x == "idx")
+            })
+            .count()
+    });
+    if indexes <= MAX_PACKS {
+        return Ok(());
+    }
     let mut all = packs(dir);
     if all.len() <= MAX_PACKS {
         return Ok(());
@@ -422,16 +602,19 @@ pub(crate) fn consolidate(dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> 
         if copied != Some(true) {
             // Deltas or an unreadable pack: through libgit2, which resolves them.
             for id in &pack.ids {
-                if new.ids.insert(*id) {
+                if !new.ids.contains(id) {
                     let object = odb.read(*id)?;
-                    let staged = Staged::Content(object.kind(), object.data().to_vec());
-                    new.objects.push((*id, staged));
+                    new.stage(*id, Staged::Content(object.kind(), object.data().to_vec()));
                 }
             }
         }
     }
-    // `write` refreshes the object database, so the new pack is seen before the old go.
-    new.write(dir, odb)?;
+    // `write` refreshes the object database, so the new pack is seen before the old go;
+    // and the new pack is on disk before they go.
+    let (_, flushing) = new.write(dir, odb)?;
+    flushing
+        .wait()
+        .map_err(|e| failed(&format!("flush the merged pack: {e}")))?;
     for pack in merged {
         pack.remove();
     }
@@ -441,6 +624,13 @@ pub(crate) fn consolidate(dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How many objects a write wrote, once they are on disk.
+    fn written(write: Result<(usize, Flushing), git2::Error>) -> usize {
+        let (count, flushing) = write.unwrap();
+        flushing.wait().unwrap();
+        count
+    }
 
     /// A new bare store.
     fn store() -> (tempfile::TempDir, Repository) {
@@ -486,13 +676,13 @@ mod tests {
             .unwrap()
         };
         ids.push(tree);
-        assert_eq!(new.write(dir.path(), &odb).unwrap(), 51);
+        assert_eq!(written(new.write(dir.path(), &odb)), 51);
         let mut again = NewObjects::default();
         again
             .add(&odb, ObjectType::Blob, b"blob 1".repeat(7))
             .unwrap();
         assert_eq!(
-            again.write(dir.path(), &odb).unwrap(),
+            written(again.write(dir.path(), &odb)),
             0,
             "nothing the store has"
         );
@@ -534,7 +724,7 @@ mod tests {
                 let text = format!("round {round} blob {i}");
                 ids.push(new.add(&odb, ObjectType::Blob, text.into_bytes()).unwrap());
             }
-            new.write(dir.path(), &odb).unwrap();
+            written(new.write(dir.path(), &odb));
         }
         let before = packs(dir.path());
         assert_eq!(before.len(), 3);
@@ -559,7 +749,7 @@ mod tests {
             let mut new = NewObjects::default();
             let text = format!("pack {round}");
             ids.push(new.add(&odb, ObjectType::Blob, text.into_bytes()).unwrap());
-            new.write(dir.path(), &odb).unwrap();
+            written(new.write(dir.path(), &odb));
         }
         assert_eq!(packs(dir.path()).len(), MAX_PACKS + 1);
         consolidate(dir.path(), &odb).unwrap();

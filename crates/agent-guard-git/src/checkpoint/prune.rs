@@ -46,14 +46,20 @@ impl CheckpointStore {
             .collect()
     }
 
-    /// Deletes the refs of transactions not in `live`, then every loose object that no
-    /// remaining ref reaches, and forgets the private index's entries for what was
-    /// deleted (those files are hashed again next time). Call with the quarantine's
-    /// writers' lock held, so no checkpoint is being taken meanwhile.
+    /// Deletes the refs of transactions not in `live`, then every object that neither a
+    /// remaining ref nor one of the `recorded` commits (the journal's ids of the live
+    /// checkpoints) reaches, and forgets the private index's entries for what was deleted
+    /// (those files are hashed again next time). The recorded commits are roots too, so a
+    /// ref that a crash lost never lets its checkpoint's objects go. Call with the
+    /// quarantine's writers' lock held, so no checkpoint is being taken meanwhile.
     ///
     /// # Errors
     /// A remaining checkpoint cannot be read (nothing is deleted then).
-    pub fn prune(&mut self, live: &HashSet<String>) -> Result<Pruned, GitError> {
+    pub fn prune(
+        &mut self,
+        live: &HashSet<String>,
+        recorded: &[String],
+    ) -> Result<Pruned, GitError> {
         let mut pruned = Pruned::default();
         for txid in self.checkpoint_txids() {
             if !live.contains(&txid) && self.delete_ref(&txid) {
@@ -71,6 +77,18 @@ impl CheckpointStore {
             self.mark(commit, &mut reachable)
                 .map_err(self.error("read a checkpoint"))?;
         }
+        let odb = self
+            .repo
+            .odb()
+            .map_err(self.error("open the object database"))?;
+        for commit in recorded.iter().filter_map(|sha| Oid::from_str(sha).ok()) {
+            // A recorded checkpoint whose commit is gone has nothing left to keep.
+            if odb.exists(commit) {
+                self.mark(commit, &mut reachable)
+                    .map_err(self.error("read a checkpoint"))?;
+            }
+        }
+        drop(odb);
         if self.sweep_packs(&reachable, &mut pruned)? {
             // libgit2 keeps serving a deleted pack it has open: see the store as it is now.
             self.repo = Repository::open_bare(&self.dir).map_err(self.error("open"))?;

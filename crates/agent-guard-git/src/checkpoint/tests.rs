@@ -180,7 +180,7 @@ fn prune_frees_what_only_purged_checkpoints_held() {
     assert_eq!(second.new_objects, 2);
 
     let live = HashSet::from(["tx2".to_owned()]);
-    let pruned = f.store.prune(&live).unwrap();
+    let pruned = f.store.prune(&live, &[]).unwrap();
     assert_eq!(pruned.refs, 1);
     // tx1's commit, root tree, files tree and its `a.txt` blob (its meta blob is shared).
     assert_eq!(pruned.objects, 4, "{pruned:?}");
@@ -191,7 +191,7 @@ fn prune_frees_what_only_purged_checkpoints_held() {
     // What an interrupted pack write left goes too.
     let leftover = f.store.dir().join("objects/pack/tmp_pack-interrupted.pack");
     fs_err::write(&leftover, b"PACK").unwrap();
-    let pruned = f.store.prune(&HashSet::new()).unwrap();
+    let pruned = f.store.prune(&HashSet::new(), &[]).unwrap();
     assert_eq!(pruned.refs, 1);
     assert_eq!(f.store.disk_usage().0, 0);
     assert!(!leftover.exists());
@@ -199,6 +199,29 @@ fn prune_frees_what_only_purged_checkpoints_held() {
     let again = f.store.take(&f.selection).unwrap();
     assert_eq!(again.new_objects, 2);
     assert!(f.store.intact(&again.commit));
+}
+
+/// A checkpoint whose ref a crash lost keeps its objects while the journal records it live:
+/// the recorded commit is a root of the prune too.
+#[test]
+fn prune_keeps_a_recorded_checkpoint_whose_ref_is_gone() {
+    let mut f = fixture();
+    write(&f.root, "a.txt", "one\n");
+    let taken = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx1", &taken.commit).unwrap();
+    assert!(f.store.delete_ref("tx1"));
+    let live = HashSet::from(["tx1".to_owned()]);
+    let pruned = f
+        .store
+        .prune(&live, std::slice::from_ref(&taken.commit))
+        .unwrap();
+    assert_eq!(pruned.objects, 0, "{pruned:?}");
+    assert!(f.store.intact(&taken.commit));
+    // Recorded ids whose commit is not in the store do not stop the prune.
+    let gone = "0123456789012345678901234567890123456789".to_owned();
+    let pruned = f.store.prune(&HashSet::new(), &[gone]).unwrap();
+    assert!(pruned.objects > 0, "{pruned:?}");
+    assert!(!f.store.intact(&taken.commit));
 }
 
 /// The trees are written without libgit2's tree builder: `git fsck --strict` (the CLI is
@@ -242,6 +265,57 @@ fn git_fsck_accepts_the_checkpoint_objects() {
         .filter(|line| !line.starts_with("notice: HEAD points to an unborn branch"))
         .collect();
     assert!(problems.is_empty() && fsck.stdout.is_empty(), "{fsck:?}");
+}
+
+/// A checkpoint that adds more than a pack's worth of content (hashed on several threads)
+/// writes several packs and no loose object, and every blob is there for `git fsck` (the
+/// oracle) and for the checkpoint's own check.
+#[test]
+fn a_large_first_checkpoint_writes_bounded_packs_and_no_loose_object() {
+    let mut f = fixture();
+    f.selection.max_file_bytes = 1 << 20;
+    // A pack per MiB staged (16 MiB in use), so that every thread writes several.
+    f.store.pack_bytes = 1 << 20;
+    let files: u64 = 600;
+    let size = 40_000;
+    for i in 0..files {
+        let text: String = format!("{i:08}\n").repeat(size / 9);
+        write(&f.root, &format!("d{:02}/f{i:04}.txt", i % 20), &text);
+    }
+    let taken = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx1", &taken.commit).unwrap();
+    assert_eq!(taken.new_objects, files);
+    assert!(f.store.intact(&taken.commit));
+    let objects = f.store.dir().join("objects");
+    let loose: Vec<_> = fs_err::read_dir(&objects)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().len() == 2)
+        .collect();
+    assert!(loose.is_empty(), "loose objects: {loose:?}");
+    let names: Vec<String> = fs_err::read_dir(objects.join("pack"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let packs = names
+        .iter()
+        .filter(|n| Path::new(n).extension().is_some_and(|e| e == "pack"))
+        .count();
+    assert!(packs >= 2, "{names:?}");
+    assert!(names.iter().all(|n| !n.starts_with("tmp_")), "{names:?}");
+    let fsck = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(f.store.dir())
+        .args(["fsck", "--strict", "--no-dangling"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(fsck.status.success(), "{fsck:?}");
+    // Unchanged, the next checkpoint adds nothing.
+    let again = f.store.take(&f.selection).unwrap();
+    assert_eq!((again.new_objects, again.commit), (0, taken.commit));
 }
 
 /// The commit a checkpoint writes by hand is the one libgit2 writes for the same tree.

@@ -304,7 +304,9 @@ mod tests {
         let root = builder.build(b"", &refs(&old)).unwrap();
         assert_eq!(builder.built.len(), 3);
         let built = builder.built;
-        assert_eq!(new.write(dir.path(), &odb).unwrap(), 3);
+        let (written, flushing) = new.write(dir.path(), &odb).unwrap();
+        flushing.wait().unwrap();
+        assert_eq!(written, 3);
         let tree = repo.find_tree(root).unwrap();
         assert_eq!(leaves(&repo, &tree).unwrap(), old);
 
@@ -323,7 +325,7 @@ mod tests {
         };
         let root = again.build(b"", &refs(&new_leaves)).unwrap();
         assert_eq!(again.built.len(), 1, "only the root is rebuilt");
-        new.write(dir.path(), &odb).unwrap();
+        new.write(dir.path(), &odb).unwrap().1.wait().unwrap();
         let tree = repo.find_tree(root).unwrap();
         assert_eq!(leaves(&repo, &tree).unwrap(), new_leaves);
     }

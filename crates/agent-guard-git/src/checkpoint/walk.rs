@@ -17,17 +17,13 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 
 use super::Selection;
 use super::artifacts::Artifacts;
-use super::index::{Stat, path_order};
+use super::index::{Entry, Stat, path_order};
 use crate::error::GitError;
 
-/// One non-directory the walk found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Found {
-    /// Workspace-relative, `/`-separated.
-    pub(crate) path: Vec<u8>,
-    /// Its `lstat` data.
-    pub(crate) stat: Stat,
-}
+/// One non-directory the walk found: its path and `lstat` data, as the checkpoint's index
+/// entry it becomes (no blob yet), so that the walk's list is the checkpoint's list and is
+/// never copied.
+pub(crate) type Found = Entry;
 
 /// What one walk found, sorted in [`path_order`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -284,7 +280,11 @@ fn list(
     let mut items = Vec::with_capacity(entries.len());
     for (path, stat) in entries {
         if let Some(stat) = stat {
-            items.push(Item::File(Found { path, stat }));
+            items.push(Item::File(Found {
+                path,
+                stat,
+                id: None,
+            }));
         } else {
             subdirs.push((items.len(), path));
             items.push(Item::Dir(usize::MAX));
