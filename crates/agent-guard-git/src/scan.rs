@@ -35,6 +35,64 @@ pub(crate) struct Settings {
     pub(crate) racy_limit: Option<(i64, i64)>,
 }
 
+/// The `lstat` data a scan compares with an index entry.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lstat {
+    mode: u32,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+    ino: u64,
+    uid: u32,
+    gid: u32,
+}
+
+impl Lstat {
+    /// From the standard library's metadata.
+    pub(crate) fn of(metadata: &std::fs::Metadata) -> Lstat {
+        Lstat {
+            mode: metadata.mode(),
+            size: metadata.len(),
+            mtime: (metadata.mtime(), metadata.mtime_nsec()),
+            ctime: (metadata.ctime(), metadata.ctime_nsec()),
+            ino: metadata.ino(),
+            uid: metadata.uid(),
+            gid: metadata.gid(),
+        }
+    }
+
+    /// From `statx`.
+    fn of_statx(stat: &rustix::fs::Statx) -> Lstat {
+        Lstat {
+            mode: u32::from(stat.stx_mode),
+            size: stat.stx_size,
+            mtime: (stat.stx_mtime.tv_sec, i64::from(stat.stx_mtime.tv_nsec)),
+            ctime: (stat.stx_ctime.tv_sec, i64::from(stat.stx_ctime.tv_nsec)),
+            ino: stat.stx_ino,
+            uid: stat.stx_uid,
+            gid: stat.stx_gid,
+        }
+    }
+
+    pub(crate) fn is_symlink(&self) -> bool {
+        self.mode & MODE_TYPE_MASK == 0o120_000
+    }
+
+    pub(crate) fn is_dir(&self) -> bool {
+        self.mode & MODE_TYPE_MASK == 0o040_000
+    }
+}
+
+/// The directory of the entry looked at last, open, so that each file is looked up by its
+/// name in it (one path component) rather than by its whole path from `/`: sorted entries
+/// come directory by directory. Resolving every component of every absolute path was a
+/// third of a snapshot's time at 100,000 files.
+#[derive(Default)]
+struct Cursor {
+    dir: Option<Vec<u8>>,
+    fd: Option<std::os::fd::OwnedFd>,
+}
+
 /// What the work tree holds for one index entry.
 #[derive(Debug)]
 pub(crate) enum Seen {
@@ -73,8 +131,9 @@ pub(crate) fn scan(
             path: root.to_path_buf(),
             source,
         })?;
+        let mut cursor = Cursor::default();
         part.iter()
-            .map(|entry| look(root, &odb, entry, settings))
+            .map(|entry| look(root, &odb, entry, settings, &mut cursor))
             .collect()
     };
     if threads == 1 || entries.len() < PARALLEL_THRESHOLD {
@@ -104,6 +163,7 @@ fn look(
     odb: &Odb<'_>,
     entry: &IndexEntry,
     settings: Settings,
+    cursor: &mut Cursor,
 ) -> Result<Seen, GitError> {
     let path = root.join(OsStr::from_bytes(&entry.path));
     let io = |action: &'static str, source| GitError::GitWorktree {
@@ -111,7 +171,7 @@ fn look(
         path: path.clone(),
         source,
     };
-    let metadata = match fs_err::symlink_metadata(&path) {
+    let metadata = match lstat(root, &entry.path, cursor) {
         Ok(metadata) => metadata,
         Err(error)
             if matches!(
@@ -130,7 +190,7 @@ fn look(
         return Ok(Seen::Unchanged);
     }
     let mode = worktree_mode(&metadata, entry.mode, settings);
-    let symlink = metadata.file_type().is_symlink();
+    let symlink = metadata.is_symlink();
     if !symlink && !settings.plain {
         return Ok(Seen::Changed { mode, id: None });
     }
@@ -148,6 +208,37 @@ fn look(
         odb.write(ObjectType::Blob, &content).map_err(git_error)?
     };
     Ok(Seen::Changed { mode, id: Some(id) })
+}
+
+/// `lstat` of `relative` (below `root`): `statx` of its name in its directory, which
+/// `cursor` keeps open from one entry to the next. Like `lstat` of the whole path, the
+/// directories on the way are followed and the last component is not.
+fn lstat(root: &Path, relative: &[u8], cursor: &mut Cursor) -> std::io::Result<Lstat> {
+    let (dir, name) = match relative.iter().rposition(|b| *b == b'/') {
+        Some(slash) => (&relative[..slash], &relative[slash + 1..]),
+        None => (&relative[..0], relative),
+    };
+    if cursor.dir.as_deref() != Some(dir) {
+        cursor.fd = None;
+        cursor.dir = Some(dir.to_vec());
+        let path = root.join(OsStr::from_bytes(dir));
+        cursor.fd = Some(rustix::fs::open(
+            &path,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )?);
+    }
+    let Some(fd) = cursor.fd.as_ref() else {
+        // The directory could not be opened last time: it still cannot hold the file.
+        return Err(std::io::ErrorKind::NotFound.into());
+    };
+    let stat = rustix::fs::statx(
+        fd,
+        OsStr::from_bytes(name),
+        rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        rustix::fs::StatxFlags::BASIC_STATS,
+    )?;
+    Ok(Lstat::of_statx(&stat))
 }
 
 /// A file's bytes, or a symlink's target (never what it points to).
@@ -168,7 +259,7 @@ pub(crate) fn read_content(path: &Path, symlink: bool) -> std::io::Result<Vec<u8
     clippy::cast_possible_truncation,
     reason = "the index stores 32-bit stat fields, truncated as git truncates them"
 )]
-fn unchanged(entry: &IndexEntry, metadata: &std::fs::Metadata, settings: Settings) -> bool {
+fn unchanged(entry: &IndexEntry, metadata: &Lstat, settings: Settings) -> bool {
     let same_time = |recorded: IndexTime, seconds: i64, nanoseconds: i64| {
         // Nanoseconds are compared only when git recorded them.
         recorded.seconds() == seconds as i32
@@ -182,23 +273,18 @@ fn unchanged(entry: &IndexEntry, metadata: &std::fs::Metadata, settings: Setting
                 && (entry_nanoseconds == 0 || entry_nanoseconds >= nanoseconds))
     });
     !racy
-        && same_time(entry.mtime, metadata.mtime(), metadata.mtime_nsec())
-        && same_time(entry.ctime, metadata.ctime(), metadata.ctime_nsec())
-        && entry.file_size == metadata.len() as u32
-        && entry.ino == metadata.ino() as u32
-        && entry.uid == metadata.uid()
-        && entry.gid == metadata.gid()
+        && same_time(entry.mtime, metadata.mtime.0, metadata.mtime.1)
+        && same_time(entry.ctime, metadata.ctime.0, metadata.ctime.1)
+        && entry.file_size == metadata.size as u32
+        && entry.ino == metadata.ino as u32
+        && entry.uid == metadata.uid
+        && entry.gid == metadata.gid
         && worktree_mode(metadata, entry.mode, settings) == entry.mode
 }
 
 /// The mode git would record for a work-tree file whose index entry has `index_mode`.
-pub(crate) fn worktree_mode(
-    metadata: &std::fs::Metadata,
-    index_mode: u32,
-    settings: Settings,
-) -> u32 {
-    if metadata.file_type().is_symlink()
-        || (!settings.symlinks && index_mode & MODE_TYPE_MASK == MODE_SYMLINK)
+pub(crate) fn worktree_mode(metadata: &Lstat, index_mode: u32, settings: Settings) -> u32 {
+    if metadata.is_symlink() || (!settings.symlinks && index_mode & MODE_TYPE_MASK == MODE_SYMLINK)
     {
         MODE_SYMLINK
     } else if !settings.filemode {
@@ -207,7 +293,7 @@ pub(crate) fn worktree_mode(
         } else {
             MODE_FILE
         }
-    } else if metadata.mode() & 0o100 != 0 {
+    } else if metadata.mode & 0o100 != 0 {
         MODE_EXECUTABLE
     } else {
         MODE_FILE

@@ -18,7 +18,8 @@ use git2::{Delta, FileMode, IndexEntry, ObjectType, Odb, Oid, Tree};
 use crate::WorkTree;
 use crate::error::GitError;
 use crate::scan::{
-    MODE_EXECUTABLE, MODE_GITLINK, MODE_SYMLINK, Seen, Settings, read_content, scan, worktree_mode,
+    Lstat, MODE_EXECUTABLE, MODE_GITLINK, MODE_SYMLINK, Seen, Settings, read_content, scan,
+    worktree_mode,
 };
 
 /// The two trees of a snapshot.
@@ -127,7 +128,7 @@ fn add_unindexed_head_paths(
         if metadata.is_dir() {
             continue;
         }
-        let mode = worktree_mode(&metadata, head_mode, settings);
+        let mode = worktree_mode(&Lstat::of(&metadata), head_mode, settings);
         let id = if settings.plain || metadata.file_type().is_symlink() {
             let content =
                 read_content(&path, metadata.file_type().is_symlink()).map_err(|source| {
