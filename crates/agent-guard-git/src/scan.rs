@@ -16,6 +16,7 @@ pub(crate) const MODE_FILE: u32 = 0o100_644;
 pub(crate) const MODE_EXECUTABLE: u32 = 0o100_755;
 pub(crate) const MODE_SYMLINK: u32 = 0o120_000;
 pub(crate) const MODE_GITLINK: u32 = 0o160_000;
+const MODE_TREE: u32 = 0o040_000;
 
 /// Below this many entries one thread is faster than several.
 const PARALLEL_THRESHOLD: usize = 2_000;
@@ -75,11 +76,11 @@ impl Lstat {
     }
 
     pub(crate) fn is_symlink(&self) -> bool {
-        self.mode & MODE_TYPE_MASK == 0o120_000
+        self.mode & MODE_TYPE_MASK == MODE_SYMLINK
     }
 
     pub(crate) fn is_dir(&self) -> bool {
-        self.mode & MODE_TYPE_MASK == 0o040_000
+        self.mode & MODE_TYPE_MASK == MODE_TREE
     }
 }
 

@@ -3,7 +3,7 @@
 //! file with its index, rather than one loose file each: two files created instead of
 //! hundreds, which is what a checkpoint of a hundred changed files spent most of its time
 //! on. The pack is written plainly (no deltas, zlib's stored blocks), streamed to its file,
-//! and synced before it is renamed into place. A checkpoint that adds more than
+//! renamed into place, and flushed before the guard answers ([`Flushing`]). A checkpoint that adds more than
 //! [`PACK_BYTES`] (the first one of a large workspace) writes a pack each time its hashing
 //! threads have staged that much, so its memory stays bounded.
 //!
@@ -172,8 +172,16 @@ impl NewObjects {
         odb: &Odb<'_>,
     ) -> Result<(), git2::Error> {
         if self.staged > limit {
-            let objects = std::mem::take(&mut self.objects);
-            self.staged = 0;
+            self.write_staged(dir, odb)?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is staged as one pack and keeps its flushes.
+    fn write_staged(&mut self, dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> {
+        let objects = std::mem::take(&mut self.objects);
+        self.staged = 0;
+        if !objects.is_empty() {
             let (count, flushing) = write_pack(&objects, dir, odb)?;
             self.written += count;
             self.flushing.extend(flushing);
@@ -189,11 +197,7 @@ impl NewObjects {
         dir: &Path,
         odb: &Odb<'_>,
     ) -> Result<(usize, Flushing), git2::Error> {
-        if !self.objects.is_empty() {
-            let (count, flushing) = write_pack(&self.objects, dir, odb)?;
-            self.written += count;
-            self.flushing.extend(flushing);
-        }
+        self.write_staged(dir, odb)?;
         Ok((self.written, self.flushing))
     }
 }
@@ -540,20 +544,25 @@ pub(crate) fn rewrite(
         }
     }
     if builder.object_count() > 0 {
+        let dir = repo.path().join("objects").join("pack");
+        let io = |e: std::io::Error| failed(&e.to_string());
+        let listed = || -> Result<HashSet<PathBuf>, git2::Error> {
+            Ok(fs_err::read_dir(&dir)
+                .map_err(io)?
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .collect())
+        };
+        let before = listed()?;
         let mut buf = Buf::new();
         builder.write_buf(&mut buf)?;
         write(&repo.odb()?, &buf)?;
         // libgit2 does not flush what it writes: the new pack must be on disk before the old
         // ones go.
-        let old: HashSet<PathBuf> = packs.iter().flat_map(|pack| pack.files()).collect();
-        let dir = repo.path().join("objects").join("pack");
-        let io = |e: std::io::Error| failed(&e.to_string());
-        for entry in fs_err::read_dir(&dir).map_err(io)?.filter_map(Result::ok) {
-            if !old.contains(&entry.path()) {
-                fs_err::File::open(entry.path())
-                    .and_then(|file| file.sync_all())
-                    .map_err(io)?;
-            }
+        for path in listed()?.difference(&before) {
+            fs_err::File::open(path)
+                .and_then(|file| file.sync_all())
+                .map_err(io)?;
         }
         fs_err::File::open(&dir)
             .and_then(|d| d.sync_all())

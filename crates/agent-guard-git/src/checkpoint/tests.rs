@@ -38,6 +38,18 @@ fn write(root: &Path, path: &str, text: &str) {
     fs_err::write(path, text).unwrap();
 }
 
+/// `git fsck --strict` (the CLI is the oracle) of the store at `dir`.
+fn fsck(dir: &Path) -> std::process::Output {
+    std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(dir)
+        .args(["fsck", "--strict", "--no-dangling"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap()
+}
+
 fn kinds(diff: &CheckpointDiff) -> Vec<(String, ChangeKind)> {
     diff.changes
         .iter()
@@ -249,14 +261,7 @@ fn git_fsck_accepts_the_checkpoint_objects() {
     write(&f.root, "z/deep/er/file", "changed\n");
     let second = f.store.take(&f.selection).unwrap();
     f.store.store_ref("tx2", &second.commit).unwrap();
-    let fsck = std::process::Command::new("git")
-        .arg("--git-dir")
-        .arg(f.store.dir())
-        .args(["fsck", "--strict", "--no-dangling"])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
+    let fsck = fsck(f.store.dir());
     assert!(fsck.status.success(), "{fsck:?}");
     // The private store has no branch (checkpoints live under refs/checkpoints/).
     let stderr = String::from_utf8_lossy(&fsck.stderr);
@@ -304,14 +309,7 @@ fn a_large_first_checkpoint_writes_bounded_packs_and_no_loose_object() {
         .count();
     assert!(packs >= 2, "{names:?}");
     assert!(names.iter().all(|n| !n.starts_with("tmp_")), "{names:?}");
-    let fsck = std::process::Command::new("git")
-        .arg("--git-dir")
-        .arg(f.store.dir())
-        .args(["fsck", "--strict", "--no-dangling"])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
+    let fsck = fsck(f.store.dir());
     assert!(fsck.status.success(), "{fsck:?}");
     // Unchanged, the next checkpoint adds nothing.
     let again = f.store.take(&f.selection).unwrap();
