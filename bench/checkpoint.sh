@@ -7,6 +7,8 @@
 #   - the first checkpoint of the workspace (everything hashed) against `git add -A` into a
 #     scratch index;
 #   - storage: a second checkpoint with nothing changed adds no content objects (checked).
+# The summary gives the ratio of the means and of the medians (a merge of the store's packs,
+# every 17th changed checkpoint or so, is one slow run that moves the mean).
 # A checkpoint is taken through `check --enforce` of an opaque program (`make -q`), so the
 # numbers include the whole process, the audit record and the journal.
 #
@@ -35,8 +37,26 @@ export HOME="$root/home" GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@agent-guard.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@agent-guard.invalid
 mkdir -p "$HOME"
 
-export_args() { # $1: case name
+export_args() { # $1: case name; JSON always (for the summary), markdown with --export-dir
+  mkdir -p "$root/json"
+  echo --export-json "$root/json/$1.json"
   [ -n "$export_dir" ] && { mkdir -p "$export_dir"; echo --export-markdown "$export_dir/$1.md"; } || true
+}
+
+summary() { # ratios of means and of medians (robust to a consolidation spike), per case
+  python3 - "$root/json" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+print("| case | reference mean | median | agent-guard mean | median | ratio of means | of medians |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for name in sorted(os.listdir(d)):
+    r = json.load(open(os.path.join(d, name)))["results"]
+    ours = next(x for x in r if "agent-guard" in x["command"])
+    ref = next(x for x in r if "agent-guard" not in x["command"])
+    ms = lambda v: f"{v * 1000:.1f} ms"
+    print(f"| {name[:-5]} | {ms(ref['mean'])} | {ms(ref['median'])} | {ms(ours['mean'])} "
+          f"| {ms(ours['median'])} | {ours['mean'] / ref['mean']:.2f}× | {ours['median'] / ref['median']:.2f}× |")
+PY
 }
 
 objects() { # objects in the checkpoint store, loose and packed
@@ -100,3 +120,6 @@ SH
     -n "git status --porcelain" "$status" \
     -n "agent-guard checkpoint (100 changed)" "$take"
 done
+
+echo "## Summary"
+summary

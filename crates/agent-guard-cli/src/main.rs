@@ -20,6 +20,10 @@ fn run() -> u8 {
         })
         .code();
     }
+    // Any other check line, read by a command tree holding `check` alone.
+    if let Some(cli) = agent_guard_cli::args::check_only(&raw) {
+        return agent_guard_cli::run(&cli).code();
+    }
     match agent_guard_cli::args::Cli::try_parse_from(&raw) {
         Ok(cli) => agent_guard_cli::run(&cli).code(),
         // In hook mode a usage error is the harness's deny, never clap's exit 2.

@@ -2,6 +2,7 @@
 
 mod audit;
 mod check;
+mod check_line;
 mod demo;
 mod extra;
 mod history;
@@ -14,6 +15,7 @@ use clap::{Parser, Subcommand};
 
 pub use audit::{AuditArgs, AuditCommand, AuditVerifyArgs};
 pub use check::CheckArgs;
+pub use check_line::check_only;
 pub use demo::DemoArgs;
 pub use extra::{ApproveArgs, CompletionsArgs, ExplainArgs, ManArgs};
 pub use history::{GcArgs, ListArgs, RedoArgs, RestoreArgs, ShowArgs, StatusArgs, UndoArgs};

@@ -105,7 +105,8 @@ impl CheckpointStore {
         let (files, meta) = self
             .checkpoint_tree(id)
             .map_err(self.error("read a checkpoint"))?;
-        let kept = leaves(&self.repo, &files).map_err(self.error("read a checkpoint"))?;
+        let kept = leaves(self.repo().map_err(self.error("open"))?, &files)
+            .map_err(self.error("read a checkpoint"))?;
         let index = Index::load(&self.index_path());
         let known = index.to_vec();
         let walked = walk::walk(selection)?;
@@ -230,8 +231,8 @@ impl CheckpointStore {
             return Ok(WriteBack::Occupied);
         }
         let blob = self
-            .repo
-            .find_blob(id)
+            .repo()
+            .and_then(|repo| repo.find_blob(id))
             .map_err(self.error("read a checkpoint blob"))?;
         let staging = self.dir.join(STAGING_DIR);
         fs_err::create_dir_all(&staging).map_err(io("create", &staging))?;
@@ -297,7 +298,7 @@ impl CheckpointStore {
     pub fn line_stats(&self, workspace: &Path, change: &CheckpointChange) -> FileStat {
         let old = change
             .kept
-            .and_then(|(_, id, _)| self.repo.find_blob(id).ok());
+            .and_then(|(_, id, _)| self.repo().ok()?.find_blob(id).ok());
         let new = match change.kind {
             ChangeKind::Deleted => None,
             _ => read_now(&workspace.join(change.relative())),

@@ -22,6 +22,7 @@ impl CheckpointStore {
         selection: &Selection,
         entries: &[Entry],
         pending: &[usize],
+        before: &[Option<Oid>],
         new: &mut NewObjects,
     ) -> Result<HashRun, GitError> {
         let threads = std::thread::available_parallelism()
@@ -38,24 +39,44 @@ impl CheckpointStore {
                 source,
             }
         };
-        let store = |odb: &git2::Odb<'_>,
+        let store = |repo: &std::cell::OnceCell<Repository>,
                      part: &[usize],
+                     before: &[Option<Oid>],
                      new: &mut NewObjects|
          -> Result<HashRun, GitError> {
             let mut run = HashRun::default();
+            // Opened for the first large blob only (see `DEDUP_BYTES`).
+            let mut odb: Option<git2::Odb<'_>> = None;
+            let open = || -> Result<git2::Odb<'_>, git2::Error> {
+                if repo.get().is_none() {
+                    let _ = repo.set(Repository::open_bare(dir)?);
+                }
+                repo.get()
+                    .ok_or_else(|| git2::Error::from_str("the store is not open"))?
+                    .odb()
+            };
             // One path buffer for the whole part, not a path per file.
             let mut path = selection.workspace.as_os_str().as_bytes().to_vec();
             let root = path.len();
-            for at in part {
+            for (at, before) in part.iter().zip(before) {
                 let entry = &entries[*at];
                 path.truncate(root);
                 path.push(b'/');
                 path.extend_from_slice(&entry.path);
                 let file = Path::new(OsStr::from_bytes(&path));
-                let outcome = store_one(odb, file, entry.stat.is_symlink(), cap, new, &mut run)
-                    .map_err(git("store a checkpoint blob"))?;
+                let read = read_one(file, entry.stat.is_symlink(), cap);
+                let outcome = match read {
+                    Read::Content(content) => {
+                        if content.len() >= DEDUP_BYTES && odb.is_none() {
+                            odb = Some(open().map_err(git("open the object database"))?);
+                        }
+                        store_one(odb.as_ref(), content, *before, new, &mut run)
+                            .map_err(git("store a checkpoint blob"))?
+                    }
+                    Read::Not(outcome) => outcome,
+                };
                 run.outcomes.push(outcome);
-                new.flush_over(limit, dir, odb)
+                new.flush_over(limit, dir, odb.as_ref())
                     .map_err(git("write a checkpoint pack"))?;
             }
             Ok(run)
@@ -65,21 +86,21 @@ impl CheckpointStore {
         }
         // Threads (each opening the store) pay off for many files or much content only.
         if (pending.len() < 512 && bytes < 8 << 20) || threads == 1 {
-            let odb = self.repo.odb().map_err(git("open the object database"))?;
-            return store(&odb, pending, new);
+            return store(&self.repo, pending, before, new);
         }
-        let work = |part: &[usize]| -> Result<(HashRun, NewObjects), GitError> {
-            let repo = Repository::open_bare(dir).map_err(git("open"))?;
-            let odb = repo.odb().map_err(git("open the object database"))?;
-            let mut own = NewObjects::default();
-            let run = store(&odb, part, &mut own)?;
-            Ok((run, own))
-        };
+        let work =
+            |part: &[usize], before: &[Option<Oid>]| -> Result<(HashRun, NewObjects), GitError> {
+                let repo = std::cell::OnceCell::new();
+                let mut own = NewObjects::default();
+                let run = store(&repo, part, before, &mut own)?;
+                Ok((run, own))
+            };
         let chunk = pending.len().div_ceil(threads);
         std::thread::scope(|scope| {
             let workers: Vec<_> = pending
                 .chunks(chunk)
-                .map(|part| scope.spawn(move || work(part)))
+                .zip(before.chunks(chunk))
+                .map(|(part, before)| scope.spawn(move || work(part, before)))
                 .collect();
             let mut all = HashRun::default();
             for worker in workers {
@@ -94,8 +115,8 @@ impl CheckpointStore {
                 new.absorb(staged);
             }
             // What the threads wrote must be seen through this store's lookups too.
-            self.repo
-                .odb()
+            self.repo()
+                .and_then(Repository::odb)
                 .and_then(|odb| odb.refresh())
                 .map_err(git("open the object database"))?;
             Ok(all)
@@ -119,16 +140,21 @@ pub(super) struct HashRun {
     pub(super) new_bytes: u64,
 }
 
-/// Reads one file (or link), hashes it and stages it in `new` unless the store (or `new`)
-/// already has it.
-fn store_one(
-    odb: &git2::Odb<'_>,
-    path: &Path,
-    symlink: bool,
-    cap: u64,
-    new: &mut NewObjects,
-    run: &mut HashRun,
-) -> Result<Hashed, git2::Error> {
+/// Blobs at least this large are looked up in the store before they are stored, so that
+/// each large content is stored once. A smaller blob is stored without a lookup (a miss
+/// searches every pack's index, which cost more than the checkpoint's own pack): content
+/// that changed is almost always new, and a file changed back to an earlier small content
+/// costs one more copy of it, which merging packs and gc drop.
+const DEDUP_BYTES: usize = 64 << 10;
+
+/// One file as read.
+enum Read {
+    Content(Vec<u8>),
+    Not(Hashed),
+}
+
+/// Reads one file (or link), up to `cap` bytes.
+fn read_one(path: &Path, symlink: bool, cap: u64) -> Read {
     let content = if symlink {
         fs_err::read_link(path).map(|target| target.into_os_string().into_encoded_bytes())
     } else {
@@ -139,18 +165,32 @@ fn store_one(
                 .map(|_| content)
         })
     };
-    let content = match content {
-        Ok(content) => content,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Hashed::Gone),
-        Err(_) => return Ok(Hashed::Unreadable),
-    };
-    if content.len() as u64 > cap {
-        return Ok(Hashed::TooLarge);
+    match content {
+        Ok(content) if content.len() as u64 > cap => Read::Not(Hashed::TooLarge),
+        Ok(content) => Read::Content(content),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Read::Not(Hashed::Gone),
+        Err(_) => Read::Not(Hashed::Unreadable),
     }
+}
+
+/// Hashes one file's content and stages it in `new` unless it is the blob the file held
+/// `before` (touched, not changed), or `new` or (for a large blob, `odb`) the store already
+/// has it.
+fn store_one(
+    odb: Option<&git2::Odb<'_>>,
+    content: Vec<u8>,
+    before: Option<Oid>,
+    new: &mut NewObjects,
+    run: &mut HashRun,
+) -> Result<Hashed, git2::Error> {
     let id = Oid::hash_object(ObjectType::Blob, &content)?;
+    if before == Some(id) {
+        return Ok(Hashed::Stored(id));
+    }
     // No refresh: a miss would re-read the pack directory for every new object (libgit2
     // refreshes on a failed lookup); at worst a blob packed meanwhile is written again.
-    if !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
+    let stored = odb.is_some_and(|odb| odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH));
+    if !stored {
         let size = content.len() as u64;
         if new.add_new(id, ObjectType::Blob, content) {
             run.new_objects += 1;

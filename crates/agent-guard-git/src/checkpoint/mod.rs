@@ -22,13 +22,14 @@ mod artifacts;
 mod diff;
 mod hash;
 mod index;
+mod loose_ref;
 mod meta;
 mod pack;
 mod prune;
+mod take;
 mod tree;
 mod walk;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Oid, Repository};
@@ -37,14 +38,14 @@ use crate::error::GitError;
 
 pub use diff::{ChangeKind, CheckpointChange, CheckpointDiff, WriteBack};
 pub use meta::{NotKept, NotKeptReason};
-pub use pack::Flushing;
 pub use prune::Pruned;
+pub use take::Flushing;
 
-use self::hash::Hashed;
-use self::index::{Entry, Index, path_order};
+use self::loose_ref as refs;
+use self::loose_ref::is_store;
 use self::meta::Meta;
 use self::pack::NewObjects;
-use self::tree::{Builder, LeafRef, dirty_dirs};
+use self::tree::LeafRef;
 
 /// The ref namespace of checkpoints inside the private store.
 pub const CHECKPOINT_REF_PREFIX: &str = "refs/checkpoints/";
@@ -93,7 +94,9 @@ pub struct Taken {
 /// The private object store of a workspace's checkpoints.
 pub struct CheckpointStore {
     dir: PathBuf,
-    repo: Repository,
+    /// The store as a libgit2 repository, opened on first use: a checkpoint of an unchanged
+    /// workspace never needs it.
+    repo: std::cell::OnceCell<Repository>,
     /// Staged content past which a hashing thread writes a pack ([`pack::PACK_BYTES`]).
     pack_bytes: u64,
 }
@@ -112,13 +115,14 @@ impl CheckpointStore {
     /// # Errors
     /// The repository cannot be created or opened.
     pub fn open(dir: &Path) -> Result<CheckpointStore, GitError> {
-        let repo = match Repository::open_bare(dir) {
-            Ok(repo) => repo,
-            Err(_) => Repository::init_bare(dir).map_err(|source| GitError::Init {
+        let repo = std::cell::OnceCell::new();
+        if !is_store(dir) {
+            let created = Repository::init_bare(dir).map_err(|source| GitError::Init {
                 path: dir.to_path_buf(),
                 source,
-            })?,
-        };
+            })?;
+            let _ = repo.set(created);
+        }
         Ok(CheckpointStore {
             dir: dir.to_path_buf(),
             repo,
@@ -130,9 +134,18 @@ impl CheckpointStore {
     pub fn open_existing(dir: &Path) -> Option<CheckpointStore> {
         Repository::open_bare(dir).ok().map(|repo| CheckpointStore {
             dir: dir.to_path_buf(),
-            repo,
+            repo: repo.into(),
             pack_bytes: pack::PACK_BYTES,
         })
+    }
+
+    /// The store as a libgit2 repository.
+    fn repo(&self) -> Result<&Repository, git2::Error> {
+        if let Some(repo) = self.repo.get() {
+            return Ok(repo);
+        }
+        let repo = Repository::open_bare(&self.dir)?;
+        Ok(self.repo.get_or_init(|| repo))
     }
 
     /// The store's directory.
@@ -173,184 +186,23 @@ impl CheckpointStore {
         Ok(taken)
     }
 
-    /// [`CheckpointStore::take`], with the flushes of the new objects still running: the
-    /// checkpoint is durable once [`Flushing::wait`] returns. A caller that journals the
-    /// checkpoint starts its record's flush first, so that both share one disk commit, and
-    /// must wait for both before the command runs.
-    ///
-    /// # Errors
-    /// The workspace root cannot be listed, or an object cannot be written.
-    pub fn take_in_flight(&self, selection: &Selection) -> Result<(Taken, Flushing), GitError> {
-        let previous = Index::load(&self.index_path());
-        let walked = walk::walk(selection)?;
-        let mut entries: Vec<Entry> = walked.found;
-        let mut pending: Vec<usize> = Vec::new();
-        let mut not_kept = Vec::new();
-        let mut old = previous.entries().peekable();
-        for (at, found) in entries.iter_mut().enumerate() {
-            // Equal paths first: the common case, one memcmp.
-            while old
-                .next_if(|e| e.path != found.path && path_order(e.path, &found.path).is_lt())
-                .is_some()
-            {}
-            let known = old
-                .peek()
-                .filter(|e| e.path == found.path && previous.unchanged(&e.stat, &found.stat))
-                .and_then(|e| e.id);
-            let stat = found.stat;
-            let reason = if !stat.is_file() && !stat.is_symlink() {
-                Some(NotKeptReason::Special)
-            } else if stat.is_file() && stat.size > selection.max_file_bytes {
-                Some(NotKeptReason::TooLarge)
-            } else {
-                None
-            };
-            if let Some(reason) = reason {
-                not_kept.push(NotKept {
-                    path: found.path.clone(),
-                    size: stat.size,
-                    reason,
-                });
-            } else if known.is_none() {
-                pending.push(at);
-            }
-            found.id = known;
-        }
-        let odb = self
-            .repo
-            .odb()
-            .map_err(self.error("open the object database"))?;
-        let mut new = NewObjects::default();
-        let hashed = self.hash(selection, &entries, &pending, &mut new)?;
-        let mut gone = Vec::new();
-        for (at, outcome) in pending.iter().zip(hashed.outcomes) {
-            match outcome {
-                Hashed::Stored(id) => entries[*at].id = Some(id),
-                Hashed::Unreadable => not_kept.push(NotKept {
-                    path: entries[*at].path.clone(),
-                    size: entries[*at].stat.size,
-                    reason: NotKeptReason::Unreadable,
-                }),
-                Hashed::TooLarge => not_kept.push(NotKept {
-                    path: entries[*at].path.clone(),
-                    size: entries[*at].stat.size,
-                    reason: NotKeptReason::TooLarge,
-                }),
-                Hashed::Gone => gone.push(*at),
-            }
-        }
-        for at in gone.into_iter().rev() {
-            entries.remove(at);
-        }
-        for dir in &walked.unreadable {
-            not_kept.push(NotKept {
-                path: dir.clone(),
-                size: 0,
-                reason: NotKeptReason::Unreadable,
-            });
-        }
-        not_kept.sort_by(|a, b| path_order(&a.path, &b.path));
-        not_kept.dedup_by(|a, b| a.path == b.path);
-
-        let dirty = dirty_dirs(
-            previous
-                .entries()
-                .filter_map(|e| leaf_of(e.path, e.stat, e.id)),
-            entries
-                .iter()
-                .filter_map(|e| leaf_of(&e.path, e.stat, e.id)),
-        );
-        let cache: HashMap<Vec<u8>, Oid> = previous.trees.iter().cloned().collect();
-        let mut builder = Builder {
-            odb: &odb,
-            new: &mut new,
-            dirty: &dirty,
-            cache: &cache,
-            built: Vec::new(),
-        };
-        let files = match cache.get(&b""[..]) {
-            Some(root) if dirty.is_empty() => *root,
-            _ => {
-                let leaves: Vec<LeafRef<'_>> = entries
-                    .iter()
-                    .filter_map(|e| leaf_of(&e.path, e.stat, e.id))
-                    .collect();
-                builder
-                    .build(b"", &leaves)
-                    .map_err(self.error("write a checkpoint tree"))?
-            }
-        };
-        let mut trees: Vec<(Vec<u8>, Oid)> = previous
-            .trees
-            .iter()
-            .filter(|(dir, _)| !dirty.contains(dir))
-            .cloned()
-            .chain(builder.built)
-            .collect();
-        trees.sort_by(|a, b| path_order(&a.0, &b.0));
-        let permissions: Vec<(&[u8], u32)> = entries
-            .iter()
-            .filter(|e| e.id.is_some())
-            .filter_map(|e| Some((e.path.as_slice(), e.stat.unusual_permissions()?)))
-            .collect();
-        let meta = Meta::encode(&not_kept, &permissions, &walked.empty_dirs);
-        let commit = self.commit(&odb, &mut new, files, meta)?;
-        let (packed, flushing) = new
-            .write(&self.dir, &odb)
-            .map_err(self.error("write a checkpoint pack"))?;
-        if packed > 0 {
-            pack::consolidate(&self.dir, &odb).map_err(self.error("merge the checkpoint packs"))?;
-        }
-
-        let same = entries.len() == previous.len()
-            && trees == previous.trees
-            && entries.iter().map(Entry::as_ref).eq(previous.entries());
-        if !same {
-            index::save(
-                &self.index_path(),
-                entries.iter().map(Entry::as_ref),
-                &trees,
-            )
-            .map_err(|source| GitError::GitWorktree {
-                action: "write the checkpoint index",
-                path: self.index_path(),
-                source,
-            })?;
-        }
-        let kept = entries.iter().filter(|e| e.id.is_some());
-        let taken = Taken {
-            commit: commit.to_string(),
-            files: kept.clone().count() as u64,
-            bytes: kept.map(|e| e.stat.size).sum(),
-            hashed: pending.len() as u64,
-            new_objects: hashed.new_objects,
-            new_bytes: hashed.new_bytes,
-            not_kept,
-        };
-        Ok((taken, flushing))
-    }
-
     /// Writes the commit `{files, meta}`: deterministic (fixed identity and time, no
-    /// parent), so that an unchanged workspace gives the same commit — found in the store,
-    /// so nothing is written.
-    fn commit(
-        &self,
-        odb: &git2::Odb<'_>,
-        new: &mut NewObjects,
-        files: Oid,
-        meta: Vec<u8>,
-    ) -> Result<Oid, GitError> {
+    /// parent), so that an unchanged workspace gives the same commit (which the private
+    /// index names, so nothing is written then). A changed workspace's meta, root tree and
+    /// commit are stored without a lookup: a workspace changed back to an earlier state
+    /// costs one more copy of three small objects.
+    fn commit(&self, new: &mut NewObjects, files: Oid, meta: Vec<u8>) -> Result<Oid, GitError> {
         let meta = new
-            .add(odb, ObjectType::Blob, meta)
+            .add_unchecked(ObjectType::Blob, meta)
             .map_err(self.error("write a checkpoint's meta"))?;
         let mut root = [
             (&b"files"[..], 0o040_000, files),
             (&b"meta"[..], 0o100_644, meta),
         ];
         let root = new
-            .add(odb, ObjectType::Tree, tree::serialize(&mut root))
+            .add_unchecked(ObjectType::Tree, tree::serialize(&mut root))
             .map_err(self.error("write a checkpoint tree"))?;
-        new.add(odb, ObjectType::Commit, commit_text(root))
+        new.add_unchecked(ObjectType::Commit, commit_text(root))
             .map_err(self.error("write a checkpoint commit"))
     }
 
@@ -362,25 +214,46 @@ impl CheckpointStore {
     pub fn store_ref(&self, txid: &str, commit: &str) -> Result<String, GitError> {
         let refname = CheckpointStore::refname(txid);
         let id = Oid::from_str(commit).map_err(self.error("parse a checkpoint id"))?;
-        if let Ok(existing) = self.repo.find_reference(&refname) {
-            if existing.target() == Some(id) {
-                return Ok(refname);
+        let packed = self.dir.join("packed-refs").exists();
+        let existing = if packed {
+            // Refs packed by a `git gc` of the store: libgit2 reads both kinds.
+            let repo = self.repo().map_err(self.error("open"))?;
+            if let Ok(existing) = repo.find_reference(&refname) {
+                Some(existing.target())
+            } else {
+                repo.reference(&refname, id, false, "agent-guard checkpoint")
+                    .map_err(self.error("store a checkpoint ref"))?;
+                None
             }
-            return Err(GitError::RefExists {
+        } else {
+            let path = self.dir.join(&refname);
+            match refs::write_loose(&path, id) {
+                Ok(()) => None,
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                    Some(refs::read_loose(&path))
+                }
+                Err(source) => {
+                    return Err(GitError::GitWorktree {
+                        action: "store a checkpoint ref",
+                        path,
+                        source,
+                    });
+                }
+            }
+        };
+        match existing {
+            Some(target) if target != Some(id) => Err(GitError::RefExists {
                 refname,
                 path: self.dir.clone(),
-            });
+            }),
+            _ => Ok(refname),
         }
-        self.repo
-            .reference(&refname, id, false, "agent-guard checkpoint")
-            .map_err(self.error("store a checkpoint ref"))?;
-        Ok(refname)
     }
 
     /// Deletes transaction `txid`'s ref; `true` when there was one.
     pub fn delete_ref(&self, txid: &str) -> bool {
-        self.repo
-            .find_reference(&CheckpointStore::refname(txid))
+        self.repo()
+            .and_then(|repo| repo.find_reference(&CheckpointStore::refname(txid)))
             .and_then(|mut reference| reference.delete())
             .is_ok()
     }
@@ -392,9 +265,9 @@ impl CheckpointStore {
             return false;
         };
         self.checkpoint_tree(id)
-            .and_then(|(files, _)| tree::leaves(&self.repo, &files).map(|l| (files, l)))
+            .and_then(|(files, _)| tree::leaves(self.repo()?, &files).map(|l| (files, l)))
             .is_ok_and(|(_, leaves)| {
-                let Ok(odb) = self.repo.odb() else {
+                let Ok(odb) = self.repo().and_then(Repository::odb) else {
                     return false;
                 };
                 leaves.iter().all(|leaf| odb.exists(leaf.id))
@@ -403,15 +276,16 @@ impl CheckpointStore {
 
     /// A checkpoint's files tree and decoded meta.
     fn checkpoint_tree(&self, commit: Oid) -> Result<(git2::Tree<'_>, Meta), git2::Error> {
-        let commit = self.repo.find_commit(commit)?;
+        let repo = self.repo()?;
+        let commit = repo.find_commit(commit)?;
         let root = commit.tree()?;
         let files = root
             .get_name("files")
             .ok_or_else(|| git2::Error::from_str("a checkpoint without files"))?
             .id();
-        let files = self.repo.find_tree(files)?;
+        let files = repo.find_tree(files)?;
         let meta = match root.get_name("meta") {
-            Some(entry) => Meta::decode(self.repo.find_blob(entry.id())?.content()),
+            Some(entry) => Meta::decode(repo.find_blob(entry.id())?.content()),
             None => Meta::default(),
         };
         Ok((files, meta))

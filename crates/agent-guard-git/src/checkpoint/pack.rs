@@ -3,7 +3,8 @@
 //! file with its index, rather than one loose file each: two files created instead of
 //! hundreds, which is what a checkpoint of a hundred changed files spent most of its time
 //! on. The pack is written plainly (no deltas, zlib's stored blocks), streamed to its file,
-//! renamed into place, and flushed before the guard answers ([`Flushing`]). A checkpoint that adds more than
+//! renamed into place, and flushed before the guard answers ([`PackFlushing`]). A checkpoint
+//! that adds more than
 //! [`PACK_BYTES`] (the first one of a large workspace) writes a pack each time its hashing
 //! threads have staged that much, so its memory stays bounded.
 //!
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use flate2::{Compress, Compression, FlushCompress, Status};
 use git2::{Buf, ObjectType, Odb, Oid, Repository};
+use sha1::Digest as _;
 
 use agent_guard_fsops as fsops;
 
@@ -75,29 +77,29 @@ pub(crate) struct NewObjects {
     /// Objects already written in packs of their own.
     written: usize,
     /// The flushes of the packs written so far.
-    flushing: Flushing,
+    flushing: PackFlushing,
 }
 
 /// The flushes of a checkpoint's new packs, in progress: every pack, its index and their
-/// directory. A checkpoint is only durable once [`Flushing::wait`] returns, which its
+/// directory. A checkpoint is only durable once [`PackFlushing::wait`] returns, which its
 /// caller does after starting its own journal record's flush, so that both share the
 /// file system's commit.
 #[derive(Debug, Default)]
 #[must_use = "a checkpoint is not durable until its packs are flushed"]
-pub struct Flushing(Vec<agent_guard_fsops::SyncInFlight>);
+pub(crate) struct PackFlushing(Vec<agent_guard_fsops::SyncInFlight>);
 
-impl Flushing {
+impl PackFlushing {
     /// Waits until every new pack is on disk; `Err` says why one may not be.
     ///
     /// # Errors
     /// A flush failed: the checkpoint may not survive a crash.
-    pub fn wait(self) -> Result<(), String> {
+    pub(crate) fn wait(self) -> Result<(), String> {
         self.0
             .iter()
             .try_for_each(agent_guard_fsops::SyncInFlight::wait)
     }
 
-    fn extend(&mut self, other: Flushing) {
+    fn extend(&mut self, other: PackFlushing) {
         self.0.extend(other.0);
     }
 }
@@ -121,6 +123,7 @@ impl Staged {
 
 impl NewObjects {
     /// Adds an object unless the store or this pack already has it; returns its id.
+    #[cfg(test)]
     pub(crate) fn add(
         &mut self,
         odb: &Odb<'_>,
@@ -133,6 +136,21 @@ impl NewObjects {
         if !self.ids.contains(&id) && !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
             self.stage(id, Staged::Content(kind, content));
         }
+        Ok(id)
+    }
+
+    /// Adds an object without asking the store whether it has it; returns its id. For the
+    /// trees a checkpoint rebuilds: a directory rebuilt because its content changed is
+    /// almost always new, and looking a missing object up searches every pack. At worst a
+    /// tree the store has (a directory changed back) is stored once more, in another pack,
+    /// which git and libgit2 read the same; merging packs keeps one copy.
+    pub(crate) fn add_unchecked(
+        &mut self,
+        kind: ObjectType,
+        content: Vec<u8>,
+    ) -> Result<Oid, git2::Error> {
+        let id = Oid::hash_object(kind, &content)?;
+        self.add_new(id, kind, content);
         Ok(id)
     }
 
@@ -169,7 +187,7 @@ impl NewObjects {
         &mut self,
         limit: u64,
         dir: &Path,
-        odb: &Odb<'_>,
+        odb: Option<&Odb<'_>>,
     ) -> Result<(), git2::Error> {
         if self.staged > limit {
             self.write_staged(dir, odb)?;
@@ -178,7 +196,7 @@ impl NewObjects {
     }
 
     /// Writes what is staged as one pack and keeps its flushes.
-    fn write_staged(&mut self, dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> {
+    fn write_staged(&mut self, dir: &Path, odb: Option<&Odb<'_>>) -> Result<(), git2::Error> {
         let objects = std::mem::take(&mut self.objects);
         self.staged = 0;
         if !objects.is_empty() {
@@ -190,13 +208,14 @@ impl NewObjects {
     }
 
     /// Writes the objects still staged as one pack (and its index) into the store at
-    /// `dir`, whose object database is `odb`; returns how many objects this checkpoint
-    /// wrote in all, and the flushes of its packs.
+    /// `dir`, whose object database is `odb` when one is open (it is refreshed, so that it
+    /// sees the new pack); returns how many objects this checkpoint wrote in all, and the
+    /// flushes of its packs.
     pub(crate) fn write(
         mut self,
         dir: &Path,
-        odb: &Odb<'_>,
-    ) -> Result<(usize, Flushing), git2::Error> {
+        odb: Option<&Odb<'_>>,
+    ) -> Result<(usize, PackFlushing), git2::Error> {
         self.write_staged(dir, odb)?;
         Ok((self.written, self.flushing))
     }
@@ -214,8 +233,8 @@ impl NewObjects {
 fn write_pack(
     objects: &[(Oid, Staged)],
     dir: &Path,
-    odb: &Odb<'_>,
-) -> Result<(usize, Flushing), git2::Error> {
+    odb: Option<&Odb<'_>>,
+) -> Result<(usize, PackFlushing), git2::Error> {
     // Hashing threads write packs side by side: each temporary name is its own.
     static WRITTEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let count = objects.len();
@@ -286,19 +305,25 @@ fn write_pack(
     agent_guard_fsops::rename(&tmp_pack, &packs.join(format!("{name}.pack"))).map_err(io)?;
     agent_guard_fsops::rename(&tmp_idx, &packs.join(format!("{name}.idx"))).map_err(io)?;
     let directory = fs_err::File::open(&packs).map_err(io)?;
-    let flushing = Flushing(vec![
+    let flushing = PackFlushing(vec![
         agent_guard_fsops::SyncInFlight::start_all(vec![pack_file]),
         agent_guard_fsops::SyncInFlight::start_all(vec![idx_file.into(), directory.into()]),
     ]);
     // Lookups that skip the refresh must see the new pack.
-    odb.refresh()?;
+    if let Some(odb) = odb {
+        odb.refresh()?;
+    }
     Ok((count, flushing))
 }
 
-/// A pack file being written: buffered, its SHA-1 kept as it goes.
+/// A pack file being written: buffered, its SHA-1 kept as it goes. That is the pack's
+/// trailing checksum, which names the file and guards it against damage, not an object id:
+/// it is computed with the CPU's SHA instructions where there are some (the `sha1` crate),
+/// without the collision detection object ids get from libgit2, as git itself does for its
+/// trailing checksums.
 struct Hashing {
     out: std::io::BufWriter<std::fs::File>,
-    sha: sha1_smol::Sha1,
+    sha: sha1::Sha1,
     offset: u64,
 }
 
@@ -306,7 +331,7 @@ impl Hashing {
     fn new(file: std::fs::File) -> Hashing {
         Hashing {
             out: std::io::BufWriter::with_capacity(256 << 10, file),
-            sha: sha1_smol::Sha1::new(),
+            sha: sha1::Sha1::new(),
             offset: 0,
         }
     }
@@ -319,7 +344,7 @@ impl Hashing {
 
     /// Appends the checksum; returns the file and the checksum.
     fn finish(mut self) -> std::io::Result<(std::fs::File, [u8; 20])> {
-        let sum = self.sha.digest().bytes();
+        let sum: [u8; 20] = self.sha.finalize().into();
         self.out.write_all(&sum)?;
         let file = self
             .out
@@ -370,7 +395,7 @@ fn pack_index(entries: &[(Oid, u64, u32)], pack_sum: &[u8; 20]) -> Vec<u8> {
         out.extend_from_slice(&offset.to_be_bytes());
     }
     out.extend_from_slice(pack_sum);
-    let sum = sha1_smol::Sha1::from(&out).digest().bytes();
+    let sum: [u8; 20] = sha1::Sha1::digest(&out).into();
     out.extend_from_slice(&sum);
     out
 }
@@ -429,6 +454,22 @@ pub(crate) fn packs(dir: &Path) -> Vec<Pack> {
         .collect();
     packs.sort_by(|a, b| a.idx.cmp(&b.idx));
     packs
+}
+
+/// Whether the store at `dir` holds more than [`MAX_PACKS`] packs, counted by name:
+/// reading every index on every checkpoint cost more than the checkpoint's own pack.
+pub(crate) fn too_many(dir: &Path) -> bool {
+    let indexes = fs_err::read_dir(dir.join("objects").join("pack")).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| {
+                Path::new(&e.file_name())
+                    .extension()
+                    .is_some_and(|x| x == "idx")
+            })
+            .count()
+    });
+    indexes > MAX_PACKS
 }
 
 /// Deletes what an interrupted pack write left (`tmp_…` files in `objects/pack`). Only
@@ -579,19 +620,7 @@ pub(crate) fn rewrite(
 /// they were written: stored, no deltas), so that each merge costs about what the recent
 /// checkpoints added, and big packs are left alone.
 pub(crate) fn consolidate(dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> {
-    // Counted by name first: reading every index on every checkpoint cost more than the
-    // checkpoint's own pack.
-    let indexes = fs_err::read_dir(dir.join("objects").join("pack")).map_or(0, |entries| {
-        entries
-            .filter_map(Result::ok)
-            .filter(|e| {
-                Path::new(&e.file_name())
-                    .extension()
-                    .is_some_and(|x| x == "idx")
-            })
-            .count()
-    });
-    if indexes <= MAX_PACKS {
+    if !too_many(dir) {
         return Ok(());
     }
     let mut all = packs(dir);
@@ -620,7 +649,7 @@ pub(crate) fn consolidate(dir: &Path, odb: &Odb<'_>) -> Result<(), git2::Error> 
     }
     // `write` refreshes the object database, so the new pack is seen before the old go;
     // and the new pack is on disk before they go.
-    let (_, flushing) = new.write(dir, odb)?;
+    let (_, flushing) = new.write(dir, Some(odb))?;
     flushing
         .wait()
         .map_err(|e| failed(&format!("flush the merged pack: {e}")))?;
@@ -635,7 +664,7 @@ mod tests {
     use super::*;
 
     /// How many objects a write wrote, once they are on disk.
-    fn written(write: Result<(usize, Flushing), git2::Error>) -> usize {
+    fn written(write: Result<(usize, PackFlushing), git2::Error>) -> usize {
         let (count, flushing) = write.unwrap();
         flushing.wait().unwrap();
         count
@@ -685,13 +714,13 @@ mod tests {
             .unwrap()
         };
         ids.push(tree);
-        assert_eq!(written(new.write(dir.path(), &odb)), 51);
+        assert_eq!(written(new.write(dir.path(), Some(&odb))), 51);
         let mut again = NewObjects::default();
         again
             .add(&odb, ObjectType::Blob, b"blob 1".repeat(7))
             .unwrap();
         assert_eq!(
-            written(again.write(dir.path(), &odb)),
+            written(again.write(dir.path(), Some(&odb))),
             0,
             "nothing the store has"
         );
@@ -733,7 +762,7 @@ mod tests {
                 let text = format!("round {round} blob {i}");
                 ids.push(new.add(&odb, ObjectType::Blob, text.into_bytes()).unwrap());
             }
-            written(new.write(dir.path(), &odb));
+            written(new.write(dir.path(), Some(&odb)));
         }
         let before = packs(dir.path());
         assert_eq!(before.len(), 3);
@@ -758,7 +787,7 @@ mod tests {
             let mut new = NewObjects::default();
             let text = format!("pack {round}");
             ids.push(new.add(&odb, ObjectType::Blob, text.into_bytes()).unwrap());
-            written(new.write(dir.path(), &odb));
+            written(new.write(dir.path(), Some(&odb)));
         }
         assert_eq!(packs(dir.path()).len(), MAX_PACKS + 1);
         consolidate(dir.path(), &odb).unwrap();

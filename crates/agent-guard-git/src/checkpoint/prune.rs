@@ -30,10 +30,10 @@ pub struct Pruned {
 impl CheckpointStore {
     /// The transaction ids that have a checkpoint ref.
     pub fn checkpoint_txids(&self) -> Vec<String> {
-        let Ok(references) = self
-            .repo
-            .references_glob(&format!("{CHECKPOINT_REF_PREFIX}*"))
-        else {
+        let Ok(repo) = self.repo() else {
+            return Vec::new();
+        };
+        let Ok(references) = repo.references_glob(&format!("{CHECKPOINT_REF_PREFIX}*")) else {
             return Vec::new();
         };
         references
@@ -68,7 +68,10 @@ impl CheckpointStore {
         }
         let mut reachable = HashSet::new();
         for txid in self.checkpoint_txids() {
-            let Ok(reference) = self.repo.find_reference(&CheckpointStore::refname(&txid)) else {
+            let Ok(reference) = self
+                .repo()
+                .and_then(|repo| repo.find_reference(&CheckpointStore::refname(&txid)))
+            else {
                 continue;
             };
             let Some(commit) = reference.target() else {
@@ -78,8 +81,8 @@ impl CheckpointStore {
                 .map_err(self.error("read a checkpoint"))?;
         }
         let odb = self
-            .repo
-            .odb()
+            .repo()
+            .and_then(Repository::odb)
             .map_err(self.error("open the object database"))?;
         for commit in recorded.iter().filter_map(|sha| Oid::from_str(sha).ok()) {
             // A recorded checkpoint whose commit is gone has nothing left to keep.
@@ -91,7 +94,9 @@ impl CheckpointStore {
         drop(odb);
         if self.sweep_packs(&reachable, &mut pruned)? {
             // libgit2 keeps serving a deleted pack it has open: see the store as it is now.
-            self.repo = Repository::open_bare(&self.dir).map_err(self.error("open"))?;
+            self.repo = Repository::open_bare(&self.dir)
+                .map_err(self.error("open"))?
+                .into();
         }
         let objects = self.dir.join("objects");
         let Ok(fanout) = fs_err::read_dir(&objects) else {
@@ -147,8 +152,10 @@ impl CheckpointStore {
         }
         let size = |packs: &[pack::Pack]| packs.iter().map(pack::Pack::bytes).sum::<u64>();
         let before = size(&packs);
-        pruned.objects += pack::rewrite(&self.repo, &dead, |id| reachable.contains(id))
-            .map_err(self.error("rewrite a checkpoint pack"))?;
+        pruned.objects += pack::rewrite(self.repo().map_err(self.error("open"))?, &dead, |id| {
+            reachable.contains(id)
+        })
+        .map_err(self.error("rewrite a checkpoint pack"))?;
         pruned.bytes += before.saturating_sub(size(&pack::packs(&self.dir)));
         Ok(true)
     }
@@ -158,13 +165,14 @@ impl CheckpointStore {
         if !reachable.insert(commit) {
             return Ok(());
         }
-        let commit = self.repo.find_commit(commit)?;
+        let repo = self.repo()?;
+        let commit = repo.find_commit(commit)?;
         let mut trees = vec![commit.tree_id()];
         while let Some(id) = trees.pop() {
             if !reachable.insert(id) {
                 continue;
             }
-            let tree = self.repo.find_tree(id)?;
+            let tree = repo.find_tree(id)?;
             for entry in &tree {
                 match entry.kind() {
                     Some(ObjectType::Tree) => trees.push(entry.id()),
@@ -185,13 +193,20 @@ impl CheckpointStore {
             .entries()
             .filter(|e| e.id.is_none_or(|id| reachable.contains(&id)))
             .collect();
-        let mut trees = index.trees.clone();
-        trees.retain(|(_, id)| reachable.contains(id));
-        if (entries.len(), trees.len()) != (index.len(), index.trees.len()) {
+        let mut head = index.head.clone();
+        head.trees.retain(|(_, id)| reachable.contains(id));
+        head.commit = head.commit.filter(|id| reachable.contains(id));
+        if (entries.len(), &head) != (index.len(), &index.head) {
             if entries.is_empty() {
                 let _ = fsops::remove_file(&path);
             } else {
-                let _ = save(&path, entries.into_iter(), &trees);
+                let _ = save(
+                    &path,
+                    &index,
+                    &head,
+                    (entries.len(), entries.into_iter()),
+                    None,
+                );
             }
         }
     }

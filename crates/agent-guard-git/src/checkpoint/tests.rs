@@ -341,3 +341,142 @@ fn checkpoint_commits_are_what_libgit2_writes() {
     let ours = Oid::hash_object(git2::ObjectType::Commit, &super::commit_text(tree)).unwrap();
     assert_eq!(ours, oracle);
 }
+
+/// The incremental path (stat index, delta, rebuilt trees, the unchanged shortcut) gives
+/// exactly the checkpoint a store with no index gives: after every step of edits, adds,
+/// removals, permission changes, links and empty directories — a few files at a time
+/// (the index's delta) and most of them at once (a new base) — both commits are equal.
+#[test]
+fn incremental_checkpoints_match_a_checkpoint_taken_from_scratch() {
+    let f = fixture();
+    for i in 0..300 {
+        write(
+            &f.root,
+            &format!("d{}/f{i:03}.txt", i % 7),
+            &format!("{i}\n"),
+        );
+    }
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        (seed >> 33) % n
+    };
+    let index = f.store.dir().join(INDEX_FILE);
+    let mut saw_delta = false;
+    let mut bases = HashSet::new();
+    for step in 0..14 {
+        let touched = 1 + next(12);
+        if step == 9 {
+            for i in 0..300 {
+                write(&f.root, &format!("d{}/f{i:03}.txt", i % 7), "all at once\n");
+            }
+        }
+        for _ in 0..touched {
+            let i = next(320);
+            let path = f.root.join(format!("d{}/f{i:03}.txt", i % 7));
+            match next(6) {
+                0 => {
+                    let _ = fsops::remove_file(&path);
+                }
+                1 => {
+                    let _ = fs_err::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+                }
+                2 => {
+                    let _ = fsops::remove_file(&path);
+                    let _ = std::os::unix::fs::symlink(format!("f{i:03}"), &path);
+                }
+                3 => fs_err::create_dir_all(f.root.join(format!("e{step}/empty"))).unwrap(),
+                _ => write(
+                    &f.root,
+                    &format!("d{}/f{i:03}.txt", i % 7),
+                    &format!("{step}/{i}\n"),
+                ),
+            }
+        }
+        let ours = f.store.take(&f.selection).unwrap();
+        let again = f.store.take(&f.selection).unwrap();
+        let fresh =
+            CheckpointStore::open(&f.root.join(format!(".agent-trash/fresh{step}"))).unwrap();
+        let theirs = fresh.take(&f.selection).unwrap();
+        assert_eq!(
+            ours.commit, theirs.commit,
+            "step {step}: {touched} files touched"
+        );
+        assert_eq!(again.commit, ours.commit, "step {step}: unchanged");
+        assert_eq!(again.new_objects, 0);
+        assert_eq!(
+            (ours.files, ours.bytes, ours.not_kept.len()),
+            (theirs.files, theirs.bytes, theirs.not_kept.len())
+        );
+        saw_delta |= f.store.dir().join(format!("{INDEX_FILE}.delta")).exists();
+        bases.insert(fs_err::read(&index).unwrap());
+    }
+    assert!(saw_delta, "a few changes are written as the index's delta");
+    assert!(bases.len() >= 2, "many changes are written as a new base");
+    // What only the meta says: an empty directory added, then removed.
+    let before = f.store.take(&f.selection).unwrap();
+    fs_err::create_dir(f.root.join("only-empty")).unwrap();
+    let added = f.store.take(&f.selection).unwrap();
+    let fresh = CheckpointStore::open(&f.root.join(".agent-trash/fresh-meta")).unwrap();
+    assert_eq!(added.commit, fresh.take(&f.selection).unwrap().commit);
+    assert_ne!(added.commit, before.commit);
+    fsops::remove_dir(&f.root.join("only-empty")).unwrap();
+    assert_eq!(f.store.take(&f.selection).unwrap().commit, before.commit);
+    assert!(fsck(f.store.dir()).status.success());
+}
+
+/// The private index names only objects on disk: it is written once the new packs are
+/// flushed, never before.
+#[test]
+fn the_index_is_written_once_the_packs_are_flushed() {
+    let f = fixture();
+    write(&f.root, "a.txt", "one\n");
+    let index = f.store.dir().join(INDEX_FILE);
+    let (first, flushing) = f.store.take_in_flight(&f.selection).unwrap();
+    assert!(!index.exists(), "not before the flush");
+    flushing.wait().unwrap();
+    assert!(index.exists());
+    let before = fs_err::read(&index).unwrap();
+    write(&f.root, "a.txt", "two\n");
+    let (second, flushing) = f.store.take_in_flight(&f.selection).unwrap();
+    assert_ne!(second.commit, first.commit);
+    assert_eq!(fs_err::read(&index).unwrap(), before);
+    assert!(!f.store.dir().join(format!("{INDEX_FILE}.delta")).exists());
+    flushing.wait().unwrap();
+    assert!(f.store.dir().join(format!("{INDEX_FILE}.delta")).exists());
+    let third = f.store.take(&f.selection).unwrap();
+    assert_eq!(third.commit, second.commit);
+}
+
+/// A touched file (same content, new stat data) adds no object; a large content changed
+/// back to what an earlier checkpoint holds is found in the store, not stored again.
+#[test]
+fn touched_files_and_large_contents_changed_back_add_no_object() {
+    let mut f = fixture();
+    f.selection.max_file_bytes = 1 << 20;
+    let big = |byte: u8| String::from_utf8(vec![byte; 100 << 10]).unwrap();
+    write(&f.root, "a.txt", "one\n");
+    write(&f.root, "big.bin", &big(b'a'));
+    let first = f.store.take(&f.selection).unwrap();
+    assert_eq!(first.new_objects, 2);
+
+    let file = fs_err::File::options()
+        .write(true)
+        .open(f.root.join("a.txt"))
+        .unwrap();
+    file.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7))
+        .unwrap();
+    let touched = f.store.take(&f.selection).unwrap();
+    // Hashed again (with any file written in the index's second: racy), stored once.
+    assert!(touched.hashed >= 1);
+    assert_eq!(touched.new_objects, 0);
+    assert_eq!(touched.commit, first.commit);
+
+    write(&f.root, "big.bin", &big(b'b'));
+    assert_eq!(f.store.take(&f.selection).unwrap().new_objects, 1);
+    write(&f.root, "big.bin", &big(b'a'));
+    let back = f.store.take(&f.selection).unwrap();
+    assert_eq!(back.new_objects, 0, "the large blob is found in the store");
+    assert_eq!(back.commit, first.commit);
+    assert!(fsck(f.store.dir()).status.success());
+}

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use git2::{ObjectType, Odb, Oid, Repository, Tree};
+use git2::{ObjectType, Oid, Repository, Tree};
 
 use super::pack::NewObjects;
 
@@ -45,23 +45,35 @@ impl Leaf {
     }
 }
 
-/// The directories (and their ancestors, the root `""` included) whose leaves differ
-/// between two leaf lists sorted in [`path_order`].
+/// The directories holding `paths` (and their ancestors, the root `""` included): what
+/// must be rebuilt when those paths were added, removed or changed.
+pub(crate) fn dirs_above<'p>(paths: impl IntoIterator<Item = &'p [u8]>) -> HashSet<Vec<u8>> {
+    let mut dirty = HashSet::new();
+    for path in paths {
+        let mut end = path.len();
+        let mut all = true;
+        while let Some(slash) = path[..end].iter().rposition(|b| *b == b'/') {
+            if !dirty.insert(path[..slash].to_vec()) {
+                all = false;
+                break;
+            }
+            end = slash;
+        }
+        if all {
+            dirty.insert(Vec::new());
+        }
+    }
+    dirty
+}
+
+/// The directories whose leaves differ between two leaf lists sorted in [`path_order`]
+/// (the oracle of the checkpoint's own bookkeeping).
+#[cfg(test)]
 pub(crate) fn dirty_dirs<'a, 'b>(
     old: impl IntoIterator<Item = LeafRef<'a>>,
     new: impl IntoIterator<Item = LeafRef<'b>>,
 ) -> HashSet<Vec<u8>> {
-    let mut dirty = HashSet::new();
-    let mut mark = |path: &[u8]| {
-        let mut end = path.len();
-        while let Some(slash) = path[..end].iter().rposition(|b| *b == b'/') {
-            if !dirty.insert(path[..slash].to_vec()) {
-                return;
-            }
-            end = slash;
-        }
-        dirty.insert(Vec::new());
-    };
+    let mut changed: Vec<Vec<u8>> = Vec::new();
     let mut old = old.into_iter().peekable();
     let mut new = new.into_iter().peekable();
     loop {
@@ -73,24 +85,22 @@ pub(crate) fn dirty_dirs<'a, 'b>(
             (None, None) => break,
         };
         match order {
-            std::cmp::Ordering::Less => old.next().iter().for_each(|a| mark(a.path)),
-            std::cmp::Ordering::Greater => new.next().iter().for_each(|b| mark(b.path)),
+            std::cmp::Ordering::Less => changed.extend(old.next().map(|a| a.path.to_vec())),
+            std::cmp::Ordering::Greater => changed.extend(new.next().map(|b| b.path.to_vec())),
             std::cmp::Ordering::Equal => {
                 if let (Some(a), Some(b)) = (old.next(), new.next())
                     && (a.mode != b.mode || a.id != b.id)
                 {
-                    mark(b.path);
+                    changed.push(b.path.to_vec());
                 }
             }
         }
     }
-    dirty
+    dirs_above(changed.iter().map(Vec::as_slice))
 }
 
 /// Builds the tree of `leaves` (sorted in [`path_order`]) in `repo`.
-pub(crate) struct Builder<'a, 'r> {
-    /// The store's objects (to know what it has).
-    pub(crate) odb: &'a Odb<'r>,
+pub(crate) struct Builder<'a> {
     /// Where the new trees go.
     pub(crate) new: &'a mut NewObjects,
     /// Directories that must be rebuilt.
@@ -101,7 +111,7 @@ pub(crate) struct Builder<'a, 'r> {
     pub(crate) built: Vec<(Vec<u8>, Oid)>,
 }
 
-impl Builder<'_, '_> {
+impl Builder<'_> {
     /// The tree of directory `dir` holding `leaves` (all below it).
     pub(crate) fn build(&mut self, dir: &[u8], leaves: &[LeafRef<'_>]) -> Result<Oid, git2::Error> {
         if !self.dirty.contains(dir)
@@ -138,7 +148,7 @@ impl Builder<'_, '_> {
         }
         let id = self
             .new
-            .add(self.odb, ObjectType::Tree, serialize(&mut entries))?;
+            .add_unchecked(ObjectType::Tree, serialize(&mut entries))?;
         self.built.push((dir.to_vec(), id));
         Ok(id)
     }
@@ -295,7 +305,6 @@ mod tests {
         let odb = repo.odb().unwrap();
         let mut new = NewObjects::default();
         let mut builder = Builder {
-            odb: &odb,
             new: &mut new,
             dirty: &all,
             cache: &cache,
@@ -304,7 +313,7 @@ mod tests {
         let root = builder.build(b"", &refs(&old)).unwrap();
         assert_eq!(builder.built.len(), 3);
         let built = builder.built;
-        let (written, flushing) = new.write(dir.path(), &odb).unwrap();
+        let (written, flushing) = new.write(dir.path(), Some(&odb)).unwrap();
         flushing.wait().unwrap();
         assert_eq!(written, 3);
         let tree = repo.find_tree(root).unwrap();
@@ -317,7 +326,6 @@ mod tests {
         let cache: HashMap<_, _> = built.into_iter().collect();
         let mut new = NewObjects::default();
         let mut again = Builder {
-            odb: &odb,
             new: &mut new,
             dirty: &dirty,
             cache: &cache,
@@ -325,7 +333,7 @@ mod tests {
         };
         let root = again.build(b"", &refs(&new_leaves)).unwrap();
         assert_eq!(again.built.len(), 1, "only the root is rebuilt");
-        new.write(dir.path(), &odb).unwrap().1.wait().unwrap();
+        new.write(dir.path(), Some(&odb)).unwrap().1.wait().unwrap();
         let tree = repo.find_tree(root).unwrap();
         assert_eq!(leaves(&repo, &tree).unwrap(), new_leaves);
     }

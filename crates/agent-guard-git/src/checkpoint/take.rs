@@ -1,0 +1,283 @@
+//! Taking a checkpoint: the walk compared with the private index, the changed files hashed,
+//! the trees above them rebuilt, the commit written — or, when nothing changed since the
+//! last checkpoint, that checkpoint again, without reading the object store.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use git2::Oid;
+
+use super::hash::Hashed;
+use super::index::{self, Change, Entry, EntryRef, Head, Index, path_order};
+use super::meta::{Meta, NotKept, NotKeptReason};
+use super::pack::{self, NewObjects, PackFlushing};
+use super::tree::{Builder, LeafRef, dirs_above};
+use super::{CheckpointStore, Selection, Taken, leaf_of, walk};
+use crate::error::GitError;
+
+/// A checkpoint's writes still in progress: the flushes of its new packs, and then the
+/// private index, which is written only once every object it names is on disk (so that a
+/// crash can never leave it naming an object the store lost).
+#[derive(Debug, Default)]
+#[must_use = "a checkpoint is not durable until its packs are flushed"]
+pub struct Flushing {
+    packs: PackFlushing,
+    index: Option<Box<IndexUpdate>>,
+}
+
+/// The private index a checkpoint leaves.
+#[derive(Debug)]
+struct IndexUpdate {
+    path: PathBuf,
+    previous: Index,
+    head: Head,
+    entries: Vec<Entry>,
+    /// What changed since `previous`, in path order.
+    recent: Vec<Change>,
+}
+
+impl Flushing {
+    /// Waits until every new pack is on disk, then writes the private index; `Err` says
+    /// why a pack may not be on disk. The index is a cache: when it cannot be written, the
+    /// previous one (which names only older, durable objects) stays, and the next
+    /// checkpoint hashes a little more.
+    ///
+    /// # Errors
+    /// A flush failed: the checkpoint may not survive a crash.
+    pub fn wait(self) -> Result<(), String> {
+        self.packs.wait()?;
+        if let Some(update) = self.index {
+            let _ = index::save(
+                &update.path,
+                &update.previous,
+                &update.head,
+                (
+                    update.entries.len(),
+                    update.entries.iter().map(Entry::as_ref),
+                ),
+                Some(&update.recent),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl CheckpointStore {
+    /// [`CheckpointStore::take`], with the flushes of the new objects still running: the
+    /// checkpoint is durable once [`Flushing::wait`] returns. A caller that journals the
+    /// checkpoint starts its record's flush first, so that both share one disk commit, and
+    /// must wait for both before the command runs.
+    ///
+    /// # Errors
+    /// The workspace root cannot be listed, or an object cannot be written.
+    pub fn take_in_flight(&self, selection: &Selection) -> Result<(Taken, Flushing), GitError> {
+        let previous = Index::load(&self.index_path());
+        let walked = walk::walk(selection)?;
+        let mut entries: Vec<Entry> = walked.found;
+        let mut pending: Vec<usize> = Vec::new();
+        let mut not_kept = Vec::new();
+        // Whether every entry is the last checkpoint's, path for path; and the paths whose
+        // leaf (blob and mode) may differ from the last checkpoint's, whose directories are
+        // rebuilt. Entries hashed again are compared once hashed.
+        let mut same = entries.len() == previous.len();
+        let mut changed: Vec<Vec<u8>> = Vec::new();
+        let mut priors: Vec<Option<EntryRef<'_>>> = Vec::new();
+        // What the private index must change, in path order (a pending entry's slot is
+        // filled once it is hashed).
+        let mut recent: Vec<Change> = Vec::new();
+        let mut slots: Vec<usize> = Vec::new();
+        let mut old = previous.entries();
+        let mut next_old = old.next();
+        for (at, found) in entries.iter_mut().enumerate() {
+            // Paths before this one are gone from the workspace.
+            while let Some(gone) = next_old.filter(|e| path_order(e.path, &found.path).is_lt()) {
+                same = false;
+                changed.push(gone.path.to_vec());
+                recent.push((gone.path.to_vec(), None));
+                next_old = old.next();
+            }
+            let prior = next_old.filter(|e| e.path == found.path);
+            if prior.is_some() {
+                next_old = old.next();
+            }
+            let stat = found.stat;
+            let reason = if !stat.is_file() && !stat.is_symlink() {
+                Some(NotKeptReason::Special)
+            } else if stat.is_file() && stat.size > selection.max_file_bytes {
+                Some(NotKeptReason::TooLarge)
+            } else {
+                None
+            };
+            found.id = None;
+            if let Some(reason) = reason {
+                if prior != Some(found.as_ref()) {
+                    same = false;
+                    recent.push((found.path.clone(), Some(found.clone())));
+                }
+                if prior.is_none_or(|p| p.id.is_some()) {
+                    changed.push(found.path.clone());
+                }
+                not_kept.push(NotKept {
+                    path: found.path.clone(),
+                    size: stat.size,
+                    reason,
+                });
+                continue;
+            }
+            match prior {
+                Some(p) if previous.unchanged(&p.stat, &stat) && p.id.is_some() => {
+                    found.id = p.id;
+                }
+                _ => {
+                    same &= prior.is_some_and(|p| p.stat == stat);
+                    pending.push(at);
+                    priors.push(prior);
+                    slots.push(recent.len());
+                    recent.push((found.path.clone(), None));
+                }
+            }
+        }
+        while let Some(gone) = next_old {
+            same = false;
+            changed.push(gone.path.to_vec());
+            recent.push((gone.path.to_vec(), None));
+            next_old = old.next();
+        }
+        let mut new = NewObjects::default();
+        let hashed = if pending.is_empty() {
+            super::hash::HashRun::default()
+        } else {
+            let before: Vec<Option<Oid>> = priors.iter().map(|p| p.and_then(|p| p.id)).collect();
+            self.hash(selection, &entries, &pending, &before, &mut new)?
+        };
+        let mut gone = Vec::new();
+        for (((at, outcome), prior), slot) in
+            pending.iter().zip(hashed.outcomes).zip(&priors).zip(&slots)
+        {
+            match outcome {
+                Hashed::Stored(id) => entries[*at].id = Some(id),
+                Hashed::Unreadable => not_kept.push(NotKept {
+                    path: entries[*at].path.clone(),
+                    size: entries[*at].stat.size,
+                    reason: NotKeptReason::Unreadable,
+                }),
+                Hashed::TooLarge => not_kept.push(NotKept {
+                    path: entries[*at].path.clone(),
+                    size: entries[*at].stat.size,
+                    reason: NotKeptReason::TooLarge,
+                }),
+                Hashed::Gone => gone.push(*at),
+            }
+            let entry = &entries[*at];
+            let leaf = entry.id.map(|id| (id, entry.stat.git_mode()));
+            let before = prior.and_then(|p| Some((p.id?, p.stat.git_mode())));
+            if leaf != before || outcome == Hashed::Gone {
+                same = false;
+                changed.push(entry.path.clone());
+            }
+            if outcome != Hashed::Gone {
+                recent[*slot].1 = Some(entry.clone());
+            }
+        }
+        for at in gone.into_iter().rev() {
+            entries.remove(at);
+        }
+        for dir in &walked.unreadable {
+            not_kept.push(NotKept {
+                path: dir.clone(),
+                size: 0,
+                reason: NotKeptReason::Unreadable,
+            });
+        }
+        not_kept.sort_by(|a, b| path_order(&a.path, &b.path));
+        not_kept.dedup_by(|a, b| a.path == b.path);
+        let permissions: Vec<(&[u8], u32)> = entries
+            .iter()
+            .filter(|e| e.id.is_some())
+            .filter_map(|e| Some((e.path.as_slice(), e.stat.unusual_permissions()?)))
+            .collect();
+        let meta = Meta::encode(&not_kept, &permissions, &walked.empty_dirs);
+
+        let kept = entries.iter().filter(|e| e.id.is_some());
+        let mut taken = Taken {
+            commit: String::new(),
+            files: kept.clone().count() as u64,
+            bytes: kept.map(|e| e.stat.size).sum(),
+            hashed: pending.len() as u64,
+            new_objects: hashed.new_objects,
+            new_bytes: hashed.new_bytes,
+            not_kept,
+        };
+        // Nothing changed: the commit is deterministic, so it is the last one, which is in
+        // the store (the index names it only once it is on disk).
+        if same
+            && meta == previous.head.meta
+            && let Some(commit) = previous.head.commit
+        {
+            taken.commit = commit.to_string();
+            return Ok((taken, Flushing::default()));
+        }
+        let dirty = dirs_above(changed.iter().map(Vec::as_slice));
+        let cache: HashMap<Vec<u8>, Oid> = previous.head.trees.iter().cloned().collect();
+        let mut builder = Builder {
+            new: &mut new,
+            dirty: &dirty,
+            cache: &cache,
+            built: Vec::new(),
+        };
+        let files = match cache.get(&b""[..]) {
+            Some(root) if dirty.is_empty() => *root,
+            _ => {
+                let leaves: Vec<LeafRef<'_>> = entries
+                    .iter()
+                    .filter_map(|e| leaf_of(&e.path, e.stat, e.id))
+                    .collect();
+                builder
+                    .build(b"", &leaves)
+                    .map_err(self.error("write a checkpoint tree"))?
+            }
+        };
+        let mut trees: Vec<(Vec<u8>, Oid)> = previous
+            .head
+            .trees
+            .iter()
+            .filter(|(dir, _)| !dirty.contains(dir))
+            .cloned()
+            .chain(builder.built)
+            .collect();
+        trees.sort_by(|a, b| path_order(&a.0, &b.0));
+        let commit = self.commit(&mut new, files, meta.clone())?;
+        // The store's object database, if hashing opened it, must see the new pack.
+        let odb = self.repo.get().map(git2::Repository::odb).transpose();
+        let odb = odb.map_err(self.error("open the object database"))?;
+        let (packed, packs) = new
+            .write(&self.dir, odb.as_ref())
+            .map_err(self.error("write a checkpoint pack"))?;
+        if packed > 0 && pack::too_many(&self.dir) {
+            let odb = match odb {
+                Some(odb) => odb,
+                None => self
+                    .repo()
+                    .and_then(git2::Repository::odb)
+                    .map_err(self.error("open the object database"))?,
+            };
+            pack::consolidate(&self.dir, &odb).map_err(self.error("merge the checkpoint packs"))?;
+        }
+        taken.commit = commit.to_string();
+        let head = Head {
+            commit: Some(commit),
+            meta,
+            trees,
+        };
+        let index = (!same || head != previous.head).then(|| {
+            Box::new(IndexUpdate {
+                path: self.index_path(),
+                previous,
+                head,
+                entries,
+                recent,
+            })
+        });
+        Ok((taken, Flushing { packs, index }))
+    }
+}
