@@ -5,7 +5,7 @@
 //! It also remembers the last checkpoint's commit and meta, so that a checkpoint of an
 //! unchanged workspace is known to be the last one without reading the object store.
 //!
-//! The index is a cache, in two files ([`file`]): a base holding every entry, and a delta
+//! The index is a cache, in two files ([`mod@file`]): a base holding every entry, and a delta
 //! holding what changed since the base, so that a checkpoint of a hundred changed files
 //! writes a hundred entries and not the whole workspace's; a new base is written once the
 //! delta has grown past an eighth of it. Both are replaced atomically (temporary file,
