@@ -4,6 +4,7 @@
 use std::ffi::OsStr;
 use std::io::Read as _;
 use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository};
@@ -158,7 +159,13 @@ fn read_one(path: &Path, symlink: bool, cap: u64) -> Read {
     let content = if symlink {
         fs_err::read_link(path).map(|target| target.into_os_string().into_encoded_bytes())
     } else {
-        fs_err::File::open(path).and_then(|file| {
+        // Never through a link that replaced the file since the walk (its target may be
+        // outside the workspace): that is unreadable now, and the next checkpoint sees a link.
+        let open = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits().cast_signed())
+            .open(path);
+        open.and_then(|file| {
             let mut content = Vec::new();
             file.take(cap.saturating_add(1))
                 .read_to_end(&mut content)

@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt as _;
 use git2::{ObjectType, Oid, Repository};
 use serde::Serialize;
 
-use super::index::{EntryRef, Index, save};
+use super::index::{self, EntryRef, Index};
 use super::{CHECKPOINT_REF_PREFIX, CheckpointStore, pack};
 use crate::error::GitError;
 use agent_guard_fsops as fsops;
@@ -92,6 +92,13 @@ impl CheckpointStore {
             }
         }
         drop(odb);
+        // The index first, durably: once objects go, no index (base or delta) may name one.
+        self.forget(&reachable)
+            .map_err(|source| GitError::GitWorktree {
+                action: "rewrite the checkpoint index",
+                path: self.index_path(),
+                source,
+            })?;
         if self.sweep_packs(&reachable, &mut pruned)? {
             // libgit2 keeps serving a deleted pack it has open: see the store as it is now.
             self.repo = Repository::open_bare(&self.dir)
@@ -133,7 +140,6 @@ impl CheckpointStore {
             }
             let _ = fsops::remove_dir(&dir.path());
         }
-        self.forget(&reachable);
         self.clear_staging();
         Ok(pruned)
     }
@@ -185,30 +191,33 @@ impl CheckpointStore {
         Ok(())
     }
 
-    /// Drops the private index's entries and trees whose objects were pruned.
-    fn forget(&self, reachable: &HashSet<Oid>) {
+    /// Drops the private index's entries and trees whose objects are about to be pruned,
+    /// and the entries that were racy (modified in the tick the index was written: a later
+    /// write would make their stat data look trusted without a hash). What is left is
+    /// written as one base, flushed, the delta removed first, so that neither file can
+    /// name a pruned object whatever is lost later; nothing left removes both.
+    ///
+    /// # Errors
+    /// The index cannot be rewritten or removed: nothing may be pruned then.
+    fn forget(&self, reachable: &HashSet<Oid>) -> std::io::Result<()> {
         let path = self.index_path();
         let index = Index::load(&path);
         let entries: Vec<EntryRef<'_>> = index
             .entries()
             .filter(|e| e.id.is_none_or(|id| reachable.contains(&id)))
+            .filter(|e| index.written.is_some_and(|written| e.stat.mtime < written))
             .collect();
         let mut head = index.head.clone();
         head.trees.retain(|(_, id)| reachable.contains(id));
         head.commit = head.commit.filter(|id| reachable.contains(id));
-        if (entries.len(), &head) != (index.len(), &index.head) {
-            if entries.is_empty() {
-                let _ = fsops::remove_file(&path);
-            } else {
-                let _ = save(
-                    &path,
-                    &index,
-                    &head,
-                    (entries.len(), entries.into_iter()),
-                    None,
-                );
-            }
+        let unchanged = (entries.len(), &head) == (index.len(), &index.head);
+        if unchanged && !index.has_delta() {
+            return Ok(());
         }
+        if entries.is_empty() {
+            return index::remove(&path);
+        }
+        index::save_base_durably(&path, &head, (entries.len(), entries.into_iter()))
     }
 
     /// The store's size on disk: objects and everything else it holds.

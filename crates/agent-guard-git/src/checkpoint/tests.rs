@@ -480,3 +480,134 @@ fn touched_files_and_large_contents_changed_back_add_no_object() {
     assert_eq!(back.commit, first.commit);
     assert!(fsck(f.store.dir()).status.success());
 }
+
+// gc and the private index (found by a review: each failed before gc rewrote the index
+// first, as one flushed base, without its racy entries).
+
+fn age(path: &Path) {
+    let file = fs_err::File::options().write(true).open(path).unwrap();
+    file.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7))
+        .unwrap();
+}
+
+/// Every object the commit reaches is in the store (git CLI oracle).
+fn complete(dir: &Path, commit: &str) -> bool {
+    std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(dir)
+        .args(["rev-list", "--objects", commit])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+}
+
+/// After gc, losing the index's delta never gives a checkpoint whose commit was pruned (the
+/// base gc leaves names only what it kept).
+#[test]
+fn a_lost_delta_after_gc_names_no_pruned_commit() {
+    let mut f = fixture();
+    write(&f.root, "a.txt", "one\n");
+    age(&f.root.join("a.txt"));
+    fs_err::create_dir(f.root.join("e")).unwrap();
+    let c1 = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx1", &c1.commit).unwrap();
+    fsops::remove_dir(&f.root.join("e")).unwrap();
+    let c2 = f.store.take(&f.selection).unwrap();
+    assert_ne!(c1.commit, c2.commit);
+    f.store.store_ref("tx2", &c2.commit).unwrap();
+    assert!(f.store.dir().join(format!("{INDEX_FILE}.delta")).exists());
+    f.store
+        .prune(&HashSet::from(["tx2".to_owned()]), &[])
+        .unwrap();
+    assert!(!complete(f.store.dir(), &c1.commit), "c1 pruned");
+    // The delta is lost (crash, or killed in save() between removing it and writing a base).
+    let _ = fsops::remove_file(&f.store.dir().join(format!("{INDEX_FILE}.delta")));
+    fs_err::create_dir(f.root.join("e")).unwrap();
+    let c3 = f.store.take(&f.selection).unwrap();
+    assert!(
+        complete(f.store.dir(), &c3.commit),
+        "checkpoint {} (= c1 {}) is not in the store",
+        c3.commit,
+        c1.commit
+    );
+}
+
+/// Same, with a blob: no index entry left by gc names a pruned blob for an unchanged file.
+#[test]
+fn a_lost_delta_after_gc_names_no_pruned_blob() {
+    let mut f = fixture();
+    write(&f.root, "a.txt", "0123456789\n");
+    write(&f.root, "b.txt", "b\n");
+    age(&f.root.join("a.txt"));
+    age(&f.root.join("b.txt"));
+    let c1 = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx1", &c1.commit).unwrap();
+    f.selection.max_file_bytes = 5;
+    let c2 = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx2", &c2.commit).unwrap();
+    f.store
+        .prune(&HashSet::from(["tx2".to_owned()]), &[])
+        .unwrap();
+    let _ = fsops::remove_file(&f.store.dir().join(format!("{INDEX_FILE}.delta")));
+    f.selection.max_file_bytes = 1000;
+    write(&f.root, "b.txt", "b changed\n"); // so that the shortcut does not hide it
+    let c3 = f.store.take(&f.selection).unwrap();
+    let fresh = CheckpointStore::open(&f.root.join(".agent-trash/fresh")).unwrap();
+    assert_eq!(c3.commit, fresh.take(&f.selection).unwrap().commit);
+    assert!(
+        complete(f.store.dir(), &c3.commit),
+        "checkpoint {} names the pruned blob of a.txt",
+        c3.commit
+    );
+}
+
+/// An entry racy when the index was written (modified in the index's tick) stays untrusted
+/// until it is hashed again: gc rewrites the index (a newer write time) without hashing, so
+/// it drops such entries rather than make them look trusted.
+#[test]
+fn gc_never_turns_a_racy_entry_into_a_trusted_one() {
+    let mut f = fixture();
+    write(&f.root, "a.txt", "one\n");
+    fs_err::create_dir(f.root.join("e")).unwrap();
+    let c0 = f.store.take(&f.selection).unwrap();
+    f.store.store_ref("tx0", &c0.commit).unwrap();
+    fsops::remove_dir(&f.root.join("e")).unwrap();
+    let _c1 = f.store.take(&f.selection).unwrap(); // no ref: pruned below
+    let a = index::Stat::of(&std::fs::symlink_metadata(f.root.join("a.txt")).unwrap());
+    let mtime = std::time::UNIX_EPOCH
+        + std::time::Duration::new(u64::try_from(a.mtime.0).unwrap(), a.mtime.1);
+    // Simulate: the index was written in the tick of a.txt's last write.
+    for name in [INDEX_FILE.to_owned(), format!("{INDEX_FILE}.delta")] {
+        let p = f.store.dir().join(name);
+        if p.exists() {
+            fs_err::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(mtime)
+                .unwrap();
+        }
+    }
+    let loaded = index::Index::load(&f.store.dir().join(INDEX_FILE));
+    let e = loaded
+        .to_vec()
+        .into_iter()
+        .find(|e| e.path == b"a.txt")
+        .unwrap();
+    assert!(!loaded.unchanged(&e.stat, &a), "racy before the prune");
+    drop(loaded);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    f.store
+        .prune(&HashSet::from(["tx0".to_owned()]), &[])
+        .unwrap();
+    let loaded = index::Index::load(&f.store.dir().join(INDEX_FILE));
+    let kept = loaded.to_vec().into_iter().find(|e| e.path == b"a.txt");
+    assert!(
+        kept.is_none_or(|e| !loaded.unchanged(&e.stat, &a)),
+        "a racy entry is dropped by gc, never trusted: it was never hashed again"
+    );
+}

@@ -102,6 +102,24 @@ pub(super) fn write_base<'a>(
     count: usize,
     entries: impl Iterator<Item = EntryRef<'a>>,
 ) -> std::io::Result<()> {
+    finish(path, base_bytes(head, count, entries), false)
+}
+
+/// [`write_base`], flushed: the file before its rename, the directory after.
+pub(super) fn write_base_durably<'a>(
+    path: &Path,
+    head: &Head,
+    count: usize,
+    entries: impl Iterator<Item = EntryRef<'a>>,
+) -> std::io::Result<()> {
+    finish(path, base_bytes(head, count, entries), true)
+}
+
+fn base_bytes<'a>(
+    head: &Head,
+    count: usize,
+    entries: impl Iterator<Item = EntryRef<'a>>,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + head.meta.len() + count * 96 + head.trees.len() * 48);
     out.extend_from_slice(BASE_MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -110,7 +128,7 @@ pub(super) fn write_base<'a>(
     for entry in entries {
         put_entry(&mut out, entry);
     }
-    finish(path, out)
+    out
 }
 
 /// Writes a delta amending the base whose checksum is `base` to `path` atomically:
@@ -138,17 +156,28 @@ pub(super) fn write_delta(
             put_path(&mut out, path);
         }
     }
-    finish(path, out)
+    finish(path, out, false)
 }
 
-/// Appends the checksum, then writes `out` to a temporary file renamed over `path`.
-fn finish(path: &Path, mut out: Vec<u8>) -> std::io::Result<()> {
+/// Appends the checksum, then writes `out` to a temporary file renamed over `path`
+/// (`durable`: the file flushed before the rename, the directory after).
+fn finish(path: &Path, mut out: Vec<u8>, durable: bool) -> std::io::Result<()> {
+    use std::io::Write as _;
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(".tmp");
-    fs_err::write(&temporary, &out)?;
-    agent_guard_fsops::rename(Path::new(&temporary), path)
+    let mut file = fs_err::File::create(&temporary)?;
+    file.write_all(&out)?;
+    if durable {
+        file.sync_all()?;
+    }
+    drop(file);
+    agent_guard_fsops::rename(Path::new(&temporary), path)?;
+    if durable && let Some(dir) = path.parent() {
+        fs_err::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
 }
 
 /// The checksum the file ends with, when it is right.

@@ -266,6 +266,11 @@ impl Index {
         !racy && entry == now
     }
 
+    /// Whether a delta amends the base.
+    pub(crate) fn has_delta(&self) -> bool {
+        self.delta.is_some()
+    }
+
     /// The delta's changes, in [`path_order`] (none without a delta).
     fn delta_changes(&self) -> Vec<(&[u8], Option<EntryRef<'_>>)> {
         let Some(delta) = &self.delta else {
@@ -367,10 +372,7 @@ where
             return file::write_delta(&delta_path(path), base.sum, head, count, &changes);
         }
     }
-    match agent_guard_fsops::remove_file(&delta_path(path)) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
-        _ => {}
-    }
+    remove_delta(path)?;
     file::write_base(path, head, count, entries)
 }
 
@@ -407,6 +409,33 @@ fn amend<'x>(
         }
     }
     Some(out)
+}
+
+/// Writes a whole base of `entries` and `head` at `path`, flushed, the delta removed first
+/// (gc's rewrite: afterwards neither file names what the base does not).
+pub(crate) fn save_base_durably<'a>(
+    path: &Path,
+    head: &Head,
+    entries: (usize, impl Iterator<Item = EntryRef<'a>>),
+) -> std::io::Result<()> {
+    remove_delta(path)?;
+    file::write_base_durably(path, head, entries.0, entries.1)
+}
+
+/// Removes the index at `path`, its delta first.
+pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
+    remove_delta(path)?;
+    match agent_guard_fsops::remove_file(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
+}
+
+fn remove_delta(path: &Path) -> std::io::Result<()> {
+    match agent_guard_fsops::remove_file(&delta_path(path)) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
 }
 
 /// What turns `old` into `new` (both in [`path_order`]): each path added, replaced or
