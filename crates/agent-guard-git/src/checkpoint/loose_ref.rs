@@ -18,9 +18,7 @@ pub(super) fn is_store(dir: &Path) -> bool {
 
 /// Writes the loose ref at `path` naming `id`; `AlreadyExists` when a ref is there.
 pub(super) fn write_loose(path: &Path, id: Oid) -> std::io::Result<()> {
-    if path.exists() {
-        return Err(std::io::ErrorKind::AlreadyExists.into());
-    }
+    // No check first: the hard link fails with `AlreadyExists` when a ref is there.
     if let Some(parent) = path.parent() {
         fs_err::create_dir_all(parent)?;
     }

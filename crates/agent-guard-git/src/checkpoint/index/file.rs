@@ -95,31 +95,15 @@ pub(super) fn read_delta(path: &Path, base: u64) -> Option<Delta> {
     })
 }
 
-/// Writes a base of `entries` to `path` atomically.
+/// Writes a base of `entries` to `path` atomically (`durable`: flushed, the file before its
+/// rename, the directory after).
 pub(super) fn write_base<'a>(
     path: &Path,
     head: &Head,
     count: usize,
     entries: impl Iterator<Item = EntryRef<'a>>,
+    durable: bool,
 ) -> std::io::Result<()> {
-    finish(path, base_bytes(head, count, entries), false)
-}
-
-/// [`write_base`], flushed: the file before its rename, the directory after.
-pub(super) fn write_base_durably<'a>(
-    path: &Path,
-    head: &Head,
-    count: usize,
-    entries: impl Iterator<Item = EntryRef<'a>>,
-) -> std::io::Result<()> {
-    finish(path, base_bytes(head, count, entries), true)
-}
-
-fn base_bytes<'a>(
-    head: &Head,
-    count: usize,
-    entries: impl Iterator<Item = EntryRef<'a>>,
-) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + head.meta.len() + count * 96 + head.trees.len() * 48);
     out.extend_from_slice(BASE_MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -128,7 +112,7 @@ fn base_bytes<'a>(
     for entry in entries {
         put_entry(&mut out, entry);
     }
-    out
+    finish(path, out, durable)
 }
 
 /// Writes a delta amending the base whose checksum is `base` to `path` atomically:

@@ -372,8 +372,8 @@ where
             return file::write_delta(&delta_path(path), base.sum, head, count, &changes);
         }
     }
-    remove_delta(path)?;
-    file::write_base(path, head, count, entries)
+    remove_present(&delta_path(path))?;
+    file::write_base(path, head, count, entries, false)
 }
 
 /// The changes of `delta` (against the base), amended by `recent` (against the base and
@@ -418,21 +418,19 @@ pub(crate) fn save_base_durably<'a>(
     head: &Head,
     entries: (usize, impl Iterator<Item = EntryRef<'a>>),
 ) -> std::io::Result<()> {
-    remove_delta(path)?;
-    file::write_base_durably(path, head, entries.0, entries.1)
+    remove_present(&delta_path(path))?;
+    file::write_base(path, head, entries.0, entries.1, true)
 }
 
 /// Removes the index at `path`, its delta first.
 pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
-    remove_delta(path)?;
-    match agent_guard_fsops::remove_file(path) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
-        _ => Ok(()),
-    }
+    remove_present(&delta_path(path))?;
+    remove_present(path)
 }
 
-fn remove_delta(path: &Path) -> std::io::Result<()> {
-    match agent_guard_fsops::remove_file(&delta_path(path)) {
+/// Removes the file at `path`; a file already gone is no error.
+fn remove_present(path: &Path) -> std::io::Result<()> {
+    match agent_guard_fsops::remove_file(path) {
         Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
         _ => Ok(()),
     }
