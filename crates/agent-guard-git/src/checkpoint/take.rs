@@ -71,8 +71,16 @@ impl CheckpointStore {
     /// # Errors
     /// The workspace root cannot be listed, or an object cannot be written.
     pub fn take_in_flight(&self, selection: &Selection) -> Result<(Taken, Flushing), GitError> {
-        let previous = Index::load(&self.index_path());
-        let walked = walk::walk(selection)?;
+        // The index is read while the walk's threads list the workspace (the calling
+        // thread would otherwise only wait for them).
+        let index_path = self.index_path();
+        let (previous, walked) = std::thread::scope(|scope| {
+            let loading = scope.spawn(|| Index::load(&index_path));
+            let walked = walk::walk(selection);
+            (loading.join(), walked)
+        });
+        let previous = previous.unwrap_or_default();
+        let walked = walked?;
         let mut entries: Vec<Entry> = walked.found;
         let mut pending: Vec<usize> = Vec::new();
         let mut not_kept = Vec::new();
