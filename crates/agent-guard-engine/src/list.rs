@@ -197,7 +197,8 @@ pub(crate) fn summary(tx: &Transaction, root: &Path) -> TxSummary {
         .iter()
         .filter(|i| i.restorable())
         .map(|i| i.size().1)
-        .sum();
+        .sum::<u64>()
+        + if tx.purged { 0 } else { tx.stored_bytes() };
     TxSummary {
         txid: tx.txid.clone(),
         ts: tx.ts.clone(),

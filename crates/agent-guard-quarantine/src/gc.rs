@@ -273,7 +273,7 @@ impl Quarantine {
                 Some(Entry {
                     tx,
                     created: tx.ts.as_deref().and_then(parse_ts),
-                    bytes: self.tx_bytes(&id),
+                    bytes: self.tx_bytes(&id) + tx.stored_bytes(),
                 })
             })
             .collect();

@@ -90,6 +90,14 @@ impl Item {
     }
 }
 
+impl Transaction {
+    /// Bytes its snapshots added to the checkpoints' private object store
+    /// ([`SnapshotItem::stored_bytes`]).
+    pub fn stored_bytes(&self) -> u64 {
+        self.snapshots.iter().map(|s| s.stored_bytes).sum()
+    }
+}
+
 /// `(files, bytes)` at `path`: a directory counts every non-directory below it, a file its
 /// length, a symlink one file of no bytes; symlinks are never followed, a missing path is 0.
 pub fn path_size(path: &Path) -> (u64, u64) {
@@ -150,6 +158,10 @@ pub struct SnapshotItem {
     pub note: Option<String>,
     /// The commit the destructive command wrote into the work tree (`meta.writes_commit`).
     pub writes_commit: Option<String>,
+    /// Bytes of content this snapshot added to the checkpoints' private object store
+    /// (`meta.new_bytes` of a workspace checkpoint; 0 for git snapshots, which live in the
+    /// user's repository). Contents are shared, so this is what it added, not all it names.
+    pub stored_bytes: u64,
 }
 
 /// A transaction, as the manifest tells it.
@@ -377,6 +389,7 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                         .get("writes_commit")
                         .and_then(Value::as_str)
                         .map(str::to_owned),
+                    stored_bytes: r.meta.get("new_bytes").and_then(Value::as_u64).unwrap_or(0),
                 });
             }
             Record::Restore(r) => {

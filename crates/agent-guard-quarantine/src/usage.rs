@@ -105,7 +105,7 @@ impl Quarantine {
             files: totals.files,
             bytes: totals.bytes,
             checkpoint_bytes: walk(&checkpoints, false).bytes,
-            checkpoint_objects: loose_objects(&checkpoints.join("objects")),
+            checkpoint_objects: objects(&checkpoints.join("objects")),
             ..Usage::default()
         };
         for tx in transactions.iter().filter(|t| !t.purged) {
@@ -124,6 +124,35 @@ impl Quarantine {
     pub fn tx_bytes(&self, txid: &TxId) -> u64 {
         walk(&self.tx_dir(txid), false).bytes
     }
+}
+
+/// The objects of a git object directory: loose ones, and those every pack's index lists
+/// (a pack without a readable version-2 index is not used by git, and counts nothing).
+fn objects(objects: &Path) -> u64 {
+    loose_objects(objects) + packed_objects(&objects.join("pack"))
+}
+
+fn packed_objects(packs: &Path) -> u64 {
+    let Ok(entries) = fs_err::read_dir(packs) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "idx"))
+        .map(|e| index_count(&e.path()))
+        .sum()
+}
+
+/// The object count of a version-2 pack index: the last of its 256 fan-out entries.
+fn index_count(idx: &Path) -> u64 {
+    use std::io::Read as _;
+    let mut head = [0u8; 8 + 256 * 4];
+    let read = fs_err::File::open(idx).and_then(|mut file| file.read_exact(&mut head));
+    if read.is_err() || head[..8] != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
+        return 0;
+    }
+    let last: [u8; 4] = head[8 + 255 * 4..].try_into().unwrap_or_default();
+    u64::from(u32::from_be_bytes(last))
 }
 
 /// The loose objects of a git object directory (files under its two-hex-digit fan-out).

@@ -75,6 +75,7 @@ mod repo;
 mod reset_preflight;
 mod reset_walk;
 mod resolve;
+mod store_names;
 mod workspace;
 mod world;
 

@@ -24,16 +24,21 @@ const MAX_ENTRIES: usize = 200_000;
 /// the workspace's `.git` or the quarantine.
 pub(crate) fn reaches(world: &RealWorld, dir: &Path, reach: Reach<'_>) -> bool {
     let trash = world.trash_roots();
-    let mut roots: Vec<PathBuf> = vec![world.workspace.join(".git"), trash.physical.clone()];
-    roots.extend(trash.link.clone());
-    roots.iter().any(|root| root_reached(root, dir, reach))
+    let mut stores: Vec<PathBuf> = vec![trash.physical.clone()];
+    stores.extend(trash.link.clone());
+    root_reached(&world.workspace.join(".git"), dir, reach, false)
+        || stores
+            .iter()
+            .any(|root| root_reached(root, dir, reach, true))
 }
 
-fn root_reached(root: &Path, dir: &Path, reach: Reach<'_>) -> bool {
+/// With `store`, `root` is the quarantine: judged as the checkpoint and the journal will
+/// leave it (it may not exist yet), so its names are also matched by shape.
+fn root_reached(root: &Path, dir: &Path, reach: Reach<'_>, store: bool) -> bool {
     let Ok(below) = root.strip_prefix(dir) else {
         return false;
     };
-    if root.symlink_metadata().is_err() {
+    if !store && root.symlink_metadata().is_err() {
         return false;
     }
     let mut components = below.components();
@@ -69,7 +74,9 @@ fn root_reached(root: &Path, dir: &Path, reach: Reach<'_>) -> bool {
                 .into_iter()
                 .flat_map(Path::components)
                 .any(|c| matches(c.as_os_str()));
-            (whole_matches && above) || tree_matches(root, &matches)
+            (whole_matches && above)
+                || (store && crate::store_names::could_match(patterns, ignore_case))
+                || tree_matches(root, &matches)
         }
     }
 }
@@ -142,5 +149,25 @@ mod tests {
         assert!(!reaches(&world, &ws, names(&["*.tmp".to_owned()])));
         assert!(reaches(&world, &ws, names(&["ind*".to_owned()])));
         assert!(reaches(&world, &ws, names(&["*".to_owned()])));
+    }
+
+    /// Before the first checkpoint the quarantine does not exist; the checkpoint taken for
+    /// the delete creates it, and the delete must not reach what it creates.
+    #[test]
+    fn the_quarantine_is_judged_as_the_checkpoint_will_leave_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = fs_err::canonicalize(dir.path()).unwrap();
+        let world = RealWorld::new(ws.clone(), ws.join(".agent-trash"), None);
+        let names = |pattern: &str| Reach::Names {
+            patterns: vec![pattern.to_owned()].leak(),
+            ignore_case: false,
+            whole_matches: false,
+        };
+        for pattern in ["HEAD", "*.pack", "*.idx", "agent-guard-index", "2026*"] {
+            assert!(reaches(&world, &ws, names(pattern)), "{pattern}");
+        }
+        assert!(!reaches(&world, &ws, names("*.tmp")));
+        assert!(reaches(&world, &ws, Reach::Everything), "find . -delete");
+        assert!(!reaches(&world, &ws.join("src"), Reach::Everything));
     }
 }

@@ -339,6 +339,22 @@ fn status_and_gc_account_for_checkpoint_storage() {
         status["usage"]["checkpoint_bytes"].as_u64().unwrap() > 0,
         "{status}"
     );
+    // Blobs, trees, the meta and the commit, all in packs.
+    assert!(
+        status["usage"]["checkpoint_objects"].as_u64().unwrap() >= 4,
+        "{status}"
+    );
+    // The checkpoint's transaction weighs what it added: `list`, and gc's size limit.
+    let list = json(&agent_guard(&env, &["list", "--json"]));
+    assert!(
+        list["transactions"][0]["bytes"].as_u64().unwrap() >= 4096,
+        "{list}"
+    );
+    let plan = json(&agent_guard(&env, &["gc", "--json"]));
+    assert!(
+        plan["plan"]["total_bytes"].as_u64().unwrap() >= 4096,
+        "{plan}"
+    );
     let gc = agent_guard(
         &env,
         &["gc", "--execute", "--all", "--now", "--yes", "--json"],
@@ -445,4 +461,30 @@ fn mode_always_checkpoints_after_the_lines_own_compensation() {
         assert!(undo.status.success(), "{undo:?}");
     }
     assert_eq!(state(&env), before);
+}
+
+/// `restore --to` puts quarantined files elsewhere; a checkpoint restores into the
+/// workspace only, so it is refused with what to do instead, and nothing moves (found by an
+/// outside review: it reported success and restored nothing).
+#[test]
+fn restore_to_another_directory_refuses_a_checkpoint_and_says_what_to_do() {
+    let env = TestEnv::new();
+    script_workspace(&env);
+    let txid = checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
+    run(&env, "python3 tools/cleanup.py");
+    let after = state(&env);
+    let rescue = env.fixture.root().join("rescue");
+    let to = agent_guard(
+        &env,
+        &["restore", "--json", &txid, "--to", rescue.to_str().unwrap()],
+    );
+    assert!(!to.status.success(), "{to:?}");
+    let report = json(&to);
+    let error = report["error"].as_str().unwrap();
+    assert!(error.contains("without --to"), "{report}");
+    assert!(!rescue.exists());
+    assert_eq!(state(&env), after, "nothing moved");
+    // The checkpoint is still there to undo.
+    let undo = agent_guard(&env, &["undo", "--json"]);
+    assert!(undo.status.success(), "{undo:?}");
 }

@@ -355,7 +355,7 @@ fn current_id(
         }
     }
     let content = read_now(&selection.workspace.join(OsStr::from_bytes(path)))?;
-    Oid::hash_object(ObjectType::Blob, &content).ok()
+    super::object_id::object_id(ObjectType::Blob, &content).ok()
 }
 
 /// A file's bytes or a link's target, never following it.

@@ -190,7 +190,7 @@ fn store_one(
     new: &mut NewObjects,
     run: &mut HashRun,
 ) -> Result<Hashed, git2::Error> {
-    let id = Oid::hash_object(ObjectType::Blob, &content)?;
+    let id = super::object_id::object_id(ObjectType::Blob, &content)?;
     if before == Some(id) {
         return Ok(Hashed::Stored(id));
     }

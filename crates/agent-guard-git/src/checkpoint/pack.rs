@@ -23,6 +23,8 @@ use flate2::{Compress, Compression, FlushCompress, Status};
 use git2::{Buf, ObjectType, Odb, Oid, Repository};
 use sha1::Digest as _;
 
+use super::object_id::{Vetting, fast_id};
+
 use agent_guard_fsops as fsops;
 
 /// Staged content is written as a pack once it exceeds this size.
@@ -78,29 +80,40 @@ pub(crate) struct NewObjects {
     written: usize,
     /// The flushes of the packs written so far.
     flushing: PackFlushing,
+    /// The collision checks of the ids [`NewObjects::add_unchecked`] computed.
+    vetting: Vetting,
 }
 
 /// The flushes of a checkpoint's new packs, in progress: every pack, its index and their
-/// directory. A checkpoint is only durable once [`PackFlushing::wait`] returns, which its
-/// caller does after starting its own journal record's flush, so that both share the
-/// file system's commit.
+/// directory; and the collision checks of the ids computed without one. A checkpoint is
+/// only durable and sound once [`PackFlushing::wait`] returns, which its caller does after
+/// starting its own journal record's flush, so that both share the file system's commit.
 #[derive(Debug, Default)]
 #[must_use = "a checkpoint is not durable until its packs are flushed"]
-pub(crate) struct PackFlushing(Vec<agent_guard_fsops::SyncInFlight>);
+pub(crate) struct PackFlushing {
+    syncs: Vec<agent_guard_fsops::SyncInFlight>,
+    vetting: Vec<Vetting>,
+}
 
 impl PackFlushing {
-    /// Waits until every new pack is on disk; `Err` says why one may not be.
+    /// Waits until every new pack is on disk and every id is checked; `Err` says why one
+    /// may not be on disk, or what the check found.
     ///
     /// # Errors
-    /// A flush failed: the checkpoint may not survive a crash.
+    /// A flush failed (the checkpoint may not survive a crash), or an object carries a
+    /// SHA-1 collision attack (the checkpoint must not be relied on).
     pub(crate) fn wait(self) -> Result<(), String> {
-        self.0
+        let synced = self
+            .syncs
             .iter()
-            .try_for_each(agent_guard_fsops::SyncInFlight::wait)
+            .try_for_each(agent_guard_fsops::SyncInFlight::wait);
+        let vetted = self.vetting.into_iter().try_for_each(Vetting::finish);
+        synced.and(vetted)
     }
 
     fn extend(&mut self, other: PackFlushing) {
-        self.0.extend(other.0);
+        self.syncs.extend(other.syncs);
+        self.vetting.extend(other.vetting);
     }
 }
 
@@ -130,7 +143,7 @@ impl NewObjects {
         kind: ObjectType,
         content: Vec<u8>,
     ) -> Result<Oid, git2::Error> {
-        let id = Oid::hash_object(kind, &content)?;
+        let id = super::object_id::object_id(kind, &content)?;
         // No refresh: a miss would re-read the pack directory (libgit2 refreshes on a
         // failed lookup); at worst an object packed meanwhile is stored again.
         if !self.ids.contains(&id) && !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
@@ -144,14 +157,16 @@ impl NewObjects {
     /// almost always new, and looking a missing object up searches every pack. At worst a
     /// tree the store has (a directory changed back) is stored once more, in another pack,
     /// which git and libgit2 read the same; merging packs keeps one copy.
-    pub(crate) fn add_unchecked(
-        &mut self,
-        kind: ObjectType,
-        content: Vec<u8>,
-    ) -> Result<Oid, git2::Error> {
-        let id = Oid::hash_object(kind, &content)?;
-        self.add_new(id, kind, content);
-        Ok(id)
+    ///
+    /// The id is computed without collision detection, which runs in the background
+    /// ([`Vetting`]) and is waited for with the flushes.
+    pub(crate) fn add_unchecked(&mut self, kind: ObjectType, content: Vec<u8>) -> Oid {
+        let id = fast_id(kind, &content);
+        if !self.ids.contains(&id) {
+            self.vetting.vet(kind, content.clone());
+            self.add_new(id, kind, content);
+        }
+        id
     }
 
     /// Adds an object the caller has hashed (`id`) and found missing from the store; `false`
@@ -174,6 +189,7 @@ impl NewObjects {
     pub(crate) fn absorb(&mut self, other: NewObjects) {
         self.written += other.written;
         self.flushing.extend(other.flushing);
+        self.flushing.vetting.push(other.vetting);
         for (id, staged) in other.objects {
             if !self.ids.contains(&id) {
                 self.stage(id, staged);
@@ -217,6 +233,7 @@ impl NewObjects {
         odb: Option<&Odb<'_>>,
     ) -> Result<(usize, PackFlushing), git2::Error> {
         self.write_staged(dir, odb)?;
+        self.flushing.vetting.push(self.vetting);
         Ok((self.written, self.flushing))
     }
 }
@@ -305,10 +322,13 @@ fn write_pack(
     agent_guard_fsops::rename(&tmp_pack, &packs.join(format!("{name}.pack"))).map_err(io)?;
     agent_guard_fsops::rename(&tmp_idx, &packs.join(format!("{name}.idx"))).map_err(io)?;
     let directory = fs_err::File::open(&packs).map_err(io)?;
-    let flushing = PackFlushing(vec![
-        agent_guard_fsops::SyncInFlight::start_all(vec![pack_file]),
-        agent_guard_fsops::SyncInFlight::start_all(vec![idx_file.into(), directory.into()]),
-    ]);
+    let flushing = PackFlushing {
+        syncs: vec![
+            agent_guard_fsops::SyncInFlight::start_all(vec![pack_file]),
+            agent_guard_fsops::SyncInFlight::start_all(vec![idx_file.into(), directory.into()]),
+        ],
+        vetting: Vec::new(),
+    };
     // Lookups that skip the refresh must see the new pack.
     if let Some(odb) = odb {
         odb.refresh()?;

@@ -113,11 +113,11 @@ pub(crate) struct Builder<'a> {
 
 impl Builder<'_> {
     /// The tree of directory `dir` holding `leaves` (all below it).
-    pub(crate) fn build(&mut self, dir: &[u8], leaves: &[LeafRef<'_>]) -> Result<Oid, git2::Error> {
+    pub(crate) fn build(&mut self, dir: &[u8], leaves: &[LeafRef<'_>]) -> Oid {
         if !self.dirty.contains(dir)
             && let Some(id) = self.cache.get(dir)
         {
-            return Ok(*id);
+            return *id;
         }
         let strip = if dir.is_empty() { 0 } else { dir.len() + 1 };
         let mut entries: Vec<(&[u8], u32, Oid)> = Vec::new();
@@ -142,15 +142,15 @@ impl Builder<'_> {
                 sub.push(b'/');
             }
             sub.extend_from_slice(name);
-            let id = self.build(&sub, &leaves[at..end])?;
+            let id = self.build(&sub, &leaves[at..end]);
             entries.push((name, MODE_TREE, id));
             at = end;
         }
         let id = self
             .new
-            .add_unchecked(ObjectType::Tree, serialize(&mut entries))?;
+            .add_unchecked(ObjectType::Tree, serialize(&mut entries));
         self.built.push((dir.to_vec(), id));
-        Ok(id)
+        id
     }
 }
 
@@ -310,7 +310,7 @@ mod tests {
             cache: &cache,
             built: Vec::new(),
         };
-        let root = builder.build(b"", &refs(&old)).unwrap();
+        let root = builder.build(b"", &refs(&old));
         assert_eq!(builder.built.len(), 3);
         let built = builder.built;
         let (written, flushing) = new.write(dir.path(), Some(&odb)).unwrap();
@@ -331,7 +331,7 @@ mod tests {
             cache: &cache,
             built: Vec::new(),
         };
-        let root = again.build(b"", &refs(&new_leaves)).unwrap();
+        let root = again.build(b"", &refs(&new_leaves));
         assert_eq!(again.built.len(), 1, "only the root is rebuilt");
         new.write(dir.path(), Some(&odb)).unwrap().1.wait().unwrap();
         let tree = repo.find_tree(root).unwrap();

@@ -334,6 +334,18 @@ impl Quarantine {
                 ..RestoreReport::new(txid)
             };
         }
+        // Git snapshots and workspace checkpoints put back into their original places only.
+        if options.to.is_some() && tx.items.is_empty() && !tx.snapshots.is_empty() {
+            return RestoreReport::refused(
+                txid,
+                RestoreRefusal::Unsafe(format!(
+                    "transaction {id} holds no quarantined files, only a git snapshot or a \
+                     workspace checkpoint, which restore into their original places only: \
+                     run it without --to (add --force to keep the current versions in a new \
+                     transaction), or --path to restore part of it"
+                )),
+            );
+        }
         let known_ids = index.ids().map(str::to_owned).collect();
         let mut outcome = if tx.items.is_empty() && !tx.snapshots.is_empty() {
             Outcome::default()
@@ -343,6 +355,13 @@ impl Quarantine {
         };
         // Items that are not files in the quarantine (git snapshots, kept refs): their
         // compensations restore them (whole-transaction restores only).
+        if !tx.snapshots.is_empty() && outcome.refusal.is_none() && options.to.is_some() {
+            outcome.errors.push(format!(
+                "{} git snapshot(s) or checkpoint(s) of transaction {id} were not restored: \
+                 --to restores quarantined files only; run the restore again without --to",
+                tx.snapshots.len()
+            ));
+        }
         if !tx.snapshots.is_empty() && outcome.refusal.is_none() && options.to.is_none() {
             let mut request = OtherRequest {
                 force: options.force,
