@@ -352,12 +352,89 @@ pub(crate) fn changes_nothing(program: &str, args: &[Arg]) -> bool {
         // In-place editing (`-i inplace`) is modelled by the writes rules; a program that
         // runs commands is not.
         "awk" | "gawk" | "mawk" | "nawk" => !texts().any(|t| t.contains("system(")),
+        // Extracting overwrites whatever the archive names; `--delete`, `-r`/`-u` rewrite
+        // the archive. Only creating (`-c`, modelled) and listing (`-t`) are understood.
+        "tar" | "gtar" | "bsdtar" => !tar_rewrites(args),
+        // `7z x`/`e` extract over existing files, `d`/`u`/`rn` rewrite the archive.
+        "7z" | "7za" | "7zz" | "7zr" => !args
+            .iter()
+            .find(|a| !a.is_option())
+            .and_then(Arg::known)
+            .is_none_or(|command| ["x", "e", "d", "u", "rn"].contains(&command)),
+        // `xxd [-r] IN OUT` writes OUT.
+        "xxd" => args.iter().filter(|a| !a.is_option()).count() <= 1,
+        _ if NO_OP.contains(&program) => !writes_or_runs(program, args),
         _ => {
             NO_OP.contains(&program)
                 || MODELLED_WRITERS.contains(&program)
                 || crate::writes::is_device_tool(program)
         }
     }
+}
+
+/// Whether a reader from [`NO_OP`] is told to write a file or to run a program: any
+/// `--output`/`--log-file`-like long option (`git diff --output=F`, `tree --output F`), a
+/// preprocessor or pager it runs (`rg --pre CMD`, `--pager`), and the short options that
+/// name an output for the programs that have them (`tree -o F`, `less -o F`/`-O F`).
+fn writes_or_runs(program: &str, args: &[Arg]) -> bool {
+    args.iter().any(|arg| {
+        let Some(text) = arg.known() else {
+            return false;
+        };
+        let long = text
+            .strip_prefix("--")
+            .map(|l| l.split('=').next().unwrap_or(l));
+        let short = |letters: &str| {
+            text.strip_prefix('-')
+                .filter(|rest| !rest.starts_with('-'))
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(|first| letters.contains(first))
+        };
+        long.is_some_and(|long| {
+            let long = long.to_ascii_lowercase();
+            // `df --output=FIELDS` and `du --output`-less tools name columns, not files.
+            (program != "df"
+                && ["output", "log-file", "logfile", "out-file", "outfile"]
+                    .iter()
+                    .any(|word| long.starts_with(word)))
+                || ["pre", "pager", "exec", "command"].contains(&long.as_str())
+        }) || match program {
+            "tree" => short("o"),
+            "less" | "more" | "most" => short("oO"),
+            _ => false,
+        }
+    })
+}
+
+/// `tar` with a mode that writes files other than a new archive: extracting (`x`,
+/// `--extract`, `--get`), or rewriting the archive (`--delete`, `-r`, `-u`, `-A`). Any
+/// cluster holding such a letter counts (`-xzf`, `xvf`), which only errs toward a checkpoint.
+fn tar_rewrites(args: &[Arg]) -> bool {
+    args.iter().enumerate().any(|(at, arg)| {
+        let Some(text) = arg.known() else {
+            return false;
+        };
+        if let Some(long) = text.strip_prefix("--") {
+            let long = long.split('=').next().unwrap_or(long);
+            return [
+                "extract",
+                "get",
+                "delete",
+                "append",
+                "update",
+                "concatenate",
+                "catenate",
+            ]
+            .iter()
+            .any(|mode| long.len() >= 3 && mode.starts_with(long));
+        }
+        let letters = match text.strip_prefix('-') {
+            Some(rest) => rest,
+            None if at == 0 && text.chars().all(|c| c.is_ascii_alphabetic()) => text,
+            None => return false,
+        };
+        letters.contains(['x', 'r', 'u', 'A'])
+    })
 }
 
 /// `python3 --version`, `make --help`: every program answers these without running anything.

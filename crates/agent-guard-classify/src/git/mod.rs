@@ -16,7 +16,7 @@ mod worktree;
 
 pub(crate) use config::{Disarmed, Program};
 
-use agent_guard_types::{Dialect, OpKind, OpSpec};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Target};
 
 use crate::args::Arg;
 
@@ -249,6 +249,12 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         "filter-repo" => history::filter_repo(rest),
         "worktree" => worktree::worktree(rest),
         "submodule" => worktree::submodule(rest),
+        "diff" | "log" | "show" | "whatchanged" | "diff-tree" | "diff-index" | "diff-files"
+        | "range-diff" => output_file(rest),
+        // Writes `NNNN-subject.patch` files (over same-named ones) unless `--stdout`.
+        "format-patch" if !rest.iter().any(|a| a.known() == Some("--stdout")) => Some(
+            crate::noop::opaque("git", Dialect::Posix, "git format-patch writes patch files"),
+        ),
         _ => None,
     };
     parsed.op = op.map(|mut op| {
@@ -264,6 +270,33 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         op
     });
     parsed
+}
+
+/// `git diff --output=FILE` (and the other diff-printing commands): FILE is truncated and
+/// rewritten. `None` without `--output`.
+fn output_file(rest: &[Arg]) -> Option<OpSpec> {
+    let mut op = crate::writes::overwrite("git", agent_guard_types::WriteMode::InPlace);
+    let mut at = 0;
+    while let Some(arg) = rest.get(at) {
+        at += 1;
+        let Some(text) = arg.known() else { continue };
+        if text == "--" {
+            break;
+        }
+        if let Some(file) = text.strip_prefix("--output=") {
+            op.targets.push(Target {
+                through_symlink: true,
+                ..Target::literal(file)
+            });
+        } else if text == "--output" {
+            match rest.get(at) {
+                Some(file) => op.targets.push(crate::writes::file(file, true)),
+                None => op.mark_undeterminable("git --output needs a file"),
+            }
+            at += 1;
+        }
+    }
+    (!op.targets.is_empty() || op.undeterminable).then_some(op)
 }
 
 /// One `-c key=value` of this invocation: a program it may run, a safety it disarms for

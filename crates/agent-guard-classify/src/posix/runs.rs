@@ -22,10 +22,23 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     let mut opaque = Vec::new();
     // The kind of what the per-file commands do: a delete unless they only write.
     let mut kind = None;
+    // `-fprint FILE`, `-fprint0`, `-fls`, `-fprintf FILE FORMAT`: FILE is truncated and
+    // rewritten, like a redirection.
+    let mut writes = Vec::new();
     let mut index = 0;
     while let Some(arg) = args.get(index) {
         index += 1;
         match arg.known() {
+            Some(action @ ("-fprint" | "-fprint0" | "-fls" | "-fprintf")) => {
+                let mut op =
+                    crate::writes::overwrite("find", agent_guard_types::WriteMode::InPlace);
+                match args.get(index) {
+                    Some(out) => op.targets.push(crate::writes::file(out, true)),
+                    None => op.mark_undeterminable(format!("find {action} needs a file")),
+                }
+                writes.push(op);
+                index += if action == "-fprintf" { 2 } else { 1 };
+            }
             Some("-delete") => {
                 deletes = true;
                 kind = Some(OpKind::FsDelete);
@@ -62,6 +75,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
             }),
             _ => None,
         };
+        opaque.extend(writes);
         return opaque;
     }
     let mut op = OpSpec::new("find", kind.unwrap_or(OpKind::FsDelete), Dialect::Posix);
@@ -73,6 +87,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     }
     op.confined = crate::find::confinement(args);
     opaque.insert(0, op);
+    opaque.extend(writes);
     opaque
 }
 
