@@ -64,6 +64,27 @@ pub struct SnapshotReport {
     /// files, unreadable ones).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_kept: Vec<NotKeptReport>,
+    /// A checkpoint: directories that differ besides their files (empty ones deleted or
+    /// created, permission bits changed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub directories: Vec<DirChangeReport>,
+}
+
+/// A directory that differs from a checkpoint, in `show`: what a restore does to it besides
+/// its files.
+#[derive(Debug, Clone, Serialize)]
+pub struct DirChangeReport {
+    /// Workspace-relative.
+    pub path: String,
+    /// `deleted` (an empty directory of the checkpoint is gone), `created` (an empty
+    /// directory not in the checkpoint) or `mode` (its permission bits differ).
+    pub change: &'static str,
+    /// Its permission bits in the checkpoint, octal (`mode` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Its permission bits now, octal (`mode` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
 }
 
 /// A path a checkpoint lists without its content, in `show`.
@@ -179,6 +200,7 @@ pub fn show(cwd: &Path, env: &EnvSnapshot, reference: &str) -> Result<Option<Sho
                     diffstat: stats.map(|(stats, _)| stats).unwrap_or_default(),
                     changes: Vec::new(),
                     not_kept: Vec::new(),
+                    directories: Vec::new(),
                 }
             })
             .collect(),
@@ -211,6 +233,7 @@ fn checkpoint_report(
         changed_files: None,
         changes: Vec::new(),
         not_kept: Vec::new(),
+        directories: Vec::new(),
     };
     let Ok(Some((checkpoints, diff))) = agent_guard_recovery::checkpoint_changes(store, tx) else {
         return report;
@@ -232,6 +255,26 @@ fn checkpoint_report(
             size: n.size,
             reason: n.reason,
         })
+        .collect();
+    let text = |path: &[u8]| String::from_utf8_lossy(path).into_owned();
+    let plain = |path: &Vec<u8>, change| DirChangeReport {
+        path: text(path),
+        change,
+        mode: None,
+        now: None,
+    };
+    report.directories = diff
+        .missing_dirs
+        .iter()
+        .map(|d| plain(d, "deleted"))
+        .chain(diff.created_dirs.iter().map(|d| plain(d, "created")))
+        // A missing directory shows as its files' (or its own) deletion.
+        .chain(diff.dir_modes.iter().filter(|m| m.now.is_some()).map(|m| DirChangeReport {
+            path: text(&m.path),
+            change: "mode",
+            mode: Some(format!("{:04o}", m.bits)),
+            now: m.now.map(|bits| format!("{bits:04o}")),
+        }))
         .collect();
     report
 }

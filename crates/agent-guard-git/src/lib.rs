@@ -71,8 +71,8 @@ pub fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
     wildmatch::wildmatch(pattern, name, false)
 }
 pub use checkpoint::{
-    CHECKPOINT_REF_PREFIX, ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, Flushing,
-    NotKept, NotKeptReason, Pruned, Selection, Taken, WriteBack,
+    CHECKPOINT_REF_PREFIX, ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, DirMode,
+    Flushing, NotKept, NotKeptReason, Pruned, Selection, Taken, WriteBack,
 };
 pub use clean::enumerate_clean;
 pub use diffstat::{FileStat, diffstat};

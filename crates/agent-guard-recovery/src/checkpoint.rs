@@ -396,6 +396,23 @@ fn restore_one(
             Err(error) => failed(out, &error),
         }
     }
+    // 3. Directories get their bits back, deepest first (a private parent last), once
+    //    everything below them is written.
+    for mode in &diff.dir_modes {
+        let target = workspace.join(OsStr::from_bytes(&mode.path));
+        match checkpoints.restore_dir_mode(&workspace, mode) {
+            Ok(true) => {
+                let shown = target.display().to_string();
+                if !out.restored.contains(&shown) {
+                    out.restored.push(shown);
+                }
+            }
+            // Missing and not recreated (nothing of it was in scope): nothing to give bits.
+            Ok(false) if mode.now.is_none() => {}
+            Ok(false) => out.conflicts.push(target.display().to_string()),
+            Err(error) => failed(out, &error),
+        }
+    }
     checkpoints.clear_staging();
     if request.paths.is_empty() && out.errors.is_empty() && out.conflicts.is_empty() {
         out.restored.push(format!("{SUBJECT}:{sha}"));

@@ -228,6 +228,18 @@ fn print_snapshot(snapshot: &SnapshotReport) {
             )
         ));
     }
+    for dir in &snapshot.directories {
+        let what = match (dir.change, &dir.mode, &dir.now) {
+            ("mode", Some(mode), Some(now)) => format!("mode {now} (was {mode})"),
+            ("mode", Some(mode), None) => format!("missing (mode {mode})"),
+            (change, _, _) => format!("{change} (empty directory)"),
+        };
+        printer::out(&format!(
+            "    {}/  {}",
+            sanitize(&dir.path),
+            paint(style::DIM, &what)
+        ));
+    }
     if let Some(total) = snapshot.changed_files
         && total > snapshot.diffstat.len()
     {

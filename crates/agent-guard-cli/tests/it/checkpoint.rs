@@ -488,3 +488,61 @@ fn restore_to_another_directory_refuses_a_checkpoint_and_says_what_to_do() {
     let undo = agent_guard(&env, &["undo", "--json"]);
     assert!(undo.status.success(), "{undo:?}");
 }
+
+/// Every directory's permission bits, below the workspace (the quarantine and `.git` left
+/// out).
+fn dir_modes(ws: &Path) -> Vec<(String, u32)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut modes = Vec::new();
+    let mut pending = vec![ws.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+            let name = entry.file_name();
+            if !entry.file_type().unwrap().is_dir() || name == ".git" || name == ".agent-trash" {
+                continue;
+            }
+            let path = entry.path();
+            let bits = entry.metadata().unwrap().permissions().mode() & 0o7777;
+            modes.push((path.strip_prefix(ws).unwrap().display().to_string(), bits));
+            pending.push(path);
+        }
+    }
+    modes.sort();
+    modes
+}
+
+/// A private directory deleted by a script comes back private, a sticky one sticky, and a
+/// script that only `chmod`s a directory is undone too; `show` lists the mode change (found
+/// by an outside review: directories came back 0755).
+#[test]
+fn directory_permissions_are_undone() {
+    let env = TestEnv::new();
+    write(&env, "private/key.txt", "k\n");
+    write(&env, "shared/tmp/x", "x\n");
+    write(&env, "open/o.txt", "o\n");
+    write(
+        &env,
+        "tools/go.sh",
+        "rm -rf private shared e && chmod 700 open && mkdir made\n",
+    );
+    run(
+        &env,
+        "chmod 700 private && chmod 1777 shared/tmp && mkdir -p e && chmod 711 e",
+    );
+    let (before, modes) = (state(&env), dir_modes(env.ws()));
+    checkpointed(&env, "sh tools/go.sh", "SNAPSHOT_CHECKPOINT");
+    run(&env, "sh tools/go.sh");
+    assert_ne!(dir_modes(env.ws()), modes);
+    let show = json(&agent_guard(&env, &["show", "@", "--json"]));
+    let directories = show["snapshots"][0]["directories"].as_array().unwrap();
+    assert!(
+        directories.contains(&serde_json::json!(
+            { "path": "open", "change": "mode", "mode": "0755", "now": "0700" }
+        )),
+        "{show}"
+    );
+    let undo = agent_guard(&env, &["undo", "--json"]);
+    assert!(undo.status.success(), "{undo:?}");
+    assert_eq!(state(&env), before);
+    assert_eq!(dir_modes(env.ws()), modes);
+}

@@ -68,6 +68,9 @@ pub struct CheckpointDiff {
     pub missing_dirs: Vec<Vec<u8>>,
     /// Empty directories now that the checkpoint did not have (created since).
     pub created_dirs: Vec<Vec<u8>>,
+    /// Directories whose permission bits differ from the checkpoint's (or that are
+    /// missing), deepest first.
+    pub dir_modes: Vec<super::dir_modes::DirMode>,
     /// Every directory the checkpoint holds something in (ancestors included).
     directories: HashSet<Vec<u8>>,
 }
@@ -189,11 +192,14 @@ impl CheckpointStore {
             .filter(|dir| in_scope(dir) && !directories.contains(*dir))
             .cloned()
             .collect();
+        let dir_modes =
+            super::dir_modes::changed(&selection.workspace, &meta, &directories, &in_scope);
         Ok(CheckpointDiff {
             changes,
             not_kept: meta.not_kept,
             missing_dirs,
             created_dirs,
+            dir_modes,
             directories,
         })
     }

@@ -3,7 +3,9 @@
 //!
 //! Stored as one blob next to the files' tree (the commit's tree is `{files, meta}`, so no
 //! workspace name can collide with it). NUL-separated fields, so any path survives as its
-//! bytes: `n SIZE REASON PATH`, `m OCTAL PATH`, `d PATH`.
+//! bytes: `n SIZE REASON PATH`, `m OCTAL PATH`, `d PATH`, and (version 2) `p OCTAL PATH`
+//! for a directory whose bits are not `0755`: a version-2 meta records every directory's
+//! bits, a version-1 meta (older checkpoints) none, and restore leaves those alone.
 
 use std::collections::HashMap;
 
@@ -58,6 +60,10 @@ pub(crate) struct Meta {
     pub(crate) not_kept: Vec<NotKept>,
     pub(crate) permissions: HashMap<Vec<u8>, u32>,
     pub(crate) empty_dirs: Vec<Vec<u8>>,
+    /// Directories whose bits are not `0755` (with `dir_modes_recorded`).
+    pub(crate) dir_modes: HashMap<Vec<u8>, u32>,
+    /// Whether this checkpoint recorded directory bits (version 2).
+    pub(crate) dir_modes_recorded: bool,
 }
 
 impl Meta {
@@ -67,8 +73,9 @@ impl Meta {
         not_kept: &[NotKept],
         permissions: &[(&[u8], u32)],
         empty_dirs: &[Vec<u8>],
+        dir_modes: &[(Vec<u8>, u32)],
     ) -> Vec<u8> {
-        let mut out = b"agent-guard-checkpoint 1\0".to_vec();
+        let mut out = b"agent-guard-checkpoint 2\0".to_vec();
         let field = |out: &mut Vec<u8>, bytes: &[u8]| {
             out.extend_from_slice(bytes);
             out.push(0);
@@ -88,13 +95,25 @@ impl Meta {
             field(&mut out, b"d");
             field(&mut out, dir);
         }
+        for (dir, bits) in dir_modes {
+            field(&mut out, b"p");
+            field(&mut out, format!("{bits:o}").as_bytes());
+            field(&mut out, dir);
+        }
         out
     }
 
     /// Decodes a meta blob; unknown record kinds are skipped.
     pub(crate) fn decode(bytes: &[u8]) -> Meta {
         let mut meta = Meta::default();
-        let mut fields = bytes.split(|b| *b == 0).skip(1);
+        let mut fields = bytes.split(|b| *b == 0);
+        meta.dir_modes_recorded = fields.next().is_some_and(|header| {
+            header
+                .strip_prefix(b"agent-guard-checkpoint ")
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .and_then(|v| v.parse::<u32>().ok())
+                .is_some_and(|version| version >= 2)
+        });
         while let Some(kind) = fields.next() {
             match kind {
                 b"n" => {
@@ -115,7 +134,7 @@ impl Meta {
                         });
                     }
                 }
-                b"m" => {
+                kind @ (b"m" | b"p") => {
                     let (Some(bits), Some(path)) = (fields.next(), fields.next()) else {
                         break;
                     };
@@ -123,7 +142,12 @@ impl Meta {
                         .ok()
                         .and_then(|s| u32::from_str_radix(s, 8).ok())
                     {
-                        meta.permissions.insert(path.to_vec(), bits);
+                        let map = if kind == b"m" {
+                            &mut meta.permissions
+                        } else {
+                            &mut meta.dir_modes
+                        };
+                        map.insert(path.to_vec(), bits);
                     }
                 }
                 b"d" => {
@@ -148,8 +172,20 @@ mod tests {
             size: 12,
             reason: NotKeptReason::TooLarge,
         }];
-        let bytes = Meta::encode(&not_kept, &[(b".env", 0o600)], &[b"logs".to_vec()]);
+        let bytes = Meta::encode(
+            &not_kept,
+            &[(b".env", 0o600)],
+            &[b"logs".to_vec()],
+            &[(b"private".to_vec(), 0o700)],
+        );
         let meta = Meta::decode(&bytes);
+        assert!(meta.dir_modes_recorded);
+        assert_eq!(meta.dir_modes.get(&b"private"[..]), Some(&0o700));
+        let old = Meta::decode(b"agent-guard-checkpoint 1\0d\0logs\0");
+        assert!(
+            !old.dir_modes_recorded,
+            "a version-1 meta recorded no directory bits"
+        );
         assert_eq!(meta.not_kept, not_kept);
         assert_eq!(meta.permissions.get(&b".env"[..]), Some(&0o600));
         assert_eq!(meta.empty_dirs, [b"logs".to_vec()]);

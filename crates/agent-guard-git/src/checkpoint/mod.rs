@@ -20,6 +20,7 @@
 
 mod artifacts;
 mod diff;
+mod dir_modes;
 mod hash;
 mod index;
 mod loose_ref;
@@ -38,6 +39,7 @@ use git2::{ObjectType, Oid, Repository};
 use crate::error::GitError;
 
 pub use diff::{ChangeKind, CheckpointChange, CheckpointDiff, WriteBack};
+pub use dir_modes::DirMode;
 pub use meta::{NotKept, NotKeptReason};
 pub use prune::Pruned;
 pub use take::Flushing;

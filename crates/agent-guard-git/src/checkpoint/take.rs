@@ -204,7 +204,12 @@ impl CheckpointStore {
             .filter(|e| e.id.is_some())
             .filter_map(|e| Some((e.path.as_slice(), e.stat.unusual_permissions()?)))
             .collect();
-        let meta = Meta::encode(&not_kept, &permissions, &walked.empty_dirs);
+        let meta = Meta::encode(
+            &not_kept,
+            &permissions,
+            &walked.empty_dirs,
+            &walked.dir_modes,
+        );
 
         let kept = entries.iter().filter(|e| e.id.is_some());
         let mut taken = Taken {

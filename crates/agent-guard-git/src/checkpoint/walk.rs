@@ -32,9 +32,15 @@ pub(crate) struct Walked {
     pub(crate) found: Vec<Found>,
     /// Directories with no entries at all.
     pub(crate) empty_dirs: Vec<Vec<u8>>,
+    /// Directories whose permission bits are not `0755`, with their bits (the root left
+    /// out): restore gives every directory back its bits.
+    pub(crate) dir_modes: Vec<(Vec<u8>, u32)>,
     /// Directories that could not be listed.
     pub(crate) unreadable: Vec<Vec<u8>>,
 }
+
+/// A directory's usual permission bits: the ones a checkpoint does not list.
+pub(crate) const USUAL_DIR_MODE: u32 = 0o755;
 
 /// Walks the workspace of `selection`.
 ///
@@ -87,6 +93,7 @@ pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
             }
         }
         walked.empty_dirs.extend(part.empty_dirs);
+        walked.dir_modes.extend(part.dir_modes);
         walked.unreadable.extend(part.unreadable);
     }
     walked.found.reserve_exact(files);
@@ -110,6 +117,9 @@ pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
         }
     }
     walked.empty_dirs.sort_unstable_by(|a, b| path_order(a, b));
+    walked
+        .dir_modes
+        .sort_unstable_by(|a, b| path_order(&a.0, &b.0));
     walked.unreadable.sort_unstable_by(|a, b| path_order(a, b));
     Ok(walked)
 }
@@ -132,6 +142,7 @@ struct Job {
 struct Part {
     listings: Vec<(usize, Vec<Item>)>,
     empty_dirs: Vec<Vec<u8>>,
+    dir_modes: Vec<(Vec<u8>, u32)>,
     unreadable: Vec<Vec<u8>>,
 }
 
@@ -224,6 +235,14 @@ fn list(
         part.unreadable.push(relative.to_vec());
         return Vec::new();
     };
+    if !relative.is_empty()
+        && let Ok(stat) = rustix::fs::fstat(&fd)
+    {
+        let bits = stat.st_mode & 0o7777;
+        if bits != USUAL_DIR_MODE {
+            part.dir_modes.push((relative.to_vec(), bits));
+        }
+    }
     let mut entries: Vec<(Vec<u8>, Option<Stat>)> = Vec::new();
     let mut any = false;
     let mut raw = RawDir::new(&fd, buffer.spare_capacity_mut());
@@ -430,6 +449,16 @@ mod tests {
             [".env", ".gitignore", "build/o.txt", "link", "src/a.py"]
         );
         assert_eq!(walked.empty_dirs, [b"empty".to_vec()]);
+        assert_eq!(walked.dir_modes, []);
+        std::fs::set_permissions(
+            root.join("src"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o1770),
+        )
+        .unwrap();
+        assert_eq!(
+            walk(&selection(root)).unwrap().dir_modes,
+            [(b"src".to_vec(), 0o1770)]
+        );
         assert!(walked.found[3].stat.is_symlink());
     }
 
