@@ -450,6 +450,48 @@ pub(crate) fn opaque(program: &str, dialect: Dialect, why: &str) -> OpSpec {
     OpSpec::opaque_program(program, dialect, why)
 }
 
+/// The directories a build tool or task runner is told to run in (`make -C DIR`,
+/// `npm --prefix DIR`, `yarn --cwd DIR`, `just -d DIR`, `gradle -p DIR`): an opaque
+/// program's targets, which the policy refuses when they lead out of the workspace.
+pub(crate) fn run_dirs(program: &str, args: &[Arg]) -> Vec<agent_guard_types::Target> {
+    let (short, long): (&[&str], &[&str]) = match program {
+        "make" | "gmake" | "bmake" => (&["-C"], &["--directory"]),
+        "npm" | "pnpm" => (&["-C"], &["--prefix", "--dir"]),
+        "yarn" => (&[], &["--cwd"]),
+        "just" => (&["-d"], &["--working-directory", "--justfile"]),
+        "gradle" | "gradlew" | "./gradlew" => (&["-p"], &["--project-dir"]),
+        "mvn" | "./mvnw" => (&["-f"], &["--file"]),
+        "cargo" => (&["-C"], &["--manifest-path"]),
+        "task" | "go-task" => (&["-d"], &["--dir"]),
+        _ => return Vec::new(),
+    };
+    let mut dirs = Vec::new();
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        at += 1;
+        let Some(text) = arg.known() else { continue };
+        if text == "--" {
+            break;
+        }
+        if let Some((option, value)) = text.split_once('=')
+            && long.contains(&option)
+        {
+            dirs.push(agent_guard_types::Target::literal(value));
+        } else if short.contains(&text) || long.contains(&text) {
+            if let Some(value) = args.get(at) {
+                dirs.push(value.target());
+            }
+            at += 1;
+        } else if let Some(value) = short.iter().find_map(|s| text.strip_prefix(s))
+            && !value.is_empty()
+            && !text.starts_with("--")
+        {
+            dirs.push(agent_guard_types::Target::literal(value));
+        }
+    }
+    dirs
+}
+
 /// Returns `ops`, or the opaque-program op of `program` when the rules found nothing.
 pub(crate) fn or_opaque(ops: Vec<OpSpec>, program: &str, why: &str) -> Vec<OpSpec> {
     if ops.is_empty() {

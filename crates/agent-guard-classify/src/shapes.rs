@@ -64,6 +64,9 @@ const WINDOWS_NULL_TARGETS: &[&str] = &["nul", "nul:", "con", "con:", "$null"];
 #[derive(Debug, Default)]
 pub(crate) struct Positions {
     cd: Vec<usize>,
+    /// The directory each POSIX `cd`/`pushd` goes to, when it is literal (`cd` alone goes
+    /// home; `cd -`, `popd` and a non-literal directory are unknown: `None`).
+    cd_dirs: Vec<(usize, Option<agent_guard_types::Target>)>,
     create: Vec<usize>,
     own_cwd: Vec<usize>,
 }
@@ -76,6 +79,35 @@ impl Positions {
         } else if CREATE_HEADS.contains(&name) {
             self.create.push(index);
         }
+    }
+
+    /// Records where a POSIX `cd`/`pushd` with arguments `rest` goes.
+    pub(crate) fn note_cd_dir(&mut self, name: &str, rest: &[crate::args::Arg], index: usize) {
+        if !matches!(name, "cd" | "pushd" | "chdir") {
+            return;
+        }
+        let operands: Vec<&crate::args::Arg> = rest
+            .iter()
+            .skip_while(|a| {
+                a.known()
+                    .is_some_and(|t| matches!(t, "-L" | "-P" | "-e" | "-@"))
+            })
+            .collect();
+        let dir = match operands.as_slice() {
+            [] => Some(agent_guard_types::Target {
+                tilde: true,
+                ..agent_guard_types::Target::literal("~")
+            }),
+            [only]
+                if only
+                    .known()
+                    .is_some_and(|t| t != "-" && !t.starts_with('-')) =>
+            {
+                Some(only.target())
+            }
+            _ => None,
+        };
+        self.cd_dirs.push((index, dir));
     }
 
     /// Records a cmd or PowerShell command by its normalised name. A bare drive (`D:`)
@@ -177,6 +209,15 @@ pub(crate) fn apply(ops: &mut [OpSpec], positions: &Positions, commands: usize) 
                 .any(|t| !(t.tilde || is_absolute(&t.text) || t.opaque.is_some()));
         if cwd_changed && cwd_matters {
             op.shape = Some(Shape::F1);
+        }
+        // A program the guard cannot see into runs where the last `cd` before it went: the
+        // policy refuses it when that is outside the workspace (a checkpoint protects
+        // nothing there).
+        if op.kind == OpKind::OpaqueProgram
+            && op.targets.is_empty()
+            && let Some((_, Some(dir))) = positions.cd_dirs.iter().rev().find(|(i, _)| *i < index)
+        {
+            op.targets.push(dir.clone());
         }
         let target_dependent = matches!(
             op.kind,

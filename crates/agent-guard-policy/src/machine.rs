@@ -106,8 +106,14 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         return Some(undeterminable(op));
     }
     if op.kind == OpKind::OpaqueProgram {
-        // Whatever it does, the checkpoint covers the whole workspace: neither the session
-        // mode nor the line's shape (a `cd` before it) changes what it protects.
+        // Where it visibly runs outside the workspace (`cd / && make clean`, `make -C /`,
+        // `find / -exec ./x.sh {} +`), or in `.git` or the quarantine, a checkpoint
+        // protects nothing of what it changes there.
+        if let Some(verdict) = snapshot_checkpoint::runs_outside(op, ctx, world) {
+            return Some(verdict);
+        }
+        // Otherwise, whatever it does, the checkpoint covers the whole workspace: neither
+        // the session mode nor the line's shape (a `cd` before it) changes what it protects.
         return Some(snapshot_checkpoint::program(op, ctx));
     }
     if op.kind == OpKind::Append {

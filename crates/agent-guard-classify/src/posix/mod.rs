@@ -254,6 +254,14 @@ fn run(
     }
     if unwrapped.changes_cwd && !found.is_empty() {
         positions.note_cwd_change(call.index);
+        // An opaque program the wrapper runs elsewhere runs there (`env -C / make clean`).
+        if let Some(dir) = &unwrapped.cwd_dir {
+            for op in &mut found {
+                if op.kind == OpKind::OpaqueProgram && op.targets.is_empty() {
+                    op.targets.push((**dir).clone());
+                }
+            }
+        }
     }
     ops.extend(found);
     ops
@@ -324,6 +332,7 @@ fn named(
     let lowered = lowered.strip_suffix(".exe").unwrap_or(&lowered).to_owned();
     if call.own && !call.command.context.in_substitution {
         positions.note_command(&lowered, call.index);
+        positions.note_cd_dir(&lowered, rest, call.index);
     }
     dispatch(&lowered, rest, call, line, positions)
 }
@@ -417,12 +426,16 @@ fn dispatch(
                 None if noop::changes_nothing(name, rest) => {}
                 // `(( n > 2 ))` read as a command: almost always arithmetic.
                 None if call.command.context.maybe_arithmetic => {}
-                None => ops.push(noop::opaque(
-                    name,
-                    Dialect::Posix,
-                    "a program whose effects the guard does not model (a script, a build tool, \
-                     a task runner, an unknown command)",
-                )),
+                None => {
+                    let mut op = noop::opaque(
+                        name,
+                        Dialect::Posix,
+                        "a program whose effects the guard does not model (a script, a build \
+                         tool, a task runner, an unknown command)",
+                    );
+                    op.targets = noop::run_dirs(name, rest);
+                    ops.push(op);
+                }
             }
             ops
         }

@@ -51,8 +51,14 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                 let (programs, inner): (Vec<OpSpec>, Vec<OpSpec>) = exec(command, call, line)
                     .into_iter()
                     .partition(|op| op.kind == OpKind::OpaqueProgram);
-                // A program it runs per file is checkpointed like one typed on the line.
-                opaque.extend(programs);
+                // A program it runs per file is checkpointed like one typed on the line; it
+                // runs on what is found below the starting points.
+                opaque.extend(programs.into_iter().map(|mut program| {
+                    if program.targets.is_empty() {
+                        program.targets = starting_points(args);
+                    }
+                    program
+                }));
                 if !inner.is_empty() {
                     deletes = true;
                     kind = Some(strongest(kind, &inner));

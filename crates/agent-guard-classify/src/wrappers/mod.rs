@@ -32,6 +32,8 @@ pub(crate) struct Unwrapped {
     pub from_stdin: bool,
     /// A wrapper changes the working directory (`env -C`, `sudo -D`).
     pub changes_cwd: bool,
+    /// The directory it changes to, when literal (`env -C DIR`, `--chdir=DIR`).
+    pub cwd_dir: Option<Box<agent_guard_types::Target>>,
     /// Environment variable names a wrapper assigns (`env GIT_DIR=x …`).
     pub assigned: Vec<String>,
     /// Indexes (in the argument list) of the `NAME=value` words a wrapper assigns.
@@ -228,7 +230,14 @@ fn scan<'a>(
                     "{wrapper} changes the root directory"
                 )));
             }
-            Item::Opt { name: "chdir", .. } => found.changes_cwd = true,
+            Item::Opt {
+                name: "chdir",
+                value,
+                attached,
+            } => {
+                found.changes_cwd = true;
+                found.cwd_dir = chdir_target(*value, attached.as_deref());
+            }
             Item::Unknown(o) | Item::Ambiguous(o) => {
                 return Err(Unwrap::Ambiguous(format!(
                     "{wrapper} option {o} has unknown arity"
@@ -305,7 +314,14 @@ fn env(rest: &[Arg], base: usize, found: &mut Unwrapped) -> Step {
                     "env -S splits a string into a command".into(),
                 ));
             }
-            Item::Opt { name: "chdir", .. } => found.changes_cwd = true,
+            Item::Opt {
+                name: "chdir",
+                value,
+                attached,
+            } => {
+                found.changes_cwd = true;
+                found.cwd_dir = chdir_target(*value, attached.as_deref());
+            }
             Item::Unknown(o) | Item::Ambiguous(o) => {
                 return Step::Stop(Unwrap::Ambiguous(format!(
                     "env option {o} has unknown arity"
@@ -356,6 +372,18 @@ pub(crate) fn assignment_name(text: &str) -> Option<&str> {
     ((first.is_ascii_alphabetic() || first == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
     .then_some(name)
+}
+
+/// The directory of a wrapper's `chdir` option, when it is literal.
+fn chdir_target(
+    value: Option<&Arg>,
+    attached: Option<&str>,
+) -> Option<Box<agent_guard_types::Target>> {
+    match (value, attached) {
+        (_, Some(text)) => Some(Box::new(agent_guard_types::Target::literal(text))),
+        (Some(arg), None) => arg.known().map(|_| Box::new(arg.target())),
+        (None, None) => None,
+    }
 }
 
 #[cfg(test)]

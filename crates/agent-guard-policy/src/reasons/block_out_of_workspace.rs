@@ -4,7 +4,7 @@ use agent_guard_types::{PathSpec, Protected};
 
 super::reason!(
     BlockOutOfWorkspace, BlockOutOfWorkspace, "BLOCK_OUT_OF_WORKSPACE",
-    catches: "A target whose physical location is outside the workspace: absolute paths elsewhere (`/etc/passwd`), `..` escapes, Windows drive or UNC paths, and paths *through* a symlink that leads outside (`escape/keep.txt` with `escape -> /elsewhere`). Removing a link itself (`rm link`) is judged where the link sits.",
+    catches: "A target whose physical location is outside the workspace: absolute paths elsewhere (`/etc/passwd`), `..` escapes, Windows drive or UNC paths, and paths *through* a symlink that leads outside (`escape/keep.txt` with `escape -> /elsewhere`). Removing a link itself (`rm link`) is judged where the link sits. Also a program the guard cannot see into that visibly runs outside the workspace, or in `.git` or the quarantine (`cd / && make clean`, `make -C /`, `npm --prefix ../other run reset`, `env -C / ./x.sh`, `find / -exec ./x.sh {} +`): a checkpoint would protect nothing it changes there.",
     why: "The workspace is the guard's boundary: it can only vouch for, and quarantine, what lies inside it.",
     example: "rm -rf ../other-project",
     verdict: "BLOCK, never askable.",

@@ -1,6 +1,8 @@
 //! `SNAPSHOT_CHECKPOINT`.
 
-use agent_guard_types::{CheckpointMode, CheckpointPlan, OpSpec, Plan, ReasonCode, Verdict};
+use agent_guard_types::{
+    CheckpointMode, CheckpointPlan, OpSpec, Plan, Protected, ReasonCode, Verdict, World,
+};
 
 use crate::PolicyContext;
 
@@ -35,6 +37,27 @@ pub(crate) fn program(op: &OpSpec, ctx: &PolicyContext) -> Verdict {
     let mut verdict = Verdict::of(ReasonCode::SnapshotCheckpoint).with_plan(plan(ctx));
     verdict.reasons.clone_from(&op.notes);
     verdict
+}
+
+/// The refusal of an opaque program that runs in a directory (its targets: a `cd` before
+/// it, `make -C`, `find`'s starting points) outside the workspace, in `.git` or in the
+/// quarantine, or that cannot be resolved; `None` when every one is inside.
+pub(crate) fn runs_outside(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
+    let outside = op.targets.iter().find(|target| {
+        if target.opaque.is_some() {
+            return false;
+        }
+        let spec = world.path(target, &ctx.cwd);
+        let protected = !matches!(spec.protected, None | Some(Protected::WorkspaceRoot));
+        spec.error.is_some() || !spec.inside_workspace || spec.inside_trash || protected
+    })?;
+    Some(
+        Verdict::of(ReasonCode::BlockOutOfWorkspace).because(format!(
+            "`{}` runs in `{}`, which is outside the workspace (or in `.git` or the quarantine): \
+         a checkpoint would protect nothing it changes there",
+            op.op, outside.text
+        )),
+    )
 }
 
 /// `[checkpoint] mode = "always"`: one checkpoint for a line that changes something and
