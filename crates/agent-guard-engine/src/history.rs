@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use agent_guard_audit::{AuditRecord, Event, Tool};
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{Progress, RestoreOptions, RestoreRefusal, RestoreReport, TxState};
+use agent_guard_recovery::{
+    Progress, RestoreOptions, RestoreRefusal, RestoreReport, Transaction, TxState,
+};
 use agent_guard_types::is_generated_id;
 
 use crate::check::audit_log;
@@ -67,6 +69,7 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
     let runtime = Runtime::from_env(&request.env)?;
     let store = quarantine(&workspace, &runtime, &request.env);
     let mut paths = request.paths.clone();
+    let mut force = request.force;
     let (txid, summary) = {
         let _lock = store.lock_shared()?;
         let txs = workspace_transactions(&store, &workspace.root)?;
@@ -117,11 +120,17 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
             }];
             return Ok(outcome);
         };
+        // Redoing a checkpoint's undo puts the command's versions back over what the undo
+        // wrote, which the checkpoint still holds: the occupants are expected, and (as with
+        // `--force`) kept in a new transaction rather than reported as conflicts.
+        if matches!(request.target, RestoreTarget::Redo) && undid_a_checkpoint(&tx, &txs) {
+            force = true;
+        }
         let summary = summary(&tx, &workspace.root);
         (tx.txid.clone(), summary)
     };
     let options = RestoreOptions {
-        force: request.force,
+        force,
         to: request.to.as_ref().map(|to| request.cwd.join(to)),
         paths: paths
             .iter()
@@ -183,4 +192,20 @@ fn refused(txid: &str, refusal: RestoreRefusal) -> RestoreOutcome {
         report: RestoreReport::refused(txid, refusal),
         transaction: None,
     }
+}
+
+/// Whether backup `tx` was made by the undo of a workspace checkpoint.
+fn undid_a_checkpoint(tx: &Transaction, txs: &[Transaction]) -> bool {
+    let Some(undone) = tx
+        .meta
+        .get("restoring_txid")
+        .and_then(serde_json::Value::as_str)
+    else {
+        return false;
+    };
+    txs.iter().filter(|t| t.txid == undone).any(|t| {
+        t.snapshots
+            .iter()
+            .any(|s| s.subject.as_deref() == Some(agent_guard_recovery::CHECKPOINT_SUBJECT))
+    })
 }

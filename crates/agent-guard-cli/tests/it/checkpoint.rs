@@ -546,3 +546,52 @@ fn directory_permissions_are_undone() {
     assert_eq!(state(&env), before);
     assert_eq!(dir_modes(env.ws()), modes);
 }
+
+/// `redo` after undoing a checkpoint puts the command's versions of the files it modified
+/// and created back, and keeps what the undo had written in a new transaction (found by an
+/// outside review: every modified file was a conflict). What the command deleted is not
+/// deleted again (docs/checkpoints.md).
+#[test]
+fn redo_after_a_checkpoint_undo_puts_the_commands_versions_back() {
+    let env = TestEnv::new();
+    script_workspace(&env);
+    let line = "python3 tools/cleanup.py";
+    checkpointed(&env, line, "SNAPSHOT_CHECKPOINT");
+    run(&env, line);
+    let read = |path: &str| std::fs::read_to_string(env.ws().join(path)).ok();
+    let after: Vec<Option<String>> = ["notes.txt", "src/main.rs", "new.txt", "made/deeper/x.txt"]
+        .iter()
+        .map(|p| read(p))
+        .collect();
+    let undo = agent_guard(&env, &["undo", "--json"]);
+    assert!(undo.status.success(), "{undo:?}");
+    assert_eq!(read("new.txt"), None);
+    let redo = agent_guard(&env, &["redo", "--json"]);
+    assert!(redo.status.success(), "{redo:?}");
+    let redo = json(&redo);
+    assert_eq!(redo["conflicts"], serde_json::json!([]), "{redo}");
+    let now: Vec<Option<String>> = ["notes.txt", "src/main.rs", "new.txt", "made/deeper/x.txt"]
+        .iter()
+        .map(|p| read(p))
+        .collect();
+    assert_eq!(now, after, "the command's versions are back");
+    assert_eq!(
+        read(".env").as_deref(),
+        Some("SECRET=1\n"),
+        "deletions are not redone"
+    );
+    // What the undo had put back is kept, not lost: the redo's own backup holds it.
+    let kept: Vec<String> = redo["backup_txids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|id| {
+            std::fs::read_to_string(env.trash().join(id.as_str().unwrap()).join("notes.txt")).ok()
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "{redo}");
+    assert_ne!(
+        kept[0], "overwritten\n",
+        "the undo's version of notes.txt is kept"
+    );
+}
