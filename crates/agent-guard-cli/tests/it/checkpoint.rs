@@ -595,3 +595,29 @@ fn redo_after_a_checkpoint_undo_puts_the_commands_versions_back() {
         "the undo's version of notes.txt is kept"
     );
 }
+
+/// A repository nested in the workspace: its work-tree files are kept and come back, its
+/// `.git` is never kept, and `show` says so rather than dropping it without a word (found
+/// by an outside review).
+#[test]
+fn a_nested_repositorys_git_is_listed_as_not_kept() {
+    let env = TestEnv::new();
+    write(&env, "vendor/lib/v.txt", "v\n");
+    write(&env, "vendor/lib/.git/HEAD", "ref: refs/heads/main\n");
+    checkpointed(&env, "make clean", "SNAPSHOT_CHECKPOINT");
+    let show = json(&agent_guard(&env, &["show", "@", "--json"]));
+    let not_kept = show["snapshots"][0]["not_kept"].as_array().unwrap();
+    assert!(
+        not_kept.contains(&serde_json::json!(
+            { "path": "vendor/lib/.git", "size": 0, "reason": "nested-repository" }
+        )),
+        "{show}"
+    );
+    run(&env, "rm -rf vendor");
+    let undo = agent_guard(&env, &["undo", "--json"]);
+    assert!(undo.status.success(), "{undo:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.ws().join("vendor/lib/v.txt")).unwrap(),
+        "v\n"
+    );
+}

@@ -20,6 +20,9 @@ pub enum NotKeptReason {
     Special,
     /// It could not be read (permissions), or a directory could not be listed.
     Unreadable,
+    /// The `.git` of a repository nested in the workspace: a checkpoint never keeps git
+    /// metadata (its work-tree files are kept like any others).
+    NestedRepository,
 }
 
 impl NotKeptReason {
@@ -29,6 +32,7 @@ impl NotKeptReason {
             NotKeptReason::TooLarge => "too-large",
             NotKeptReason::Special => "special",
             NotKeptReason::Unreadable => "unreadable",
+            NotKeptReason::NestedRepository => "nested-repository",
         }
     }
 
@@ -37,6 +41,7 @@ impl NotKeptReason {
             NotKeptReason::TooLarge,
             NotKeptReason::Special,
             NotKeptReason::Unreadable,
+            NotKeptReason::NestedRepository,
         ]
         .into_iter()
         .find(|r| r.as_str().as_bytes() == text)

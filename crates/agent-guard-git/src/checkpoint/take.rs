@@ -197,6 +197,13 @@ impl CheckpointStore {
                 reason: NotKeptReason::Unreadable,
             });
         }
+        for git in &walked.nested_git {
+            not_kept.push(NotKept {
+                path: git.clone(),
+                size: 0,
+                reason: NotKeptReason::NestedRepository,
+            });
+        }
         not_kept.sort_by(|a, b| path_order(&a.path, &b.path));
         not_kept.dedup_by(|a, b| a.path == b.path);
         let permissions: Vec<(&[u8], u32)> = entries

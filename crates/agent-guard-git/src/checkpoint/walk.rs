@@ -37,6 +37,8 @@ pub(crate) struct Walked {
     pub(crate) dir_modes: Vec<(Vec<u8>, u32)>,
     /// Directories that could not be listed.
     pub(crate) unreadable: Vec<Vec<u8>>,
+    /// The `.git` entries of repositories nested below the root (never kept).
+    pub(crate) nested_git: Vec<Vec<u8>>,
 }
 
 /// A directory's usual permission bits: the ones a checkpoint does not list.
@@ -95,6 +97,7 @@ pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
         walked.empty_dirs.extend(part.empty_dirs);
         walked.dir_modes.extend(part.dir_modes);
         walked.unreadable.extend(part.unreadable);
+        walked.nested_git.extend(part.nested_git);
     }
     walked.found.reserve_exact(files);
     let mut stack: Vec<std::vec::IntoIter<Item>> = Vec::new();
@@ -121,6 +124,7 @@ pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
         .dir_modes
         .sort_unstable_by(|a, b| path_order(&a.0, &b.0));
     walked.unreadable.sort_unstable_by(|a, b| path_order(a, b));
+    walked.nested_git.sort_unstable_by(|a, b| path_order(a, b));
     Ok(walked)
 }
 
@@ -144,6 +148,7 @@ struct Part {
     empty_dirs: Vec<Vec<u8>>,
     dir_modes: Vec<(Vec<u8>, u32)>,
     unreadable: Vec<Vec<u8>>,
+    nested_git: Vec<Vec<u8>>,
 }
 
 struct QueueState {
@@ -258,6 +263,11 @@ fn list(
         }
         any = true;
         if bytes == b".git" {
+            if !relative.is_empty() {
+                let mut path = relative.to_vec();
+                path.extend_from_slice(b"/.git");
+                part.nested_git.push(path);
+            }
             continue;
         }
         let mut child = Vec::with_capacity(relative.len() + bytes.len() + 1);
@@ -450,6 +460,7 @@ mod tests {
         );
         assert_eq!(walked.empty_dirs, [b"empty".to_vec()]);
         assert_eq!(walked.dir_modes, []);
+        assert_eq!(walked.nested_git, [b"vendor/.git".to_vec()]);
         std::fs::set_permissions(
             root.join("src"),
             std::os::unix::fs::PermissionsExt::from_mode(0o1770),
