@@ -457,12 +457,15 @@ pub(crate) fn run_dirs(program: &str, args: &[Arg]) -> Vec<agent_guard_types::Ta
     let (short, long): (&[&str], &[&str]) = match program {
         "make" | "gmake" | "bmake" => (&["-C"], &["--directory"]),
         "npm" | "pnpm" => (&["-C"], &["--prefix", "--dir"]),
-        "yarn" => (&[], &["--cwd"]),
+        "yarn" | "bun" | "deno" => (&[], &["--cwd"]),
         "just" => (&["-d"], &["--working-directory", "--justfile"]),
         "gradle" | "gradlew" | "./gradlew" => (&["-p"], &["--project-dir"]),
         "mvn" | "./mvnw" => (&["-f"], &["--file"]),
         "cargo" => (&["-C"], &["--manifest-path"]),
         "task" | "go-task" => (&["-d"], &["--dir"]),
+        "ninja" | "scons" | "go" | "meson" => (&["-C"], &[]),
+        "cmake" => (&[], &["--build", "--install"]),
+        "uv" | "poetry" | "pdm" => (&["-C"], &["--directory", "--project"]),
         _ => return Vec::new(),
     };
     let mut dirs = Vec::new();

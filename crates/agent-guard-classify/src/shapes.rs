@@ -90,8 +90,9 @@ impl Positions {
             .iter()
             .skip_while(|a| {
                 a.known()
-                    .is_some_and(|t| matches!(t, "-L" | "-P" | "-e" | "-@"))
+                    .is_some_and(|t| matches!(t, "-L" | "-P" | "-e" | "-@" | "-LP" | "-PL"))
             })
+            .skip_while(|a| a.known() == Some("--"))
             .collect();
         let dir = match operands.as_slice() {
             [] => Some(agent_guard_types::Target {

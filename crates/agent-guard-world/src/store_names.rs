@@ -70,6 +70,7 @@ const SHAPES: &[&str] = &[
     "99999999-999999-########",
     "checkpoints",
     "agent-guard-index",
+    "agent-guard-index.delta",
     "agent-guard-quarantine",
     // A git repository's layout (the nested `.git`, the checkpoints' bare store).
     ".git",
@@ -245,6 +246,7 @@ mod tests {
             "*.jsonl",
             "lock",
             "*.sample",
+            "*.delta",
         ] {
             assert!(may(&[pattern]), "{pattern}");
         }

@@ -237,25 +237,62 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         "read-tree" => discard::read_tree(rest, context.wrapped),
         "checkout-index" => discard::checkout_index(rest),
         "push" => push::parse(rest),
-        "stash" => refs::stash(rest),
+        "stash" => refs::stash(rest).or_else(|| output_file(rest)),
         "branch" => refs::branch(rest),
         "update-ref" => history::update_ref(rest),
         "tag" => history::tag(rest),
-        "reflog" => history::reflog(rest),
+        "reflog" => history::reflog(rest).or_else(|| output_file(rest)),
         "gc" => history::gc(rest, context.disarmed),
         "prune" => history::prune(rest),
         "repack" => history::repack(rest),
         "symbolic-ref" => history::symbolic_ref(rest),
         "filter-repo" => history::filter_repo(rest),
         "worktree" => worktree::worktree(rest),
+        "submodule" if rest.iter().any(|a| a.known() == Some("foreach")) => Some(runs_a_program(
+            "git submodule foreach runs a command in every submodule",
+        )),
         "submodule" => worktree::submodule(rest),
-        "diff" | "log" | "show" | "whatchanged" | "diff-tree" | "diff-index" | "diff-files"
-        | "range-diff" => output_file(rest),
         // Writes `NNNN-subject.patch` files (over same-named ones) unless `--stdout`.
-        "format-patch" if !rest.iter().any(|a| a.known() == Some("--stdout")) => Some(
-            crate::noop::opaque("git", Dialect::Posix, "git format-patch writes patch files"),
-        ),
-        _ => None,
+        "format-patch" if !rest.iter().any(|a| a.known() == Some("--stdout")) => {
+            Some(runs_a_program("git format-patch writes patch files"))
+        }
+        // `-o FILE` / `--output FILE` is truncated and rewritten.
+        "archive" => output_file_short(rest, "-o"),
+        // `git bundle create FILE …` writes FILE.
+        "bundle" => bundle_file(rest),
+        // Subcommands that run a program the guard does not see into.
+        "grep"
+            if rest.iter().any(|a| {
+                a.text.starts_with("-O") || a.text.starts_with("--open-files-in-pager")
+            }) =>
+        {
+            Some(runs_a_program(
+                "git grep -O runs a pager on the matching files",
+            ))
+        }
+        "difftool" | "mergetool" => {
+            Some(runs_a_program("git runs the configured diff or merge tool"))
+        }
+        "rebase"
+            if rest.iter().any(|a| {
+                a.text == "-x"
+                    || a.text.starts_with("--exec")
+                    || (a.text.starts_with("-x") && a.text.len() > 2)
+            }) =>
+        {
+            Some(runs_a_program(
+                "git rebase --exec runs a command after each commit",
+            ))
+        }
+        "bisect" if rest.first().is_some_and(|a| a.text == "run") => {
+            Some(runs_a_program("git bisect run runs a command at each step"))
+        }
+        "filter-branch" => Some(runs_a_program(
+            "git filter-branch runs filters over the history",
+        )),
+        // Any other printing subcommand told to write its output to a file (`diff`, `log`,
+        // `show`, `rev-list`, `shortlog`, `show-branch`, … `--output=FILE`).
+        _ => output_file(rest),
     };
     parsed.op = op.map(|mut op| {
         op.sub = Some(sub.to_owned());
@@ -272,31 +309,82 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
     parsed
 }
 
-/// `git diff --output=FILE` (and the other diff-printing commands): FILE is truncated and
+/// An opaque-program op for a git subcommand that runs other programs or writes files it
+/// names itself.
+fn runs_a_program(why: &str) -> OpSpec {
+    crate::noop::opaque("git", Dialect::Posix, why)
+}
+
+/// `git diff --output=FILE` (and every other printing subcommand): FILE is truncated and
 /// rewritten. `None` without `--output`.
 fn output_file(rest: &[Arg]) -> Option<OpSpec> {
+    output_file_short(rest, "--output")
+}
+
+/// [`output_file`], with `short` (`-o` for `git archive`) as another spelling.
+fn output_file_short(rest: &[Arg], short: &str) -> Option<OpSpec> {
     let mut op = crate::writes::overwrite("git", agent_guard_types::WriteMode::InPlace);
     let mut at = 0;
     while let Some(arg) = rest.get(at) {
         at += 1;
-        let Some(text) = arg.known() else { continue };
-        if text == "--" {
+        if arg.text == "--" {
             break;
         }
+        let Some(text) = arg.known() else {
+            // `--output="$F"`: a file the guard cannot name.
+            if arg.text.starts_with("--output") || arg.text.starts_with(short) {
+                op.mark_undeterminable("git writes its output to a file the guard cannot name");
+            }
+            continue;
+        };
+        let text = if short != "--output" && text.starts_with(short) && text.len() > short.len() {
+            // `-oFILE`
+            &text[short.len()..]
+        } else {
+            text
+        };
         if let Some(file) = text.strip_prefix("--output=") {
-            op.targets.push(Target {
-                through_symlink: true,
-                ..Target::literal(file)
-            });
-        } else if text == "--output" {
+            if !is_null(file) {
+                op.targets.push(Target {
+                    through_symlink: true,
+                    ..Target::literal(file)
+                });
+            }
+        } else if text == "--output" || text == short {
             match rest.get(at) {
+                Some(file) if is_null(&file.text) => {}
                 Some(file) => op.targets.push(crate::writes::file(file, true)),
                 None => op.mark_undeterminable("git --output needs a file"),
             }
             at += 1;
+        } else if rest.get(at - 1).is_some_and(|a| a.text != text) && short != "--output" {
+            // `-oFILE` stripped above.
+            if !is_null(text) {
+                op.targets.push(Target {
+                    through_symlink: true,
+                    ..Target::literal(text)
+                });
+            }
         }
     }
     (!op.targets.is_empty() || op.undeterminable).then_some(op)
+}
+
+/// `git bundle create FILE …`: FILE is written (`-` is stdout).
+fn bundle_file(rest: &[Arg]) -> Option<OpSpec> {
+    let at = rest.iter().position(|a| a.text == "create")?;
+    let file = rest[at + 1..].iter().find(|a| !a.text.starts_with('-'))?;
+    if file.text == "-" || is_null(&file.text) {
+        return None;
+    }
+    let mut op = crate::writes::overwrite("git", agent_guard_types::WriteMode::InPlace);
+    op.targets.push(crate::writes::file(file, true));
+    Some(op)
+}
+
+/// Writing to these loses nothing.
+fn is_null(path: &str) -> bool {
+    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr")
 }
 
 /// One `-c key=value` of this invocation: a program it may run, a safety it disarms for

@@ -200,11 +200,15 @@ fn run(
             let text = command_text(call.command, line.source);
             // Some program runs, the guard cannot tell which: refused when the line has
             // destructive words, else checkpointed like any program it does not see into.
-            return if smells(text) {
-                vec![OpSpec::unknown("<opaque>", Dialect::Posix, reason)]
-            } else {
-                vec![noop::opaque("<opaque>", Dialect::Posix, &reason)]
-            };
+            if smells(text) {
+                return vec![OpSpec::unknown("<opaque>", Dialect::Posix, reason)];
+            }
+            let mut op = noop::opaque("<opaque>", Dialect::Posix, &reason);
+            // `npm --prefix / run x`: where it runs is still visible.
+            if let Some(name) = args.first().and_then(Arg::known) {
+                op.targets = noop::run_dirs(&basename(name).to_ascii_lowercase(), &args[1..]);
+            }
+            return vec![op];
         }
     };
     let wrapped = call.wrapped || !unwrapped.wrappers.is_empty();

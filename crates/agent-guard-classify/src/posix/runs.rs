@@ -33,10 +33,21 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                 let mut op =
                     crate::writes::overwrite("find", agent_guard_types::WriteMode::InPlace);
                 match args.get(index) {
-                    Some(out) => op.targets.push(crate::writes::file(out, true)),
-                    None => op.mark_undeterminable(format!("find {action} needs a file")),
+                    // Writing there loses nothing.
+                    Some(out)
+                        if matches!(
+                            out.text.as_str(),
+                            "/dev/null" | "/dev/stdout" | "/dev/stderr"
+                        ) => {}
+                    Some(out) => {
+                        op.targets.push(crate::writes::file(out, true));
+                        writes.push(op);
+                    }
+                    None => {
+                        op.mark_undeterminable(format!("find {action} needs a file"));
+                        writes.push(op);
+                    }
                 }
-                writes.push(op);
                 index += if action == "-fprintf" { 2 } else { 1 };
             }
             Some("-delete") => {
