@@ -19,6 +19,7 @@ pub(crate) use config::{Disarmed, Program};
 use agent_guard_types::{Dialect, OpKind, OpSpec, Target};
 
 use crate::args::Arg;
+use crate::writes::redirect::is_sink;
 
 /// Subcommands that can destroy work (used to find the subcommand after unknown globals).
 const DESTRUCTIVE: &[&str] = &[
@@ -257,7 +258,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
             Some(runs_a_program("git format-patch writes patch files"))
         }
         // `-o FILE` / `--output FILE` is truncated and rewritten.
-        "archive" => output_file_short(rest, "-o"),
+        "archive" => output_file_short(rest, Some("-o")),
         // `git bundle create FILE …` writes FILE.
         "bundle" => bundle_file(rest),
         // Subcommands that run a program the guard does not see into.
@@ -318,12 +319,20 @@ fn runs_a_program(why: &str) -> OpSpec {
 /// `git diff --output=FILE` (and every other printing subcommand): FILE is truncated and
 /// rewritten. `None` without `--output`.
 fn output_file(rest: &[Arg]) -> Option<OpSpec> {
-    output_file_short(rest, "--output")
+    output_file_short(rest, None)
 }
 
-/// [`output_file`], with `short` (`-o` for `git archive`) as another spelling.
-fn output_file_short(rest: &[Arg], short: &str) -> Option<OpSpec> {
+/// [`output_file`], with a short option (`-o FILE`, `-oFILE` for `git archive`) as another
+/// spelling.
+fn output_file_short(rest: &[Arg], short: Option<&str>) -> Option<OpSpec> {
     let mut op = crate::writes::overwrite("git", agent_guard_types::WriteMode::InPlace);
+    let names_output =
+        |text: &str| text.starts_with("--output") || short.is_some_and(|s| text.starts_with(s));
+    let add = |op: &mut OpSpec, file: Target| {
+        if !is_sink(&file.text) {
+            op.targets.push(file);
+        }
+    };
     let mut at = 0;
     while let Some(arg) = rest.get(at) {
         at += 1;
@@ -332,39 +341,30 @@ fn output_file_short(rest: &[Arg], short: &str) -> Option<OpSpec> {
         }
         let Some(text) = arg.known() else {
             // `--output="$F"`: a file the guard cannot name.
-            if arg.text.starts_with("--output") || arg.text.starts_with(short) {
+            if names_output(&arg.text) {
                 op.mark_undeterminable("git writes its output to a file the guard cannot name");
             }
             continue;
         };
-        let text = if short != "--output" && text.starts_with(short) && text.len() > short.len() {
-            // `-oFILE`
-            &text[short.len()..]
-        } else {
-            text
-        };
-        if let Some(file) = text.strip_prefix("--output=") {
-            if !is_null(file) {
-                op.targets.push(Target {
+        let attached = text.strip_prefix("--output=").or_else(|| {
+            short
+                .and_then(|s| text.strip_prefix(s))
+                .filter(|f| !f.is_empty())
+        });
+        if let Some(file) = attached {
+            add(
+                &mut op,
+                Target {
                     through_symlink: true,
                     ..Target::literal(file)
-                });
-            }
-        } else if text == "--output" || text == short {
+                },
+            );
+        } else if text == "--output" || Some(text) == short {
             match rest.get(at) {
-                Some(file) if is_null(&file.text) => {}
-                Some(file) => op.targets.push(crate::writes::file(file, true)),
+                Some(file) => add(&mut op, crate::writes::file(file, true)),
                 None => op.mark_undeterminable("git --output needs a file"),
             }
             at += 1;
-        } else if rest.get(at - 1).is_some_and(|a| a.text != text) && short != "--output" {
-            // `-oFILE` stripped above.
-            if !is_null(text) {
-                op.targets.push(Target {
-                    through_symlink: true,
-                    ..Target::literal(text)
-                });
-            }
         }
     }
     (!op.targets.is_empty() || op.undeterminable).then_some(op)
@@ -374,17 +374,12 @@ fn output_file_short(rest: &[Arg], short: &str) -> Option<OpSpec> {
 fn bundle_file(rest: &[Arg]) -> Option<OpSpec> {
     let at = rest.iter().position(|a| a.text == "create")?;
     let file = rest[at + 1..].iter().find(|a| !a.text.starts_with('-'))?;
-    if file.text == "-" || is_null(&file.text) {
+    if file.text == "-" || is_sink(&file.text) {
         return None;
     }
     let mut op = crate::writes::overwrite("git", agent_guard_types::WriteMode::InPlace);
     op.targets.push(crate::writes::file(file, true));
     Some(op)
-}
-
-/// Writing to these loses nothing.
-fn is_null(path: &str) -> bool {
-    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr")
 }
 
 /// One `-c key=value` of this invocation: a program it may run, a safety it disarms for

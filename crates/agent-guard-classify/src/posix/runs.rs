@@ -34,11 +34,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                     crate::writes::overwrite("find", agent_guard_types::WriteMode::InPlace);
                 match args.get(index) {
                     // Writing there loses nothing.
-                    Some(out)
-                        if matches!(
-                            out.text.as_str(),
-                            "/dev/null" | "/dev/stdout" | "/dev/stderr"
-                        ) => {}
+                    Some(out) if crate::writes::redirect::is_sink(&out.text) => {}
                     Some(out) => {
                         op.targets.push(crate::writes::file(out, true));
                         writes.push(op);

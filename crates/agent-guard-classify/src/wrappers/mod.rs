@@ -234,10 +234,7 @@ fn scan<'a>(
                 name: "chdir",
                 value,
                 attached,
-            } => {
-                found.changes_cwd = true;
-                found.cwd_dir = chdir_target(*value, attached.as_deref());
-            }
+            } => found.change_cwd(*value, attached.as_deref()),
             Item::Unknown(o) | Item::Ambiguous(o) => {
                 return Err(Unwrap::Ambiguous(format!(
                     "{wrapper} option {o} has unknown arity"
@@ -318,10 +315,7 @@ fn env(rest: &[Arg], base: usize, found: &mut Unwrapped) -> Step {
                 name: "chdir",
                 value,
                 attached,
-            } => {
-                found.changes_cwd = true;
-                found.cwd_dir = chdir_target(*value, attached.as_deref());
-            }
+            } => found.change_cwd(*value, attached.as_deref()),
             Item::Unknown(o) | Item::Ambiguous(o) => {
                 return Step::Stop(Unwrap::Ambiguous(format!(
                     "env option {o} has unknown arity"
@@ -374,15 +368,16 @@ pub(crate) fn assignment_name(text: &str) -> Option<&str> {
     .then_some(name)
 }
 
-/// The directory of a wrapper's `chdir` option, when it is literal.
-fn chdir_target(
-    value: Option<&Arg>,
-    attached: Option<&str>,
-) -> Option<Box<agent_guard_types::Target>> {
-    match (value, attached) {
-        (_, Some(text)) => Some(Box::new(agent_guard_types::Target::literal(text))),
-        (Some(arg), None) => arg.known().map(|_| Box::new(arg.target())),
-        (None, None) => None,
+impl Unwrapped {
+    /// A wrapper's `chdir` option (`env -C DIR`, `sudo -D DIR`): the command runs elsewhere,
+    /// in `DIR` when it is literal.
+    fn change_cwd(&mut self, value: Option<&Arg>, attached: Option<&str>) {
+        self.changes_cwd = true;
+        self.cwd_dir = match (value, attached) {
+            (_, Some(text)) => Some(Box::new(agent_guard_types::Target::literal(text))),
+            (Some(arg), None) => arg.known().map(|_| Box::new(arg.target())),
+            (None, None) => None,
+        };
     }
 }
 
