@@ -621,3 +621,58 @@ fn a_nested_repositorys_git_is_listed_as_not_kept() {
         "v\n"
     );
 }
+
+/// Checks `command` under `--enforce` (expecting `code`), runs it for real, and undoes it:
+/// the workspace and git state must be back byte for byte.
+fn undone_for_real(env: &TestEnv, command: &str, code: &str) {
+    let before = state(env);
+    let (exit, report) = enforce(env, command);
+    assert_eq!(exit, 0, "{command}: {report}");
+    assert_eq!(report["code"], code, "{command}: {report}");
+    run(env, command);
+    assert_ne!(state(env), before, "`{command}` must change something");
+    let undo = agent_guard(env, &["undo", "--json"]);
+    assert!(undo.status.success(), "{command}: {undo:?}");
+    assert_eq!(state(env), before, "`{command}` undone");
+}
+
+/// The readers and archivers that were `ALLOW_NOOP` and lost what they wrote over (outside
+/// reviews): each is now checkpointed or preserved, and undone after really running.
+#[test]
+fn overwriting_readers_and_archivers_are_undone_for_real() {
+    let env = TestEnv::new();
+    write(&env, "notes.txt", "precious, uncommitted\n");
+    // An archive (outside the workspace) holding another notes.txt.
+    let source = env.fixture.root().join("release");
+    std::fs::create_dir_all(&source).unwrap();
+    std::fs::write(source.join("notes.txt"), "from the archive\n").unwrap();
+    let archive = env.fixture.root().join("release.tar");
+    let made = std::process::Command::new("tar")
+        .arg("cf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&source)
+        .arg("notes.txt")
+        .status()
+        .unwrap();
+    assert!(made.success());
+    undone_for_real(
+        &env,
+        &format!("tar xf {}", archive.display()),
+        "SNAPSHOT_CHECKPOINT",
+    );
+    undone_for_real(
+        &env,
+        "find . -maxdepth 0 -fprint notes.txt",
+        "SNAPSHOT_OVERWRITE",
+    );
+    undone_for_real(&env, "git diff --output=notes.txt", "SNAPSHOT_OVERWRITE");
+    undone_for_real(&env, "git archive -o notes.txt HEAD", "SNAPSHOT_OVERWRITE");
+    write(&env, "tools/wipe.sh", "rm -f \"$@\"\n");
+    run(&env, "chmod +x tools/wipe.sh");
+    undone_for_real(
+        &env,
+        "git grep -l --untracked -O./tools/wipe.sh precious",
+        "SNAPSHOT_CHECKPOINT",
+    );
+}
