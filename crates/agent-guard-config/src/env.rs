@@ -34,6 +34,8 @@ pub struct EnvSnapshot {
     pub id_seed: Option<String>,
     /// `AGENT_GUARD_DEBUG`: adapter debug switch.
     pub debug: Option<String>,
+    /// `AGENT_GUARD_CHECKPOINT_WATCH`: whether a checkpoint may start a watcher.
+    pub checkpoint_watch: Option<String>,
     /// `AGENT_GUARD_FAULT`: test-only crash injection point (unstable).
     pub fault: Option<String>,
     /// `XDG_CONFIG_HOME`: where git looks for the user's `ignore` and `attributes` files.
@@ -77,6 +79,7 @@ impl EnvSnapshot {
             now: text(env_vars::NOW),
             id_seed: text(env_vars::ID_SEED),
             debug: text(env_vars::DEBUG),
+            checkpoint_watch: text(env_vars::CHECKPOINT_WATCH),
             fault: text(env_vars::FAULT),
             xdg_config_home: raw(env_vars::XDG_CONFIG_HOME),
             xdg_state_home: raw(env_vars::XDG_STATE_HOME),
@@ -86,6 +89,17 @@ impl EnvSnapshot {
             gemini_cli_home: raw(env_vars::GEMINI_CLI_HOME),
             qwen_home: raw(env_vars::QWEN_HOME),
         }
+    }
+
+    /// Whether a checkpoint may start the background watcher (on unless
+    /// `AGENT_GUARD_CHECKPOINT_WATCH` is `0`, `false`, `no` or `off`).
+    pub fn checkpoint_watch(&self) -> bool {
+        !self.checkpoint_watch.as_deref().is_some_and(|value| {
+            matches!(
+                value.trim().to_ascii_lowercase().as_str(),
+                "0" | "false" | "no" | "off"
+            )
+        })
     }
 
     /// Git's per-user configuration directory, as git finds it without configuration:

@@ -21,6 +21,10 @@ pub const ARTIFACTS: &str = "AGENT_GUARD_ARTIFACTS";
 /// `0`, `false`, `no` or `off` disables the direct deletion of regenerable artifacts.
 pub const ALLOW_REGENERABLE: &str = "AGENT_GUARD_ALLOW_REGENERABLE";
 
+/// `0`, `false`, `no` or `off`: a checkpoint never starts the background watcher that
+/// spares the next checkpoints a full walk (docs/checkpoints.md, "The watcher").
+pub const CHECKPOINT_WATCH: &str = "AGENT_GUARD_CHECKPOINT_WATCH";
+
 /// Makes adapters print the raw verdict to stderr.
 pub const DEBUG: &str = "AGENT_GUARD_DEBUG";
 

@@ -143,6 +143,9 @@ pub(crate) fn enforce(
         refuse_without_intent(&mut report, &cause);
         return report;
     }
+    if compensations.iter().any(|c| c.start_watcher) {
+        crate::watcher::start(&workspace, &request.env);
+    }
     report.message = message(&compensations);
     report.set_verdict(Decision::Allow, report.code);
     let proceed = AuditRecord {

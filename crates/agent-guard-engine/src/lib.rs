@@ -27,6 +27,7 @@ mod show;
 mod status;
 mod store;
 mod txref;
+mod watcher;
 mod workspace;
 
 pub use agent_guard_session::approval::Approval;
@@ -69,4 +70,5 @@ pub use show::{
 };
 pub use status::{Retention, StatusReport, status};
 pub use txref::{TxRefError, is_backup, is_parked, resolve as resolve_txref, undoable};
+pub use watcher::{WATCH_ENTRY, watch};
 pub use workspace::Workspace;

@@ -23,7 +23,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use agent_guard_fsops as fsops;
-use agent_guard_git::{ChangeKind, CheckpointDiff, CheckpointStore, Selection, WriteBack};
+use agent_guard_git::watch::{Ended, Watched};
+use agent_guard_git::{
+    ChangeKind, CheckpointDiff, CheckpointStore, Selection, WatcherState, WriteBack,
+};
 use agent_guard_quarantine::{
     CHECKPOINTS_DIR_NAME, FaultPoint, MANIFEST_SCHEMA, NoProgress, OtherOutcome, OtherRequest,
     Quarantine, Record, RelocateItem, Snapshot as SnapshotRecord, SnapshotItem, StoredPath,
@@ -64,6 +67,7 @@ impl Compensation for Checkpoint {
                 moved: usize::try_from(taken.files).unwrap_or(usize::MAX),
                 skipped: taken.not_kept.len(),
                 sha: Some(Some(taken.commit)),
+                start_watcher: taken.watcher == WatcherState::Absent,
                 ..Applied::new(
                     Strategy::Checkpoint,
                     &job.txid,
@@ -127,6 +131,29 @@ fn selection(store: &Quarantine, plan: &CheckpointPlan) -> Result<Selection, Rec
         skip_regenerable: plan.skip_regenerable,
         max_file_bytes: plan.max_file_bytes,
     })
+}
+
+/// Runs the watcher of `store`'s checkpoint store ([`agent_guard_git::watch`]) until it
+/// ends: inotify watches on the workspace, answering the next checkpoints.
+///
+/// # Errors
+/// The workspace cannot be resolved, or the watcher's lock or socket cannot be created.
+pub fn watch(store: &Quarantine, idle: std::time::Duration) -> Result<Ended, RecoveryError> {
+    let plan = CheckpointPlan {
+        artifacts: Vec::new(),
+        skip_regenerable: false,
+        max_file_bytes: 0,
+    };
+    let selection = selection(store, &plan)?;
+    let dir = agent_guard_git::watch::dir_of(&store_dir(store));
+    let rules = agent_guard_git::watch::rule_dirs(&selection.workspace);
+    let watched = Watched {
+        workspace: selection.workspace,
+        skip: selection.skip,
+        rules,
+        idle,
+    };
+    Ok(agent_guard_git::watch::serve(&dir, &watched)?)
 }
 
 /// The plan a checkpoint was taken with, as its record's `meta` keeps it.

@@ -103,6 +103,10 @@ pub struct Applied {
     /// Why it did not fully succeed; `None` when it did.
     #[serde(skip)]
     pub failure: Option<Failure>,
+    /// A checkpoint found no watcher of its store to ask: the caller may start one
+    /// ([`crate::checkpoint::watch`]) so that the next checkpoint is cheaper.
+    #[serde(skip)]
+    pub start_watcher: bool,
 }
 
 impl Applied {
@@ -118,6 +122,7 @@ impl Applied {
             sha: None,
             paths: Vec::new(),
             failure: None,
+            start_watcher: false,
         }
     }
 

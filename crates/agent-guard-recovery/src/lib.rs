@@ -42,7 +42,7 @@ mod snapshot;
 
 pub use checkpoint::{
     Checkpoint, SUBJECT as CHECKPOINT_SUBJECT, changes as checkpoint_changes,
-    store_dir as checkpoint_store_dir, take as take_checkpoint,
+    store_dir as checkpoint_store_dir, take as take_checkpoint, watch as watch_checkpoints,
 };
 pub use clean_enumerate::{CleanEnumerate, enumerate_clean};
 pub use compensation::{

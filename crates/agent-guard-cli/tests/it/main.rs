@@ -12,6 +12,7 @@ mod argv;
 mod audit;
 mod check;
 mod checkpoint;
+mod checkpoint_watch;
 mod crash;
 mod dialects;
 mod edit_corpus;

@@ -112,7 +112,7 @@ impl CheckpointStore {
             .map_err(self.error("read a checkpoint"))?;
         let index = Index::load(&self.index_path());
         let known = index.to_vec();
-        let walked = walk::walk(selection)?;
+        let walked = walk::walk(selection, None)?;
         let not_kept: HashSet<&[u8]> = meta.not_kept.iter().map(|n| n.path.as_slice()).collect();
         let in_scope = |path: &[u8]| {
             scope.is_empty()

@@ -31,6 +31,7 @@ mod prune;
 mod take;
 mod tree;
 mod walk;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 
@@ -92,6 +93,21 @@ pub struct Taken {
     pub new_bytes: u64,
     /// Paths listed without their content.
     pub not_kept: Vec<NotKept>,
+    /// Whether the store's watcher answered ([`watch`]).
+    pub watcher: WatcherState,
+}
+
+/// Whether a checkpoint's store had a watcher ([`watch`]) to ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum WatcherState {
+    /// It answered: the checkpoint stat'ed only what it heard of (or nothing).
+    Answered,
+    /// None listens: the caller may start one ([`watch::serve`]).
+    #[default]
+    Absent,
+    /// None may be used now (one gave up recently, or it did not answer in time).
+    Unavailable,
 }
 
 /// The private object store of a workspace's checkpoints.

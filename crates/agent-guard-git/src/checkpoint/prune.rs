@@ -195,11 +195,19 @@ impl CheckpointStore {
     /// and the entries that were racy (modified in the tick the index was written: a later
     /// write would make their stat data look trusted without a hash). What is left is
     /// written as one base, flushed, the delta removed first, so that neither file can
-    /// name a pruned object whatever is lost later; nothing left removes both.
+    /// name a pruned object whatever is lost later; nothing left removes both. The
+    /// watcher's token file goes first when it names a commit about to be pruned.
     ///
     /// # Errors
     /// The index cannot be rewritten or removed: nothing may be pruned then.
     fn forget(&self, reachable: &HashSet<Oid>) -> std::io::Result<()> {
+        // The watcher's token file names the last checkpoint's commit: gone with it, and
+        // durably, so that a crash cannot bring back a name of a pruned commit.
+        let token = self.dir.join(super::watch::TOKEN_FILE);
+        if super::watch::FastToken::read(&token).is_some_and(|t| !reachable.contains(&t.commit)) {
+            agent_guard_fsops::remove_file(&token)?;
+            agent_guard_fsops::sync_dir(&self.dir)?;
+        }
         let path = self.index_path();
         let index = Index::load(&path);
         let entries: Vec<EntryRef<'_>> = index

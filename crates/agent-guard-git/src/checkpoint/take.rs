@@ -3,6 +3,7 @@
 //! last checkpoint, that checkpoint again, without reading the object store.
 
 use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::PathBuf;
 
 use git2::Oid;
@@ -12,7 +13,8 @@ use super::index::{self, Change, Entry, EntryRef, Head, Index, path_order};
 use super::meta::{Meta, NotKept, NotKeptReason};
 use super::pack::{self, NewObjects, PackFlushing};
 use super::tree::{Builder, LeafRef, dirs_above};
-use super::{CheckpointStore, Selection, Taken, leaf_of, walk};
+use super::watch::{self, Asked, FastToken, Token};
+use super::{CheckpointStore, Selection, Taken, WatcherState, leaf_of, walk};
 use crate::error::GitError;
 
 /// A checkpoint's writes still in progress: the flushes of its new packs, and then the
@@ -23,6 +25,8 @@ use crate::error::GitError;
 pub struct Flushing {
     packs: PackFlushing,
     index: Option<Box<IndexUpdate>>,
+    /// The watcher's token file, written once the packs are on disk (it names the commit).
+    token: Option<(PathBuf, FastToken)>,
 }
 
 /// The private index a checkpoint leaves.
@@ -58,6 +62,10 @@ impl Flushing {
                 Some(&update.recent),
             );
         }
+        if let Some((path, token)) = self.token {
+            // A cache: without it the next checkpoint asks with an older token or none.
+            let _ = token.write(&path);
+        }
         Ok(())
     }
 }
@@ -71,17 +79,39 @@ impl CheckpointStore {
     /// # Errors
     /// The workspace root cannot be listed, or an object cannot be written.
     pub fn take_in_flight(&self, selection: &Selection) -> Result<(Taken, Flushing), GitError> {
+        let fingerprint = watch::fingerprint(selection);
+        let token_path = self.dir.join(watch::TOKEN_FILE);
+        let fast = FastToken::read(&token_path);
+        let since = fast.as_ref().map(|f| f.token);
+        let asked = watch::ask(&watch::dir_of(&self.dir), since.as_ref());
+        let (watcher, answer_token, heard_since) = match asked {
+            Asked::Absent => (WatcherState::Absent, None, None),
+            Asked::Unavailable => (WatcherState::Unavailable, None, None),
+            Asked::Full(token) => (WatcherState::Answered, Some(token), None),
+            Asked::Heard(token, heard) => (WatcherState::Answered, Some(token), Some(heard)),
+        };
+        // Nothing heard since the last checkpoint: the workspace is that checkpoint.
+        if let (Some(heard), Some(fast)) = (&heard_since, &fast)
+            && heard.is_empty()
+            && fast.fingerprint == fingerprint
+        {
+            return Ok((fast.taken(watcher), Flushing::default()));
+        }
         // The index is read while the walk's threads list the workspace (the calling
         // thread would otherwise only wait for them).
         let index_path = self.index_path();
         let (previous, walked) = std::thread::scope(|scope| {
             let loading = scope.spawn(|| Index::load(&index_path));
-            let walked = walk::walk(selection);
+            let walked = walk::walk(selection, heard_since.as_ref());
             (loading.join(), walked)
         });
         let previous = previous.unwrap_or_default();
         let walked = walked?;
-        let mut entries: Vec<Entry> = walked.found;
+        // What was not heard is the index's entry, if the index is current at the token
+        // asked with; otherwise it is stat'ed now.
+        let trust = heard_since.is_some() && since.is_some() && previous.head.watch == since;
+        let (found, trusted) = settle(walked.found, &previous, trust, &selection.workspace);
+        let mut entries: Vec<Entry> = found;
         let mut pending: Vec<usize> = Vec::new();
         let mut not_kept = Vec::new();
         // Whether every entry is the last checkpoint's, path for path; and the paths whose
@@ -133,7 +163,9 @@ impl CheckpointStore {
                 continue;
             }
             match prior {
-                Some(p) if previous.unchanged(&p.stat, &stat) && p.id.is_some() => {
+                Some(p)
+                    if (trusted[at] || previous.unchanged(&p.stat, &stat)) && p.id.is_some() =>
+                {
                     found.id = p.id;
                 }
                 _ => {
@@ -227,6 +259,7 @@ impl CheckpointStore {
             new_objects: hashed.new_objects,
             new_bytes: hashed.new_bytes,
             not_kept,
+            watcher,
         };
         // Nothing changed: the commit is deterministic, so it is the last one, which is in
         // the store (the index names it only once it is on disk).
@@ -235,7 +268,33 @@ impl CheckpointStore {
             && let Some(commit) = previous.head.commit
         {
             taken.commit = commit.to_string();
-            return Ok((taken, Flushing::default()));
+            let head = Head {
+                watch: answer_token,
+                ..previous.head.clone()
+            };
+            let token_file = fast_token(
+                &token_path,
+                answer_token,
+                fingerprint,
+                &taken,
+                &head.meta,
+                fast.as_ref(),
+            );
+            let index = (head != previous.head).then(|| {
+                Box::new(IndexUpdate {
+                    path: self.index_path(),
+                    previous,
+                    head,
+                    entries,
+                    recent: Vec::new(),
+                })
+            });
+            let flushing = Flushing {
+                packs: PackFlushing::default(),
+                index,
+                token: token_file,
+            };
+            return Ok((taken, flushing));
         }
         let dirty = dirs_above(changed.iter().map(Vec::as_slice));
         let cache: HashMap<Vec<u8>, Oid> = previous.head.trees.iter().cloned().collect();
@@ -286,7 +345,16 @@ impl CheckpointStore {
             commit: Some(commit),
             meta,
             trees,
+            watch: answer_token,
         };
+        let token_file = fast_token(
+            &token_path,
+            answer_token,
+            fingerprint,
+            &taken,
+            &head.meta,
+            fast.as_ref(),
+        );
         let index = (!same || head != previous.head).then(|| {
             Box::new(IndexUpdate {
                 path: self.index_path(),
@@ -296,6 +364,81 @@ impl CheckpointStore {
                 recent,
             })
         });
-        Ok((taken, Flushing { packs, index }))
+        Ok((
+            taken,
+            Flushing {
+                packs,
+                index,
+                token: token_file,
+            },
+        ))
     }
+}
+
+/// The token file a checkpoint leaves when a watcher answered it (`None` when it is the
+/// one already on disk).
+fn fast_token(
+    path: &std::path::Path,
+    answer: Option<Token>,
+    fingerprint: u64,
+    checkpoint: &Taken,
+    meta: &[u8],
+    read: Option<&FastToken>,
+) -> Option<(PathBuf, FastToken)> {
+    let fast = FastToken {
+        token: answer?,
+        fingerprint,
+        commit: Oid::from_str(&checkpoint.commit).ok()?,
+        files: checkpoint.files,
+        bytes: checkpoint.bytes,
+        meta: meta.to_vec(),
+    };
+    (read != Some(&fast)).then(|| (path.to_path_buf(), fast))
+}
+
+/// The walk's entries with their stat data: an entry the walk did not stat (the watcher
+/// heard nothing of it) is its index entry's when `trust` holds and the index has it, and
+/// is stat'ed now otherwise (gone since: dropped). Also says which entries were trusted.
+fn settle(
+    found: Vec<Entry>,
+    previous: &Index,
+    trust: bool,
+    root: &std::path::Path,
+) -> (Vec<Entry>, Vec<bool>) {
+    let mut trusted = Vec::with_capacity(found.len());
+    if found.iter().all(|e| !e.stat.is_unknown()) {
+        trusted.resize(found.len(), false);
+        return (found, trusted);
+    }
+    let mut out = Vec::with_capacity(found.len());
+    let mut old = previous.entries();
+    let mut next_old = old.next();
+    for mut entry in found {
+        if !entry.stat.is_unknown() {
+            out.push(entry);
+            trusted.push(false);
+            continue;
+        }
+        while let Some(gone) = next_old.filter(|e| path_order(e.path, &entry.path).is_lt()) {
+            let _ = gone;
+            next_old = old.next();
+        }
+        let prior = next_old.filter(|e| e.path == entry.path);
+        match prior {
+            Some(prior) if trust => {
+                entry.stat = prior.stat;
+                out.push(entry);
+                trusted.push(true);
+            }
+            _ => {
+                let path = root.join(std::ffi::OsStr::from_bytes(&entry.path));
+                if let Ok(metadata) = fs_err::symlink_metadata(&path) {
+                    entry.stat = index::Stat::of(&metadata);
+                    out.push(entry);
+                    trusted.push(false);
+                }
+            }
+        }
+    }
+    (out, trusted)
 }

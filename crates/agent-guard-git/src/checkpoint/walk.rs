@@ -4,7 +4,9 @@
 //! holds no tracked file: `node_modules/`, `target/`; `.env` and `*.log` are kept).
 //!
 //! One `readdir` per directory and one `lstat` (`fstatat` on the directory) per entry;
-//! nothing is read. Symlinks are entries, never followed.
+//! nothing is read. Symlinks are entries, never followed. When the store's watcher
+//! answered ([`super::watch`]), only what it heard of is stat'ed: every other file is
+//! listed with [`Stat::UNKNOWN`], to be its index entry.
 
 use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
@@ -18,6 +20,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 use super::Selection;
 use super::artifacts::Artifacts;
 use super::index::{Entry, Stat, path_order};
+use super::watch::Heard;
 use crate::error::GitError;
 
 /// One non-directory the walk found: its path and `lstat` data, as the checkpoint's index
@@ -52,7 +55,7 @@ pub(crate) const USUAL_DIR_MODE: u32 = 0o755;
 ///
 /// # Errors
 /// The workspace root itself cannot be listed.
-pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
+pub(crate) fn walk(selection: &Selection, heard: Option<&Heard>) -> Result<Walked, GitError> {
     let root = &selection.workspace;
     open_dir(root).map_err(|source| GitError::GitWorktree {
         action: "list",
@@ -60,11 +63,13 @@ pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
         source: source.into(),
     })?;
     let filter = Filter::new(selection);
+    let heard = heard.map(Known::new);
     let queue = Queue {
         state: Mutex::new(QueueState {
             pending: vec![Job {
                 relative: Vec::new(),
                 slot: 0,
+                new: heard.as_ref().is_none_or(|h| h.trees.contains(&b""[..])),
             }],
             active: 0,
             slots: 1,
@@ -76,7 +81,7 @@ pub(crate) fn walk(selection: &Selection) -> Result<Walked, GitError> {
         .clamp(1, 4);
     let parts: Vec<Part> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| work(&queue, root, &filter)))
+            .map(|_| scope.spawn(|| work(&queue, root, &filter, heard.as_ref())))
             .collect();
         workers
             .into_iter()
@@ -139,6 +144,23 @@ enum Item {
 struct Job {
     relative: Vec<u8>,
     slot: usize,
+    /// Everything in it is to be stat'ed (no watcher, or it is below a new tree).
+    new: bool,
+}
+
+/// What the watcher heard, for lookups.
+struct Known<'a> {
+    paths: std::collections::HashSet<&'a [u8]>,
+    trees: std::collections::HashSet<&'a [u8]>,
+}
+
+impl<'a> Known<'a> {
+    fn new(heard: &'a Heard) -> Known<'a> {
+        Known {
+            paths: heard.paths.iter().map(Vec::as_slice).collect(),
+            trees: heard.trees.iter().map(Vec::as_slice).collect(),
+        }
+    }
 }
 
 /// What one worker listed.
@@ -182,16 +204,20 @@ impl Queue {
 
     /// Hands out a slot to each of `subdirs` (position in `items`, path), queues them, and
     /// marks one job done.
-    fn done(&self, items: &mut [Item], subdirs: Vec<(usize, Vec<u8>)>) {
+    fn done(&self, items: &mut [Item], subdirs: Vec<(usize, Vec<u8>, bool)>) {
         if let Ok(mut state) = self.state.lock() {
             state.active -= 1;
-            for (at, relative) in subdirs {
+            for (at, relative, new) in subdirs {
                 let slot = state.slots;
                 state.slots += 1;
                 if let Some(item) = items.get_mut(at) {
                     *item = Item::Dir(slot);
                 }
-                state.pending.push(Job { relative, slot });
+                state.pending.push(Job {
+                    relative,
+                    slot,
+                    new,
+                });
             }
         }
         self.ready.notify_all();
@@ -206,14 +232,15 @@ fn open_dir(path: &Path) -> rustix::io::Result<OwnedFd> {
     )
 }
 
-fn work(queue: &Queue, root: &Path, filter: &Filter<'_>) -> Part {
+fn work(queue: &Queue, root: &Path, filter: &Filter<'_>, heard: Option<&Known<'_>>) -> Part {
     let mut part = Part::default();
     let mut buffer: Vec<u8> = Vec::with_capacity(32 * 1024);
     while let Some(job) = queue.next() {
         let mut subdirs = Vec::new();
         let mut items = list(
             root,
-            &job.relative,
+            &job,
+            heard,
             filter,
             &mut buffer,
             &mut part,
@@ -229,12 +256,14 @@ fn work(queue: &Queue, root: &Path, filter: &Filter<'_>) -> Part {
 /// name; the subdirectories to walk go to `subdirs` as (position in the listing, path).
 fn list(
     root: &Path,
-    relative: &[u8],
+    job: &Job,
+    heard: Option<&Known<'_>>,
     filter: &Filter<'_>,
     buffer: &mut Vec<u8>,
     part: &mut Part,
-    subdirs: &mut Vec<(usize, Vec<u8>)>,
+    subdirs: &mut Vec<(usize, Vec<u8>, bool)>,
 ) -> Vec<Item> {
+    let relative = job.relative.as_slice();
     let dir = root.join(OsStr::from_bytes(relative));
     let Ok(fd) = open_dir(&dir) else {
         part.unreadable.push(relative.to_vec());
@@ -249,6 +278,7 @@ fn list(
         }
     }
     let mut entries: Vec<(Vec<u8>, Option<Stat>)> = Vec::new();
+    let new_below = |child: &[u8]| job.new || heard.is_some_and(|h| h.trees.contains(child));
     let mut any = false;
     let mut raw = RawDir::new(&fd, buffer.spare_capacity_mut());
     while let Some(entry) = raw.next() {
@@ -278,7 +308,12 @@ fn list(
         child.extend_from_slice(bytes);
         let mut kind = entry.file_type();
         let mut stat = None;
-        if kind != FileType::Directory {
+        let known = !job.new
+            && kind != FileType::Unknown
+            && heard.is_some_and(|h| !h.paths.contains(child.as_slice()));
+        if known && kind != FileType::Directory {
+            stat = Some(Stat::UNKNOWN);
+        } else if kind != FileType::Directory {
             // Vanished since it was listed: nothing to keep.
             let Ok(now) = rustix::fs::statx(
                 &fd,
@@ -315,7 +350,8 @@ fn list(
                 id: None,
             }));
         } else {
-            subdirs.push((items.len(), path));
+            let new = new_below(&path);
+            subdirs.push((items.len(), path, new));
             items.push(Item::Dir(usize::MAX));
         }
     }
@@ -453,7 +489,7 @@ mod tests {
         fs_err::create_dir(root.join("empty")).unwrap();
         std::os::unix::fs::symlink("/outside", root.join("link")).unwrap();
         drop(repo);
-        let walked = walk(&selection(root)).unwrap();
+        let walked = walk(&selection(root), None).unwrap();
         assert_eq!(
             paths(&walked),
             [".env", ".gitignore", "build/o.txt", "link", "src/a.py"]
@@ -467,7 +503,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            walk(&selection(root)).unwrap().dir_modes,
+            walk(&selection(root), None).unwrap().dir_modes,
             [(b"src".to_vec(), 0o1770)]
         );
         assert!(walked.found[3].stat.is_symlink());
@@ -479,7 +515,7 @@ mod tests {
         let root = dir.path();
         fs_err::create_dir_all(root.join("node_modules")).unwrap();
         fs_err::write(root.join("node_modules/i.js"), "m").unwrap();
-        let walked = walk(&selection(root)).unwrap();
+        let walked = walk(&selection(root), None).unwrap();
         assert_eq!(paths(&walked), ["node_modules/i.js"]);
     }
 }

@@ -17,12 +17,14 @@ use std::path::Path;
 use git2::Oid;
 
 use super::{EntryRef, Stat};
+use crate::checkpoint::watch::Token;
 
 const BASE_MAGIC: &[u8; 8] = b"AGCKPTIX";
 const DELTA_MAGIC: &[u8; 8] = b"AGCKPTDX";
 /// 2: trees before entries, so that the entries can be read in place and in order.
 /// 3: the last checkpoint's commit and meta, and the delta file.
-pub(super) const VERSION: u32 = 3;
+/// 4: the watcher's token the last checkpoint was taken at.
+pub(super) const VERSION: u32 = 4;
 
 /// What both files say about the last checkpoint, besides its entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -33,6 +35,9 @@ pub(crate) struct Head {
     pub(crate) meta: Vec<u8>,
     /// Tree ids of its directories (`""` is the root), in [`super::path_order`].
     pub(crate) trees: Vec<(Vec<u8>, Oid)>,
+    /// The watcher's token the entries are current at ([`crate::checkpoint::watch`]):
+    /// every file changed since is in what the watcher heard after it.
+    pub(crate) watch: Option<Token>,
 }
 
 /// A parsed base: its bytes, where its entries start, how many.
@@ -180,6 +185,14 @@ fn put_head(out: &mut Vec<u8>, head: &Head) {
         put_path(out, path);
         out.extend_from_slice(id.as_bytes());
     }
+    match &head.watch {
+        Some(token) => {
+            out.push(1);
+            out.extend_from_slice(&token.instance);
+            out.extend_from_slice(&token.seq.to_le_bytes());
+        }
+        None => out.push(0),
+    }
 }
 
 fn put_entry(out: &mut Vec<u8>, entry: EntryRef<'_>) {
@@ -212,7 +225,7 @@ fn put_path(out: &mut Vec<u8>, path: &[u8]) {
 }
 
 /// A 64-bit FNV-1a over 8-byte words: cheap, and enough to notice a damaged cache.
-pub(super) fn checksum(bytes: &[u8]) -> u64 {
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
@@ -293,10 +306,18 @@ impl<'a> Reader<'a> {
             let path = self.path()?.to_vec();
             trees.push((path, self.id()?));
         }
+        let watch = match self.take(1)? {
+            [1] => Some(Token {
+                instance: self.array()?,
+                seq: self.u64()?,
+            }),
+            _ => None,
+        };
         Some(Head {
             commit,
             meta,
             trees,
+            watch,
         })
     }
 

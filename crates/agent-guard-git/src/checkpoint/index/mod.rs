@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use git2::Oid;
 
-pub(crate) use self::file::Head;
 use self::file::Reader;
+pub(crate) use self::file::{Head, checksum};
 
 /// The stat data a checkpoint compares (git's `ie_match_stat` fields, untruncated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -70,6 +70,22 @@ impl Stat {
             ino: now.stx_ino,
             dev: rustix::fs::makedev(now.stx_dev_major, now.stx_dev_minor),
         }
+    }
+
+    /// Stat data the walk did not read (the watcher heard nothing of the file): all zero,
+    /// which no file's `lstat` gives (its mode has a type).
+    pub(crate) const UNKNOWN: Stat = Stat {
+        mode: 0,
+        size: 0,
+        mtime: (0, 0),
+        ctime: (0, 0),
+        ino: 0,
+        dev: 0,
+    };
+
+    /// Whether these are [`Stat::UNKNOWN`].
+    pub(crate) const fn is_unknown(self) -> bool {
+        self.mode == 0
     }
 
     /// Whether it is a symbolic link.
@@ -495,6 +511,7 @@ mod tests {
             commit: Some(id),
             meta: b"meta".to_vec(),
             trees: vec![(Vec::new(), id)],
+            watch: None,
         }
     }
 

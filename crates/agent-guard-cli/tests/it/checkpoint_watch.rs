@@ -1,0 +1,148 @@
+//! The checkpoint watcher end to end: the first checkpoint starts it in the background, the
+//! next ones ask it instead of walking the workspace, and what the real program then
+//! destroys is still undone byte for byte. It goes when the workspace goes, and never
+//! starts when `AGENT_GUARD_CHECKPOINT_WATCH=0`.
+
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
+
+fn socket(env: &TestEnv) -> PathBuf {
+    env.trash().join("watch/sock")
+}
+
+/// Waits until `ready` holds, for at most ten seconds.
+fn wait_for(what: &str, ready: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The checkpoint record of `txid` in the manifest: how many files it kept and hashed.
+fn kept_and_hashed(env: &TestEnv, txid: &str) -> (u64, u64) {
+    let manifest = std::fs::read_to_string(env.trash().join("manifest.jsonl")).unwrap();
+    let record: serde_json::Value = manifest
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["txid"] == txid && r["meta"]["strategy"] == "checkpoint")
+        .unwrap_or_else(|| panic!("no checkpoint record for {txid}"));
+    (
+        record["meta"]["files"].as_u64().unwrap(),
+        record["meta"]["hashed"].as_u64().unwrap(),
+    )
+}
+
+fn write(ws: &Path, path: &str, text: &str) {
+    let path = ws.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The process ids of the watchers of `ws`.
+fn watchers(ws: &Path) -> Vec<u32> {
+    let needle = format!("__checkpoint-watch\0{}\0", ws.display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&needle))
+        })
+        .collect()
+}
+
+const SCRIPT: &str = r##"import os, shutil
+shutil.rmtree("lib/old")
+open("notes.txt", "w").write("overwritten\n")
+open("lib/a/m0.py", "a").write("# edited\n")
+os.remove("lib/b/m3.py")
+os.rename("lib/c", "lib/c-moved")
+os.makedirs("made")
+open("made/x.txt", "w").write("x\n")
+"##;
+
+#[test]
+fn with_a_watcher_a_scripts_changes_are_still_undone_byte_for_byte() {
+    let env = TestEnv::new();
+    let ws = env.ws().to_owned();
+    for dir in ["a", "b", "c", "old"] {
+        for i in 0..25 {
+            write(
+                &ws,
+                &format!("lib/{dir}/m{i}.py"),
+                &format!("# {dir} {i}\n"),
+            );
+        }
+    }
+    write(&ws, "tools/cleanup.py", SCRIPT);
+    // The first checkpoint finds no watcher, walks, and starts one.
+    let (exit, report) = enforce(&env, "python3 tools/first.py");
+    assert_eq!(exit, 0, "{report}");
+    wait_for("a watcher listens", || {
+        UnixStream::connect(socket(&env)).is_ok()
+    });
+    assert_eq!(watchers(&ws).len(), 1, "one watcher for the workspace");
+    // Changes between two commands: heard, not walked for.
+    write(&ws, "lib/a/m1.py", "# changed between commands\n");
+    let before = snapshot(&ws, &["**"]);
+    let (exit, report) = enforce(&env, "python3 tools/cleanup.py");
+    assert_eq!(exit, 0, "{report}");
+    let ids = txids(&report);
+    assert_eq!(ids.len(), 1, "{report}");
+    let (files, hashed) = kept_and_hashed(&env, &ids[0]);
+    assert!(files > 100, "{files} kept");
+    assert!(
+        hashed <= 2,
+        "only what the watcher heard is read: {hashed} hashed"
+    );
+    run_shell(&env, "python3 tools/cleanup.py");
+    assert_ne!(
+        snapshot(&ws, &["**"]),
+        before,
+        "the script changed the workspace"
+    );
+    let undo = env
+        .cmd("agent-guard")
+        .args(["undo", "--json"])
+        .output()
+        .unwrap();
+    assert!(undo.status.success(), "{undo:?}");
+    assert_eq!(snapshot(&ws, &["**"]), before, "undone byte for byte");
+    // What the undo wrote back is heard and read once; after that, nothing changed, and
+    // the next checkpoint is the last one with nothing hashed.
+    let (_, report) = enforce(&env, "python3 tools/first.py");
+    let (_, hashed) = kept_and_hashed(&env, &txids(&report)[0]);
+    assert!((1..=60).contains(&hashed), "{hashed} hashed after the undo");
+    let (_, report) = enforce(&env, "python3 tools/first.py");
+    let (_, hashed) = kept_and_hashed(&env, &txids(&report)[0]);
+    assert_eq!(hashed, 0, "nothing changed since the last checkpoint");
+    // The watcher goes with the workspace.
+    let pids = watchers(&ws);
+    drop(env);
+    wait_for("the watcher exits once the workspace is gone", || {
+        pids.iter()
+            .all(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+    });
+}
+
+#[test]
+fn no_watcher_starts_when_turned_off() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_CHECKPOINT_WATCH", "off")
+        .args(["check", "--enforce", "--json", "--", "python3 tools/x.py"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!socket(&env).exists(), "no watcher was started");
+    assert!(watchers(env.ws()).is_empty());
+}

@@ -1,0 +1,72 @@
+//! The checkpoint watcher's process ([`agent_guard_recovery::watch_checkpoints`]): started
+//! in the background after a checkpoint that found none, and run by the `agent-guard`
+//! binary's hidden `__checkpoint-watch WORKSPACE TRASH` entry.
+
+use std::path::Path;
+use std::time::Duration;
+
+use agent_guard_config::EnvSnapshot;
+use agent_guard_recovery::Quarantine;
+
+use crate::workspace::Workspace;
+
+/// The hidden argument that runs a watcher (`agent-guard __checkpoint-watch WORKSPACE TRASH`).
+pub const WATCH_ENTRY: &str = "__checkpoint-watch";
+
+/// How long a watcher waits for a checkpoint before it exits.
+const IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// Starts a watcher for `workspace`'s checkpoint store in the background, detached (its
+/// own process group, no standard streams, `/` as its directory), unless the environment
+/// turns watchers off or this process is not the `agent-guard` binary (a test harness
+/// calling the engine in-process starts none).
+pub(crate) fn start(workspace: &Workspace, env: &EnvSnapshot) {
+    if !env.checkpoint_watch() {
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let exe = if exe.file_name().is_some_and(|n| n == "agent-guard") {
+        exe
+    } else {
+        match exe.parent().map(|dir| dir.join("agent-guard")) {
+            Some(sibling) if sibling.is_file() && is_guard_binary(&exe) => sibling,
+            _ => return,
+        }
+    };
+    let _ = spawn(&exe, &workspace.root, workspace.trash());
+}
+
+/// Whether `exe` is one of agent-guard's own thin binaries (`check`, `safe_delete`, …),
+/// which sit beside `agent-guard`.
+fn is_guard_binary(exe: &Path) -> bool {
+    exe.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| ["check", "safe_delete", "restore", "status", "gc"].contains(&n))
+}
+
+fn spawn(exe: &Path, workspace: &Path, trash: &Path) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt as _;
+    use std::process::{Command, Stdio};
+    let child = Command::new(exe)
+        .arg(WATCH_ENTRY)
+        .arg(workspace)
+        .arg(trash)
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    // Not waited for: it outlives this process (and is reaped by init once this exits).
+    drop(child);
+    Ok(())
+}
+
+/// Runs a watcher of the checkpoint store of `workspace`'s quarantine at `trash` until it
+/// ends; `false` when it could not start.
+pub fn watch(workspace: &Path, trash: &Path) -> bool {
+    let store = Quarantine::new(workspace.to_path_buf(), trash.to_path_buf());
+    agent_guard_recovery::watch_checkpoints(&store, IDLE).is_ok()
+}

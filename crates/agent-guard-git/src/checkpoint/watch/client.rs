@@ -1,0 +1,71 @@
+//! A checkpoint's side: asking the store's watcher what changed since a token.
+
+use std::io::{Read as _, Write as _};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+pub use super::request::Heard;
+use super::request::{self, Reply};
+use super::{OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, Token};
+
+/// How long a checkpoint waits for a watcher's answer before it walks without one.
+const ANSWER_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// How long a watcher that gave up keeps checkpoints from starting another.
+const OFF_FOR: Duration = Duration::from_secs(3600);
+
+/// What asking the store's watcher gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asked {
+    /// No watcher listens: the caller may start one ([`super::serve`]).
+    Absent,
+    /// A watcher cannot be used now (a recent one gave up, the socket's path is too long,
+    /// or the watcher did not answer in time).
+    Unavailable,
+    /// Walk everything; the checkpoint's token is this.
+    Full(Token),
+    /// Only what was heard changed since the token asked with; the checkpoint's token is
+    /// this.
+    Heard(Token, Heard),
+}
+
+/// Asks the watcher whose directory is `store` ([`super::dir_of`]) what changed since
+/// `since`.
+pub fn ask(store: &Path, since: Option<&Token>) -> Asked {
+    let socket = store.join(SOCKET_FILE);
+    if socket.as_os_str().len() > SOCKET_PATH_MAX {
+        return Asked::Unavailable;
+    }
+    let mut stream = match UnixStream::connect(&socket) {
+        Ok(stream) => stream,
+        Err(_) if recently_off(store) => return Asked::Unavailable,
+        Err(_) => return Asked::Absent,
+    };
+    let _ = stream.set_read_timeout(Some(ANSWER_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(ANSWER_TIMEOUT));
+    if stream.write_all(&request::encode_request(since)).is_err() {
+        return Asked::Unavailable;
+    }
+    let mut reply = Vec::with_capacity(256);
+    if stream.read_to_end(&mut reply).is_err() {
+        return Asked::Unavailable;
+    }
+    match request::decode_reply(&reply) {
+        // Heard since nothing is no answer: without a token, everything is walked.
+        Some(Reply::Some(token, heard)) if since.is_some() => Asked::Heard(token, heard),
+        Some(Reply::Full(token) | Reply::Some(token, _)) => Asked::Full(token),
+        None => Asked::Unavailable,
+    }
+}
+
+/// Whether a watcher gave up within the last hour ([`OFF_FILE`]).
+fn recently_off(store: &Path) -> bool {
+    fs_err::metadata(store.join(OFF_FILE))
+        .and_then(|m| m.modified())
+        .is_ok_and(|at| {
+            SystemTime::now()
+                .duration_since(at)
+                .map_or(true, |age| age < OFF_FOR)
+        })
+}

@@ -1,0 +1,518 @@
+//! The watcher process: inotify watches on every directory of the workspace, a numbered
+//! record of the paths its events name, and a Unix socket answering checkpoints.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::io::{Read as _, Write as _};
+use std::mem::MaybeUninit;
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
+
+use super::request::{self, Heard, Reply};
+use super::{LOCK_FILE, OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, Token};
+use crate::error::GitError;
+
+/// Why a watcher stopped. Every ending is safe: the next checkpoint walks the workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Ended {
+    /// Another watcher holds the lock.
+    AlreadyRunning,
+    /// No checkpoint asked for the idle time.
+    Idle,
+    /// The workspace root, or the watcher's socket, is gone or was replaced.
+    Gone,
+    /// The kernel's event queue overflowed: events were lost.
+    Overflow,
+    /// The watcher cannot run here (the reason is also written to [`OFF_FILE`]).
+    Unavailable(String),
+}
+
+/// What a watcher watches.
+#[derive(Debug, Clone)]
+pub struct Watched {
+    /// The physical workspace root.
+    pub workspace: PathBuf,
+    /// Physical directories never entered (the quarantine).
+    pub skip: Vec<PathBuf>,
+    /// Directories whose changes to the names in [`RULE_NAMES`] change what a checkpoint
+    /// leaves out (the user's git directory, its `info`, and the directories between the
+    /// workspace and its repository's work tree): after any such change the next answer
+    /// names the workspace root, so the checkpoint lists everything again.
+    pub rules: Vec<PathBuf>,
+    /// How long without a request before the watcher exits.
+    pub idle: Duration,
+}
+
+/// The names in a [`Watched::rules`] directory that decide what is ignored or tracked.
+pub const RULE_NAMES: &[&[u8]] = &[b"index", b"config", b"info", b"exclude", b".gitignore"];
+
+/// The events a workspace directory is watched for.
+fn mask() -> WatchFlags {
+    WatchFlags::MODIFY
+        | WatchFlags::ATTRIB
+        | WatchFlags::CLOSE_WRITE
+        | WatchFlags::CREATE
+        | WatchFlags::DELETE
+        | WatchFlags::MOVED_FROM
+        | WatchFlags::MOVED_TO
+        | WatchFlags::DELETE_SELF
+        | WatchFlags::MOVE_SELF
+        | WatchFlags::ONLYDIR
+        | WatchFlags::DONT_FOLLOW
+        | WatchFlags::EXCL_UNLINK
+}
+
+/// Past this many distinct paths heard, the record starts over (every token then asks
+/// for a full walk).
+const MAX_HEARD: usize = 200_000;
+
+/// Watches `watched.workspace` and answers checkpoints on the socket in `dir` (the
+/// watcher's directory beside the store, [`super::WATCH_DIR`]) until the workspace or the
+/// socket goes, or no checkpoint asked for `watched.idle`.
+///
+/// # Errors
+/// The watcher's directory, lock or socket cannot be created.
+pub fn serve(dir: &Path, watched: &Watched) -> Result<Ended, GitError> {
+    let io = |action: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |source: std::io::Error| GitError::GitWorktree {
+            action,
+            path,
+            source,
+        }
+    };
+    fs_err::create_dir_all(dir).map_err(io("create", dir))?;
+    let store = dir;
+    let lock_path = store.join(LOCK_FILE);
+    let lock = fs_err::File::create(&lock_path).map_err(io("create", &lock_path))?;
+    if lock.file().try_lock().is_err() {
+        return Ok(Ended::AlreadyRunning);
+    }
+    let socket_path = store.join(SOCKET_FILE);
+    if socket_path.as_os_str().len() > SOCKET_PATH_MAX {
+        return Ok(give_up(
+            store,
+            "the socket's path is too long for a Unix socket",
+        ));
+    }
+    if let Some(why) = unsupported_file_system(&watched.workspace) {
+        return Ok(give_up(store, &why));
+    }
+    let mut state = match State::start(watched) {
+        Ok(state) => state,
+        Err(why) => return Ok(give_up(store, &why)),
+    };
+    match agent_guard_fsops::remove_file(&socket_path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            return Err(io("remove a stale socket", &socket_path)(error));
+        }
+        _ => {}
+    }
+    let listener = UnixListener::bind(&socket_path).map_err(io("listen on", &socket_path))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(io("listen on", &socket_path))?;
+    let socket_id = identity(&socket_path);
+    let mut last_request = Instant::now();
+    loop {
+        let ready = {
+            let mut fds = [
+                PollFd::new(&state.inotify, PollFlags::IN),
+                PollFd::new(&listener, PollFlags::IN),
+            ];
+            let timeout = Timespec {
+                tv_sec: 5,
+                tv_nsec: 0,
+            };
+            let _ = rustix::event::poll(&mut fds, Some(&timeout));
+            fds[1].revents().contains(PollFlags::IN)
+        };
+        if let Some(ended) = state.drain() {
+            return Ok(ended);
+        }
+        if ready {
+            while let Ok((stream, _)) = listener.accept() {
+                last_request = Instant::now();
+                if let Some(ended) = state.answer(stream) {
+                    return Ok(ended);
+                }
+            }
+        }
+        if identity(&socket_path) != socket_id || identity(&watched.workspace).is_none() {
+            return Ok(Ended::Gone);
+        }
+        if last_request.elapsed() > watched.idle {
+            return Ok(Ended::Idle);
+        }
+    }
+}
+
+/// The device and inode of `path`, if it exists.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    let stat = rustix::fs::lstat(path).ok()?;
+    Some((stat.st_dev, stat.st_ino))
+}
+
+/// Writes why the watcher cannot run, so that checkpoints stop starting one for a while.
+fn give_up(store: &Path, why: &str) -> Ended {
+    let _ = fs_err::write(store.join(OFF_FILE), format!("{why}\n"));
+    Ended::Unavailable(why.to_owned())
+}
+
+/// File systems whose changes inotify may not hear (changes made elsewhere).
+fn unsupported_file_system(workspace: &Path) -> Option<String> {
+    const NFS: i64 = 0x6969;
+    const SMB: i64 = 0x517b;
+    const CIFS: i64 = 0xff53_4d42;
+    const SMB2: i64 = 0xfe53_4d42;
+    const FUSE: i64 = 0x6573_5546;
+    const CEPH: i64 = 0x00c3_6400;
+    const NINEP: i64 = 0x0102_1997;
+    const AFS: i64 = 0x5346_414f;
+    let stat = rustix::fs::statfs(workspace).ok()?;
+    #[expect(
+        clippy::useless_conversion,
+        reason = "f_type's width differs by target"
+    )]
+    let kind = i64::from(stat.f_type);
+    [NFS, SMB, CIFS, SMB2, FUSE, CEPH, NINEP, AFS]
+        .contains(&kind)
+        .then(|| format!("the workspace is on a network or FUSE file system (type {kind:#x})"))
+}
+
+/// The watches and what they heard.
+struct State {
+    inotify: OwnedFd,
+    workspace: PathBuf,
+    skip: Vec<PathBuf>,
+    /// Watch descriptor → workspace-relative directory (`None`: a rules directory).
+    dirs: HashMap<i32, Option<Vec<u8>>>,
+    /// Workspace-relative directory → its watch.
+    by_path: HashMap<Vec<u8>, i32>,
+    /// Path → (number of its last event, whether it is a new directory tree).
+    heard: HashMap<Vec<u8>, (u64, bool)>,
+    seq: u64,
+    /// The number of the last change to the rules.
+    rules_changed: u64,
+    instance: [u8; 16],
+    buffer: Vec<MaybeUninit<u8>>,
+}
+
+impl State {
+    fn start(watched: &Watched) -> Result<State, String> {
+        let inotify = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC)
+            .map_err(|error| format!("inotify is not available: {error}"))?;
+        let mut state = State {
+            inotify,
+            workspace: watched.workspace.clone(),
+            skip: watched.skip.clone(),
+            dirs: HashMap::new(),
+            by_path: HashMap::new(),
+            heard: HashMap::new(),
+            seq: 1,
+            rules_changed: 0,
+            instance: instance(),
+            buffer: vec![MaybeUninit::uninit(); 64 * 1024],
+        };
+        for dir in &watched.rules {
+            let flags = WatchFlags::CREATE
+                | WatchFlags::DELETE
+                | WatchFlags::MODIFY
+                | WatchFlags::CLOSE_WRITE
+                | WatchFlags::MOVED_TO
+                | WatchFlags::MOVED_FROM
+                | WatchFlags::ONLYDIR;
+            if let Ok(wd) = inotify::add_watch(&state.inotify, dir, flags) {
+                state.dirs.insert(wd, None);
+            }
+        }
+        state.watch_tree(Vec::new())?;
+        Ok(state)
+    }
+
+    /// Watches the directory `relative` and every directory below it (each before it is
+    /// listed, so that nothing created meanwhile goes unheard).
+    fn watch_tree(&mut self, relative: Vec<u8>) -> Result<(), String> {
+        let mut pending = vec![relative];
+        let mut names: Vec<u8> = Vec::with_capacity(32 * 1024);
+        while let Some(relative) = pending.pop() {
+            let path = self.workspace.join(OsStr::from_bytes(&relative));
+            if self.skip.contains(&path) {
+                continue;
+            }
+            let wd = match inotify::add_watch(&self.inotify, &path, mask()) {
+                Ok(wd) => wd,
+                // Gone since, or unreadable (a chmod that opens it is heard).
+                Err(
+                    rustix::io::Errno::NOENT
+                    | rustix::io::Errno::ACCESS
+                    | rustix::io::Errno::NOTDIR
+                    | rustix::io::Errno::LOOP,
+                ) => continue,
+                Err(error) => {
+                    return Err(format!(
+                        "cannot watch `{}`: {error} (raise fs.inotify.max_user_watches)",
+                        path.display()
+                    ));
+                }
+            };
+            // A directory moved within the workspace keeps its watch: the kernel gives the
+            // same descriptor, which now names the new path (and the old one nothing).
+            if let Some(Some(old)) = self.dirs.insert(wd, Some(relative.clone()))
+                && old != relative
+                && self.by_path.get(&old) == Some(&wd)
+            {
+                self.by_path.remove(&old);
+            }
+            self.by_path.insert(relative.clone(), wd);
+            let Ok(fd) = rustix::fs::open(
+                &path,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+                Mode::empty(),
+            ) else {
+                continue;
+            };
+            let mut raw = RawDir::new(&fd, names.spare_capacity_mut());
+            while let Some(Ok(entry)) = raw.next() {
+                let name = entry.file_name().to_bytes();
+                if name == b"." || name == b".." || name == b".git" {
+                    continue;
+                }
+                let mut kind = entry.file_type();
+                if kind == FileType::Unknown {
+                    kind = rustix::fs::statx(
+                        &fd,
+                        entry.file_name(),
+                        AtFlags::SYMLINK_NOFOLLOW,
+                        StatxFlags::TYPE,
+                    )
+                    .map_or(FileType::Unknown, |s| {
+                        FileType::from_raw_mode(u32::from(s.stx_mode))
+                    });
+                }
+                if kind == FileType::Directory {
+                    pending.push(join(&relative, name));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops watching the directory `relative` and everything below it (moved away or
+    /// deleted: its watches would name the wrong paths).
+    fn unwatch_tree(&mut self, relative: &[u8]) {
+        let below: Vec<Vec<u8>> = self
+            .by_path
+            .keys()
+            .filter(|path| is_at_or_below(path, relative))
+            .cloned()
+            .collect();
+        for path in below {
+            if let Some(wd) = self.by_path.remove(&path)
+                && self.dirs.get(&wd) == Some(&Some(path))
+            {
+                self.dirs.remove(&wd);
+                let _ = inotify::remove_watch(&self.inotify, wd);
+            }
+        }
+    }
+
+    fn hear(&mut self, path: Vec<u8>, tree: bool) {
+        self.seq += 1;
+        let seq = self.seq;
+        let entry = self.heard.entry(path).or_insert((seq, tree));
+        entry.0 = seq;
+        entry.1 |= tree;
+    }
+
+    /// Reads every queued event, in batches. `Some` when the watcher must stop.
+    fn drain(&mut self) -> Option<Ended> {
+        loop {
+            let (events, more) = match self.read_batch() {
+                Ok(batch) => batch,
+                Err(ended) => return Some(ended),
+            };
+            for (wd, flags, name) in events {
+                if let Some(ended) = self.event(wd, flags, name) {
+                    return Some(ended);
+                }
+            }
+            if self.heard.len() > MAX_HEARD {
+                self.heard.clear();
+                self.instance = instance();
+            }
+            if self.by_path.is_empty() {
+                return Some(Ended::Gone);
+            }
+            if !more {
+                return None;
+            }
+        }
+    }
+
+    /// Reads queued events, up to a batch; `Err` when the watcher must stop, and whether
+    /// more may be queued.
+    #[expect(clippy::type_complexity, reason = "one batch of raw events")]
+    fn read_batch(&mut self) -> Result<(Vec<(i32, ReadFlags, Option<Vec<u8>>)>, bool), Ended> {
+        let mut buffer = std::mem::take(&mut self.buffer);
+        let mut events = Vec::new();
+        let outcome = {
+            let mut reader = inotify::Reader::new(&self.inotify, &mut buffer);
+            loop {
+                match reader.next() {
+                    Ok(event) => events.push((
+                        event.wd(),
+                        event.events(),
+                        event.file_name().map(|n| n.to_bytes().to_vec()),
+                    )),
+                    Err(rustix::io::Errno::AGAIN) => break Ok(false),
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(_) => break Err(Ended::Overflow),
+                }
+                if reader.is_buffer_empty() && events.len() > 4096 {
+                    break Ok(true);
+                }
+            }
+        };
+        self.buffer = buffer;
+        outcome.map(|more| (events, more))
+    }
+
+    fn event(&mut self, wd: i32, flags: ReadFlags, name: Option<Vec<u8>>) -> Option<Ended> {
+        if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
+            return Some(Ended::Overflow);
+        }
+        // Not (or no longer) watched: nothing to hear.
+        let dir = self.dirs.get(&wd).cloned()?;
+        if flags.contains(ReadFlags::IGNORED) {
+            self.dirs.remove(&wd);
+            if let Some(dir) = dir {
+                self.by_path.remove(&dir);
+                if dir.is_empty() {
+                    return Some(Ended::Gone);
+                }
+            }
+            return None;
+        }
+        let Some(dir) = dir else {
+            // A rules directory: only the names that decide ignores and tracking count.
+            if name.is_some_and(|n| RULE_NAMES.contains(&n.as_slice())) {
+                self.seq += 1;
+                self.rules_changed = self.seq;
+            }
+            return None;
+        };
+        let Some(name) = name else {
+            if dir.is_empty() && flags.intersects(ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF) {
+                return Some(Ended::Gone);
+            }
+            return None;
+        };
+        if name == b".git" {
+            return None;
+        }
+        let path = join(&dir, &name);
+        if flags.contains(ReadFlags::ISDIR) {
+            if flags.intersects(ReadFlags::MOVED_FROM | ReadFlags::DELETE) {
+                self.unwatch_tree(&path);
+            }
+            let appeared = flags.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO)
+                || (flags.contains(ReadFlags::ATTRIB) && !self.by_path.contains_key(&path));
+            if appeared {
+                if let Err(why) = self.watch_tree(path.clone()) {
+                    return Some(Ended::Unavailable(why));
+                }
+                self.hear(path, true);
+                return None;
+            }
+        }
+        self.hear(path, false);
+        None
+    }
+
+    /// Answers one checkpoint: reads its request, reads every event queued by then, and
+    /// writes what was heard since its token.
+    fn answer(&mut self, mut stream: UnixStream) -> Option<Ended> {
+        let _ = stream.set_nonblocking(false);
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+        let mut line = Vec::with_capacity(64);
+        let mut byte = [0u8; 1];
+        while line.len() < 128 && !line.ends_with(b"\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => line.push(byte[0]),
+                _ => return None,
+            }
+        }
+        // A malformed request gets no answer (the watcher goes on).
+        let asked = request::decode_request(&line)?;
+        // The request came after every change it must see: those events are queued now.
+        if let Some(ended) = self.drain() {
+            return Some(ended);
+        }
+        let now = Token {
+            instance: self.instance,
+            seq: self.seq,
+        };
+        let reply = match asked {
+            Some(since) if since.instance == self.instance => {
+                let mut heard = Heard::default();
+                if self.rules_changed > since.seq {
+                    // What git ignores or tracks may have changed: list everything again
+                    // (the empty path), even if no file changed.
+                    heard.paths.push(Vec::new());
+                }
+                for (path, (seq, tree)) in &self.heard {
+                    if *seq > since.seq {
+                        if *tree {
+                            heard.trees.push(path.clone());
+                        } else {
+                            heard.paths.push(path.clone());
+                        }
+                    }
+                }
+                Reply::Some(now, heard)
+            }
+            _ => Reply::Full(now),
+        };
+        let _ = stream.write_all(&request::encode_reply(&reply));
+        None
+    }
+}
+
+/// A new watcher's id: its process id and start time, mixed.
+fn instance() -> [u8; 16] {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut out = [0u8; 16];
+    let mixed = nanos ^ (u128::from(std::process::id()) << 96);
+    out.copy_from_slice(&mixed.to_le_bytes());
+    out
+}
+
+fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut path = Vec::with_capacity(dir.len() + name.len() + 1);
+    if !dir.is_empty() {
+        path.extend_from_slice(dir);
+        path.push(b'/');
+    }
+    path.extend_from_slice(name);
+    path
+}
+
+/// Whether `path` is `dir` or below it.
+pub(super) fn is_at_or_below(path: &[u8], dir: &[u8]) -> bool {
+    dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.is_empty() || rest.first() == Some(&b'/'))
+}

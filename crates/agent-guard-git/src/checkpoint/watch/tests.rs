@@ -1,0 +1,267 @@
+//! A real watcher (inotify, its socket, a thread of its own) beside real checkpoints: after
+//! every kind of change, the checkpoint the watcher spared a full walk must be the very
+//! commit a full walk gives (a checkpoint's commit is deterministic: same files, same
+//! modes, same meta, same id).
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::*;
+use crate::checkpoint::{CheckpointStore, Selection, Taken, WatcherState};
+
+struct Bench {
+    _root: tempfile::TempDir,
+    outside: PathBuf,
+    selection: Selection,
+    watched: CheckpointStore,
+    full: CheckpointStore,
+    server: Option<std::thread::JoinHandle<Result<Ended, crate::GitError>>>,
+}
+
+impl Bench {
+    fn new(artifacts: &[&str], repo: bool) -> Bench {
+        let root = tempfile::tempdir().unwrap();
+        let base = fs_err::canonicalize(root.path()).unwrap();
+        let ws = base.join("ws");
+        let outside = base.join("outside");
+        fs_err::create_dir_all(&ws).unwrap();
+        fs_err::create_dir_all(&outside).unwrap();
+        if repo {
+            git2::Repository::init(&ws).unwrap();
+        }
+        for d in 0..12 {
+            for f in 0..10 {
+                let path = ws.join(format!("d{d:02}/f{f}.txt"));
+                fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+                fs_err::write(path, format!("file {d} {f}\n")).unwrap();
+            }
+        }
+        let selection = Selection {
+            workspace: ws.clone(),
+            skip: vec![base.join("trash")],
+            artifacts: artifacts.iter().map(|a| (*a).to_owned()).collect(),
+            skip_regenerable: true,
+            max_file_bytes: 1 << 20,
+        };
+        let watched_store = base.join("trash/checkpoints");
+        let full_store = base.join("full/checkpoints");
+        let watched = CheckpointStore::open(&watched_store).unwrap();
+        let full = CheckpointStore::open(&full_store).unwrap();
+        let spec = Watched {
+            workspace: ws.clone(),
+            skip: selection.skip.clone(),
+            rules: rule_dirs(&ws),
+            idle: Duration::from_secs(120),
+        };
+        let dir = dir_of(&watched_store);
+        let server = std::thread::spawn(move || serve(&dir, &spec));
+        let started = std::time::Instant::now();
+        while ask(&dir_of(&watched_store), None) == Asked::Absent {
+            assert!(started.elapsed() < Duration::from_secs(10), "no watcher");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Bench {
+            _root: root,
+            outside,
+            selection,
+            watched,
+            full,
+            server: Some(server),
+        }
+    }
+
+    fn ws(&self) -> &Path {
+        &self.selection.workspace
+    }
+
+    /// Takes both checkpoints and compares them; returns the watched one.
+    fn same(&self, step: &str) -> Taken {
+        let watched = self.watched.take(&self.selection).unwrap();
+        let full = self.full.take(&self.selection).unwrap();
+        assert_eq!(watched.watcher, WatcherState::Answered, "{step}");
+        assert_eq!(full.watcher, WatcherState::Absent, "{step}");
+        assert_eq!(
+            watched.commit, full.commit,
+            "{step}: the watched checkpoint differs"
+        );
+        assert_eq!(watched.files, full.files, "{step}");
+        assert_eq!(watched.not_kept, full.not_kept, "{step}");
+        watched
+    }
+
+    fn stop(mut self) -> Ended {
+        let server = self.server.take().unwrap();
+        drop(self);
+        server.join().unwrap().unwrap()
+    }
+}
+
+/// One change to the workspace.
+type Step = Box<dyn Fn()>;
+
+fn write(path: &Path, text: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, text).unwrap();
+}
+
+#[test]
+fn after_every_kind_of_change_the_watched_checkpoint_is_the_full_walks() {
+    let bench = Bench::new(&[], false);
+    let ws = bench.ws().to_path_buf();
+    let first = bench.same("first");
+    assert_eq!(first.files, 120);
+    let steps: Vec<(&str, Step)> = vec![
+        ("append to a file", {
+            let ws = ws.clone();
+            Box::new(move || {
+                use std::io::Write as _;
+                let mut file = fs_err::OpenOptions::new()
+                    .append(true)
+                    .open(ws.join("d00/f0.txt"))
+                    .unwrap();
+                file.write_all(b"more\n").unwrap();
+            })
+        }),
+        ("rewrite a file with as many bytes at once", {
+            let ws = ws.clone();
+            Box::new(move || {
+                fs_err::write(ws.join("d01/f1.txt"), "FILE 1 1\n").unwrap();
+                fs_err::write(ws.join("d01/f1.txt"), "fIlE 1 1\n").unwrap();
+            })
+        }),
+        ("create, delete and rename files", {
+            let ws = ws.clone();
+            Box::new(move || {
+                write(&ws.join("d02/new.txt"), "new\n");
+                agent_guard_fsops::remove_file(&ws.join("d02/f0.txt")).unwrap();
+                agent_guard_fsops::rename(&ws.join("d02/f1.txt"), &ws.join("d02/g1.txt")).unwrap();
+                agent_guard_fsops::rename(&ws.join("d02/f2.txt"), &ws.join("d03/f2b.txt")).unwrap();
+            })
+        }),
+        ("a new tree filled at once", {
+            let ws = ws.clone();
+            Box::new(move || {
+                for i in 0..20 {
+                    write(&ws.join(format!("new/a/b{}/x{i}.txt", i % 3)), "deep\n");
+                }
+                fs_err::create_dir_all(ws.join("new/empty")).unwrap();
+            })
+        }),
+        ("a directory moved within the workspace", {
+            let ws = ws.clone();
+            Box::new(move || {
+                fs_err::create_dir_all(ws.join("moved")).unwrap();
+                agent_guard_fsops::rename(&ws.join("d04"), &ws.join("moved/d04")).unwrap();
+            })
+        }),
+        ("a file changed where the directory went", {
+            let ws = ws.clone();
+            Box::new(move || fs_err::write(ws.join("moved/d04/f3.txt"), "after move\n").unwrap())
+        }),
+        ("a directory moved in from outside", {
+            let ws = ws.clone();
+            let outside = bench.outside.clone();
+            Box::new(move || {
+                write(&outside.join("inbound/sub/i.txt"), "in\n");
+                agent_guard_fsops::rename(&outside.join("inbound"), &ws.join("inbound")).unwrap();
+            })
+        }),
+        ("a directory moved out", {
+            let ws = ws.clone();
+            let outside = bench.outside.clone();
+            Box::new(move || {
+                agent_guard_fsops::rename(&ws.join("d05"), &outside.join("d05")).unwrap();
+            })
+        }),
+        ("a directory deleted and made again with other contents", {
+            let ws = ws.clone();
+            Box::new(move || {
+                agent_guard_fsops::remove_tree(&ws.join("d06")).unwrap();
+                for f in 0..10 {
+                    write(&ws.join(format!("d06/f{f}.txt")), "again\n");
+                }
+            })
+        }),
+        ("modes of a file and a directory", {
+            let ws = ws.clone();
+            Box::new(move || {
+                let perm = std::fs::Permissions::from_mode(0o755);
+                std::fs::set_permissions(ws.join("d07/f0.txt"), perm).unwrap();
+                let perm = std::fs::Permissions::from_mode(0o700);
+                std::fs::set_permissions(ws.join("d08"), perm).unwrap();
+            })
+        }),
+        ("a file replaced by a link and a link by a directory", {
+            let ws = ws.clone();
+            Box::new(move || {
+                agent_guard_fsops::remove_file(&ws.join("d09/f0.txt")).unwrap();
+                std::os::unix::fs::symlink("f1.txt", ws.join("d09/f0.txt")).unwrap();
+                agent_guard_fsops::remove_file(&ws.join("d09/f0.txt")).unwrap();
+                write(&ws.join("d09/f0.txt/inside.txt"), "was a file\n");
+            })
+        }),
+    ];
+    for (step, change) in steps {
+        change();
+        let taken = bench.same(step);
+        assert!(
+            taken.hashed < 40,
+            "{step}: the watcher spared the rest ({} hashed)",
+            taken.hashed
+        );
+    }
+    // Nothing changed: the last checkpoint, from the token file alone.
+    let before = bench.same("settle");
+    let again = bench.same("nothing changed");
+    assert_eq!(again.commit, before.commit);
+    assert_eq!(again.hashed, 0);
+    assert_eq!(
+        bench.stop(),
+        Ended::Gone,
+        "the workspace went with the test"
+    );
+}
+
+#[test]
+fn a_change_to_what_git_tracks_is_listed_again_though_no_file_changed() {
+    let bench = Bench::new(&["node_modules"], true);
+    let ws = bench.ws().to_path_buf();
+    write(&ws.join(".gitignore"), "node_modules/\n");
+    write(&ws.join("node_modules/pkg/index.js"), "module\n");
+    let before = bench.same("ignored artifacts left out");
+    assert!(!before.commit.is_empty());
+    bench.same("nothing changed");
+    // `git add -f`: the artifact now holds a tracked file, so it is kept. No file of the
+    // workspace changed; only the user's index did.
+    let repo = git2::Repository::open(&ws).unwrap();
+    let mut index = repo.index().unwrap();
+    index
+        .add_path(Path::new("node_modules/pkg/index.js"))
+        .unwrap();
+    index.write().unwrap();
+    let after = bench.same("tracked by git add -f");
+    assert_eq!(after.files, before.files + 1);
+    bench.stop();
+}
+
+#[test]
+fn a_token_from_another_watcher_asks_for_a_full_walk() {
+    let bench = Bench::new(&[], false);
+    let dir = dir_of(bench.watched.dir());
+    let stranger = Token {
+        instance: [9; 16],
+        seq: 1,
+    };
+    assert!(matches!(ask(&dir, Some(&stranger)), Asked::Full(_)));
+    let Asked::Full(token) = ask(&dir, None) else {
+        panic!("no token, no trust");
+    };
+    assert!(matches!(ask(&dir, Some(&token)), Asked::Heard(_, heard) if heard.is_empty()));
+    write(&bench.ws().join("d00/x.txt"), "x\n");
+    let Asked::Heard(_, heard) = ask(&dir, Some(&token)) else {
+        panic!("the same watcher's token");
+    };
+    assert_eq!(heard.paths, [b"d00/x.txt".to_vec()]);
+    bench.stop();
+}
