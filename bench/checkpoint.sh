@@ -10,9 +10,12 @@
 # The summary gives the ratio of the means and of the medians (a merge of the store's packs,
 # every 17th changed checkpoint or so, is one slow run that moves the mean).
 # A checkpoint is taken through `check --enforce` of an opaque program (`make -q`), so the
-# numbers include the whole process, the audit record and the journal.
+# numbers include the whole process, the audit record and the journal. The first checkpoint
+# starts the workspace's watcher (docs/checkpoints.md, "The watcher"), which the unchanged
+# and changed cases then ask; its own CPU time, spent in the background as files change,
+# is printed after each size. `--no-watch` measures without it (AGENT_GUARD_CHECKPOINT_WATCH=0).
 #
-#   bench/checkpoint.sh [--runs N] [--sizes "10000 100000"] [--export-dir DIR]
+#   bench/checkpoint.sh [--runs N] [--sizes "10000 100000"] [--export-dir DIR] [--no-watch]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=10
@@ -23,7 +26,8 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
     --export-dir) export_dir="$2"; shift 2 ;;
-    *) echo "usage: bench/checkpoint.sh [--runs N] [--sizes \"10000 100000\"] [--export-dir DIR]" >&2; exit 2 ;;
+    --no-watch) export AGENT_GUARD_CHECKPOINT_WATCH=0; shift ;;
+    *) echo "usage: bench/checkpoint.sh [--runs N] [--sizes \"10000 100000\"] [--export-dir DIR] [--no-watch]" >&2; exit 2 ;;
   esac
 done
 command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
@@ -119,6 +123,11 @@ SH
   hyperfine -N --runs "$runs" --style basic $(export_args "changed-$n") --prepare "$root/modify$n.sh" \
     -n "git status --porcelain" "$status" \
     -n "agent-guard checkpoint (100 changed)" "$take"
+
+  # The watcher's own CPU time over all of this size's runs (utime + stime, in clock ticks).
+  for pid in $(pgrep -f "__checkpoint-watch $ws " || true); do
+    awk -v hz="$(getconf CLK_TCK)" -v n="$n" '{ printf "watcher of the %s-file workspace: %.0f ms of CPU (user %.0f, system %.0f) over all runs\n", n, ($14 + $15) * 1000 / hz, $14 * 1000 / hz, $15 * 1000 / hz }' "/proc/$pid/stat"
+  done
 done
 
 echo "## Summary"

@@ -265,3 +265,24 @@ fn a_token_from_another_watcher_asks_for_a_full_walk() {
     assert_eq!(heard.paths, [b"d00/x.txt".to_vec()]);
     bench.stop();
 }
+
+/// gc prunes the last checkpoint's commit: the token file that names it goes first, so the
+/// next checkpoint of the unchanged workspace is whole again, not a name of pruned objects.
+#[test]
+fn a_pruned_last_checkpoint_is_never_the_next_one() {
+    let mut bench = Bench::new(&[], false);
+    let first = bench.same("first");
+    bench.watched.store_ref("tx1", &first.commit).unwrap();
+    write(&bench.ws().join("d00/f0.txt"), "changed\n");
+    let second = bench.same("second");
+    bench.watched.store_ref("tx2", &second.commit).unwrap();
+    let token = bench.watched.dir().join(TOKEN_FILE);
+    assert!(FastToken::read(&token).is_some_and(|t| t.commit.to_string() == second.commit));
+    let live = std::collections::HashSet::from(["tx1".to_owned()]);
+    bench.watched.prune(&live, &[]).unwrap();
+    assert!(!bench.watched.intact(&second.commit), "tx2's checkpoint was pruned");
+    assert!(!token.exists(), "the token file named it");
+    let next = bench.same("nothing changed since the pruned checkpoint");
+    assert!(bench.watched.intact(&next.commit), "the next checkpoint is whole");
+    bench.stop();
+}
