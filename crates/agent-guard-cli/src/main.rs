@@ -10,13 +10,20 @@ agent_guard_start::main!(run);
 fn run() -> u8 {
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // The checkpoint watcher a checkpoint starts in the background (not a user command).
-    if let [_, entry, workspace, trash] = raw.as_slice()
+    if let [_, entry, workspace, trash, regenerable, artifacts @ ..] = raw.as_slice()
         && entry == agent_guard_engine::WATCH_ENTRY
     {
-        return u8::from(!agent_guard_engine::watch(
+        let artifacts = artifacts
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let started = agent_guard_engine::watch(
             workspace.as_ref(),
             trash.as_ref(),
-        ));
+            regenerable == "1",
+            artifacts,
+        );
+        return u8::from(!started);
     }
     // The hook line every harness runs, read without building clap's command tree.
     if let [_, check, words @ ..] = raw.as_slice()

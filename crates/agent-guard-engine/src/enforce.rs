@@ -143,8 +143,8 @@ pub(crate) fn enforce(
         refuse_without_intent(&mut report, &cause);
         return report;
     }
-    if compensations.iter().any(|c| c.start_watcher) {
-        crate::watcher::start(&workspace, &request.env);
+    if let Some(plan) = compensations.iter().find_map(|c| c.start_watcher.as_ref()) {
+        crate::watcher::start(&workspace, &request.env, plan);
     }
     report.message = message(&compensations);
     report.set_verdict(Decision::Allow, report.code);

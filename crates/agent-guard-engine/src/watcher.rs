@@ -1,16 +1,19 @@
 //! The checkpoint watcher's process ([`agent_guard_recovery::watch_checkpoints`]): started
 //! in the background after a checkpoint that found none, and run by the `agent-guard`
-//! binary's hidden `__checkpoint-watch WORKSPACE TRASH` entry.
+//! binary's hidden `__checkpoint-watch WORKSPACE TRASH REGENERABLE [PATTERN]…` entry
+//! (`REGENERABLE`: `1` when checkpoints leave regenerable artifacts out, else `0`; the
+//! patterns are the checkpoint plan's artifact patterns).
 
 use std::path::Path;
 use std::time::Duration;
 
 use agent_guard_config::EnvSnapshot;
 use agent_guard_recovery::Quarantine;
+use agent_guard_types::CheckpointPlan;
 
 use crate::workspace::Workspace;
 
-/// The hidden argument that runs a watcher (`agent-guard __checkpoint-watch WORKSPACE TRASH`).
+/// The hidden argument that runs a watcher.
 pub const WATCH_ENTRY: &str = "__checkpoint-watch";
 
 /// How long a watcher waits for a checkpoint before it exits.
@@ -20,7 +23,7 @@ const IDLE: Duration = Duration::from_secs(30 * 60);
 /// own process group, no standard streams, `/` as its directory), unless the environment
 /// turns watchers off or this process is not the `agent-guard` binary (a test harness
 /// calling the engine in-process starts none).
-pub(crate) fn start(workspace: &Workspace, env: &EnvSnapshot) {
+pub(crate) fn start(workspace: &Workspace, env: &EnvSnapshot, plan: &CheckpointPlan) {
     if !env.checkpoint_watch() {
         return;
     }
@@ -35,7 +38,7 @@ pub(crate) fn start(workspace: &Workspace, env: &EnvSnapshot) {
             _ => return,
         }
     };
-    let _ = spawn(&exe, &workspace.root, workspace.trash());
+    let _ = spawn(&exe, &workspace.root, workspace.trash(), plan);
 }
 
 /// Whether `exe` is one of agent-guard's own thin binaries (`check`, `safe_delete`, …),
@@ -46,13 +49,15 @@ fn is_guard_binary(exe: &Path) -> bool {
         .is_some_and(|n| ["check", "safe_delete", "restore", "status", "gc"].contains(&n))
 }
 
-fn spawn(exe: &Path, workspace: &Path, trash: &Path) -> std::io::Result<()> {
+fn spawn(exe: &Path, workspace: &Path, trash: &Path, plan: &CheckpointPlan) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt as _;
     use std::process::{Command, Stdio};
     let child = Command::new(exe)
         .arg(WATCH_ENTRY)
         .arg(workspace)
         .arg(trash)
+        .arg(if plan.skip_regenerable { "1" } else { "0" })
+        .args(&plan.artifacts)
         .current_dir("/")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -65,8 +70,19 @@ fn spawn(exe: &Path, workspace: &Path, trash: &Path) -> std::io::Result<()> {
 }
 
 /// Runs a watcher of the checkpoint store of `workspace`'s quarantine at `trash` until it
-/// ends; `false` when it could not start.
-pub fn watch(workspace: &Path, trash: &Path) -> bool {
+/// ends, for checkpoints that leave regenerable artifacts out (`skip_regenerable`) by
+/// `artifacts`; `false` when it could not start.
+pub fn watch(
+    workspace: &Path,
+    trash: &Path,
+    skip_regenerable: bool,
+    artifacts: Vec<String>,
+) -> bool {
     let store = Quarantine::new(workspace.to_path_buf(), trash.to_path_buf());
-    agent_guard_recovery::watch_checkpoints(&store, IDLE).is_ok()
+    let plan = CheckpointPlan {
+        artifacts,
+        skip_regenerable,
+        max_file_bytes: 0,
+    };
+    agent_guard_recovery::watch_checkpoints(&store, &plan, IDLE).is_ok()
 }

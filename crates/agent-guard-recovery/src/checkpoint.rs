@@ -67,7 +67,7 @@ impl Compensation for Checkpoint {
                 moved: usize::try_from(taken.files).unwrap_or(usize::MAX),
                 skipped: taken.not_kept.len(),
                 sha: Some(Some(taken.commit)),
-                start_watcher: taken.watcher == WatcherState::Absent,
+                start_watcher: (taken.watcher == WatcherState::Absent).then(|| plan.clone()),
                 ..Applied::new(
                     Strategy::Checkpoint,
                     &job.txid,
@@ -134,22 +134,21 @@ fn selection(store: &Quarantine, plan: &CheckpointPlan) -> Result<Selection, Rec
 }
 
 /// Runs the watcher of `store`'s checkpoint store ([`agent_guard_git::watch`]) until it
-/// ends: inotify watches on the workspace, answering the next checkpoints.
+/// ends: inotify watches on the workspace (but for what checkpoints taken with `plan` leave
+/// out), answering the next checkpoints.
 ///
 /// # Errors
 /// The workspace cannot be resolved, or the watcher's lock or socket cannot be created.
-pub fn watch(store: &Quarantine, idle: std::time::Duration) -> Result<Ended, RecoveryError> {
-    let plan = CheckpointPlan {
-        artifacts: Vec::new(),
-        skip_regenerable: false,
-        max_file_bytes: 0,
-    };
-    let selection = selection(store, &plan)?;
+pub fn watch(
+    store: &Quarantine,
+    plan: &CheckpointPlan,
+    idle: std::time::Duration,
+) -> Result<Ended, RecoveryError> {
+    let selection = selection(store, plan)?;
     let dir = agent_guard_git::watch::dir_of(&store_dir(store));
     let rules = agent_guard_git::watch::rule_dirs(&selection.workspace);
     let watched = Watched {
-        workspace: selection.workspace,
-        skip: selection.skip,
+        selection,
         rules,
         idle,
     };

@@ -103,10 +103,10 @@ pub struct Applied {
     /// Why it did not fully succeed; `None` when it did.
     #[serde(skip)]
     pub failure: Option<Failure>,
-    /// A checkpoint found no watcher of its store to ask: the caller may start one
-    /// ([`crate::checkpoint::watch`]) so that the next checkpoint is cheaper.
+    /// A checkpoint found no watcher of its store to ask: the caller may start one for
+    /// this plan ([`crate::watch_checkpoints`]) so that the next checkpoint is cheaper.
     #[serde(skip)]
-    pub start_watcher: bool,
+    pub start_watcher: Option<agent_guard_types::CheckpointPlan>,
 }
 
 impl Applied {
@@ -122,7 +122,7 @@ impl Applied {
             sha: None,
             paths: Vec::new(),
             failure: None,
-            start_watcher: false,
+            start_watcher: None,
         }
     }
 

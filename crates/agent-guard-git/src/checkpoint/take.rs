@@ -83,7 +83,11 @@ impl CheckpointStore {
         let token_path = self.dir.join(watch::TOKEN_FILE);
         let fast = FastToken::read(&token_path);
         let since = fast.as_ref().map(|f| f.token);
-        let asked = watch::ask(&watch::dir_of(&self.dir), since.as_ref());
+        let asked = watch::ask(
+            &watch::dir_of(&self.dir),
+            since.as_ref(),
+            watch::filter_digest(selection),
+        );
         let (watcher, answer_token, heard_since) = match asked {
             Asked::Absent => (WatcherState::Absent, None, None),
             Asked::Unavailable => (WatcherState::Unavailable, None, None),

@@ -359,7 +359,7 @@ fn list(
 }
 
 /// Decides what the walk leaves out.
-struct Filter<'a> {
+pub(crate) struct Filter<'a> {
     skip: &'a [PathBuf],
     patterns: Artifacts,
     enabled: bool,
@@ -382,7 +382,7 @@ struct Probe {
 }
 
 impl<'a> Filter<'a> {
-    fn new(selection: &'a Selection) -> Filter<'a> {
+    pub(crate) fn new(selection: &'a Selection) -> Filter<'a> {
         Filter {
             skip: &selection.skip,
             patterns: Artifacts::new(&selection.artifacts),
@@ -395,7 +395,7 @@ impl<'a> Filter<'a> {
     /// Whether `relative` is a regenerable artifact: its name (or its whole path) matches an
     /// artifact pattern, git ignores it, and nothing at or below it is tracked. Without a
     /// repository nothing is ignored, so nothing is regenerable.
-    fn excluded(&self, relative: &[u8], is_dir: bool) -> bool {
+    pub(crate) fn excluded(&self, relative: &[u8], is_dir: bool) -> bool {
         if !self.enabled {
             return false;
         }

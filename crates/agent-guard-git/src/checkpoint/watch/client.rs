@@ -31,8 +31,9 @@ pub enum Asked {
 }
 
 /// Asks the watcher whose directory is `store` ([`super::dir_of`]) what changed since
-/// `since`.
-pub fn ask(store: &Path, since: Option<&Token>) -> Asked {
+/// `since`, for a checkpoint whose [`super::filter_digest`] is `filter` (a watcher started
+/// for another one answers [`Asked::Full`] and exits).
+pub fn ask(store: &Path, since: Option<&Token>, filter: u64) -> Asked {
     let socket = store.join(SOCKET_FILE);
     if socket.as_os_str().len() > SOCKET_PATH_MAX {
         return Asked::Unavailable;
@@ -44,7 +45,10 @@ pub fn ask(store: &Path, since: Option<&Token>) -> Asked {
     };
     let _ = stream.set_read_timeout(Some(ANSWER_TIMEOUT));
     let _ = stream.set_write_timeout(Some(ANSWER_TIMEOUT));
-    if stream.write_all(&request::encode_request(since)).is_err() {
+    if stream
+        .write_all(&request::encode_request(since, filter))
+        .is_err()
+    {
         return Asked::Unavailable;
     }
     let mut reply = Vec::with_capacity(256);

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 pub use client::{Asked, Heard, ask};
 pub use server::{Ended, RULE_NAMES, Watched, serve};
 pub(crate) use token::FastToken;
-pub use token::{Token, fingerprint};
+pub use token::{Token, filter_digest, fingerprint};
 
 /// The directories whose files decide what git ignores or tracks in `workspace`, outside
 /// it: the repository's git directory and its `info`, and the directories between the

@@ -1,6 +1,7 @@
 //! The watcher's wire format, one request and one reply per connection.
 //!
-//! - Request: `AGW1 <token>\n`, the token of the last checkpoint or `-`.
+//! - Request: `AGW1 <token> <filter>\n`: the token of the last checkpoint or `-`, and the
+//!   checkpoint's [`super::filter_digest`] in hex.
 //! - Reply: `AGW1 FULL <token>\n` (walk everything), or `AGW1 SOME <token> <count>\n`
 //!   followed by `count` records, each a kind byte (`f`: this path; `t`: this directory and
 //!   everything below it), the workspace-relative path and a NUL.
@@ -35,20 +36,24 @@ pub(super) enum Reply {
     Some(Token, Heard),
 }
 
-pub(super) fn encode_request(token: Option<&Token>) -> Vec<u8> {
+pub(super) fn encode_request(token: Option<&Token>, filter: u64) -> Vec<u8> {
     let token = token.map_or_else(|| "-".to_owned(), Token::encode);
-    format!("{MAGIC} {token}\n").into_bytes()
+    format!("{MAGIC} {token} {filter:016x}\n").into_bytes()
 }
 
-/// The token a request asks with (`Some(None)`: none), or `None` for a malformed request.
-#[expect(clippy::option_option, reason = "malformed, no token, or a token")]
-pub(super) fn decode_request(line: &[u8]) -> Option<Option<Token>> {
+/// The token a request asks with (`None`: none) and its filter digest; `None` for a
+/// malformed request.
+pub(super) fn decode_request(line: &[u8]) -> Option<(Option<Token>, u64)> {
     let line = std::str::from_utf8(line).ok()?.trim_end_matches('\n');
-    let token = line.strip_prefix(MAGIC)?.strip_prefix(' ')?;
+    let (token, filter) = line
+        .strip_prefix(MAGIC)?
+        .strip_prefix(' ')?
+        .split_once(' ')?;
+    let filter = u64::from_str_radix(filter, 16).ok()?;
     if token == "-" {
-        return Some(None);
+        return Some((None, filter));
     }
-    Token::decode(token).map(Some)
+    Some((Some(Token::decode(token)?), filter))
 }
 
 pub(super) fn encode_reply(reply: &Reply) -> Vec<u8> {
@@ -115,11 +120,12 @@ mod tests {
             seq: 5,
         };
         assert_eq!(
-            decode_request(&encode_request(Some(&token))),
-            Some(Some(token))
+            decode_request(&encode_request(Some(&token), 7)),
+            Some((Some(token), 7))
         );
-        assert_eq!(decode_request(&encode_request(None)), Some(None));
-        assert_eq!(decode_request(b"AGW2 -\n"), None);
+        assert_eq!(decode_request(&encode_request(None, 0)), Some((None, 0)));
+        assert_eq!(decode_request(b"AGW2 - 0\n"), None);
+        assert_eq!(decode_request(b"AGW1 -\n"), None);
         let heard = Heard {
             paths: vec![b"a/b\nc".to_vec(), b"d".to_vec()],
             trees: vec![b"new".to_vec()],

@@ -16,7 +16,9 @@ use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 
 use super::request::{self, Heard, Reply};
-use super::{LOCK_FILE, OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, Token};
+use super::{LOCK_FILE, OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, Token, filter_digest};
+use crate::checkpoint::Selection;
+use crate::checkpoint::walk::Filter;
 use crate::error::GitError;
 
 /// Why a watcher stopped. Every ending is safe: the next checkpoint walks the workspace.
@@ -31,6 +33,8 @@ pub enum Ended {
     Gone,
     /// The kernel's event queue overflowed: events were lost.
     Overflow,
+    /// A checkpoint leaves out other things than the watcher was started for.
+    Outdated,
     /// The watcher cannot run here (the reason is also written to [`OFF_FILE`]).
     Unavailable(String),
 }
@@ -38,10 +42,11 @@ pub enum Ended {
 /// What a watcher watches.
 #[derive(Debug, Clone)]
 pub struct Watched {
-    /// The physical workspace root.
-    pub workspace: PathBuf,
-    /// Physical directories never entered (the quarantine).
-    pub skip: Vec<PathBuf>,
+    /// The workspace as checkpoints keep it: its root, the directories never entered (the
+    /// quarantine) and the artifact patterns; a directory the checkpoint leaves out
+    /// (an ignored `node_modules/` holding nothing tracked) is not watched, and is weighed
+    /// again whenever what git ignores or tracks changes. Its `max_file_bytes` is unused.
+    pub selection: Selection,
     /// Directories whose changes to the names in [`RULE_NAMES`] change what a checkpoint
     /// leaves out (the user's git directory, its `info`, and the directories between the
     /// workspace and its repository's work tree): after any such change the next answer
@@ -103,7 +108,7 @@ pub fn serve(dir: &Path, watched: &Watched) -> Result<Ended, GitError> {
             "the socket's path is too long for a Unix socket",
         ));
     }
-    if let Some(why) = unsupported_file_system(&watched.workspace) {
+    if let Some(why) = unsupported_file_system(&watched.selection.workspace) {
         return Ok(give_up(store, &why));
     }
     let mut state = match State::start(watched) {
@@ -146,7 +151,7 @@ pub fn serve(dir: &Path, watched: &Watched) -> Result<Ended, GitError> {
                 }
             }
         }
-        if identity(&socket_path) != socket_id || identity(&watched.workspace).is_none() {
+        if identity(&socket_path) != socket_id || identity(&watched.selection.workspace).is_none() {
             return Ok(Ended::Gone);
         }
         if last_request.elapsed() > watched.idle {
@@ -192,7 +197,14 @@ fn unsupported_file_system(workspace: &Path) -> Option<String> {
 struct State {
     inotify: OwnedFd,
     workspace: PathBuf,
-    skip: Vec<PathBuf>,
+    selection: Selection,
+    /// The digest of what decides what checkpoints leave out ([`filter_digest`]): a
+    /// checkpoint that leaves out something else is answered with a full walk.
+    filter: u64,
+    /// Directories left out, so not watched.
+    excluded: std::collections::HashSet<Vec<u8>>,
+    /// What git ignores or tracks changed: weigh the excluded directories again.
+    recheck: bool,
     /// Watch descriptor → workspace-relative directory (`None`: a rules directory).
     dirs: HashMap<i32, Option<Vec<u8>>>,
     /// Workspace-relative directory → its watch.
@@ -212,8 +224,11 @@ impl State {
             .map_err(|error| format!("inotify is not available: {error}"))?;
         let mut state = State {
             inotify,
-            workspace: watched.workspace.clone(),
-            skip: watched.skip.clone(),
+            workspace: watched.selection.workspace.clone(),
+            selection: watched.selection.clone(),
+            filter: filter_digest(&watched.selection),
+            excluded: std::collections::HashSet::new(),
+            recheck: false,
             dirs: HashMap::new(),
             by_path: HashMap::new(),
             heard: HashMap::new(),
@@ -239,15 +254,23 @@ impl State {
     }
 
     /// Watches the directory `relative` and every directory below it (each before it is
-    /// listed, so that nothing created meanwhile goes unheard).
+    /// listed, so that nothing created meanwhile goes unheard), except what checkpoints
+    /// leave out (those are remembered in `excluded`).
     fn watch_tree(&mut self, relative: Vec<u8>) -> Result<(), String> {
+        let selection = self.selection.clone();
+        let filter = Filter::new(&selection);
         let mut pending = vec![relative];
         let mut names: Vec<u8> = Vec::with_capacity(32 * 1024);
         while let Some(relative) = pending.pop() {
             let path = self.workspace.join(OsStr::from_bytes(&relative));
-            if self.skip.contains(&path) {
+            if selection.skip.contains(&path) {
                 continue;
             }
+            if !relative.is_empty() && filter.excluded(&relative, true) {
+                self.excluded.insert(relative);
+                continue;
+            }
+            self.excluded.remove(&relative);
             let wd = match inotify::add_watch(&self.inotify, &path, mask()) {
                 Ok(wd) => wd,
                 // Gone since, or unreadable (a chmod that opens it is heard).
@@ -306,6 +329,21 @@ impl State {
         Ok(())
     }
 
+    /// What git ignores or tracks changed: a directory left out until now that checkpoints
+    /// keep from now on is watched, and heard as a new tree (what changed in it meanwhile
+    /// went unheard).
+    fn weigh_excluded_again(&mut self) -> Result<(), String> {
+        let excluded: Vec<Vec<u8>> = self.excluded.iter().cloned().collect();
+        for dir in excluded {
+            self.excluded.remove(&dir);
+            self.watch_tree(dir.clone())?;
+            if !self.excluded.contains(&dir) && self.by_path.contains_key(&dir) {
+                self.hear(dir, true);
+            }
+        }
+        Ok(())
+    }
+
     /// Stops watching the directory `relative` and everything below it (moved away or
     /// deleted: its watches would name the wrong paths).
     fn unwatch_tree(&mut self, relative: &[u8]) {
@@ -343,6 +381,12 @@ impl State {
             for (wd, flags, name) in events {
                 if let Some(ended) = self.event(wd, flags, name) {
                     return Some(ended);
+                }
+            }
+            if self.recheck {
+                self.recheck = false;
+                if let Err(why) = self.weigh_excluded_again() {
+                    return Some(Ended::Unavailable(why));
                 }
             }
             if self.heard.len() > MAX_HEARD {
@@ -407,6 +451,7 @@ impl State {
             if name.is_some_and(|n| RULE_NAMES.contains(&n.as_slice())) {
                 self.seq += 1;
                 self.rules_changed = self.seq;
+                self.recheck = true;
             }
             return None;
         };
@@ -418,6 +463,9 @@ impl State {
         };
         if name == b".git" {
             return None;
+        }
+        if name == b".gitignore" {
+            self.recheck = true;
         }
         let path = join(&dir, &name);
         if flags.contains(ReadFlags::ISDIR) {
@@ -462,6 +510,16 @@ impl State {
             instance: self.instance,
             seq: self.seq,
         };
+        let (asked, filter) = asked;
+        if filter != self.filter {
+            // The checkpoints leave out something else now: this watcher's view is not
+            // theirs. Walk everything, and let the next checkpoint start a new watcher.
+            let _ = stream.write_all(&request::encode_reply(&Reply::Full(Token {
+                instance: self.instance,
+                seq: self.seq,
+            })));
+            return Some(Ended::Outdated);
+        }
         let reply = match asked {
             Some(since) if since.instance == self.instance => {
                 let mut heard = Heard::default();

@@ -49,15 +49,14 @@ impl Bench {
         let watched = CheckpointStore::open(&watched_store).unwrap();
         let full = CheckpointStore::open(&full_store).unwrap();
         let spec = Watched {
-            workspace: ws.clone(),
-            skip: selection.skip.clone(),
+            selection: selection.clone(),
             rules: rule_dirs(&ws),
             idle: Duration::from_secs(120),
         };
         let dir = dir_of(&watched_store);
         let server = std::thread::spawn(move || serve(&dir, &spec));
         let started = std::time::Instant::now();
-        while ask(&dir_of(&watched_store), None) == Asked::Absent {
+        while ask(&dir_of(&watched_store), None, filter_digest(&selection)) == Asked::Absent {
             assert!(started.elapsed() < Duration::from_secs(10), "no watcher");
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -249,17 +248,18 @@ fn a_change_to_what_git_tracks_is_listed_again_though_no_file_changed() {
 fn a_token_from_another_watcher_asks_for_a_full_walk() {
     let bench = Bench::new(&[], false);
     let dir = dir_of(bench.watched.dir());
+    let filter = filter_digest(&bench.selection);
     let stranger = Token {
         instance: [9; 16],
         seq: 1,
     };
-    assert!(matches!(ask(&dir, Some(&stranger)), Asked::Full(_)));
-    let Asked::Full(token) = ask(&dir, None) else {
+    assert!(matches!(ask(&dir, Some(&stranger), filter), Asked::Full(_)));
+    let Asked::Full(token) = ask(&dir, None, filter) else {
         panic!("no token, no trust");
     };
-    assert!(matches!(ask(&dir, Some(&token)), Asked::Heard(_, heard) if heard.is_empty()));
+    assert!(matches!(ask(&dir, Some(&token), filter), Asked::Heard(_, heard) if heard.is_empty()));
     write(&bench.ws().join("d00/x.txt"), "x\n");
-    let Asked::Heard(_, heard) = ask(&dir, Some(&token)) else {
+    let Asked::Heard(_, heard) = ask(&dir, Some(&token), filter) else {
         panic!("the same watcher's token");
     };
     assert_eq!(heard.paths, [b"d00/x.txt".to_vec()]);
@@ -280,9 +280,76 @@ fn a_pruned_last_checkpoint_is_never_the_next_one() {
     assert!(FastToken::read(&token).is_some_and(|t| t.commit.to_string() == second.commit));
     let live = std::collections::HashSet::from(["tx1".to_owned()]);
     bench.watched.prune(&live, &[]).unwrap();
-    assert!(!bench.watched.intact(&second.commit), "tx2's checkpoint was pruned");
+    assert!(
+        !bench.watched.intact(&second.commit),
+        "tx2's checkpoint was pruned"
+    );
     assert!(!token.exists(), "the token file named it");
     let next = bench.same("nothing changed since the pruned checkpoint");
-    assert!(bench.watched.intact(&next.commit), "the next checkpoint is whole");
+    assert!(
+        bench.watched.intact(&next.commit),
+        "the next checkpoint is whole"
+    );
     bench.stop();
+}
+
+/// An ignored artifact directory is left out of checkpoints, so it is not watched: what
+/// changes in it is not even heard. Once git stops ignoring it, it is watched and heard as a
+/// new tree, so what changed in it meanwhile is read.
+#[test]
+fn a_left_out_artifact_is_not_watched_until_it_is_kept() {
+    let bench = Bench::new(&["node_modules"], true);
+    let ws = bench.ws().to_path_buf();
+    write(&ws.join(".gitignore"), "node_modules/\n");
+    for i in 0..50 {
+        write(&ws.join(format!("node_modules/p{i}/index.js")), "v1\n");
+    }
+    let before = bench.same("artifacts left out");
+    bench.same("settled");
+    for i in 0..50 {
+        write(
+            &ws.join(format!("node_modules/p{i}/index.js")),
+            "v2, unheard\n",
+        );
+    }
+    let dir = dir_of(bench.watched.dir());
+    let token = FastToken::read(&bench.watched.dir().join(TOKEN_FILE))
+        .unwrap()
+        .token;
+    let asked = ask(&dir, Some(&token), filter_digest(&bench.selection));
+    assert!(
+        matches!(&asked, Asked::Heard(_, heard) if heard.is_empty()),
+        "nothing is heard from a left-out artifact: {asked:?}"
+    );
+    assert_eq!(
+        bench.same("changes in a left-out artifact").commit,
+        before.commit
+    );
+    // No longer ignored: kept from now on, and read whole.
+    write(&ws.join(".gitignore"), "# nothing ignored\n");
+    let kept = bench.same("the artifact is kept now");
+    assert_eq!(kept.files, before.files + 50);
+    write(&ws.join("node_modules/p0/index.js"), "v3, heard\n");
+    bench.same("a change in the kept artifact");
+    bench.stop();
+}
+
+/// A checkpoint that leaves out other things than the watcher was started for gets a full
+/// walk, and the watcher steps aside for one started with the checkpoint's own.
+#[test]
+fn a_watcher_for_other_artifacts_answers_full_and_exits() {
+    let bench = Bench::new(&["node_modules"], true);
+    let dir = dir_of(bench.watched.dir());
+    let other = Selection {
+        artifacts: vec!["target".to_owned()],
+        ..bench.selection.clone()
+    };
+    assert!(matches!(
+        ask(&dir, None, filter_digest(&other)),
+        Asked::Full(_)
+    ));
+    let mut bench = bench;
+    let server = bench.server.take().unwrap();
+    assert_eq!(server.join().unwrap().unwrap(), Ended::Outdated);
+    assert_eq!(ask(&dir, None, filter_digest(&other)), Asked::Absent);
 }

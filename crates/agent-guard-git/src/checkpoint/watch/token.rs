@@ -54,6 +54,18 @@ pub fn fingerprint(selection: &Selection) -> u64 {
     hasher.finish()
 }
 
+/// A digest of what decides what a checkpoint leaves out: the workspace, the directories
+/// never entered, the artifact patterns and whether artifacts are left out. A watcher
+/// started for another digest does not watch what the checkpoint keeps.
+pub fn filter_digest(selection: &Selection) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    selection.workspace.hash(&mut hasher);
+    selection.skip.hash(&mut hasher);
+    selection.artifacts.hash(&mut hasher);
+    selection.skip_regenerable.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// The token file: the last checkpoint's token, the selection's fingerprint, its commit,
 /// and what [`crate::Taken`] reports of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
