@@ -353,3 +353,109 @@ fn a_watcher_for_other_artifacts_answers_full_and_exits() {
     assert_eq!(server.join().unwrap().unwrap(), Ended::Outdated);
     assert_eq!(ask(&dir, None, filter_digest(&other)), Asked::Absent);
 }
+
+/// A small deterministic generator (xorshift), so that a failing sequence can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        usize::try_from(self.0 % n as u64).unwrap()
+    }
+}
+
+/// The existing files and directories below `root` (relative, sorted), `.git` left out.
+fn listing(root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let (mut files, mut dirs) = (Vec::new(), Vec::new());
+    let mut pending = vec![PathBuf::new()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs_err::read_dir(root.join(&dir)).unwrap() {
+            let entry = entry.unwrap();
+            let relative = dir.join(entry.file_name());
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            if entry.file_type().unwrap().is_dir() {
+                dirs.push(relative.clone());
+                pending.push(relative);
+            } else {
+                files.push(relative);
+            }
+        }
+    }
+    files.sort();
+    dirs.sort();
+    (files, dirs)
+}
+
+/// Random sequences of every kind of change, in batches between checkpoints: after each
+/// batch the watched checkpoint is the full walk's commit.
+#[test]
+fn random_changes_never_make_the_watched_checkpoint_differ() {
+    for seed in [0x9e37_79b9_7f4a_7c15_u64, 0x2545_f491_4f6c_dd1d, 42] {
+        let bench = Bench::new(&["node_modules"], true);
+        let ws = bench.ws().to_path_buf();
+        let outside = bench.outside.clone();
+        write(&ws.join(".gitignore"), "node_modules/\n");
+        let mut rng = Rng(seed);
+        bench.same("start");
+        for step in 0..30 {
+            let mut done = Vec::new();
+            for _ in 0..=rng.below(5) {
+                let (files, dirs) = listing(&ws);
+                let file = (!files.is_empty()).then(|| files[rng.below(files.len())].clone());
+                let dir = (!dirs.is_empty()).then(|| dirs[rng.below(dirs.len())].clone());
+                let fresh = format!("n{}", rng.below(1000));
+                let op = rng.below(11);
+                let result: std::io::Result<()> = match (op, &file, &dir) {
+                    (0, Some(f), _) => fs_err::write(ws.join(f), format!("w{}\n", rng.below(9))),
+                    (1, _, Some(d)) => fs_err::write(ws.join(d).join(&fresh), "new\n"),
+                    (2, Some(f), _) => agent_guard_fsops::remove_file(&ws.join(f)),
+                    (3, Some(f), Some(d)) => {
+                        agent_guard_fsops::rename(&ws.join(f), &ws.join(d).join(&fresh))
+                    }
+                    (4, _, Some(d)) => {
+                        let made = ws.join(d).join(&fresh).join("a/b");
+                        fs_err::create_dir_all(&made)
+                            .and_then(|()| fs_err::write(made.join("deep.txt"), "deep\n"))
+                    }
+                    (5, _, Some(d)) if !d.starts_with("node_modules") || rng.below(2) == 0 => {
+                        agent_guard_fsops::rename(&ws.join(d), &ws.join(&fresh))
+                    }
+                    (6, _, Some(d)) => {
+                        agent_guard_fsops::rename(&ws.join(d), &outside.join(&fresh)).and_then(
+                            |()| {
+                                agent_guard_fsops::rename(
+                                    &outside.join(&fresh),
+                                    &ws.join(format!("back-{fresh}")),
+                                )
+                            },
+                        )
+                    }
+                    (7, _, Some(d)) => agent_guard_fsops::remove_tree(&ws.join(d)),
+                    (8, Some(f), _) => std::fs::set_permissions(
+                        ws.join(f),
+                        std::fs::Permissions::from_mode(if rng.below(2) == 0 {
+                            0o755
+                        } else {
+                            0o600
+                        }),
+                    ),
+                    (9, Some(f), _) => agent_guard_fsops::remove_file(&ws.join(f))
+                        .and_then(|()| std::os::unix::fs::symlink("elsewhere", ws.join(f))),
+                    (10, _, _) => {
+                        let pkg = ws.join(format!("node_modules/{fresh}"));
+                        fs_err::create_dir_all(&pkg)
+                            .and_then(|()| fs_err::write(pkg.join("i.js"), "m\n"))
+                    }
+                    _ => Ok(()),
+                };
+                done.push(format!("{op} {file:?} {dir:?} {fresh}: {result:?}"));
+            }
+            bench.same(&format!("seed {seed:#x} step {step}: {done:#?}"));
+        }
+        bench.stop();
+    }
+}
