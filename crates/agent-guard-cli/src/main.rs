@@ -13,6 +13,7 @@ fn run() -> u8 {
     if let [_, entry, workspace, trash, regenerable, artifacts @ ..] = raw.as_slice()
         && entry == agent_guard_engine::WATCH_ENTRY
     {
+        agent_guard_start::close_inherited_descriptors();
         let artifacts = artifacts
             .iter()
             .map(|a| a.to_string_lossy().into_owned())

@@ -77,3 +77,26 @@ fn ignore_sigpipe() {
 
 #[cfg(not(unix))]
 fn ignore_sigpipe() {}
+
+/// Closes every descriptor above the standard three that this process inherited: for a
+/// process that outlives its parent (the checkpoint watcher), which must not keep the
+/// caller's pipes open — a harness that waits for the end of a pipe it handed its hook
+/// would wait for as long as the watcher runs. Call it first, before anything is opened.
+#[cfg(target_os = "linux")]
+#[allow(
+    unsafe_code,
+    reason = "close_range(2) on descriptors no Rust object owns yet"
+)]
+pub fn close_inherited_descriptors() {
+    // SAFETY: called before the program opens any descriptor of its own (the runtime keeps
+    // only 0-2), so no Rust object owns a descriptor from 3 up: closing them leaves nothing
+    // dangling. close_range has no other precondition; an old kernel without it (ENOSYS)
+    // leaves them open.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 3_u32, u32::MAX, 0_u32);
+    }
+}
+
+/// Elsewhere descriptors are left as they are.
+#[cfg(not(target_os = "linux"))]
+pub fn close_inherited_descriptors() {}

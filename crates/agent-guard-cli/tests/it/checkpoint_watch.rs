@@ -146,3 +146,40 @@ fn no_watcher_starts_when_turned_off() {
     assert!(!socket(&env).exists(), "no watcher was started");
     assert!(watchers(env.ws()).is_empty());
 }
+
+/// The watcher a hook starts keeps none of the caller's descriptors: a harness that reads
+/// its hook's pipe to the end (here through a descriptor the hook only inherited) is not
+/// kept waiting for as long as the watcher runs.
+#[test]
+fn the_watcher_keeps_no_pipe_of_its_caller_open() {
+    let env = TestEnv::new();
+    let guard = assert_cmd::cargo::cargo_bin!("agent-guard");
+    let script = format!(
+        "exec 3>&1; '{}' check --enforce --json -- 'python3 tools/x.py' >/dev/null 2>&1",
+        guard.display()
+    );
+    let mut child = env
+        .std_cmd("sh")
+        .args(["-c", &script])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let read = std::io::Read::read_to_end(&mut stdout, &mut all);
+        sender.send(read.is_ok()).unwrap();
+    });
+    assert!(child.wait().unwrap().success());
+    wait_for("a watcher listens", || {
+        UnixStream::connect(socket(&env)).is_ok()
+    });
+    let ended = receiver.recv_timeout(Duration::from_secs(10));
+    assert_eq!(
+        ended,
+        Ok(true),
+        "the pipe reached its end while the watcher runs"
+    );
+    assert_eq!(watchers(env.ws()).len(), 1);
+}

@@ -402,7 +402,10 @@ fn fast_token(
 
 /// The walk's entries with their stat data: an entry the walk did not stat (the watcher
 /// heard nothing of it) is its index entry's when `trust` holds and the index has it, and
-/// is stat'ed now otherwise (gone since: dropped). Also says which entries were trusted.
+/// is stat'ed now otherwise (gone since: dropped). A file with more than one name is never
+/// trusted: it changes through any of them, and the watcher hears only the name used —
+/// neither when the index says so, nor when a name the walk stat'ed now shares its inode.
+/// Also says which entries were trusted.
 fn settle(
     found: Vec<Entry>,
     previous: &Index,
@@ -414,6 +417,11 @@ fn settle(
         trusted.resize(found.len(), false);
         return (found, trusted);
     }
+    let linked: std::collections::HashSet<(u64, u64)> = found
+        .iter()
+        .filter(|e| !e.stat.is_unknown() && e.stat.links > 1)
+        .map(|e| (e.stat.dev, e.stat.ino))
+        .collect();
     let mut out = Vec::with_capacity(found.len());
     let mut old = previous.entries();
     let mut next_old = old.next();
@@ -423,13 +431,16 @@ fn settle(
             trusted.push(false);
             continue;
         }
-        while let Some(gone) = next_old.filter(|e| path_order(e.path, &entry.path).is_lt()) {
-            let _ = gone;
+        while next_old.is_some_and(|e| path_order(e.path, &entry.path).is_lt()) {
             next_old = old.next();
         }
         let prior = next_old.filter(|e| e.path == entry.path);
         match prior {
-            Some(prior) if trust => {
+            Some(prior)
+                if trust
+                    && prior.stat.links <= 1
+                    && !linked.contains(&(prior.stat.dev, prior.stat.ino)) =>
+            {
                 entry.stat = prior.stat;
                 out.push(entry);
                 trusted.push(true);

@@ -38,7 +38,7 @@ pub(crate) struct Walked {
     /// Directories whose permission bits are not `0755`, with their bits (the root left
     /// out): restore gives every directory back its bits.
     pub(crate) dir_modes: Vec<(Vec<u8>, u32)>,
-    /// Directories that could not be listed.
+    /// Directories that could not be listed, and entries that could not be stat'ed.
     pub(crate) unreadable: Vec<Vec<u8>>,
     /// The `.git` entries of repositories nested below the root (never kept).
     pub(crate) nested_git: Vec<Vec<u8>>,
@@ -279,6 +279,7 @@ fn list(
     }
     let mut entries: Vec<(Vec<u8>, Option<Stat>)> = Vec::new();
     let new_below = |child: &[u8]| job.new || heard.is_some_and(|h| h.trees.contains(child));
+    let dir_heard = heard.is_some_and(|h| h.paths.contains(relative));
     let mut any = false;
     let mut raw = RawDir::new(&fd, buffer.spare_capacity_mut());
     while let Some(entry) = raw.next() {
@@ -308,20 +309,32 @@ fn list(
         child.extend_from_slice(bytes);
         let mut kind = entry.file_type();
         let mut stat = None;
+        // Not heard of: neither the name (as a path, or as a directory that was replaced
+        // since), nor its directory itself (a mode change can hide or reveal what is in it).
         let known = !job.new
+            && !dir_heard
             && kind != FileType::Unknown
-            && heard.is_some_and(|h| !h.paths.contains(child.as_slice()));
+            && heard.is_some_and(|h| {
+                !h.paths.contains(child.as_slice()) && !h.trees.contains(child.as_slice())
+            });
         if known && kind != FileType::Directory {
             stat = Some(Stat::UNKNOWN);
         } else if kind != FileType::Directory {
-            // Vanished since it was listed: nothing to keep.
-            let Ok(now) = rustix::fs::statx(
+            let now = match rustix::fs::statx(
                 &fd,
                 name,
                 AtFlags::SYMLINK_NOFOLLOW,
                 StatxFlags::BASIC_STATS,
-            ) else {
-                continue;
+            ) {
+                Ok(now) => now,
+                // Vanished since it was listed: nothing to keep.
+                Err(rustix::io::Errno::NOENT) => continue,
+                // Listed but not to be looked at (a directory readable but not
+                // searchable): said, not silently dropped.
+                Err(_) => {
+                    part.unreadable.push(child);
+                    continue;
+                }
             };
             kind = FileType::from_raw_mode(now.stx_mode.into());
             stat = Some(Stat::of_statx(&now));

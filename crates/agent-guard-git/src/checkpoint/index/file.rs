@@ -2,7 +2,7 @@
 //!
 //! - The base (`agent-guard-index`): magic, version, the last checkpoint (its commit, or
 //!   twenty zero bytes, and its meta blob's content), the trees (directory, tree id), the
-//!   entries (`path`, `st_mode`, size, mtime, ctime, inode, device, blob id or none), and a
+//!   entries (`path`, `st_mode`, size, mtime, ctime, inode, device, links, blob id or none), and a
 //!   64-bit checksum of everything before it.
 //! - The delta (`agent-guard-index.delta`): magic, version, the checksum of the base it
 //!   amends, the last checkpoint, the trees (all of them: a few per directory), the number
@@ -23,7 +23,7 @@ const BASE_MAGIC: &[u8; 8] = b"AGCKPTIX";
 const DELTA_MAGIC: &[u8; 8] = b"AGCKPTDX";
 /// 2: trees before entries, so that the entries can be read in place and in order.
 /// 3: the last checkpoint's commit and meta, and the delta file.
-/// 4: the watcher's token the last checkpoint was taken at.
+/// 4: the watcher's token the last checkpoint was taken at, and each entry's link count.
 pub(super) const VERSION: u32 = 4;
 
 /// What both files say about the last checkpoint, besides its entries.
@@ -206,6 +206,7 @@ fn put_entry(out: &mut Vec<u8>, entry: EntryRef<'_>) {
     out.extend_from_slice(&stat.ctime.1.to_le_bytes());
     out.extend_from_slice(&stat.ino.to_le_bytes());
     out.extend_from_slice(&stat.dev.to_le_bytes());
+    out.extend_from_slice(&stat.links.to_le_bytes());
     match entry.id {
         Some(id) => {
             out.push(1);
@@ -331,6 +332,7 @@ impl<'a> Reader<'a> {
             ctime: (self.i64()?, self.u32()?),
             ino: self.u64()?,
             dev: self.u64()?,
+            links: self.u32()?,
         };
         let id = match self.take(1)? {
             [1] => Some(self.id()?),

@@ -39,6 +39,9 @@ pub(crate) struct Stat {
     pub(crate) ino: u64,
     /// Device number.
     pub(crate) dev: u64,
+    /// Hard links to it (`st_nlink`): a file with more than one name can change through a
+    /// name the watcher does not hear, so it is always stat'ed ([`super::watch`]).
+    pub(crate) links: u32,
 }
 
 impl Stat {
@@ -56,6 +59,7 @@ impl Stat {
             ctime: (metadata.ctime(), metadata.ctime_nsec() as u32),
             ino: metadata.ino(),
             dev: metadata.dev(),
+            links: u32::try_from(metadata.nlink()).unwrap_or(u32::MAX),
         }
     }
 
@@ -69,6 +73,7 @@ impl Stat {
             ctime: (now.stx_ctime.tv_sec, now.stx_ctime.tv_nsec),
             ino: now.stx_ino,
             dev: rustix::fs::makedev(now.stx_dev_major, now.stx_dev_minor),
+            links: now.stx_nlink,
         }
     }
 
@@ -81,6 +86,7 @@ impl Stat {
         ctime: (0, 0),
         ino: 0,
         dev: 0,
+        links: 0,
     };
 
     /// Whether these are [`Stat::UNKNOWN`].
@@ -501,6 +507,7 @@ mod tests {
                 ctime: (7, 8),
                 ino: 9,
                 dev: 10,
+                links: 1,
             },
             id: Some(Oid::hash_object(git2::ObjectType::Blob, path.as_bytes()).unwrap()),
         }

@@ -7,13 +7,16 @@ use std::time::{Duration, SystemTime};
 
 pub use super::request::Heard;
 use super::request::{self, Reply};
-use super::{OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, Token};
+use super::{OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, STUCK_FILE, Token};
 
 /// How long a checkpoint waits for a watcher's answer before it walks without one.
 const ANSWER_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// How long a watcher that gave up keeps checkpoints from starting another.
 const OFF_FOR: Duration = Duration::from_secs(3600);
+
+/// How long checkpoints walk without asking after a watcher did not answer.
+const STUCK_FOR: Duration = Duration::from_secs(60);
 
 /// What asking the store's watcher gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,9 +41,15 @@ pub fn ask(store: &Path, since: Option<&Token>, filter: u64) -> Asked {
     if socket.as_os_str().len() > SOCKET_PATH_MAX {
         return Asked::Unavailable;
     }
-    let mut stream = match UnixStream::connect(&socket) {
+    if recently(&store.join(STUCK_FILE), STUCK_FOR) {
+        return Asked::Unavailable;
+    }
+    let mut stream = match connect(&socket) {
         Ok(stream) => stream,
-        Err(_) if recently_off(store) => return Asked::Unavailable,
+        // A watcher that listens but does not take connections (stopped, or its queue
+        // full): as one that does not answer.
+        Err(rustix::io::Errno::AGAIN) => return stuck(store),
+        Err(_) if recently(&store.join(OFF_FILE), OFF_FOR) => return Asked::Unavailable,
         Err(_) => return Asked::Absent,
     };
     let _ = stream.set_read_timeout(Some(ANSWER_TIMEOUT));
@@ -49,11 +58,11 @@ pub fn ask(store: &Path, since: Option<&Token>, filter: u64) -> Asked {
         .write_all(&request::encode_request(since, filter))
         .is_err()
     {
-        return Asked::Unavailable;
+        return stuck(store);
     }
     let mut reply = Vec::with_capacity(256);
     if stream.read_to_end(&mut reply).is_err() {
-        return Asked::Unavailable;
+        return stuck(store);
     }
     match request::decode_reply(&reply) {
         // Heard since nothing is no answer: without a token, everything is walked.
@@ -63,13 +72,41 @@ pub fn ask(store: &Path, since: Option<&Token>, filter: u64) -> Asked {
     }
 }
 
-/// Whether a watcher gave up within the last hour ([`OFF_FILE`]).
-fn recently_off(store: &Path) -> bool {
-    fs_err::metadata(store.join(OFF_FILE))
+/// Connects to the socket at `path` without ever waiting: a full listen queue is
+/// [`rustix::io::Errno::AGAIN`], not a wait.
+fn connect(path: &Path) -> rustix::io::Result<UnixStream> {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    let fd = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
+        None,
+    )?;
+    rustix::net::connect(&fd, &SocketAddrUnix::new(path)?)?;
+    let stream = UnixStream::from(fd);
+    stream
+        .set_nonblocking(false)
+        .map_err(|e| rustix::io::Errno::from_io_error(&e).unwrap_or(rustix::io::Errno::IO))?;
+    Ok(stream)
+}
+
+/// A watcher did not answer: checkpoints walk without asking it for a while
+/// ([`STUCK_FILE`]), so a stopped watcher costs one wait, not one per checkpoint.
+fn stuck(store: &Path) -> Asked {
+    let _ = fs_err::write(
+        store.join(STUCK_FILE),
+        b"the watcher did not answer in time\n",
+    );
+    Asked::Unavailable
+}
+
+/// Whether the file at `path` was written within `period`.
+fn recently(path: &Path, period: Duration) -> bool {
+    fs_err::metadata(path)
         .and_then(|m| m.modified())
         .is_ok_and(|at| {
             SystemTime::now()
                 .duration_since(at)
-                .map_or(true, |age| age < OFF_FOR)
+                .map_or(true, |age| age < period)
         })
 }

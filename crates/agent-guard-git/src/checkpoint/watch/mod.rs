@@ -41,13 +41,19 @@ pub(crate) use token::FastToken;
 pub use token::{Token, filter_digest, fingerprint};
 
 /// The directories whose files decide what git ignores or tracks in `workspace`, outside
-/// it: the repository's git directory and its `info`, and the directories between the
-/// work tree's root and the workspace (their `.gitignore`).
+/// it: the repository's git directory and its `info` (a linked worktree's and the shared
+/// one's), and the directories between the work tree's root and the workspace (their
+/// `.gitignore`).
 pub fn rule_dirs(workspace: &Path) -> Vec<PathBuf> {
     let Ok(repo) = git2::Repository::discover(workspace) else {
         return Vec::new();
     };
     let mut dirs = vec![repo.path().to_path_buf(), repo.path().join("info")];
+    // A linked worktree's git directory holds its index; the shared one its excludes.
+    if repo.commondir() != repo.path() {
+        dirs.push(repo.commondir().to_path_buf());
+        dirs.push(repo.commondir().join("info"));
+    }
     if let Some(workdir) = repo.workdir().and_then(|w| fs_err::canonicalize(w).ok()) {
         let mut dir = workspace.parent();
         while let Some(at) = dir.filter(|d| d.starts_with(&workdir)) {
@@ -72,6 +78,10 @@ pub const LOCK_FILE: &str = "lock";
 /// Why a watcher could not run, written by the watcher that gave up (the next checkpoints
 /// do not start another for an hour), in [`WATCH_DIR`].
 pub const OFF_FILE: &str = "off";
+
+/// Written when a watcher did not answer in time: for a minute, checkpoints walk without
+/// asking (in [`WATCH_DIR`]).
+pub const STUCK_FILE: &str = "stuck";
 
 /// The token of the last checkpoint, its commit and what it kept (the unchanged case's
 /// answer without the index), in the store itself: it names a commit of that store.

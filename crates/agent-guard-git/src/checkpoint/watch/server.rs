@@ -35,6 +35,9 @@ pub enum Ended {
     Overflow,
     /// A checkpoint leaves out other things than the watcher was started for.
     Outdated,
+    /// The workspace's repository appeared, went or moved: what git ignores and tracks is
+    /// read from other directories than the ones watched.
+    RepositoryChanged,
     /// The watcher cannot run here (the reason is also written to [`OFF_FILE`]).
     Unavailable(String),
 }
@@ -207,6 +210,8 @@ struct State {
     recheck: bool,
     /// Watch descriptor → workspace-relative directory (`None`: a rules directory).
     dirs: HashMap<i32, Option<Vec<u8>>>,
+    /// Watch descriptor → a rules directory's path.
+    rule_paths: HashMap<i32, PathBuf>,
     /// Workspace-relative directory → its watch.
     by_path: HashMap<Vec<u8>, i32>,
     /// Path → (number of its last event, whether it is a new directory tree).
@@ -230,6 +235,7 @@ impl State {
             excluded: std::collections::HashSet::new(),
             recheck: false,
             dirs: HashMap::new(),
+            rule_paths: HashMap::new(),
             by_path: HashMap::new(),
             heard: HashMap::new(),
             seq: 1,
@@ -238,16 +244,7 @@ impl State {
             buffer: vec![MaybeUninit::uninit(); 64 * 1024],
         };
         for dir in &watched.rules {
-            let flags = WatchFlags::CREATE
-                | WatchFlags::DELETE
-                | WatchFlags::MODIFY
-                | WatchFlags::CLOSE_WRITE
-                | WatchFlags::MOVED_TO
-                | WatchFlags::MOVED_FROM
-                | WatchFlags::ONLYDIR;
-            if let Ok(wd) = inotify::add_watch(&state.inotify, dir, flags) {
-                state.dirs.insert(wd, None);
-            }
+            state.watch_rules(dir);
         }
         state.watch_tree(Vec::new())?;
         Ok(state)
@@ -436,25 +433,17 @@ impl State {
         }
         // Not (or no longer) watched: nothing to hear.
         let dir = self.dirs.get(&wd).cloned()?;
+        let Some(dir) = dir else {
+            return self.rules_event(wd, flags, name.as_deref());
+        };
         if flags.contains(ReadFlags::IGNORED) {
             self.dirs.remove(&wd);
-            if let Some(dir) = dir {
-                self.by_path.remove(&dir);
-                if dir.is_empty() {
-                    return Some(Ended::Gone);
-                }
+            self.by_path.remove(&dir);
+            if dir.is_empty() {
+                return Some(Ended::Gone);
             }
             return None;
         }
-        let Some(dir) = dir else {
-            // A rules directory: only the names that decide ignores and tracking count.
-            if name.is_some_and(|n| RULE_NAMES.contains(&n.as_slice())) {
-                self.seq += 1;
-                self.rules_changed = self.seq;
-                self.recheck = true;
-            }
-            return None;
-        };
         let Some(name) = name else {
             if dir.is_empty() && flags.intersects(ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF) {
                 return Some(Ended::Gone);
@@ -462,6 +451,13 @@ impl State {
             return None;
         };
         if name == b".git" {
+            if dir.is_empty() {
+                // The workspace's repository appeared, went or was replaced: what git
+                // ignores and tracks is read from elsewhere now.
+                return Some(Ended::RepositoryChanged);
+            }
+            // A nested repository: its `.git` is listed as not kept, never watched.
+            self.hear(join(&dir, &name), false);
             return None;
         }
         if name == b".gitignore" {
@@ -484,6 +480,47 @@ impl State {
         }
         self.hear(path, false);
         None
+    }
+
+    /// An event of a directory holding what decides git's ignores and tracking (`rules`).
+    fn rules_event(&mut self, wd: i32, flags: ReadFlags, name: Option<&[u8]>) -> Option<Ended> {
+        if flags.intersects(ReadFlags::IGNORED | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF) {
+            // The repository's directories went or moved: watch them anew in a new watcher.
+            return Some(Ended::RepositoryChanged);
+        }
+        let name = name?;
+        if !RULE_NAMES.contains(&name) {
+            return None;
+        }
+        self.seq += 1;
+        self.rules_changed = self.seq;
+        self.recheck = true;
+        if flags.contains(ReadFlags::ISDIR)
+            && flags.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO)
+            && let Some(parent) = self.rule_paths.get(&wd)
+        {
+            // `info/` made after the watcher started: its `exclude` counts too.
+            let made = parent.join(OsStr::from_bytes(name));
+            self.watch_rules(&made);
+        }
+        None
+    }
+
+    /// Watches the rules directory `dir`, if it exists.
+    fn watch_rules(&mut self, dir: &Path) {
+        let flags = WatchFlags::CREATE
+            | WatchFlags::DELETE
+            | WatchFlags::MODIFY
+            | WatchFlags::CLOSE_WRITE
+            | WatchFlags::MOVED_TO
+            | WatchFlags::MOVED_FROM
+            | WatchFlags::DELETE_SELF
+            | WatchFlags::MOVE_SELF
+            | WatchFlags::ONLYDIR;
+        if let Ok(wd) = inotify::add_watch(&self.inotify, dir, flags) {
+            self.dirs.insert(wd, None);
+            self.rule_paths.insert(wd, dir.to_path_buf());
+        }
     }
 
     /// Answers one checkpoint: reads its request, reads every event queued by then, and

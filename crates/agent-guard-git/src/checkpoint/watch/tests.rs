@@ -21,15 +21,22 @@ struct Bench {
 
 impl Bench {
     fn new(artifacts: &[&str], repo: bool) -> Bench {
+        Bench::prepared(artifacts, |_, ws| {
+            if repo {
+                git2::Repository::init(ws).unwrap();
+            }
+        })
+    }
+
+    /// A bench whose workspace `prepare(base, ws)` makes a repository (or not) first.
+    fn prepared(artifacts: &[&str], prepare: impl FnOnce(&Path, &Path)) -> Bench {
         let root = tempfile::tempdir().unwrap();
         let base = fs_err::canonicalize(root.path()).unwrap();
         let ws = base.join("ws");
         let outside = base.join("outside");
-        fs_err::create_dir_all(&ws).unwrap();
         fs_err::create_dir_all(&outside).unwrap();
-        if repo {
-            git2::Repository::init(&ws).unwrap();
-        }
+        prepare(&base, &ws);
+        fs_err::create_dir_all(&ws).unwrap();
         for d in 0..12 {
             for f in 0..10 {
                 let path = ws.join(format!("d{d:02}/f{f}.txt"));
@@ -87,6 +94,17 @@ impl Bench {
         assert_eq!(watched.files, full.files, "{step}");
         assert_eq!(watched.not_kept, full.not_kept, "{step}");
         watched
+    }
+
+    /// Takes both checkpoints and compares them, whatever the watcher did.
+    fn compare(&self, step: &str) -> (Taken, Taken) {
+        let watched = self.watched.take(&self.selection).unwrap();
+        let full = self.full.take(&self.selection).unwrap();
+        assert_eq!(
+            watched.commit, full.commit,
+            "{step}: the watched checkpoint differs"
+        );
+        (watched, full)
     }
 
     fn stop(mut self) -> Ended {
@@ -198,6 +216,57 @@ fn after_every_kind_of_change_the_watched_checkpoint_is_the_full_walks() {
                 std::os::unix::fs::symlink("f1.txt", ws.join("d09/f0.txt")).unwrap();
                 agent_guard_fsops::remove_file(&ws.join("d09/f0.txt")).unwrap();
                 write(&ws.join("d09/f0.txt/inside.txt"), "was a file\n");
+            })
+        }),
+        ("a directory made where a file will be", {
+            let ws = ws.clone();
+            Box::new(move || {
+                fs_err::create_dir_all(ws.join("notes")).unwrap();
+                fs_err::create_dir_all(ws.join("releases/v1")).unwrap();
+                fs_err::create_dir_all(ws.join("releases/v2")).unwrap();
+                fs_err::create_dir_all(ws.join("current")).unwrap();
+            })
+        }),
+        ("the directories replaced by a file and a link", {
+            let ws = ws.clone();
+            Box::new(move || {
+                agent_guard_fsops::remove_dir(&ws.join("notes")).unwrap();
+                fs_err::write(ws.join("notes"), "v1\n").unwrap();
+                agent_guard_fsops::remove_dir(&ws.join("current")).unwrap();
+                std::os::unix::fs::symlink("releases/v1", ws.join("current")).unwrap();
+            })
+        }),
+        ("the file and the link changed again", {
+            let ws = ws.clone();
+            Box::new(move || {
+                fs_err::write(ws.join("notes"), "important v2\n").unwrap();
+                agent_guard_fsops::remove_file(&ws.join("current")).unwrap();
+                std::os::unix::fs::symlink("releases/v2", ws.join("current")).unwrap();
+            })
+        }),
+        ("a second name for a file", {
+            let ws = ws.clone();
+            Box::new(move || {
+                std::fs::hard_link(ws.join("d10/f0.txt"), ws.join("d11/second.txt")).unwrap();
+            })
+        }),
+        ("a write and a mode change through the second name", {
+            let ws = ws.clone();
+            Box::new(move || {
+                use std::io::Write as _;
+                let mut file = fs_err::OpenOptions::new()
+                    .append(true)
+                    .open(ws.join("d11/second.txt"))
+                    .unwrap();
+                file.write_all(b"through the other name\n").unwrap();
+                let perm = std::fs::Permissions::from_mode(0o700);
+                std::fs::set_permissions(ws.join("d11/second.txt"), perm).unwrap();
+            })
+        }),
+        ("a nested repository made", {
+            let ws = ws.clone();
+            Box::new(move || {
+                fs_err::create_dir_all(ws.join("vendor/lib/.git")).unwrap();
             })
         }),
     ];
@@ -458,4 +527,77 @@ fn random_changes_never_make_the_watched_checkpoint_differ() {
         }
         bench.stop();
     }
+}
+
+/// The workspace's repository made anew while the watcher runs: the watcher steps aside
+/// (what git ignores and tracks is read from a new place), and the next checkpoints walk
+/// and are right, the tracked artifact included.
+#[test]
+fn a_repository_made_anew_ends_the_watcher_and_the_checkpoints_stay_right() {
+    let bench = Bench::new(&["node_modules"], true);
+    let ws = bench.ws().to_path_buf();
+    write(&ws.join(".gitignore"), "node_modules/\n");
+    write(&ws.join("node_modules/pkg/i.js"), "module\n");
+    bench.same("settled");
+    agent_guard_fsops::remove_tree(&ws.join(".git")).unwrap();
+    let repo = git2::Repository::init(&ws).unwrap();
+    let mut index = repo.index().unwrap();
+    index.add_path(Path::new("node_modules/pkg/i.js")).unwrap();
+    index.write().unwrap();
+    let (_, full) = bench.compare("a new repository tracking the artifact");
+    assert_eq!(full.files, 122, "the tracked artifact is kept");
+    let mut bench = bench;
+    let server = bench.server.take().unwrap();
+    assert_eq!(server.join().unwrap().unwrap(), Ended::RepositoryChanged);
+}
+
+/// A workspace that is a linked worktree: its excludes live in the shared git directory,
+/// which the watcher watches too.
+#[test]
+fn a_linked_worktree_hears_the_shared_excludes() {
+    let bench = Bench::prepared(&["node_modules"], |base, ws| {
+        let main = base.join("main");
+        let repo = git2::Repository::init(&main).unwrap();
+        write(&main.join("README"), "main\n");
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("README")).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let who = git2::Signature::now("t", "t@example.invalid").unwrap();
+        repo.commit(Some("HEAD"), &who, &who, "one", &tree, &[])
+            .unwrap();
+        write(&main.join(".git/info/exclude"), "node_modules/\n");
+        repo.worktree("wt", ws, None).unwrap();
+    });
+    let ws = bench.ws().to_path_buf();
+    write(&ws.join("node_modules/p/i.js"), "precious\n");
+    let before = bench.same("the artifact left out");
+    bench.same("settled");
+    let main = ws.parent().unwrap().join("main");
+    write(&main.join(".git/info/exclude"), "# nothing\n");
+    let after = bench.same("the shared excludes changed");
+    assert_eq!(after.files, before.files + 1, "the artifact is kept now");
+    bench.stop();
+}
+
+/// A watcher that takes the connection but never answers (stopped): the checkpoint waits
+/// once, walks, and does not wait again for a while.
+#[test]
+fn a_watcher_that_never_answers_is_waited_for_once() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("watch");
+    fs_err::create_dir_all(&dir).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(dir.join(SOCKET_FILE)).unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let asking = dir.clone();
+    std::thread::spawn(move || {
+        let first = ask(&asking, None, 0);
+        let second = ask(&asking, None, 0);
+        sender.send((first, second)).unwrap();
+    });
+    let (first, second) = receiver
+        .recv_timeout(Duration::from_secs(20))
+        .expect("a checkpoint never hangs on a watcher");
+    assert_eq!(first, Asked::Unavailable);
+    assert_eq!(second, Asked::Unavailable);
+    assert!(dir.join(STUCK_FILE).exists());
 }
