@@ -267,83 +267,12 @@ impl CheckpointStore {
         };
         // Nothing changed: the commit is deterministic, so it is the last one, which is in
         // the store (the index names it only once it is on disk).
-        if same
-            && meta == previous.head.meta
-            && let Some(commit) = previous.head.commit
-        {
-            taken.commit = commit.to_string();
-            let head = Head {
-                watch: answer_token,
-                ..previous.head.clone()
-            };
-            let token_file = fast_token(
-                &token_path,
-                answer_token,
-                fingerprint,
-                &taken,
-                &head.meta,
-                fast.as_ref(),
-            );
-            let index = (head != previous.head).then(|| {
-                Box::new(IndexUpdate {
-                    path: self.index_path(),
-                    previous,
-                    head,
-                    entries,
-                    recent: Vec::new(),
-                })
-            });
-            let flushing = Flushing {
-                packs: PackFlushing::default(),
-                index,
-                token: token_file,
-            };
-            return Ok((taken, flushing));
-        }
-        let dirty = dirs_above(changed.iter().map(Vec::as_slice));
-        let cache: HashMap<Vec<u8>, Oid> = previous.head.trees.iter().cloned().collect();
-        let mut builder = Builder {
-            new: &mut new,
-            dirty: &dirty,
-            cache: &cache,
-            built: Vec::new(),
-        };
-        let files = match cache.get(&b""[..]) {
-            Some(root) if dirty.is_empty() => *root,
-            _ => {
-                let leaves: Vec<LeafRef<'_>> = entries
-                    .iter()
-                    .filter_map(|e| leaf_of(&e.path, e.stat, e.id))
-                    .collect();
-                builder.build(b"", &leaves)
+        let (commit, trees, packs) = match previous.head.commit {
+            Some(commit) if same && meta == previous.head.meta => {
+                (commit, previous.head.trees.clone(), PackFlushing::default())
             }
+            _ => self.store_new(new, &changed, &previous.head.trees, &entries, meta.clone())?,
         };
-        let mut trees: Vec<(Vec<u8>, Oid)> = previous
-            .head
-            .trees
-            .iter()
-            .filter(|(dir, _)| !dirty.contains(dir))
-            .cloned()
-            .chain(builder.built)
-            .collect();
-        trees.sort_by(|a, b| path_order(&a.0, &b.0));
-        let commit = CheckpointStore::commit(&mut new, files, meta.clone());
-        // The store's object database, if hashing opened it, must see the new pack.
-        let odb = self.repo.get().map(git2::Repository::odb).transpose();
-        let odb = odb.map_err(self.error("open the object database"))?;
-        let (packed, packs) = new
-            .write(&self.dir, odb.as_ref())
-            .map_err(self.error("write a checkpoint pack"))?;
-        if packed > 0 && pack::too_many(&self.dir) {
-            let odb = match odb {
-                Some(odb) => odb,
-                None => self
-                    .repo()
-                    .and_then(git2::Repository::odb)
-                    .map_err(self.error("open the object database"))?,
-            };
-            pack::consolidate(&self.dir, &odb).map_err(self.error("merge the checkpoint packs"))?;
-        }
         taken.commit = commit.to_string();
         let head = Head {
             commit: Some(commit),
@@ -377,7 +306,66 @@ impl CheckpointStore {
             },
         ))
     }
+    /// Stores what changed: the trees above `changed` rebuilt (the others are
+    /// `previous_trees`'), the commit of `entries` and `meta`, and `new`'s objects written
+    /// as a pack whose flush is under way. Returns the commit, every directory's tree and
+    /// the flush.
+    fn store_new(
+        &self,
+        mut new: NewObjects,
+        changed: &[Vec<u8>],
+        previous_trees: &[(Vec<u8>, Oid)],
+        entries: &[Entry],
+        meta: Vec<u8>,
+    ) -> Result<(Oid, Trees, PackFlushing), GitError> {
+        let dirty = dirs_above(changed.iter().map(Vec::as_slice));
+        let cache: HashMap<Vec<u8>, Oid> = previous_trees.iter().cloned().collect();
+        let mut builder = Builder {
+            new: &mut new,
+            dirty: &dirty,
+            cache: &cache,
+            built: Vec::new(),
+        };
+        let files = match cache.get(&b""[..]) {
+            Some(root) if dirty.is_empty() => *root,
+            _ => {
+                let leaves: Vec<LeafRef<'_>> = entries
+                    .iter()
+                    .filter_map(|e| leaf_of(&e.path, e.stat, e.id))
+                    .collect();
+                builder.build(b"", &leaves)
+            }
+        };
+        let mut trees: Vec<(Vec<u8>, Oid)> = previous_trees
+            .iter()
+            .filter(|(dir, _)| !dirty.contains(dir))
+            .cloned()
+            .chain(builder.built)
+            .collect();
+        trees.sort_by(|a, b| path_order(&a.0, &b.0));
+        let commit = CheckpointStore::commit(&mut new, files, meta);
+        // The store's object database, if hashing opened it, must see the new pack.
+        let odb = self.repo.get().map(git2::Repository::odb).transpose();
+        let odb = odb.map_err(self.error("open the object database"))?;
+        let (packed, packs) = new
+            .write(&self.dir, odb.as_ref())
+            .map_err(self.error("write a checkpoint pack"))?;
+        if packed > 0 && pack::too_many(&self.dir) {
+            let odb = match odb {
+                Some(odb) => odb,
+                None => self
+                    .repo()
+                    .and_then(git2::Repository::odb)
+                    .map_err(self.error("open the object database"))?,
+            };
+            pack::consolidate(&self.dir, &odb).map_err(self.error("merge the checkpoint packs"))?;
+        }
+        Ok((commit, trees, packs))
+    }
 }
+
+/// Every directory's tree id, in [`path_order`].
+type Trees = Vec<(Vec<u8>, Oid)>;
 
 /// The token file a checkpoint leaves when a watcher answered it (`None` when it is the
 /// one already on disk).

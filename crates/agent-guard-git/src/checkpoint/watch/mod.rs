@@ -32,13 +32,15 @@ mod client;
 mod request;
 mod server;
 mod token;
+mod watches;
 
 use std::path::{Path, PathBuf};
 
 pub use client::{Asked, Heard, ask};
-pub use server::{Ended, RULE_NAMES, Watched, serve};
+pub use server::{Ended, Watched, serve};
 pub(crate) use token::FastToken;
 pub use token::{Token, filter_digest, fingerprint};
+pub use watches::RULE_NAMES;
 
 /// The directories whose files decide what git ignores or tracks in `workspace`, outside
 /// it: the repository's git directory and its `info` (a linked worktree's and the shared

@@ -46,10 +46,7 @@ impl Token {
 /// for the selection it was taken with.
 pub fn fingerprint(selection: &Selection) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
-    selection.workspace.hash(&mut hasher);
-    selection.skip.hash(&mut hasher);
-    selection.artifacts.hash(&mut hasher);
-    selection.skip_regenerable.hash(&mut hasher);
+    filter_digest(selection).hash(&mut hasher);
     selection.max_file_bytes.hash(&mut hasher);
     hasher.finish()
 }
