@@ -183,3 +183,41 @@ fn the_watcher_keeps_no_pipe_of_its_caller_open() {
     );
     assert_eq!(watchers(env.ws()).len(), 1);
 }
+
+/// A directory of the workspace reachable by two paths (a bind mount): an event names one
+/// of them only, so the watcher says why it cannot serve this workspace and exits, and
+/// checkpoints walk.
+#[test]
+fn a_directory_with_two_paths_keeps_the_watcher_out() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.ws().join("mirror")).unwrap();
+    let guard = assert_cmd::cargo::cargo_bin!("agent-guard");
+    let off = env.trash().join("watch/off");
+    let script = format!(
+        "mount --bind '{ws}/src' '{ws}/mirror' || exit 97
+         '{guard}' check --enforce --json -- 'python3 tools/x.py' >/dev/null || exit 98
+         i=0; while [ ! -f '{off}' ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done",
+        ws = env.ws().display(),
+        guard = guard.display(),
+        off = off.display(),
+    );
+    let status = env
+        .std_cmd("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .status()
+        .unwrap();
+    if status.code() != Some(0) && status.code() != Some(98) {
+        // Mount namespaces need root (or user namespaces); `.ci/run` has them and sets
+        // AGENT_GUARD_REQUIRE_NAMESPACES so that this never passes by skipping there.
+        assert!(
+            std::env::var_os("AGENT_GUARD_REQUIRE_NAMESPACES").is_none(),
+            "cannot bind-mount in a private mount namespace: {status:?}"
+        );
+        eprintln!("skipping: cannot bind-mount in a private mount namespace here");
+        return;
+    }
+    assert!(status.success(), "{status:?}");
+    let why = std::fs::read_to_string(&off).unwrap();
+    assert!(why.contains("bind mount"), "{why}");
+    wait_for("the watcher exits", || watchers(env.ws()).is_empty());
+}

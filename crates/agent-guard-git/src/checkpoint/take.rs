@@ -98,6 +98,7 @@ impl CheckpointStore {
         if let (Some(heard), Some(fast)) = (&heard_since, &fast)
             && heard.is_empty()
             && fast.fingerprint == fingerprint
+            && !fast.linked
         {
             return Ok((fast.taken(watcher), Flushing::default()));
         }
@@ -280,10 +281,11 @@ impl CheckpointStore {
             trees,
             watch: answer_token,
         };
+        let linked = entries.iter().any(|e| e.stat.links > 1);
         let token_file = fast_token(
             &token_path,
             answer_token,
-            fingerprint,
+            (fingerprint, linked),
             &taken,
             &head.meta,
             fast.as_ref(),
@@ -372,7 +374,7 @@ type Trees = Vec<(Vec<u8>, Oid)>;
 fn fast_token(
     path: &std::path::Path,
     answer: Option<Token>,
-    fingerprint: u64,
+    (fingerprint, linked): (u64, bool),
     checkpoint: &Taken,
     meta: &[u8],
     read: Option<&FastToken>,
@@ -380,6 +382,7 @@ fn fast_token(
     let fast = FastToken {
         token: answer?,
         fingerprint,
+        linked,
         commit: Oid::from_str(&checkpoint.commit).ok()?,
         files: checkpoint.files,
         bytes: checkpoint.bytes,

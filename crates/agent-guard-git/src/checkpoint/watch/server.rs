@@ -114,13 +114,13 @@ pub fn serve(dir: &Path, watched: &Watched) -> Result<Ended, GitError> {
             fds[1].revents().contains(PollFlags::IN)
         };
         if let Some(ended) = state.drain() {
-            return Ok(ended);
+            return Ok(noted(store, ended));
         }
         if ready {
             while let Ok((stream, _)) = listener.accept() {
                 last_request = Instant::now();
                 if let Some(ended) = state.answer(stream) {
-                    return Ok(ended);
+                    return Ok(noted(store, ended));
                 }
             }
         }
@@ -137,6 +137,14 @@ pub fn serve(dir: &Path, watched: &Watched) -> Result<Ended, GitError> {
 fn identity(path: &Path) -> Option<(u64, u64)> {
     let stat = rustix::fs::lstat(path).ok()?;
     Some((stat.st_dev, stat.st_ino))
+}
+
+/// An ending, with its reason written down when the watcher cannot run here.
+fn noted(store: &Path, ended: Ended) -> Ended {
+    match ended {
+        Ended::Unavailable(why) => give_up(store, &why),
+        other => other,
+    }
 }
 
 /// Writes why the watcher cannot run, so that checkpoints stop starting one for a while.

@@ -30,12 +30,20 @@ impl Bench {
 
     /// A bench whose workspace `prepare(base, ws)` makes a repository (or not) first.
     fn prepared(artifacts: &[&str], prepare: impl FnOnce(&Path, &Path)) -> Bench {
+        Bench::placed(artifacts, |base| {
+            let ws = base.join("ws");
+            prepare(base, &ws);
+            ws
+        })
+    }
+
+    /// A bench whose workspace is where `place(base)` says, made by it as it needs.
+    fn placed(artifacts: &[&str], place: impl FnOnce(&Path) -> PathBuf) -> Bench {
         let root = tempfile::tempdir().unwrap();
         let base = fs_err::canonicalize(root.path()).unwrap();
-        let ws = base.join("ws");
         let outside = base.join("outside");
         fs_err::create_dir_all(&outside).unwrap();
-        prepare(&base, &ws);
+        let ws = place(&base);
         fs_err::create_dir_all(&ws).unwrap();
         for d in 0..12 {
             for f in 0..10 {
@@ -600,4 +608,44 @@ fn a_watcher_that_never_answers_is_waited_for_once() {
     assert_eq!(first, Asked::Unavailable);
     assert_eq!(second, Asked::Unavailable);
     assert!(dir.join(STUCK_FILE).exists());
+}
+
+/// A file of the workspace with a second name outside it: a write through that name is
+/// heard by no watch, so the file is looked at even when nothing was heard.
+#[test]
+fn a_file_with_a_name_outside_is_looked_at_even_when_nothing_was_heard() {
+    let bench = Bench::new(&[], false);
+    let other = bench.outside.join("other-name");
+    std::fs::hard_link(bench.ws().join("d00/f0.txt"), &other).unwrap();
+    bench.same("a second name outside");
+    bench.same("settled");
+    fs_err::write(&other, "changed through the other name\n").unwrap();
+    bench.same("a write through the name outside");
+    bench.stop();
+}
+
+/// A repository made between the workspace and the root of the work tree it is in: what
+/// git ignores is read from there now, so the watcher steps aside and checkpoints walk.
+#[test]
+fn a_repository_made_between_the_workspace_and_its_work_tree_ends_the_watcher() {
+    let bench = Bench::placed(&["node_modules"], |base| {
+        let top = base.join("top");
+        git2::Repository::init(&top).unwrap();
+        write(&top.join(".gitignore"), "node_modules/\n");
+        top.join("middle/ws")
+    });
+    let ws = bench.ws().to_path_buf();
+    write(&ws.join("node_modules/p/i.js"), "precious\n");
+    let before = bench.same("the artifact left out");
+    bench.same("settled");
+    git2::Repository::init(ws.parent().unwrap()).unwrap();
+    let (_, full) = bench.compare("a repository made in between");
+    assert_eq!(
+        full.files,
+        before.files + 1,
+        "nothing ignores the artifact now"
+    );
+    let mut bench = bench;
+    let server = bench.server.take().unwrap();
+    assert_eq!(server.join().unwrap().unwrap(), Ended::RepositoryChanged);
 }

@@ -73,9 +73,12 @@ pub(crate) struct FastToken {
     pub(crate) files: u64,
     pub(crate) bytes: u64,
     pub(crate) meta: Vec<u8>,
+    /// It kept a file with more than one name: such a file can change through a name no
+    /// watch hears, so the next checkpoint must look at it even when nothing was heard.
+    pub(crate) linked: bool,
 }
 
-const MAGIC: &[u8; 8] = b"AGWATCH1";
+const MAGIC: &[u8; 8] = b"AGWATCH2";
 
 impl FastToken {
     /// The checkpoint it names, as [`crate::CheckpointStore::take`] reports it: nothing
@@ -113,6 +116,7 @@ impl FastToken {
         let bytes_kept = cursor.u64()?;
         let meta_len = usize::try_from(cursor.u64()?).ok()?;
         let meta = cursor.take(meta_len)?.to_vec();
+        let linked = cursor.take(1)? == [1];
         Some(FastToken {
             token: Token { instance, seq },
             fingerprint,
@@ -120,6 +124,7 @@ impl FastToken {
             files,
             bytes: bytes_kept,
             meta,
+            linked,
         })
     }
 
@@ -137,6 +142,7 @@ impl FastToken {
         out.extend_from_slice(&self.bytes.to_le_bytes());
         out.extend_from_slice(&(self.meta.len() as u64).to_le_bytes());
         out.extend_from_slice(&self.meta);
+        out.push(u8::from(self.linked));
         let sum = crate::checkpoint::index::checksum(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         let temporary = agent_guard_fsops::temporary_sibling(path);
@@ -184,6 +190,7 @@ mod tests {
             files: 10,
             bytes: 100,
             meta: b"agent-guard-checkpoint 2\0".to_vec(),
+            linked: true,
         };
         fast.write(&path).unwrap();
         assert_eq!(FastToken::read(&path), Some(fast));

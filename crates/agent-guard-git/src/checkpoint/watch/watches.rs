@@ -128,11 +128,27 @@ impl State {
                 }
             };
             // A directory moved within the workspace keeps its watch: the kernel gives the
-            // same descriptor, which now names the new path (and the old one nothing).
+            // same descriptor, which now names the new path (and the old one nothing). If the
+            // old path still is this directory, it has two paths (a bind mount): an event
+            // names one of them only, so no watcher can serve this workspace.
             if let Some(Some(old)) = self.dirs.insert(wd, Some(relative.clone()))
                 && old != relative
                 && self.by_path.get(&old) == Some(&wd)
             {
+                let same = |a: &Path, b: &Path| {
+                    let (Ok(a), Ok(b)) = (rustix::fs::lstat(a), rustix::fs::lstat(b)) else {
+                        return false;
+                    };
+                    (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+                };
+                let before = self.workspace.join(OsStr::from_bytes(&old));
+                if same(&before, &path) {
+                    return Err(format!(
+                        "`{}` and `{}` are one directory (a bind mount): a change is heard under one path only",
+                        before.display(),
+                        path.display()
+                    ));
+                }
                 self.by_path.remove(&old);
             }
             self.by_path.insert(relative.clone(), wd);
@@ -332,6 +348,11 @@ impl State {
             return Some(Ended::RepositoryChanged);
         }
         let name = name?;
+        if name == b".git" {
+            // A repository made or removed between the workspace and its work tree's
+            // root: what git ignores is read from elsewhere now.
+            return Some(Ended::RepositoryChanged);
+        }
         if !RULE_NAMES.contains(&name) {
             return None;
         }
