@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use agent_guard_audit::AuditLog;
 use agent_guard_config::EnvSnapshot;
+use agent_guard_git::watch;
 use agent_guard_recovery::{GcEntry, Reconciled, Usage};
 use agent_guard_session::read_mode;
 use agent_guard_types::SessionMode;
@@ -43,6 +44,18 @@ pub struct Retention {
     pub gc_eligible: Vec<GcEntry>,
 }
 
+/// The checkpoint watcher of the workspace (docs/checkpoints.md, "The watcher").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct WatcherStatus {
+    /// `running`; `not-running` (the next checkpoint starts one); `off` (one gave up
+    /// within the hour: checkpoints walk); `disabled` (`AGENT_GUARD_CHECKPOINT_WATCH=0`).
+    pub state: &'static str,
+    /// Why it is off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
 /// The result of `status`.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -75,6 +88,39 @@ pub struct StatusReport {
     /// The audit log's chain, verified with this user's key; `null` when the key or the log
     /// cannot be read. See `agent-guard audit verify` for every finding.
     pub audit_chain: Option<AuditChainStatus>,
+    /// The checkpoint watcher; `null` when the workspace has no checkpoint yet.
+    pub checkpoint_watcher: Option<WatcherStatus>,
+}
+
+/// The watcher of `store`'s checkpoints, if it has any.
+fn watcher_status(
+    store: &agent_guard_recovery::Quarantine,
+    env: &EnvSnapshot,
+) -> Option<WatcherStatus> {
+    let checkpoints = agent_guard_recovery::checkpoint_store_dir(store);
+    if !checkpoints.is_dir() {
+        return None;
+    }
+    if !env.checkpoint_watch() {
+        return Some(WatcherStatus {
+            state: "disabled",
+            reason: None,
+        });
+    }
+    Some(match watch::probe(&watch::dir_of(&checkpoints)) {
+        watch::Probe::Running => WatcherStatus {
+            state: "running",
+            reason: None,
+        },
+        watch::Probe::Off(why) => WatcherStatus {
+            state: "off",
+            reason: Some(why),
+        },
+        _ => WatcherStatus {
+            state: "not-running",
+            reason: None,
+        },
+    })
 }
 
 /// Reports the quarantine's state; reconciles interrupted relocations first.
@@ -141,5 +187,6 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
         recent_audit,
         config_error,
         audit_chain: chain_status(&workspace),
+        checkpoint_watcher: watcher_status(&store, env),
     })
 }

@@ -85,6 +85,17 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         label("audit chain"),
         super::audit::status_line(report.audit_chain.as_ref())
     ));
+    if let Some(watcher) = &report.checkpoint_watcher {
+        let what = match (watcher.state, &watcher.reason) {
+            ("running", _) => "running: checkpoints stat only what changed".to_owned(),
+            ("disabled", _) => {
+                "disabled (AGENT_GUARD_CHECKPOINT_WATCH): checkpoints walk the workspace".to_owned()
+            }
+            ("off", Some(why)) => format!("off for now: {}", sanitize(why)),
+            _ => "not running: the next checkpoint starts one".to_owned(),
+        };
+        printer::out(&format!("{} {what}", label("watcher")));
+    }
     if !report.decisions.is_empty() {
         printer::out(&paint(style::BOLD, "decisions (recent)"));
         for (code, count) in &report.decisions {

@@ -221,3 +221,33 @@ fn a_directory_with_two_paths_keeps_the_watcher_out() {
     assert!(why.contains("bind mount"), "{why}");
     wait_for("the watcher exits", || watchers(env.ws()).is_empty());
 }
+
+/// `status` says whether the watcher runs, and what to expect of checkpoints meanwhile.
+#[test]
+fn status_tells_whether_the_watcher_runs() {
+    let env = TestEnv::new();
+    let status = |extra: &[(&str, &str)]| -> serde_json::Value {
+        let mut cmd = env.cmd("agent-guard");
+        for (key, value) in extra {
+            cmd.env(key, value);
+        }
+        let output = cmd.args(["status", "--json"]).output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    assert_eq!(status(&[])["checkpoint_watcher"], serde_json::Value::Null, "no checkpoint yet");
+    let (exit, report) = enforce(&env, "python3 tools/x.py");
+    assert_eq!(exit, 0, "{report}");
+    wait_for("a watcher listens", || UnixStream::connect(socket(&env)).is_ok());
+    assert_eq!(status(&[])["checkpoint_watcher"]["state"], "running");
+    let off = status(&[("AGENT_GUARD_CHECKPOINT_WATCH", "0")]);
+    assert_eq!(off["checkpoint_watcher"]["state"], "disabled");
+    let human = env.cmd("agent-guard").arg("status").output().unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("watcher     running"), "{text}");
+    for pid in watchers(env.ws()) {
+        std::process::Command::new("kill").arg(pid.to_string()).status().unwrap();
+    }
+    wait_for("the watcher is gone", || watchers(env.ws()).is_empty());
+    assert_eq!(status(&[])["checkpoint_watcher"]["state"], "not-running");
+}

@@ -110,3 +110,30 @@ fn recently(path: &Path, period: Duration) -> bool {
                 .map_or(true, |age| age < period)
         })
 }
+
+/// What a person is told of a store's watcher (`status`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Probe {
+    /// A watcher takes connections.
+    Running,
+    /// None listens: the next checkpoint starts one.
+    NotRunning,
+    /// A watcher gave up within the last hour, for this reason: checkpoints walk.
+    Off(String),
+}
+
+/// Looks at the watcher whose directory is `store` ([`super::dir_of`]) without asking it
+/// anything.
+pub fn probe(store: &Path) -> Probe {
+    let off = store.join(OFF_FILE);
+    if recently(&off, OFF_FOR) {
+        let why = fs_err::read_to_string(&off).unwrap_or_default();
+        return Probe::Off(why.trim().to_owned());
+    }
+    if connect(&store.join(SOCKET_FILE)).is_ok() {
+        Probe::Running
+    } else {
+        Probe::NotRunning
+    }
+}

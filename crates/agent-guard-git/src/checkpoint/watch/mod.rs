@@ -36,7 +36,7 @@ mod watches;
 
 use std::path::{Path, PathBuf};
 
-pub use client::{Asked, Heard, ask};
+pub use client::{Asked, Heard, Probe, ask, probe};
 pub use server::{Ended, Watched, serve};
 pub(crate) use token::FastToken;
 pub use token::{Token, filter_digest, fingerprint};
