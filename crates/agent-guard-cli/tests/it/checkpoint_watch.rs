@@ -235,10 +235,16 @@ fn status_tells_whether_the_watcher_runs() {
         assert!(output.status.success(), "{output:?}");
         serde_json::from_slice(&output.stdout).unwrap()
     };
-    assert_eq!(status(&[])["checkpoint_watcher"], serde_json::Value::Null, "no checkpoint yet");
+    assert_eq!(
+        status(&[])["checkpoint_watcher"],
+        serde_json::Value::Null,
+        "no checkpoint yet"
+    );
     let (exit, report) = enforce(&env, "python3 tools/x.py");
     assert_eq!(exit, 0, "{report}");
-    wait_for("a watcher listens", || UnixStream::connect(socket(&env)).is_ok());
+    wait_for("a watcher listens", || {
+        UnixStream::connect(socket(&env)).is_ok()
+    });
     assert_eq!(status(&[])["checkpoint_watcher"]["state"], "running");
     let off = status(&[("AGENT_GUARD_CHECKPOINT_WATCH", "0")]);
     assert_eq!(off["checkpoint_watcher"]["state"], "disabled");
@@ -246,7 +252,10 @@ fn status_tells_whether_the_watcher_runs() {
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("watcher     running"), "{text}");
     for pid in watchers(env.ws()) {
-        std::process::Command::new("kill").arg(pid.to_string()).status().unwrap();
+        std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status()
+            .unwrap();
     }
     wait_for("the watcher is gone", || watchers(env.ws()).is_empty());
     assert_eq!(status(&[])["checkpoint_watcher"]["state"], "not-running");
