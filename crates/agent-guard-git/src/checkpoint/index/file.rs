@@ -150,7 +150,7 @@ pub(super) fn write_delta(
 
 /// Appends the checksum, then writes `out` to a temporary file renamed over `path`
 /// (`durable`: the file flushed before the rename, the directory after).
-fn finish(path: &Path, mut out: Vec<u8>, durable: bool) -> std::io::Result<()> {
+pub(crate) fn finish(path: &Path, mut out: Vec<u8>, durable: bool) -> std::io::Result<()> {
     use std::io::Write as _;
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
@@ -170,7 +170,7 @@ fn finish(path: &Path, mut out: Vec<u8>, durable: bool) -> std::io::Result<()> {
 }
 
 /// The checksum the file ends with, when it is right.
-fn verify(bytes: &[u8]) -> Option<u64> {
+pub(crate) fn verify(bytes: &[u8]) -> Option<u64> {
     let body_len = bytes.len().checked_sub(8)?;
     let (body, sum) = bytes.split_at(body_len);
     let sum = u64::from_le_bytes(sum.try_into().ok()?);
@@ -226,7 +226,7 @@ fn put_path(out: &mut Vec<u8>, path: &[u8]) {
 }
 
 /// A 64-bit FNV-1a over 8-byte words: cheap, and enough to notice a damaged cache.
-pub(crate) fn checksum(bytes: &[u8]) -> u64 {
+pub(super) fn checksum(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {

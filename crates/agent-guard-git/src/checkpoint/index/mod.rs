@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use git2::Oid;
 
 use self::file::Reader;
-pub(crate) use self::file::{Head, checksum};
+pub(crate) use self::file::{Head, finish, verify};
 
 /// The stat data a checkpoint compares (git's `ie_match_stat` fields, untruncated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -99,11 +99,8 @@ impl FastToken {
     /// Reads the token file at `path`; anything missing, torn or damaged is `None`.
     pub(crate) fn read(path: &Path) -> Option<FastToken> {
         let bytes = fs_err::read(path).ok()?;
-        let body = bytes.get(..bytes.len().checked_sub(8)?)?;
-        let sum = u64::from_le_bytes(bytes.get(body.len()..)?.try_into().ok()?);
-        if sum != crate::checkpoint::index::checksum(body) {
-            return None;
-        }
+        crate::checkpoint::index::verify(&bytes)?;
+        let body = bytes.get(..bytes.len() - 8)?;
         let mut cursor = Cursor { bytes: body, at: 0 };
         if cursor.take(8)? != MAGIC {
             return None;
@@ -143,11 +140,8 @@ impl FastToken {
         out.extend_from_slice(&(self.meta.len() as u64).to_le_bytes());
         out.extend_from_slice(&self.meta);
         out.push(u8::from(self.linked));
-        let sum = crate::checkpoint::index::checksum(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        let temporary = agent_guard_fsops::temporary_sibling(path);
-        fs_err::write(&temporary, &out)?;
-        agent_guard_fsops::rename(&temporary, path)
+        // The index files' writer: the checksum appended, a temporary file renamed over.
+        crate::checkpoint::index::finish(path, out, false)
     }
 }
 
