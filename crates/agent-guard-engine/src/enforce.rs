@@ -120,6 +120,27 @@ pub(crate) fn enforce(
         let applied = compensation.apply(&job, &verdict.plan);
         let failure = applied.failure.clone();
         compensations.push(applied);
+        if let Some(failure) = failure.clone().filter(|f| f.kind == FailureKind::TooLarge) {
+            // Keeping the file would mean copying more than the cap: a person decides. What
+            // was kept so far stays kept.
+            report.compensations = Some(compensations);
+            report.set_verdict(Decision::Ask, ReasonCode::AskPreserveTooLarge);
+            report.reasons = failure.detail.into_iter().collect();
+            crate::approval::settle_ask(&mut report, request, &workspace, &runtime);
+            let record = AuditRecord {
+                phase: Some(Phase::Intent),
+                reasons: Some([]),
+                ..audit_record(&report, Event::Ask)
+            };
+            if !durable(&record) {
+                refuse(
+                    &mut report,
+                    ReasonCode::CompensationFailed,
+                    "durable ASK audit intent unavailable",
+                );
+            }
+            return report;
+        }
         if let Some(failure) = failure {
             let (code, reason) = refusal(failure.kind);
             report.compensations = Some(compensations);
@@ -208,7 +229,7 @@ const fn refusal(kind: FailureKind) -> (ReasonCode, &'static str) {
             ReasonCode::BlockUndeterminableEffect,
             "git clean enumeration failed",
         ),
-        FailureKind::Partial | FailureKind::Failed => {
+        FailureKind::Partial | FailureKind::Failed | FailureKind::TooLarge => {
             (ReasonCode::CompensationFailed, "compensation failed")
         }
     }
@@ -279,6 +300,16 @@ fn message(compensations: &[Applied]) -> Option<String> {
                         list()
                     )
                 }
+                Strategy::Move if c.paths.is_empty() => format!(
+                    "kept what {} destination(s) of the move held; undo puts it back",
+                    c.moved
+                ),
+                Strategy::Move => format!(
+                    "recorded where {} moved path(s) were and what their destinations held \
+                     ({}); undo moves them back",
+                    c.paths.len(),
+                    list()
+                ),
                 Strategy::PreserveRefs => {
                     format!("kept {} ref(s) under refs/agent-guard", c.moved)
                 }

@@ -187,11 +187,16 @@ pub(crate) fn workspace_transactions(store: &Quarantine, root: &Path) -> Result<
 /// A transaction, summarised.
 pub(crate) fn summary(tx: &Transaction, root: &Path) -> TxSummary {
     let relative = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
-    let first = tx.items.first().map(|i| relative(&i.origin)).or_else(|| {
-        tx.snapshots
-            .first()
-            .map(|s| format!("git {}", s.subject.as_deref().unwrap_or("snapshot")))
-    });
+    let first = tx
+        .moves
+        .first()
+        .map(|m| relative(m.origin_path.path()))
+        .or_else(|| tx.items.first().map(|i| relative(&i.origin)))
+        .or_else(|| {
+            tx.snapshots
+                .first()
+                .map(|s| format!("git {}", s.subject.as_deref().unwrap_or("snapshot")))
+        });
     let bytes = tx
         .items
         .iter()
@@ -203,7 +208,9 @@ pub(crate) fn summary(tx: &Transaction, root: &Path) -> TxSummary {
         txid: tx.txid.clone(),
         ts: tx.ts.clone(),
         state: tx.state(),
-        items: tx.items.len() + tx.snapshots.iter().filter(|s| s.sha.is_some()).count(),
+        items: tx.moves.len()
+            + tx.items.len()
+            + tx.snapshots.iter().filter(|s| s.sha.is_some()).count(),
         restorable_items: tx.restorable_items(),
         strategies: tx.strategies(),
         tool: tx
@@ -221,22 +228,31 @@ pub(crate) fn summary(tx: &Transaction, root: &Path) -> TxSummary {
 
 /// What a transaction holds, in a few words.
 fn what(tx: &Transaction, root: &Path) -> String {
+    let relative = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    // A move reads as what moved: `mv a.txt (+1 kept)`.
     let mut names: Vec<String> = tx
-        .items
+        .moves
         .iter()
-        .map(|i| {
-            let mut name = i
-                .origin
-                .strip_prefix(root)
-                .unwrap_or(&i.origin)
-                .display()
-                .to_string();
-            if i.kind == Some(agent_guard_recovery::ItemKind::Dir) {
+        .map(|m| {
+            let mut name = format!("moved {}", relative(m.origin_path.path()));
+            if m.kind == agent_guard_recovery::ItemKind::Dir {
                 name.push('/');
             }
             name
         })
         .collect();
+    names.extend(tx.items.iter().map(|i| {
+        let mut name = i
+            .origin
+            .strip_prefix(root)
+            .unwrap_or(&i.origin)
+            .display()
+            .to_string();
+        if i.kind == Some(agent_guard_recovery::ItemKind::Dir) {
+            name.push('/');
+        }
+        name
+    }));
     for snapshot in tx.snapshots.iter().filter(|s| s.sha.is_some()) {
         names.push(
             match (snapshot.subject.as_deref(), snapshot.name.as_deref()) {

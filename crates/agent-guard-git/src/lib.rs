@@ -44,6 +44,7 @@ mod expand;
 mod ignore;
 mod index_file;
 mod layout;
+mod moved_index;
 mod pathspec;
 mod reflog;
 mod refs;
@@ -63,6 +64,7 @@ use git2::{Repository, Signature};
 use serde::Serialize;
 
 pub use apply::restore_items;
+pub use moved_index::{MovedEntries, index_path, put_back_entries};
 
 /// Returns `true` if the file name `name` matches the shell glob `pattern` (`*`, `?`,
 /// `[…]` with `!`/`^` negation, ranges and `[:class:]`, `\` escapes), byte for byte: names

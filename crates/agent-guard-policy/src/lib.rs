@@ -34,6 +34,7 @@ mod batch;
 mod context;
 mod fnmatch;
 mod machine;
+mod moves;
 pub mod reasons;
 mod stash_line;
 #[cfg(test)]

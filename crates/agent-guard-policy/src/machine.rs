@@ -72,6 +72,10 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
             }
         }
     }
+    crate::writes::unlink_shared(&mut verdicts, ops, ctx, world);
+    crate::moves::chained_sources(&mut verdicts, ops, ctx, world);
+    crate::moves::copy_when_overwritten(&mut verdicts, ops, ctx, world);
+    crate::moves::merge(&mut verdicts);
     // One checkpoint covers the whole line: the later ones would record the same workspace.
     let mut checkpointed = false;
     for verdict in &mut verdicts {
@@ -140,7 +144,7 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     }
     let writes = matches!(
         op.kind,
-        OpKind::Overwrite | OpKind::SideEffectDelete | OpKind::EditTool
+        OpKind::Overwrite | OpKind::SideEffectDelete | OpKind::EditTool | OpKind::Move
     );
     // A file the line creates before overwriting it holds nothing older to lose: F2 does not
     // apply to writes.
@@ -160,7 +164,11 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
             }
         }
         if writes {
-            let verdict = crate::writes::decide(op, ctx, world);
+            let verdict = if op.kind == OpKind::Move {
+                crate::moves::decide(op, ctx, world)
+            } else {
+                crate::writes::decide(op, ctx, world)
+            };
             if verdict.decision == Decision::Block {
                 return Some(verdict);
             }
@@ -182,6 +190,7 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         OpKind::Overwrite | OpKind::SideEffectDelete | OpKind::EditTool => {
             crate::writes::decide(op, ctx, world)
         }
+        OpKind::Move => crate::moves::decide(op, ctx, world),
         _ => undeterminable(op),
     })
 }

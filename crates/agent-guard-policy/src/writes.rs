@@ -84,11 +84,21 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
     if allow_noop::all_absent(&affected) {
         return Verdict::of(ReasonCode::AllowNoop);
     }
-    if let Some(big) = ask_preserve_too_large::over(&affected, ctx.preserve_max_bytes) {
-        return Verdict::of(ReasonCode::AskPreserveTooLarge).because(format!(
-            "{} is {} bytes, over the {}-byte preservation cap",
-            big.raw, big.size, ctx.preserve_max_bytes
-        ));
+    // A hard link or a reflink keeps a version of any size; only a byte copy is capped.
+    let link = op.write.replaces_name_only();
+    let copied: Vec<&PathSpec> = affected
+        .iter()
+        .filter(|s| {
+            !(link
+                || s.physical
+                    .as_deref()
+                    .is_some_and(|path| world.shares_extents(path)))
+        })
+        .collect();
+    if let Some(big) = ask_preserve_too_large::over(&copied, ctx.preserve_max_bytes) {
+        return Verdict::of(ReasonCode::AskPreserveTooLarge).because(
+            ask_preserve_too_large::reason(&big.raw, big.size, ctx.preserve_max_bytes),
+        );
     }
     let code = match op.kind {
         OpKind::SideEffectDelete => ReasonCode::SnapshotConsumedInput,
@@ -101,10 +111,61 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
             .map(|spec| Preserved {
                 spec,
                 mode: op.write,
+                link,
+                max_copy: ctx.preserve_max_bytes,
             })
             .collect(),
     );
     Verdict::of(code).with_plan(plan)
+}
+
+/// Keeps a version by hard link only where nothing else in the line touches that file: an
+/// op that writes it in place would change the linked inode, one that reads it may count
+/// its links (`gzip` refuses a file with two), and one that moves it away would leave the
+/// linked inode in the workspace with a second name. Such files are reflinked or copied.
+pub(crate) fn unlink_shared(
+    verdicts: &mut [Verdict],
+    ops: &[OpSpec],
+    ctx: &PolicyContext,
+    world: &dyn World,
+) {
+    let linked = |v: &Verdict| match &v.plan {
+        Plan::Preserve(files) => files.iter().any(|f| f.link),
+        Plan::Move(plan) => plan.kept.iter().any(|f| f.link),
+        _ => false,
+    };
+    if !verdicts.iter().any(linked) {
+        return;
+    }
+    // Every physical path each op names (targets and move sources), resolved once.
+    let named: Vec<Vec<std::path::PathBuf>> = ops
+        .iter()
+        .map(|op| {
+            op.targets
+                .iter()
+                .chain(&op.sources)
+                .filter(|t| t.is_concrete())
+                .filter_map(|t| world.path(t, &ctx.cwd).physical)
+                .collect()
+        })
+        .collect();
+    for verdict in verdicts.iter_mut() {
+        let own = verdict.op_index;
+        let files = match &mut verdict.plan {
+            Plan::Preserve(files) => files,
+            Plan::Move(plan) => &mut plan.kept,
+            _ => continue,
+        };
+        for file in files.iter_mut().filter(|f| f.link) {
+            let Some(path) = file.spec.physical.as_deref() else {
+                continue;
+            };
+            file.link = !named
+                .iter()
+                .enumerate()
+                .any(|(index, paths)| Some(index) != own && paths.iter().any(|p| p == path));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -210,7 +271,10 @@ mod tests {
             panic!("{verdict:?}")
         };
         assert_eq!(files.len(), 2);
-        assert!(files.iter().all(|f| f.mode.reads_target()));
+        assert!(
+            files.iter().all(|f| !f.link),
+            "an edit tool may write in place"
+        );
         let mut new = write(&["new.txt"], WriteMode::ReplaceAfterRead);
         new.kind = OpKind::EditTool;
         assert_eq!(code(&new, &world), ReasonCode::AllowNoop);

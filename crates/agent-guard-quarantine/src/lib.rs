@@ -40,6 +40,7 @@ mod layout;
 mod lock;
 mod manifest;
 mod manifest_index;
+mod moves;
 mod preserve;
 mod reconcile;
 mod records;
@@ -61,11 +62,13 @@ pub use layout::{
 };
 pub use lock::{LOCK_FILE_NAME, StoreLock};
 pub use manifest::{MANIFEST_FILE_NAME, Manifest};
+pub use moves::{Landing, MOVE_STRATEGY, MoveItem, MoveRecording, MoveReport};
 pub use preserve::{KeptBy, KeptFile, PRESERVE_STRATEGY, PreservationReport, PreserveItem};
 pub use reconcile::Reconciled;
 pub use records::{
-    CopyVerified, Failed, Intent, ItemKind, MANIFEST_SCHEMA, Method, PreserveIntent,
-    PreserveMethod, Preserved, Purged, Record, Relocated, Restored, Snapshot, TxStart,
+    CopyVerified, Failed, Intent, ItemKind, MANIFEST_SCHEMA, Method, MoveDestination, MoveIndex,
+    MoveSource, PreserveIntent, PreserveMethod, Preserved, Purged, Record, Relocated, Restored,
+    Snapshot, TxStart, WasThere,
 };
 pub use relocate::{Moved, RelocateItem, RelocationReport, SkipKind, Skipped};
 pub use restore::{

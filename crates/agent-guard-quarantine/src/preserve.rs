@@ -1,18 +1,23 @@
 //! Preservation: keep the current version of files a command is about to overwrite or
-//! consume, in a new transaction, before it runs.
+//! consume, in a new transaction, before it runs — without taking anything away: the command
+//! finds every file where it was, byte for byte.
 //!
-//! Two ways, per item:
+//! Per item, the cheapest way that keeps the version as it is now:
 //!
-//! - **copy** (the command reads the file or rewrites it in place: `>`, `truncate`, `cp`
-//!   onto, `sed -i`, `gzip`): the file stays where it is, untouched, with its inode, mode and
-//!   hard links; its bytes are reflinked into the quarantine where the filesystem shares
-//!   extents (`FICLONE`), else copied and verified by digest. Write-ahead: the
-//!   `preserve-intent` written → the copy, under a temporary name → renamed into place →
-//!   one flush of the intent, the copy and its directory (beside the caller's audit intent)
-//!   → `preserve`. Nothing the command touches changes before the flush has returned.
-//! - **move** (the command replaces the path without reading it: `mv` onto, `ln -f`): the
-//!   file is relocated into the transaction exactly as a delete would be (one `rename`,
-//!   `relocate-intent` → `relocate`).
+//! - **link** (the line only replaces the name: `mv` onto, `ln -f`, `install`): a second name
+//!   in the quarantine for the same inode, when the file has no other name and the quarantine
+//!   is on its filesystem. The command renames over (or unlinks) the workspace's name; the
+//!   old inode lives on in the quarantine, unchanged.
+//! - **reflink** (the command writes the file in place, or reads it): its extents are shared
+//!   (`FICLONE`) where the filesystem can.
+//! - **copy**: otherwise, streamed, re-read and compared by digest, refused over the item's
+//!   cap ([`PreserveItem::max_copy`]) before anything is written.
+//! - a **symlink** is kept as a link with the same target.
+//!
+//! Write-ahead: the `preserve-intent` written → the kept version, under a temporary name →
+//! renamed into place → one flush of the intent, the copy and its directory (beside the
+//! caller's audit intent) → `preserve`. Nothing the command touches changes before the flush
+//! has returned.
 //!
 //! Crash recovery resolves an open `preserve-intent` like a relocation's (see `reconcile`).
 //! The transaction's `tx-start` names the strategy `preserve`: its restore puts the old
@@ -26,9 +31,9 @@ use serde_json::{Map, Value};
 
 use agent_guard_types::TxId;
 
-use crate::copy::{Cloned, Progress, clone_file};
+use crate::copy::{Cloned, CopyError, Progress, clone_file, link_file};
 use crate::error::QuarantineError;
-use crate::faults::FaultPoint;
+use crate::faults::{FaultPoint, Faults};
 use crate::records::{
     Failed, MANIFEST_SCHEMA, PreserveIntent, PreserveMethod, Preserved, Record, TxStart,
 };
@@ -49,20 +54,40 @@ pub struct PreserveItem {
     pub origin: PathBuf,
     /// The caller's spelling, for messages and the journal.
     pub raw: String,
-    /// Copy it (the command needs it where it is) rather than move it away.
-    pub copy: bool,
+    /// A hard link may keep it: the command only replaces the name, and nothing writes the
+    /// file in place (see the module docs). Still only when the file has one name and the
+    /// quarantine is on its filesystem; otherwise it is reflinked or copied.
+    pub link: bool,
+    /// The largest file copied byte by byte; a larger one that can be neither linked nor
+    /// reflinked is not kept ([`SkipKind::TooLarge`]). `None`: no cap (a restore keeping
+    /// what it replaces).
+    pub max_copy: Option<u64>,
+}
+
+impl PreserveItem {
+    /// An item kept by reflink or copy, whatever its size (a restore's backups).
+    pub fn copy(origin: PathBuf, raw: String) -> PreserveItem {
+        PreserveItem {
+            origin,
+            raw,
+            link: false,
+            max_copy: None,
+        }
+    }
 }
 
 /// How a kept version got into the quarantine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KeptBy {
+    /// A hard link: the old inode itself, which the command only unlinks from its name.
+    Link,
     /// A reflink: the file's extents are shared (O(1)).
     Reflink,
     /// A streamed copy, verified by digest.
     Copy,
-    /// The file itself was moved into the quarantine (the command replaces it unread).
-    Move,
+    /// A symbolic link, kept as a link with the same target.
+    Symlink,
 }
 
 /// One kept version.
@@ -139,7 +164,7 @@ impl Quarantine {
         items: &[PreserveItem],
         txid: &TxId,
         meta: Map<String, Value>,
-        progress: &dyn Progress,
+        _progress: &dyn Progress,
     ) -> Result<(PreservationReport, bool), QuarantineError> {
         let tx_dir = self.tx_dir(txid);
         if tx_dir.symlink_metadata().is_ok() {
@@ -161,29 +186,34 @@ impl Quarantine {
             skipped: Vec::new(),
             storage_failure: false,
         };
+        self.keep_items(items, txid, &tx_dir, &mut pending_start, &mut report)?;
+        Ok((report, pending_start.is_none()))
+    }
+
+    /// Keeps each of `items` in transaction `txid` (whose `tx-start`, while still
+    /// `pending_start`, goes with the first intent), into `report`; stops at the first item
+    /// that could not be kept.
+    ///
+    /// # Errors
+    /// The `tx-start` could not be journaled: nothing at all happened.
+    pub(crate) fn keep_items(
+        &self,
+        items: &[PreserveItem],
+        txid: &TxId,
+        tx_dir: &Path,
+        pending_start: &mut Option<Record>,
+        report: &mut PreservationReport,
+    ) -> Result<(), QuarantineError> {
         let mut ordered: Vec<&PreserveItem> = items.iter().collect();
-        ordered.sort_by(|a, b| a.origin.cmp(&b.origin));
+        // The same file twice: the stricter way (no link) wins.
+        ordered.sort_by(|a, b| a.origin.cmp(&b.origin).then(a.link.cmp(&b.link)));
         ordered.dedup_by(|a, b| a.origin == b.origin);
         for item in ordered {
             let relocate = RelocateItem {
                 origin: item.origin.clone(),
                 raw: item.raw.clone(),
             };
-            let result = if item.copy {
-                self.preserve_one(item, txid, &tx_dir, &mut pending_start)
-            } else {
-                let size = item.origin.symlink_metadata().map_or(0, |m| m.len());
-                self.relocate_one(&relocate, txid, &tx_dir, &mut pending_start, progress)
-                    .map(|moved| {
-                        moved.map(|m| KeptFile {
-                            origin: m.origin,
-                            trash: m.trash,
-                            by: KeptBy::Move,
-                            bytes: size,
-                        })
-                    })
-            };
-            match result {
+            match self.preserve_one(item, txid, tx_dir, pending_start) {
                 Ok(Some(kept)) => report.kept.push(kept),
                 Ok(None) => {
                     report
@@ -201,15 +231,15 @@ impl Quarantine {
                         .skipped
                         .push(skip(&relocate, stop.kind, &stop.reason));
                     report.storage_failure |= stop.kind == SkipKind::Storage;
-                    // Stop at the first failure: the command will be refused.
+                    // Stop at the first failure: the command will be refused (or asked about).
                     break;
                 }
             }
         }
-        Ok((report, pending_start.is_none()))
+        Ok(())
     }
 
-    /// Copies one file's current version into the transaction; `Ok(None)` when it is absent.
+    /// Keeps one file's current version in the transaction; `Ok(None)` when it is absent.
     fn preserve_one(
         &self,
         item: &PreserveItem,
@@ -220,9 +250,10 @@ impl Quarantine {
         let Ok(before) = item.origin.symlink_metadata() else {
             return Ok(None);
         };
-        if !before.is_file() {
+        let symlink = before.file_type().is_symlink();
+        if !(before.is_file() || symlink) {
             return Err(Stop::failed(
-                "not a regular file: only files' contents are preserved",
+                "not a regular file or a symlink: only files' contents are preserved",
             ));
         }
         let dest = destination(self.workspace(), tx_dir, &item.origin).ok_or_else(|| {
@@ -273,8 +304,24 @@ impl Quarantine {
             return Err(failed(self, kind, error.to_string()));
         }
         let partial = partial_sibling(&dest);
-        let cloned = match clone_file(&item.origin, &partial, self.faults()) {
+        let kept = if symlink {
+            copy_link(&item.origin, &partial)
+        } else {
+            keep_file(item, &partial, self.faults())
+        };
+        let cloned = match kept {
             Ok(cloned) => cloned,
+            Err(CopyError::TooLarge { size, cap, .. }) => {
+                return Err(failed(
+                    self,
+                    SkipKind::TooLarge,
+                    format!(
+                        "{} is {size} bytes, over the {cap}-byte copy cap, and can be neither \
+                         hard-linked nor reflinked",
+                        item.raw
+                    ),
+                ));
+            }
             Err(error) if error.is_storage() => {
                 return Err(failed(
                     self,
@@ -290,13 +337,17 @@ impl Quarantine {
             let _ = fsops::remove_file(&partial);
             return Err(failed(self, SkipKind::Failed, error.to_string()));
         }
-        if let Err(reason) = self.flush_kept(&journal, &dest, parent) {
+        // A link's or a symlink's bytes are not new: the directory entry is what to flush.
+        let written = matches!(cloned, Cloned::Reflink | Cloned::Copy(_)).then_some(dest.as_path());
+        if let Err(reason) = self.flush_kept(&journal, written, parent) {
             return Err(failed(self, SkipKind::Failed, reason));
         }
         self.faults().hit(FaultPoint::AfterMove);
         let (method, digest, by) = match cloned {
+            Cloned::Link => (PreserveMethod::Link, None, KeptBy::Link),
             Cloned::Reflink => (PreserveMethod::Reflink, None, KeptBy::Reflink),
             Cloned::Copy(outcome) => (PreserveMethod::Copy, Some(outcome.digest), KeptBy::Copy),
+            Cloned::Symlink => (PreserveMethod::Symlink, None, KeptBy::Symlink),
         };
         self.faults().hit(FaultPoint::BeforeDone);
         let record = Record::Preserve(Preserved {
@@ -331,11 +382,21 @@ impl Quarantine {
     /// One durability epoch for a kept version: the copy and the directory naming it on a
     /// helper thread, the journal's intent here, and the caller's audit intent (already in
     /// flight). Returns once all are on disk, or why one may not be.
-    fn flush_kept(&self, journal: &std::fs::File, copy: &Path, dir: &Path) -> Result<(), String> {
-        let opened =
-            std::fs::File::open(copy).and_then(|copy| Ok((copy, std::fs::File::open(dir)?)));
+    fn flush_kept(
+        &self,
+        journal: &std::fs::File,
+        copy: Option<&Path>,
+        dir: &Path,
+    ) -> Result<(), String> {
+        let opened = std::fs::File::open(dir).and_then(|dir| {
+            let mut files = vec![dir];
+            if let Some(copy) = copy {
+                files.push(std::fs::File::open(copy)?);
+            }
+            Ok(files)
+        });
         let kept = match opened {
-            Ok((copy, dir)) => SyncInFlight::start_all(vec![copy, dir]),
+            Ok(files) => SyncInFlight::start_all(files),
             Err(error) => SyncInFlight::done(Err(format!("the copy could not be opened: {error}"))),
         };
         let journaled = journal
@@ -365,4 +426,40 @@ impl Quarantine {
             schema: MANIFEST_SCHEMA,
         })]);
     }
+}
+
+/// Keeps a regular file: a hard link where the item allows one and it is safe, else a
+/// reflink or a (capped) copy.
+fn keep_file(item: &PreserveItem, partial: &Path, faults: Faults) -> Result<Cloned, CopyError> {
+    if item.link && link_file(&item.origin, partial)? {
+        return Ok(Cloned::Link);
+    }
+    clone_file(&item.origin, partial, item.max_copy, faults)
+}
+
+/// Keeps a symbolic link as a link with the same target (never followed).
+pub(crate) fn copy_link(origin: &Path, partial: &Path) -> Result<Cloned, CopyError> {
+    let meta = origin
+        .symlink_metadata()
+        .map_err(|e| CopyError::io(origin, e))?;
+    let target = std::fs::read_link(origin).map_err(|e| CopyError::io(origin, e))?;
+    std::os::unix::fs::symlink(&target, partial).map_err(|e| CopyError::io(partial, e))?;
+    // The link's own times too (a restore renames this very link back).
+    let times = rustix::fs::Timestamps {
+        last_access: rustix::fs::Timespec {
+            tv_sec: meta.atime(),
+            tv_nsec: meta.atime_nsec(),
+        },
+        last_modification: rustix::fs::Timespec {
+            tv_sec: meta.mtime(),
+            tv_nsec: meta.mtime_nsec(),
+        },
+    };
+    let _ = rustix::fs::utimensat(
+        rustix::fs::CWD,
+        partial,
+        &times,
+        rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+    );
+    Ok(Cloned::Symlink)
 }

@@ -62,6 +62,12 @@ pub enum Record {
     Preserve(Preserved),
     /// A file's current version could not be kept; the file is untouched.
     PreserveFailed(Failed),
+    /// Where a path a line moves was, before the line runs (durable).
+    MoveSource(MoveSource),
+    /// What a path a moved source may land on held, before the line runs (durable).
+    MoveDestination(MoveDestination),
+    /// The git index a line's `git mv` rewrites, kept before it runs.
+    MoveIndex(MoveIndex),
     /// A git snapshot (commits under a private ref).
     Snapshot(Snapshot),
     /// A restore attempt.
@@ -81,6 +87,9 @@ impl Record {
             Record::RelocateFailed(r) | Record::PreserveFailed(r) => &r.txid,
             Record::PreserveIntent(r) => &r.txid,
             Record::Preserve(r) => &r.txid,
+            Record::MoveSource(r) => &r.txid,
+            Record::MoveDestination(r) => &r.txid,
+            Record::MoveIndex(r) => &r.txid,
             Record::Snapshot(r) => &r.txid,
             Record::Restore(r) => &r.txid,
             Record::Purged(r) => &r.txid,
@@ -213,10 +222,23 @@ pub struct Failed {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PreserveMethod {
+    /// A second name for the file's inode, which the command only unlinked from its name.
+    Link,
     /// The filesystem shares the file's extents (`FICLONE`).
     Reflink,
     /// A streamed copy, verified by digest.
     Copy,
+    /// A symbolic link, made anew with the same target.
+    Symlink,
+}
+
+impl PreserveMethod {
+    /// Whether the version was kept as the old entry itself (a link or a symlink): it goes
+    /// back by name, replacing what the command left there, rather than by writing its
+    /// bytes into the file now at that path.
+    pub fn restores_by_name(self) -> bool {
+        matches!(self, PreserveMethod::Link | PreserveMethod::Symlink)
+    }
 }
 
 /// `preserve-intent`.
@@ -272,6 +294,100 @@ pub struct Preserved {
     /// Written by crash reconciliation, not by the copy itself.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovered_from_intent: bool,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `move-source`: a path a line moves, as it was before the line ran. A rename keeps the
+/// device and inode, which is how undo finds it again wherever the line put it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveSource {
+    /// The transaction id.
+    pub txid: String,
+    /// The path it leaves.
+    pub origin_path: StoredPath,
+    /// File, directory or symlink.
+    pub kind: ItemKind,
+    /// Its device.
+    pub dev: u64,
+    /// Its inode.
+    pub ino: u64,
+    /// Permission bits.
+    pub mode: u32,
+    /// Size in bytes (a file's length; 0 for the others).
+    #[serde(default)]
+    pub size: u64,
+    /// A copy kept in the transaction, when the source may leave the workspace or its
+    /// filesystem (present once complete: it is renamed into place last).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_path: Option<StoredPath>,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+impl MoveSource {
+    /// Whether the moved path is back at its name: the same device and inode there.
+    pub fn at_origin(&self) -> bool {
+        use std::os::unix::fs::MetadataExt as _;
+        self.origin_path
+            .path()
+            .symlink_metadata()
+            .is_ok_and(|m| m.dev() == self.dev && m.ino() == self.ino)
+    }
+}
+
+/// What was at a path a moved source may land on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WasThere {
+    /// Nothing: undo makes it absent again.
+    Absent,
+    /// An empty directory (a directory moved with `-T` replaces it): undo makes it again.
+    EmptyDir,
+    /// A directory with entries: a move puts the source inside it, never over it.
+    Dir,
+    /// A file or a symlink, whose version a `preserve` record of the same transaction keeps.
+    Kept,
+}
+
+/// `move-destination`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveDestination {
+    /// The transaction id.
+    pub txid: String,
+    /// The path.
+    pub path: StoredPath,
+    /// What was there.
+    pub was: WasThere,
+    /// Its permission bits, for a directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    /// Inside the workspace: undo makes it what it was. Outside, it is only where undo looks
+    /// for a moved source.
+    pub inside: bool,
+    /// UTC timestamp.
+    pub ts: String,
+    /// Schema version.
+    #[serde(default)]
+    pub schema: u64,
+}
+
+/// `move-index`: the git index a line's `git mv` rewrites, kept whole (git renames a new index
+/// over it, so a hard link keeps the old one), so that undo puts the moved entries back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveIndex {
+    /// The transaction id.
+    pub txid: String,
+    /// The repository's index file.
+    pub index_path: StoredPath,
+    /// The kept index, in the transaction.
+    pub kept_path: StoredPath,
     /// UTC timestamp.
     pub ts: String,
     /// Schema version.

@@ -61,6 +61,8 @@ pub enum SkipKind {
     Storage,
     /// Relocation failed or is incomplete; what moved stays restorable.
     Failed,
+    /// The file would have to be copied byte by byte and is over the copy cap: not kept.
+    TooLarge,
 }
 
 /// An item that was not (fully) relocated.

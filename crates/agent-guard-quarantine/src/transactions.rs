@@ -8,7 +8,9 @@ use serde_json::{Map, Value};
 
 use agent_guard_types::Strategy;
 
-use crate::records::{ItemKind, Method, Record, Restored};
+use crate::records::{
+    ItemKind, Method, MoveDestination, MoveIndex, MoveSource, PreserveMethod, Record, Restored,
+};
 
 /// A transaction's lifecycle state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -75,6 +77,9 @@ pub struct Kept {
     pub dev: Option<u64>,
     /// The file's inode when its version was kept (`None` when unknown).
     pub ino: Option<u64>,
+    /// The version is the old entry itself (a hard link or a symlink): it goes back by name,
+    /// not by writing its bytes into the file now at its path.
+    pub by_name: bool,
 }
 
 impl Item {
@@ -181,6 +186,12 @@ pub struct Transaction {
     pub items: Vec<Item>,
     /// Git snapshots.
     pub snapshots: Vec<SnapshotItem>,
+    /// Paths a line moved, as they were before it ran.
+    pub moves: Vec<MoveSource>,
+    /// What the paths its moved sources could land on held before it ran.
+    pub destinations: Vec<MoveDestination>,
+    /// The git index its `git mv` rewrote, as kept before it ran.
+    pub index: Option<MoveIndex>,
     /// Failures (`relocate-failed` reasons), with their origins.
     pub failures: Vec<(PathBuf, String)>,
     /// Intents with no outcome whose quarantine path does not exist (nothing moved).
@@ -203,6 +214,9 @@ impl Transaction {
             workspace: None,
             items: Vec::new(),
             snapshots: Vec::new(),
+            moves: Vec::new(),
+            destinations: Vec::new(),
+            index: None,
             failures: Vec::new(),
             pending: Vec::new(),
             last_restore: None,
@@ -211,12 +225,23 @@ impl Transaction {
         }
     }
 
-    /// Items whose quarantined copy exists, plus stored snapshots with a commit.
+    /// Items whose quarantined copy exists, stored snapshots with a commit, and moved paths
+    /// that are not back at their names (one `lstat` each).
     pub fn restorable_items(&self) -> usize {
         if self.purged {
             return 0;
         }
-        self.items.iter().filter(|i| i.restorable()).count()
+        let undone = self
+            .last_restore
+            .as_ref()
+            .is_some_and(|r| r.errors.is_empty() && r.conflicts.is_empty());
+        let moved_away = if undone {
+            0
+        } else {
+            self.moves.iter().filter(|m| !m.at_origin()).count()
+        };
+        moved_away
+            + self.items.iter().filter(|i| i.restorable()).count()
             + self
                 .snapshots
                 .iter()
@@ -262,18 +287,25 @@ impl Transaction {
         }
     }
 
-    /// Whether this transaction kept versions of files a command overwrote (its restore
-    /// puts the old versions back and keeps the current ones in a new transaction, as
-    /// `--force` does).
+    /// Whether this transaction kept versions of files a command overwrote or recorded the
+    /// paths it moved (its restore puts the old versions back and keeps the current ones in
+    /// a new transaction, as `--force` does).
     pub fn is_preserve(&self) -> bool {
-        self.strategy.as_deref() == Some(Strategy::Preserve.as_str())
+        self.strategy.as_deref() == Some(Strategy::Preserve.as_str()) || self.is_move()
+    }
+
+    /// Whether this transaction recorded the paths a line moved.
+    pub fn is_move(&self) -> bool {
+        self.strategy.as_deref() == Some(Strategy::Move.as_str())
     }
 
     /// The strategies of its items (`relocate`, `preserve`, `snapshot`), sorted. Kept refs
     /// count as `snapshot`, as in the reference tool's listing.
     pub fn strategies(&self) -> Vec<Strategy> {
         let mut out = Vec::new();
-        if self.is_preserve() {
+        if self.is_move() {
+            out.push(Strategy::Move);
+        } else if self.is_preserve() {
             out.push(Strategy::Preserve);
         } else if !self.items.is_empty() || !self.failures.is_empty() {
             out.push(Strategy::Relocate);
@@ -358,6 +390,7 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                     kept_from: Some(Kept {
                         dev: r.dev,
                         ino: r.ino,
+                        by_name: r.method.is_some_and(PreserveMethod::restores_by_name),
                     }),
                 });
             }
@@ -371,6 +404,9 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                 tx.failures
                     .push((r.origin_path.0.clone(), r.reason.clone()));
             }
+            Record::MoveSource(r) => tx.moves.push(r.clone()),
+            Record::MoveDestination(r) => tx.destinations.push(r.clone()),
+            Record::MoveIndex(r) => tx.index = Some(r.clone()),
             Record::Snapshot(r) => {
                 if tx.ts.is_none() {
                     tx.ts = Some(r.ts.clone());
@@ -436,6 +472,9 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                 kept_from: Some(Kept {
                     dev: None,
                     ino: None,
+                    // How it was kept is not recorded yet: by name is safe for every way
+                    // (writing in place could reach another name of a linked inode).
+                    by_name: true,
                 }),
             });
         } else {

@@ -1,7 +1,11 @@
 //! Preservation: the current version of files a command overwrites is kept first, and restore
 //! writes it back in place (same inode), keeping what the command left.
 
-#![allow(clippy::unwrap_used, reason = "test helpers and fixtures fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::disallowed_methods,
+    reason = "test helpers and fixtures fail loudly; the tests play the command (rename)"
+)]
 
 mod support;
 
@@ -13,11 +17,13 @@ use agent_guard_quarantine::{
 };
 use support::{Env, rm, txid};
 
-fn item(env: &Env, rel: &str, copy: bool) -> PreserveItem {
+/// An item for `rel`; `link`: the command only replaces its name.
+fn item(env: &Env, rel: &str, link: bool) -> PreserveItem {
     PreserveItem {
         origin: env.ws.join(rel),
         raw: rel.to_owned(),
-        copy,
+        link,
+        max_copy: None,
     }
 }
 
@@ -37,7 +43,7 @@ fn a_copy_leaves_the_file_untouched_and_keeps_its_bytes() {
     let path = env.write("notes.txt", "old notes\n");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
     let before = std::fs::metadata(&path).unwrap();
-    let report = preserve(&env, 1, &[item(&env, "notes.txt", true)]);
+    let report = preserve(&env, 1, &[item(&env, "notes.txt", false)]);
     assert!(report.complete(), "{report:?}");
     assert_eq!(report.kept.len(), 1);
     assert!(matches!(report.kept[0].by, KeptBy::Reflink | KeptBy::Copy));
@@ -60,7 +66,7 @@ fn restore_writes_the_old_bytes_back_into_the_same_inode_and_keeps_the_new_ones(
     let link = env.ws.join("hardlink.txt");
     std::fs::hard_link(&path, &link).unwrap();
     let ino = std::fs::metadata(&path).unwrap().ino();
-    preserve(&env, 1, &[item(&env, "notes.txt", true)]);
+    preserve(&env, 1, &[item(&env, "notes.txt", false)]);
 
     // The command: `echo new > notes.txt` truncates and rewrites in place.
     std::fs::write(&path, "new\n").unwrap();
@@ -97,7 +103,7 @@ fn restore_writes_the_old_bytes_back_into_the_same_inode_and_keeps_the_new_ones(
 fn a_consumed_input_comes_back_where_it_was() {
     let env = Env::new();
     let path = env.write("data.csv", "a,b\n1,2\n");
-    preserve(&env, 1, &[item(&env, "data.csv", true)]);
+    preserve(&env, 1, &[item(&env, "data.csv", false)]);
     rm(&path); // `gzip data.csv` removes it.
     let report = env.restore(txid(1).as_str(), &RestoreOptions::default());
     assert!(report.ok, "{report:?}");
@@ -106,23 +112,145 @@ fn a_consumed_input_comes_back_where_it_was() {
 }
 
 #[test]
-fn a_file_replaced_unread_is_moved_and_its_replacement_kept_on_restore() {
+fn a_file_replaced_by_name_is_linked_and_stays_where_it_is() {
     let env = Env::new();
     let path = env.write("b.txt", "old b\n");
-    let report = preserve(&env, 1, &[item(&env, "b.txt", false)]);
-    assert_eq!(report.kept[0].by, KeptBy::Move);
-    assert!(!path.exists(), "moved away before `mv a.txt b.txt`");
-    std::fs::write(&path, "was a\n").unwrap(); // the command
+    let ino = std::fs::metadata(&path).unwrap().ino();
+    let report = preserve(&env, 1, &[item(&env, "b.txt", true)]);
+    assert_eq!(report.kept[0].by, KeptBy::Link);
+    // The command finds the file as it was: `sort b.txt > t && mv t b.txt` reads it first.
+    assert_eq!(std::fs::read(&path).unwrap(), b"old b\n");
+    assert_eq!(std::fs::metadata(&path).unwrap().ino(), ino);
+    let kept = report.kept[0].trash.path().to_path_buf();
+    assert_eq!(
+        std::fs::metadata(&kept).unwrap().ino(),
+        ino,
+        "the same inode"
+    );
+
+    // The command: `mv a.txt b.txt` renames another file over the name.
+    let a = env.write("a.txt", "was a\n");
+    std::fs::rename(&a, &path).unwrap();
+    assert_eq!(
+        std::fs::read(&kept).unwrap(),
+        b"old b\n",
+        "the old inode lives on"
+    );
+
     let report = env.restore(txid(1).as_str(), &RestoreOptions::default());
     assert!(report.ok, "{report:?}");
     assert_eq!(std::fs::read(&path).unwrap(), b"old b\n");
-    assert_eq!(report.backup_txids.len(), 1);
+    assert_eq!(std::fs::metadata(&path).unwrap().ino(), ino, "back by name");
+    assert_eq!(report.backup_txids.len(), 1, "the replacement is kept");
+    let backup = agent_guard_types::TxId::parse(&report.backup_txids[0]).unwrap();
+    let kept = env.store.transaction(&backup).unwrap().unwrap();
+    assert_eq!(std::fs::read(&kept.items[0].trash).unwrap(), b"was a\n");
+}
+
+#[test]
+fn a_linked_version_goes_back_by_name_never_into_a_shared_inode() {
+    // `ln -f a.txt b.txt`: afterwards b.txt is another name of a.txt. Writing b's old bytes
+    // into the file at b.txt would overwrite a.txt too.
+    let env = Env::new();
+    let b = env.write("b.txt", "old b\n");
+    let a = env.write("a.txt", "a stays a\n");
+    preserve(&env, 1, &[item(&env, "b.txt", true)]);
+    rm(&b);
+    std::fs::hard_link(&a, &b).unwrap();
+    let report = env.restore(txid(1).as_str(), &RestoreOptions::default());
+    assert!(report.ok, "{report:?}");
+    assert_eq!(std::fs::read(&b).unwrap(), b"old b\n");
+    assert_eq!(std::fs::read(&a).unwrap(), b"a stays a\n");
+}
+
+#[test]
+fn a_version_kept_by_link_that_the_command_never_replaced_is_restored_by_dropping_the_link() {
+    let env = Env::new();
+    let path = env.write("b.txt", "b\n");
+    let report = preserve(&env, 1, &[item(&env, "b.txt", true)]);
+    let kept = report.kept[0].trash.path().to_path_buf();
+    // The command never ran (refused, or the person said no).
+    let report = env.restore(txid(1).as_str(), &RestoreOptions::default());
+    assert!(report.ok, "{report:?}");
+    assert_eq!(std::fs::read(&path).unwrap(), b"b\n", "never truncated");
+    assert!(!kept.exists(), "the quarantine's name is gone");
+    assert_eq!(std::fs::metadata(&path).unwrap().nlink(), 1);
+    assert!(report.backup_txids.is_empty(), "{report:?}");
+}
+
+#[test]
+fn a_file_with_another_name_is_copied_not_linked() {
+    // A second name could be written in place later, changing a linked version.
+    let env = Env::new();
+    let path = env.write("b.txt", "b\n");
+    std::fs::hard_link(&path, env.ws.join("alias.txt")).unwrap();
+    let report = preserve(&env, 1, &[item(&env, "b.txt", true)]);
+    assert!(
+        matches!(report.kept[0].by, KeptBy::Reflink | KeptBy::Copy),
+        "{report:?}"
+    );
+    std::fs::write(env.ws.join("alias.txt"), "changed\n").unwrap();
+    assert_eq!(std::fs::read(report.kept[0].trash.path()).unwrap(), b"b\n");
+}
+
+#[test]
+fn a_symlink_is_kept_as_a_link_and_comes_back_as_one() {
+    let env = Env::new();
+    let link = env.ws.join("current");
+    std::os::unix::fs::symlink("releases/v1", &link).unwrap();
+    let report = preserve(&env, 1, &[item(&env, "current", true)]);
+    assert_eq!(report.kept[0].by, KeptBy::Symlink);
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        std::path::Path::new("releases/v1")
+    );
+    // `ln -sfn releases/v2 current`.
+    rm(&link);
+    std::os::unix::fs::symlink("releases/v2", &link).unwrap();
+    let report = env.restore(txid(1).as_str(), &RestoreOptions::default());
+    assert!(report.ok, "{report:?}");
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        std::path::Path::new("releases/v1")
+    );
+}
+
+#[test]
+fn a_copy_over_the_cap_is_refused_before_anything_is_written() {
+    let env = Env::new();
+    let path = env.write("big.bin", &"x".repeat(100));
+    let mut big = item(&env, "big.bin", false);
+    big.max_copy = Some(10);
+    let report = preserve(&env, 1, &[big]);
+    if report.kept.first().is_some_and(|k| k.by == KeptBy::Reflink) {
+        // A reflink keeps any size: the cap only holds for byte copies.
+        return;
+    }
+    assert!(!report.complete());
+    assert_eq!(
+        report.skipped[0].kind,
+        agent_guard_quarantine::SkipKind::TooLarge
+    );
+    assert!(report.skipped[0].reason.contains("100 bytes"), "{report:?}");
+    assert_eq!(std::fs::read(&path).unwrap().len(), 100);
+    let mut stack = vec![env.store.tx_dir(&txid(1))];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten() {
+            let path = entry.unwrap().path();
+            assert!(
+                !path.is_file(),
+                "a partial copy was left: {}",
+                path.display()
+            );
+            stack.push(path);
+        }
+    }
 }
 
 #[test]
 fn absent_files_need_nothing_and_write_nothing() {
     let env = Env::new();
-    let report = preserve(&env, 1, &[item(&env, "new.txt", true)]);
+    let report = preserve(&env, 1, &[item(&env, "new.txt", false)]);
     assert!(report.complete() && report.kept.is_empty());
     assert!(env.store.transaction(&txid(1)).unwrap().is_none());
 }
@@ -182,7 +310,7 @@ fn a_kept_version_is_refused_when_the_callers_intent_is_not_durable() {
         )));
     let report = failed
         .preserve(
-            &[item(&env, "notes.txt", true)],
+            &[item(&env, "notes.txt", false)],
             &txid(3),
             serde_json::Map::new(),
             &NoProgress,
@@ -209,7 +337,7 @@ fn a_kept_version_is_refused_when_the_callers_intent_is_not_durable() {
         .with_before_effect(agent_guard_fsops::SyncInFlight::start(log));
     let report = ok
         .preserve(
-            &[item(&env, "notes.txt", true)],
+            &[item(&env, "notes.txt", false)],
             &txid(4),
             serde_json::Map::new(),
             &NoProgress,

@@ -11,7 +11,7 @@ use agent_guard_quarantine::{
 };
 use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
 
-use crate::{checkpoint, clean_enumerate, preserve, preserve_refs, relocate, snapshot};
+use crate::{checkpoint, clean_enumerate, moves, preserve, preserve_refs, relocate, snapshot};
 
 /// What one compensation runs with: the quarantine, the transaction it creates, who asked,
 /// and where to report progress.
@@ -48,6 +48,9 @@ pub enum FailureKind {
     Partial,
     /// The compensation was attempted and failed.
     Failed,
+    /// A file could be kept only by copying it byte by byte, and it is over the copy cap:
+    /// nothing more was kept, and a person decides (the line becomes a question).
+    TooLarge,
 }
 
 /// A compensation that did not fully succeed: the kind, and the cause when there is one.
@@ -182,6 +185,7 @@ pub static COMPENSATIONS: &[&dyn Compensation] = &[
     &preserve_refs::PreserveRefs,
     &preserve::Preserve,
     &checkpoint::Checkpoint,
+    &moves::Move,
 ];
 
 /// The compensation of `strategy`.

@@ -34,6 +34,7 @@ mod checkpoint;
 mod clean_enumerate;
 mod compensation;
 mod error;
+mod moves;
 mod preserve;
 mod preserve_refs;
 mod relocate;
@@ -50,6 +51,7 @@ pub use compensation::{
     for_plan,
 };
 pub use error::RecoveryError;
+pub use moves::{Move, recording as move_recording};
 pub use preserve::{Preserve, items as preserve_items};
 pub use preserve_refs::{PreserveRefs, preserve_refs};
 pub use relocate::{Relocate, items as relocate_items};

@@ -1,10 +1,11 @@
 //! Preserve: keep the current version of files a command overwrites or consumes (`>`,
 //! `truncate`, `cp` onto, `mv` onto, `sed -i`, `gzip`, …) before it runs.
 //!
-//! The quarantine does the work (see `agent_guard_quarantine::Quarantine::preserve`): a file
-//! the command reads or rewrites in place is reflinked or copied, and stays where it is; a file
-//! it replaces unread is moved away. Restore (the quarantine's, for every file item) writes the
-//! old bytes back into the file in place, keeping what the command left in a new transaction.
+//! The quarantine does the work (see `agent_guard_quarantine::Quarantine::preserve`): every
+//! file stays where it is; its version is hard-linked when the line only replaces its name,
+//! else reflinked or copied (up to the cap: a larger file is a [`FailureKind::TooLarge`], which
+//! the engine turns into a question). Restore puts a linked version back by name and writes a
+//! copied one back into the file in place, keeping what the command left in a new transaction.
 
 use agent_guard_quarantine::{PreservationReport, PreserveItem, SkipKind};
 use agent_guard_types::{CompensationStatus, Plan, Preserved, Strategy};
@@ -44,8 +45,8 @@ impl Compensation for Preserve {
     }
 }
 
-/// The files a preserve plan keeps: each existing file's physical path; copied when the
-/// command needs it where it is, moved when it replaces it unread.
+/// The files a preserve plan keeps: each existing file's physical path, hard-linked where the
+/// plan allows, else reflinked or copied up to its cap.
 pub fn items(files: &[Preserved]) -> Vec<PreserveItem> {
     files
         .iter()
@@ -53,7 +54,8 @@ pub fn items(files: &[Preserved]) -> Vec<PreserveItem> {
             file.spec.physical.clone().map(|origin| PreserveItem {
                 origin,
                 raw: file.spec.raw.clone(),
-                copy: file.mode.reads_target(),
+                link: file.link,
+                max_copy: Some(file.max_copy),
             })
         })
         .collect()
@@ -65,7 +67,16 @@ fn outcome(report: &PreservationReport, job: &Job<'_>) -> Applied {
         .iter()
         .filter(|s| s.kind != SkipKind::Absent)
         .collect();
-    let (status, failure) = if report.storage_failure {
+    let too_large = skipped.iter().find(|s| s.kind == SkipKind::TooLarge);
+    let (status, failure) = if let Some(big) = too_large {
+        (
+            CompensationStatus::Partial,
+            Some(Failure {
+                kind: FailureKind::TooLarge,
+                detail: Some(big.reason.clone()),
+            }),
+        )
+    } else if report.storage_failure {
         (
             CompensationStatus::StorageFailed,
             Some(Failure {

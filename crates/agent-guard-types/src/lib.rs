@@ -48,5 +48,5 @@ pub use path::{EntryKind, PathSpec, Protected};
 pub use reason::ReasonCode;
 pub use strategy::{CompensationStatus, Strategy};
 pub use txid::{InvalidTxId, TxId, is_generated_id};
-pub use verdict::{CheckpointPlan, Plan, Preserved, Verdict};
+pub use verdict::{CheckpointPlan, MovePlan, MovedSource, Plan, Preserved, Verdict};
 pub use world::{Reach, ResetPreflight, World};

@@ -78,6 +78,11 @@ pub enum OpKind {
     /// Reads its inputs, then deletes them (`gzip f`, `tar --remove-files`, `zip -m`,
     /// `rsync --remove-source-files`).
     SideEffectDelete,
+    /// Renames paths (`mv`, `git mv`, `Move-Item`, `Rename-Item`, `move`, `ren`): each of
+    /// [`OpSpec::sources`] leaves its name for a destination, replacing what was there. The
+    /// targets are every path a source can land on (`dest` and `dest/<name>` when the
+    /// destination may be a directory), as for an [`OpKind::Overwrite`] that replaces.
+    Move,
     /// Adds to the end of paths and changes nothing already there (`>>`, `tee -a`,
     /// `Add-Content`, `Out-File -Append`). It destroys nothing, so it is judged only against
     /// the protected paths: appending to `.git/config` or the quarantine's logs is tampering.
@@ -111,6 +116,7 @@ impl OpKind {
             OpKind::GitReflogExpire => "git-reflog-expire",
             OpKind::Overwrite => "overwrite",
             OpKind::SideEffectDelete => "side-effect-delete",
+            OpKind::Move => "move",
             OpKind::Append => "append",
             OpKind::EditTool => "edit-tool",
             OpKind::Unknown => "unknown",
@@ -136,8 +142,9 @@ impl OpKind {
 }
 
 /// How a writing command treats a target that exists (facts of [`OpKind::Overwrite`] and
-/// [`OpKind::SideEffectDelete`] ops). It decides how the old version can be kept: a path the
-/// command never reads can be moved away first; one it reads, or writes in place, is copied.
+/// [`OpKind::SideEffectDelete`] ops). It decides how the old version can be kept without
+/// taking it away: a path whose name the command only replaces can be hard-linked; one it
+/// reads or writes in place is reflinked or copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WriteMode {
@@ -165,10 +172,11 @@ impl WriteMode {
         }
     }
 
-    /// Whether the command needs the old version where it is when it starts (so it must be
-    /// copied, not moved away).
-    pub const fn reads_target(self) -> bool {
-        !matches!(self, WriteMode::Replace)
+    /// Whether the command only replaces the path's name (a rename over it, an unlink
+    /// first), never writing or reading the old file: then a hard link keeps the old
+    /// version, unseen by the command.
+    pub const fn replaces_name_only(self) -> bool {
+        matches!(self, WriteMode::Replace)
     }
 }
 
@@ -297,6 +305,13 @@ pub struct OpSpec {
     /// For an undeterminable delete: what confines it to its targets, when something does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confined: Option<Confinement>,
+    /// For an [`OpKind::Move`]: the paths that leave their names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Target>,
+    /// For an [`OpKind::Move`], one per target: the index in [`OpSpec::sources`] of the
+    /// source that may land there (`None` for a backup name, where the replaced file goes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub landing_of: Vec<Option<usize>>,
 }
 
 impl OpSpec {
@@ -323,6 +338,8 @@ impl OpSpec {
             notes: Vec::new(),
             span: Span::default(),
             confined: None,
+            sources: Vec::new(),
+            landing_of: Vec::new(),
         }
     }
 

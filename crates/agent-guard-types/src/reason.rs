@@ -152,6 +152,10 @@ reason_codes! {
     /// Hook mode: the current version of files an edit tool changes is preserved first.
     SnapshotEditTool => "SNAPSHOT_EDIT_TOOL", Snapshot,
         "The current version of every existing file this edit-tool call writes, edits, deletes or renames is copied into the quarantine first, so the edit can be undone.";
+    /// A move or rename: where each source was, and what each destination held, is recorded
+    /// first (nothing is taken away), so undo moves every source back.
+    SnapshotMove => "SNAPSHOT_MOVE", Snapshot,
+        "The command moves or renames paths; where each one was, and what each destination held, is recorded first (nothing is taken away), so undo puts every source back at its name and every destination back as it was.";
 }
 
 #[cfg(feature = "schema")]

@@ -23,6 +23,8 @@ pub enum Strategy {
     Preserve,
     /// Record the workspace as a checkpoint before a command whose effects are unknown.
     Checkpoint,
+    /// Record where moved paths were and keep what their destinations held.
+    Move,
 }
 
 impl Strategy {
@@ -34,6 +36,7 @@ impl Strategy {
         Strategy::PreserveRefs,
         Strategy::Preserve,
         Strategy::Checkpoint,
+        Strategy::Move,
     ];
 
     /// The stable kebab-case name.
@@ -45,6 +48,7 @@ impl Strategy {
             Strategy::PreserveRefs => "preserve-refs",
             Strategy::Preserve => "preserve",
             Strategy::Checkpoint => "checkpoint",
+            Strategy::Move => "move",
         }
     }
 
@@ -64,6 +68,7 @@ impl Strategy {
             Plan::PreserveRefs { .. } => Some(Strategy::PreserveRefs),
             Plan::Preserve(_) => Some(Strategy::Preserve),
             Plan::Checkpoint(_) => Some(Strategy::Checkpoint),
+            Plan::Move(_) => Some(Strategy::Move),
         }
     }
 }

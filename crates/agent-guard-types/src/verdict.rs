@@ -35,13 +35,16 @@ pub enum Plan {
         /// The pathspecs being discarded, if the op is limited to paths.
         pathspecs: Vec<String>,
     },
-    /// Keep the current version of existing paths a command overwrites or consumes: copied
-    /// (reflinked where the filesystem can) when the command reads or rewrites them in place,
-    /// moved into the quarantine when it replaces them unread.
+    /// Keep the current version of existing paths a command overwrites or consumes, leaving
+    /// them where they are: hard-linked into the quarantine when the line only replaces the
+    /// name, else reflinked where the filesystem can, else copied.
     Preserve(Vec<Preserved>),
     /// Record the whole workspace as a checkpoint (what the command will change cannot be
     /// named beforehand).
     Checkpoint(CheckpointPlan),
+    /// Record where the paths a line moves are, and keep what their destinations hold, so
+    /// that undo moves each one back (nothing is taken away).
+    Move(MovePlan),
     /// Keep the commits a ref-deleting command would drop, under private refs.
     PreserveRefs {
         /// The directory git runs in.
@@ -68,13 +71,51 @@ pub struct CheckpointPlan {
     pub max_file_bytes: u64,
 }
 
+/// What a [`Plan::Move`] records before a line moves or renames paths: one plan for every
+/// move of the line, so that one undo reverses them together (a chain `mv a b && mv b c`,
+/// a swap through a temporary name).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MovePlan {
+    /// Each existing path inside the workspace that leaves its name.
+    pub sources: Vec<MovedSource>,
+    /// Every path a source may land on, as it is now. Inside the workspace, an absent one is
+    /// made absent again by undo and an empty directory is made again; outside, it is only
+    /// where undo looks for a moved source.
+    pub destinations: Vec<PathSpec>,
+    /// The existing files and symlinks the destinations would replace: kept first, as a
+    /// [`Plan::Preserve`] keeps them.
+    pub kept: Vec<Preserved>,
+    /// The line moves index entries too (`git mv`): the index is kept first, so that undo
+    /// puts the moved entries back.
+    pub index: bool,
+}
+
+/// One source of a [`MovePlan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovedSource {
+    /// The path's facts.
+    pub spec: PathSpec,
+    /// A copy is kept too: the source may land outside the workspace (where the guard does
+    /// not follow it) or on another filesystem (where it is a new file).
+    pub copy: bool,
+    /// The largest tree copied byte by byte when [`MovedSource::copy`] is set.
+    pub max_copy: u64,
+}
+
 /// One path whose current version a [`Plan::Preserve`] keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Preserved {
     /// The path's facts (what the world found).
     pub spec: PathSpec,
-    /// How the command treats it, which decides copy or move.
+    /// How the command treats it.
     pub mode: crate::WriteMode,
+    /// A hard link keeps this version: the line only replaces the name (a rename over it,
+    /// an unlink first) and nothing else in it writes, reads or counts the links of this
+    /// file, so the old inode stays as it is. Otherwise it is reflinked or copied.
+    pub link: bool,
+    /// The largest size copied byte by byte (when neither a link nor a reflink can keep
+    /// it); a larger file is not kept, and the line is asked about instead.
+    pub max_copy: u64,
 }
 
 /// The verdict on one operation (or on a whole line, after aggregation).

@@ -75,4 +75,13 @@ pub trait World {
         let _ = (dir, reach);
         true
     }
+
+    /// Returns `true` if the quarantine can keep a version of the file at `path` (physical)
+    /// by sharing its extents (a reflink: Btrfs, XFS with reflinks, bcachefs, …) rather than
+    /// copying its bytes. A guess from the filesystem types: the copy itself finds out for
+    /// sure. The default (a world that cannot look) says it cannot.
+    fn shares_extents(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
 }

@@ -67,6 +67,7 @@
 
 mod error;
 mod expand;
+mod extents;
 mod facts;
 mod ignore;
 mod protect;

@@ -173,6 +173,10 @@ impl World for RealWorld {
     fn checkpoint_reach(&self, dir: &Path, reach: agent_guard_types::Reach<'_>) -> bool {
         crate::reach::reaches(self, dir, reach)
     }
+
+    fn shares_extents(&self, path: &Path) -> bool {
+        crate::extents::shares_extents(path, &self.trash)
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! without a destination into the first source (`copy /b a+,,` rewrites `a`). `ren`
 //! refuses an existing name: nothing. The destination rules are `cp`'s.
 
-use agent_guard_types::{Dialect, OpSpec, Target, WriteMode};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Target, WriteMode};
 
 use crate::windows::{self, Piece, Tok};
 use crate::writes::{Placement, RECURSIVE, basename, overwrite_in};
@@ -133,6 +133,51 @@ pub(super) fn move_(args: &[Tok]) -> Option<OpSpec> {
     }
     check_switches(&mut op, &switches, &["y", "-y"]);
     op.targets = placed(&operands, false);
+    op.kind = OpKind::Move;
+    // `move` takes one source (a wildcard is one operand).
+    op.landing_of = op.targets.iter().map(|_| Some(0)).collect();
+    op.sources = operands
+        .iter()
+        .take(operands.len().saturating_sub(1).max(1))
+        .map(|t| windows::target(t, Dialect::Cmd))
+        .collect();
+    Some(op)
+}
+
+/// `ren SOURCE NEWNAME` (`rename`): the source moves to `NEWNAME` in its own directory; an
+/// existing name is refused, and a wildcard renames every match (undeterminable).
+pub(super) fn ren(args: &[Tok]) -> Option<OpSpec> {
+    let mut op = OpSpec::new("ren", OpKind::Move, Dialect::Cmd);
+    op.write = WriteMode::Replace;
+    let (switches, operands) = split(args, &mut op);
+    if switches.iter().any(|s| s == "?") {
+        return None;
+    }
+    check_switches(&mut op, &switches, &[]);
+    // Windows names ignore case and trailing dots: `.GIT.` is `.git`.
+    if operands
+        .iter()
+        .filter_map(Tok::literal)
+        .any(crate::writes::names_protected)
+    {
+        return Some(windows::unknown(
+            "ren",
+            Dialect::Cmd,
+            "it renames git metadata or the quarantine, taking it from the workspace",
+        ));
+    }
+    let [source, name] = operands.as_slice() else {
+        op.mark_undeterminable("ren takes a source and a new name");
+        return Some(op);
+    };
+    let source = windows::target(source, Dialect::Cmd);
+    let name = windows::target(name, Dialect::Cmd);
+    if name.text.contains('/') && name.opaque.is_none() {
+        op.mark_undeterminable("the new name of ren is a name, not a path");
+    }
+    op.targets = vec![crate::writes::sibling(&source, &name)];
+    op.landing_of = vec![Some(0)];
+    op.sources = vec![source];
     Some(op)
 }
 
@@ -277,7 +322,8 @@ mod tests {
     #[test]
     fn move_xcopy_replace_and_friends() {
         let o = ops("move /y a.txt b.txt");
-        assert_eq!(o[0].write, WriteMode::Replace);
+        assert_eq!((o[0].kind, o[0].write), (OpKind::Move, WriteMode::Replace));
+        assert_eq!(o[0].sources[0].text, "a.txt");
         assert_eq!(targets("move /y a.txt b.txt"), ["b.txt", "b.txt/a.txt"]);
         assert!(o[0].targets.iter().all(|t| !t.through_symlink));
         assert!(ops("xcopy a b /y")[0].undeterminable);
@@ -287,6 +333,11 @@ mod tests {
         assert_eq!(targets("sort /o out.txt in.txt"), ["out.txt"]);
         assert_eq!(targets("format d: /q"), ["d:/"]);
         assert_eq!(targets("fsutil file seteof big.bin 0"), ["big.bin"]);
-        assert!(ops("ren a.txt b.txt").is_empty());
+        let o = ops("ren sub\\a.txt b.txt");
+        assert_eq!(o[0].kind, OpKind::Move);
+        assert_eq!(
+            (o[0].sources[0].text.as_str(), o[0].targets[0].text.as_str()),
+            ("sub/a.txt", "sub/b.txt")
+        );
     }
 }

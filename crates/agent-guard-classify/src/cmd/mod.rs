@@ -99,16 +99,16 @@ fn command_ops(
             .collect();
         return del_rd::parse(&name, &args).into_iter().collect();
     }
-    if matches!(name.as_str(), "copy" | "move") {
+    if matches!(name.as_str(), "copy" | "move" | "ren" | "rename") {
         let args: Vec<Tok> = head_toks[1..]
             .iter()
             .cloned()
             .chain(words.iter().flat_map(|w| windows::tokens(w, BUILTIN)))
             .collect();
-        let op = if name == "copy" {
-            copy::copy(&args)
-        } else {
-            copy::move_(&args)
+        let op = match name.as_str() {
+            "copy" => copy::copy(&args),
+            "move" => copy::move_(&args),
+            _ => copy::ren(&args),
         };
         return op.into_iter().collect();
     }
@@ -134,18 +134,6 @@ fn command_ops(
         .collect();
     let text = line.text(command);
     match name.as_str() {
-        "ren" | "rename"
-            if args
-                .iter()
-                .filter_map(Tok::literal)
-                .any(|t| !t.starts_with('/') && crate::writes::names_protected(t)) =>
-        {
-            vec![windows::unknown(
-                &name,
-                Dialect::Cmd,
-                "it renames git metadata or the quarantine, taking it from the workspace",
-            )]
-        }
         "start" if windows::noop::starts_nothing(&args, Dialect::Cmd) => Vec::new(),
         "start" => windows::or_opaque(
             windows::opaque_if_smelly(

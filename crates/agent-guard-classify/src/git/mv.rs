@@ -1,6 +1,6 @@
 //! `git mv [-f] [-k] [-n] SOURCE… DEST`: renames in the work tree (and the index). An
 //! existing destination is refused unless `-f`, which replaces it unread; the destination
-//! rules are `mv`'s.
+//! rules are `mv`'s. Every form moves its sources, so every form is a move.
 
 use agent_guard_types::{OpKind, OpSpec, WriteMode};
 
@@ -17,16 +17,15 @@ const MV: &[Opt] = &[
     Opt::flag("n", None, Some("sparse")),
 ];
 
-/// Parses the arguments after `git mv`; `None` when nothing existing is written over.
+/// Parses the arguments after `git mv`; `None` for a dry run.
 pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
-    let mut op = git_op(OpKind::Overwrite);
+    let mut op = git_op(OpKind::Move);
     op.write = WriteMode::Replace;
-    let mut force = false;
     let mut operands = Vec::new();
     let (items, _) = getopt::parse(args, MV, Order::Permute);
     for item in &items {
         match item {
-            Item::Opt { name: "force", .. } => force = true,
+            Item::Opt { name: "force", .. } => op.force = true,
             // `-n` only reports what it would move.
             Item::Opt {
                 name: "dry-run", ..
@@ -36,12 +35,16 @@ pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
             other => getopt_problem(&mut op, other),
         }
     }
-    if !force && !op.undeterminable {
-        return None;
+    let placement = Placement::of_operands(operands, None);
+    (op.targets, op.landing_of) = placement
+        .landings()
+        .into_iter()
+        .map(|(t, i)| (t, Some(i)))
+        .unzip();
+    op.sources = placement.sources;
+    if op.force {
+        op.note("git mv -f replaces an existing destination");
     }
-    op.force = force;
-    op.targets = Placement::of_operands(operands, None).targets();
-    op.note("git mv -f replaces an existing destination");
     Some(op)
 }
 
@@ -54,12 +57,14 @@ mod tests {
     }
 
     #[test]
-    fn only_forced_moves_replace() {
-        assert!(mv(&args("a b")).is_none());
-        let op = mv(&args("-f a b")).unwrap();
+    fn every_git_mv_moves() {
+        let op = mv(&args("a b")).unwrap();
+        assert_eq!(op.kind, OpKind::Move);
         let targets: Vec<&str> = op.targets.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(targets, ["b", "b/a"]);
-        assert_eq!(op.write, WriteMode::Replace);
+        assert_eq!(op.sources[0].text, "a");
+        assert!(!op.force);
+        assert!(mv(&args("-f a b")).unwrap().force);
         assert!(mv(&args("-fn a b")).is_none());
         assert!(mv(&args("--bogus a b")).unwrap().undeterminable);
     }

@@ -208,20 +208,6 @@ fn words(
             Dialect::PowerShell,
             "it starts a program whose effects the guard does not model",
         ),
-        // Rename-Item refuses an existing name, but renaming `.git` or the quarantine takes it
-        // from the workspace.
-        "rename-item" | "rni" | "ren"
-            if toks
-                .iter()
-                .filter_map(Tok::literal)
-                .any(|t| !t.starts_with('-') && crate::writes::names_protected(t)) =>
-        {
-            vec![windows::unknown(
-                &name,
-                Dialect::PowerShell,
-                writes::MOVES_PROTECTED,
-            )]
-        }
         // `gci | % Delete`: ForEach-Object -MemberName calls the method on every item.
         "foreach-object" | "%" | "foreach"
             if toks.first().and_then(Tok::literal).is_some_and(|m| {

@@ -10,7 +10,8 @@
 //!   `-Force` it refuses an existing one, and a directory is kept.
 //! - `Copy-Item` (`copy`, `cp`, `cpi`) overwrites an existing file without `-Force`.
 //!   `Move-Item` (`move`, `mi`) needs `-Force` to replace one; `mv`, which is the native
-//!   `mv` on Linux and macOS, is judged as overwriting either way. `Rename-Item` refuses an
+//!   `mv` on Linux and macOS, is judged as overwriting either way. Both are moves of their
+//!   sources ([`OpKind::Move`]), as is `Rename-Item` (`rni`, `ren`), which refuses an
 //!   existing name. The destination rules are `cp`'s; `-Recurse` merges trees:
 //!   undeterminable.
 //! - `Invoke-WebRequest`/`Invoke-RestMethod -OutFile` truncate their output.
@@ -18,7 +19,7 @@
 //!   filters make the op undeterminable.
 
 use agent_guard_lex::Word;
-use agent_guard_types::{Dialect, OpSpec, Target, WriteMode};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Target, WriteMode};
 
 use super::params::{Bound, Cmdlet, Kind, bind};
 use crate::windows::{self, Tok};
@@ -115,6 +116,20 @@ const COPY_ITEM: Cmdlet = Cmdlet {
     positional: &["path", "destination"],
 };
 
+const RENAME_ITEM: Cmdlet = Cmdlet {
+    params: &[
+        ("path", "path", Kind::Path),
+        ("literalpath", "path", Kind::LiteralPath),
+        ("pspath", "path", Kind::LiteralPath),
+        ("lp", "path", Kind::LiteralPath),
+        ("newname", "newname", Kind::Value),
+        ("force", "force", Kind::Switch),
+        ("passthru", "passthru", Kind::Switch),
+        ("credential", "credential", Kind::Unsafe),
+    ],
+    positional: &["path", "newname"],
+};
+
 /// The cmdlet a normalised command name is, when it writes files.
 fn cmdlet(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -128,6 +143,7 @@ fn cmdlet(name: &str) -> Option<&'static str> {
         "new-item" | "ni" => "new-item",
         "copy-item" | "copy" | "cp" | "cpi" => "copy-item",
         "move-item" | "move" | "mv" | "mi" => "move-item",
+        "rename-item" | "rni" | "ren" => "rename-item",
         "invoke-webrequest" | "iwr" | "invoke-restmethod" | "irm" | "curl" | "wget" => {
             "invoke-webrequest"
         }
@@ -158,8 +174,9 @@ pub(super) fn parse(name: &str, words: &[Word], piped: bool) -> Option<Vec<OpSpe
             out_file(op, &bind(words, &OUT_FILE))
         }
         "new-item" => new_item(op, &bind(words, &NEW_ITEM)),
-        "copy-item" => copy_item(op, &bind(words, &COPY_ITEM), name, false),
-        "move-item" => copy_item(op, &bind(words, &COPY_ITEM), name, true),
+        "copy-item" => Some(copy_item(op, &bind(words, &COPY_ITEM), name, false)),
+        "move-item" => Some(copy_item(op, &bind(words, &COPY_ITEM), name, true)),
+        "rename-item" => Some(rename_item(op, &bind(words, &RENAME_ITEM))),
         _ => web_request(op, words, name),
     };
     // `-WhatIf` only reports what it would write.
@@ -249,7 +266,7 @@ fn new_item(mut op: OpSpec, bound: &Bound) -> Option<OpSpec> {
     Some(op)
 }
 
-fn copy_item(mut op: OpSpec, bound: &Bound, name: &str, moves: bool) -> Option<OpSpec> {
+fn copy_item(mut op: OpSpec, bound: &Bound, name: &str, moves: bool) -> OpSpec {
     // Moving `.git` or the quarantine away (or a wildcard that can match them: `*` matches a
     // leading dot here) takes them from the workspace, whatever happens at the destination.
     if moves
@@ -258,21 +275,17 @@ fn copy_item(mut op: OpSpec, bound: &Bound, name: &str, moves: bool) -> Option<O
             .iter()
             .any(|t| t.glob || crate::writes::names_protected(&t.text))
     {
-        return Some(crate::windows::unknown(
-            &op.op,
-            Dialect::PowerShell,
-            MOVES_PROTECTED,
-        ));
+        return crate::windows::unknown(&op.op, Dialect::PowerShell, MOVES_PROTECTED);
     }
     if moves {
-        if !bound.has("force") && name != "mv" {
-            // Move-Item refuses an existing destination file without -Force.
-            return None;
-        }
+        // Every Move-Item moves its sources; without -Force an existing destination file is
+        // refused, and is recorded all the same.
         if name == "mv" && !bound.has("force") {
             op.note("on Linux and macOS `mv` is the native program, which overwrites");
         }
+        op.kind = OpKind::Move;
         op.write = WriteMode::Replace;
+        op.sources.clone_from(&bound.paths);
     }
     let dest = bound
         .destination
@@ -283,7 +296,15 @@ fn copy_item(mut op: OpSpec, bound: &Bound, name: &str, moves: bool) -> Option<O
         dest: Some(dest),
         ..Placement::default()
     };
-    op.targets = placement.targets();
+    if moves {
+        (op.targets, op.landing_of) = placement
+            .landings()
+            .into_iter()
+            .map(|(t, i)| (t, Some(i)))
+            .unzip();
+    } else {
+        op.targets = placement.targets();
+    }
     for target in &mut op.targets {
         target.through_symlink = !moves;
     }
@@ -292,7 +313,47 @@ fn copy_item(mut op: OpSpec, bound: &Bound, name: &str, moves: bool) -> Option<O
         op.recursive = true;
         op.mark_undeterminable(format!("{} -Recurse {RECURSIVE}", op.op));
     }
-    Some(op)
+    op
+}
+
+/// `Rename-Item -Path P -NewName N`: the item moves to `N` in its own directory (an
+/// existing name is refused; `N` is a name, not a path).
+fn rename_item(mut op: OpSpec, bound: &Bound) -> OpSpec {
+    // Renaming `.git` or the quarantine (in any case, with trailing dots) takes it from the
+    // workspace.
+    let protected = bound
+        .paths
+        .iter()
+        .any(|t| t.glob || crate::writes::names_protected(&t.text))
+        || bound
+            .value("newname")
+            .and_then(Tok::literal)
+            .is_some_and(crate::writes::names_protected);
+    if protected {
+        return windows::unknown(&op.op, Dialect::PowerShell, MOVES_PROTECTED);
+    }
+    op.kind = OpKind::Move;
+    op.write = WriteMode::Replace;
+    bound.mark(&mut op);
+    let Some(new_name) = bound.value("newname") else {
+        op.mark_undeterminable("Rename-Item without a literal -NewName");
+        return op;
+    };
+    let name = windows::target(new_name, Dialect::PowerShell);
+    if name.text.contains('/') && name.opaque.is_none() {
+        op.mark_undeterminable("-NewName is a name, not a path");
+    }
+    op.sources.clone_from(&bound.paths);
+    op.targets = bound
+        .paths
+        .iter()
+        .map(|path| crate::writes::sibling(path, &name))
+        .collect();
+    op.landing_of = (0..op.targets.len()).map(Some).collect();
+    if op.sources.is_empty() {
+        op.mark_undeterminable("the item to rename arrives through the pipeline");
+    }
+    op
 }
 
 /// `Invoke-WebRequest -OutFile FILE` (and `Invoke-RestMethod`); `curl`/`wget` are its
@@ -409,11 +470,18 @@ mod tests {
             "Get-Date | Tee-Object -Variable t",
             "New-Item notes.txt",
             "New-Item -ItemType Directory build -Force",
-            "Move-Item notes.txt report.txt",
-            "Rename-Item notes.txt report.txt",
             "Set-Content notes.txt x -WhatIf",
         ] {
             assert!(ops(line).is_empty(), "{line}");
+        }
+        // Every move and rename moves its source (undo moves it back), with -Force or not.
+        for line in [
+            "Move-Item notes.txt report.txt",
+            "Rename-Item notes.txt report.txt",
+        ] {
+            let o = ops(line);
+            assert_eq!(o[0].kind, agent_guard_types::OpKind::Move, "{line}");
+            assert_eq!(o[0].sources[0].text, "notes.txt", "{line}");
         }
         // A .NET append writes over nothing; where it lands is not placed.
         let o = ops("[IO.File]::AppendAllText('notes.txt', 'x')");

@@ -69,9 +69,6 @@ const CMD: &[&str] = &[
     "find",
     "wsl",
     "winver",
-    // A rename refuses an existing name: nothing is lost.
-    "ren",
-    "rename",
     // Editors and viewers (as `vim` and `less` in POSIX).
     "notepad",
     "code",
@@ -218,8 +215,7 @@ const POWERSHELL: &[&str] = &[
     // Running a script block here or remotely: the block is classified on its own.
     "invoke-command",
     "icm",
-    // Item properties (the registry, file attributes): no file content. Rename-Item refuses
-    // an existing name.
+    // Item properties (the registry, file attributes): no file content.
     "new-itemproperty",
     "set-itemproperty",
     "remove-itemproperty",
@@ -229,9 +225,6 @@ const POWERSHELL: &[&str] = &[
     "move-itemproperty",
     "rp",
     "sp",
-    "rename-item",
-    "rni",
-    "ren",
     // Readers outside the read verbs.
     "convert-path",
     "cvpa",

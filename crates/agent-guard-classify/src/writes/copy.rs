@@ -18,7 +18,7 @@
 //! answering a prompt is still overwriting. A recursive copy merges into existing
 //! directories: undeterminable ([`super::RECURSIVE`]).
 
-use agent_guard_types::{OpSpec, Target, WriteMode};
+use agent_guard_types::{Dialect, OpKind, OpSpec, Target, WriteMode};
 
 use super::{Placement, RECURSIVE, getopt_problem, overwrite, value_arg};
 use crate::args::Arg;
@@ -161,6 +161,8 @@ struct Read {
     recursive: bool,
     /// Nothing existing is written over (`-n`, `--update=none`, `--exchange`, …).
     safe: bool,
+    /// `mv --exchange`: the source and the destination swap.
+    exchange: bool,
     /// The destination is unlinked and replaced rather than opened (`cp -l`, `-s`,
     /// `--remove-destination`).
     replaces: bool,
@@ -183,7 +185,13 @@ fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
                 name: "recursive", ..
             } => read.recursive = true,
             Item::Opt {
-                name: "no-clobber" | "exchange" | "attributes-only",
+                name: "exchange", ..
+            } => {
+                read.safe = true;
+                read.exchange = true;
+            }
+            Item::Opt {
+                name: "no-clobber" | "attributes-only",
                 ..
             } => read.safe = true,
             Item::Opt {
@@ -293,11 +301,58 @@ pub(super) fn cp(args: &[Arg]) -> Option<OpSpec> {
     finish(op, read, through)
 }
 
-/// `mv [OPTION]… SOURCE… DEST`.
+/// `mv [OPTION]… SOURCE… DEST`: a move of every source (with `-n` too: only the
+/// destinations are spared), onto the paths [`Placement`] names; with `-b` the old
+/// destination goes to its backup name, which is a destination too. `--exchange` swaps.
 pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
-    let mut op = overwrite("mv", WriteMode::Replace);
+    let mut op = OpSpec::new("mv", OpKind::Move, Dialect::Posix);
+    op.write = WriteMode::Replace;
     let read = read("mv", args, MV, &mut op);
-    finish(op, read, false)
+    if read.info {
+        return None;
+    }
+    if read.exchange {
+        // `mv --exchange a b`: each takes the other's name (and no directory placement).
+        let mut operands = read.operands;
+        if operands.len() == 2 && read.into.is_none() {
+            op.targets = vec![operands[1].clone(), operands[0].clone()];
+            op.landing_of = vec![Some(0), Some(1)];
+        } else {
+            op.mark_undeterminable("mv --exchange takes exactly two operands");
+        }
+        op.sources = std::mem::take(&mut operands);
+        return Some(op);
+    }
+    let mut placement = Placement::of_operands(read.operands, read.into);
+    placement.exact = read.exact;
+    let (mut targets, mut landing_of): (Vec<Target>, Vec<Option<usize>>) = placement
+        .landings()
+        .into_iter()
+        .map(|(t, i)| (t, Some(i)))
+        .unzip();
+    if read.backup == Some(false) && !read.safe {
+        let suffix = read.suffix.as_deref().unwrap_or("~");
+        let backups: Vec<Target> = targets
+            .iter()
+            .map(|t| {
+                let mut backup = t.clone();
+                backup.text.push_str(suffix);
+                backup
+            })
+            .collect();
+        landing_of.extend(backups.iter().map(|_| None));
+        targets.extend(backups);
+        op.note(format!(
+            "--backup keeps the old destination as its `{suffix}` backup, replacing an older one"
+        ));
+    }
+    if read.interactive {
+        op.note("-i asks before overwriting; an agent's answer is still an overwrite");
+    }
+    op.targets = targets;
+    op.landing_of = landing_of;
+    op.sources = placement.sources;
+    Some(op)
 }
 
 /// `install [OPTION]… SOURCE… DEST`; `install -d DIR…` only creates directories.
@@ -377,19 +432,45 @@ mod tests {
         assert!(!cp(&args("-i a b")).unwrap().undeterminable);
     }
 
+    fn sources(op: &OpSpec) -> Vec<&str> {
+        op.sources.iter().map(|t| t.text.as_str()).collect()
+    }
+
     #[test]
-    fn mv_install_ln() {
+    fn mv_is_a_move_in_every_form() {
         let o = mv(&args("a b")).unwrap();
+        assert_eq!(o.kind, OpKind::Move);
         assert_eq!(
-            (targets(&o), o.write),
-            (vec!["b", "b/a"], WriteMode::Replace)
+            (sources(&o), targets(&o), o.write),
+            (vec!["a"], vec!["b", "b/a"], WriteMode::Replace)
         );
         assert!(o.targets.iter().all(|t| !t.through_symlink));
-        assert!(mv(&args("-n a b")).is_none());
-        assert!(mv(&args("--exchange a b")).is_none());
-        assert!(mv(&args("--update=none-fail a b")).is_none());
-        let o = mv(&args("-t dir a")).unwrap();
-        assert_eq!(targets(&o), ["dir/a"]);
+        for spared in ["-n a b", "--update=none-fail a b", "--no-clobber a b"] {
+            let o = mv(&args(spared)).unwrap();
+            assert_eq!(sources(&o), ["a"], "{spared}: a still moves");
+        }
+        let o = mv(&args("--exchange a b")).unwrap();
+        assert_eq!((sources(&o), targets(&o)), (vec!["a", "b"], vec!["b", "a"]));
+        let o = mv(&args("-t dir a b")).unwrap();
+        assert_eq!(
+            (sources(&o), targets(&o)),
+            (vec!["a", "b"], vec!["dir/a", "dir/b"])
+        );
+        let o = mv(&args("-T a b")).unwrap();
+        assert_eq!(targets(&o), ["b"]);
+        let o = mv(&args("a b dir")).unwrap();
+        assert_eq!(
+            (sources(&o), targets(&o)),
+            (vec!["a", "b"], vec!["dir/a", "dir/b"])
+        );
+        let o = mv(&args("-b a b")).unwrap();
+        assert_eq!(targets(&o), ["b", "b/a", "b~", "b/a~"]);
+        assert!(mv(&args("--help")).is_none());
+        assert!(mv(&args("--bogus a b")).unwrap().undeterminable);
+    }
+
+    #[test]
+    fn install_ln() {
         let o = install(&args("-m 755 tool bin/")).unwrap();
         assert_eq!(
             (targets(&o), o.write),

@@ -313,6 +313,24 @@ pub(crate) fn join(dir: &Target, name: &str, name_from: &Target) -> Target {
     }
 }
 
+/// The path `name` gets beside `path`: in the same directory (a rename's destination).
+pub(crate) fn sibling(path: &Target, name: &Target) -> Target {
+    let trimmed = path.text.trim_end_matches('/');
+    let text = match trimmed.rfind('/') {
+        Some(at) => format!("{}/{}", &trimmed[..at], name.text),
+        None => name.text.clone(),
+    };
+    Target {
+        text,
+        tilde: path.tilde && trimmed.contains('/'),
+        glob: path.glob || name.glob,
+        opaque: path.opaque.clone().or_else(|| name.opaque.clone()),
+        span: name.span,
+        through_symlink: false,
+        exact: None,
+    }
+}
+
 /// Returns `true` for a destination whose spelling can only name a directory: a trailing
 /// `/`, a last component `.` or `..`, the home directory `~`, the root. Naming it as a file
 /// target too would only make the policy judge the directory itself (the workspace root,
@@ -355,6 +373,17 @@ impl Placement {
             into,
             ..Placement::default()
         }
+    }
+
+    /// [`Placement::targets`], each with the index of the source that may land there.
+    pub(crate) fn landings(&self) -> Vec<(Target, usize)> {
+        let targets = self.targets();
+        let sources = self.sources.len();
+        if sources == 1 {
+            return targets.into_iter().map(|t| (t, 0)).collect();
+        }
+        // Several sources: `dir/<name of each>`, in order.
+        targets.into_iter().zip(0..sources).collect()
     }
 
     /// The paths written. Several sources, `-t` or a destination ending in `/` mean a

@@ -62,7 +62,7 @@ fn dispatch_knows_each_family() {
     let args = |line: &str| -> Vec<Arg> { line.split_whitespace().map(Arg::literal).collect() };
     for (name, line, kind, mode) in [
         ("cp", "a b", OpKind::Overwrite, WriteMode::InPlace),
-        ("mv", "a b", OpKind::Overwrite, WriteMode::Replace),
+        ("mv", "a b", OpKind::Move, WriteMode::Replace),
         ("truncate", "-s0 f", OpKind::Overwrite, WriteMode::InPlace),
         ("tee", "f", OpKind::Overwrite, WriteMode::InPlace),
         (

@@ -682,21 +682,25 @@ fn show_names_the_tool_and_the_files() {
     );
 }
 
-/// A patch that deletes a symlink cannot keep it (only file contents are preserved): the
-/// call is refused, and nothing changes.
+/// A patch that deletes a symlink keeps the link itself (its target text, never followed):
+/// the patch runs, and undo makes the link again.
 #[test]
-fn a_patch_deleting_a_symlink_is_refused() {
+fn a_patch_deleting_a_symlink_keeps_the_link() {
     let env = TestEnv::new();
     std::os::unix::fs::symlink("notes.txt", env.ws().join("alias.txt")).unwrap();
     let before = snapshot(env.ws(), &["*"]);
     let patch = "*** Begin Patch\n*** Delete File: alias.txt\n*** End Patch\n";
     let output = judge(&env, "codex", Call::Patch(patch)).unwrap();
-    assert!(blocks("codex", &output), "{output:?}");
-    assert!(
-        reply_text(&output).contains("COMPENSATION_FAILED"),
-        "{output:?}"
-    );
+    assert!(proceeds("codex", &output), "{output:?}");
+    perform(env.ws(), Call::Patch(patch));
+    assert!(!env.ws().join("alias.txt").exists());
+    let undone = env.cmd("agent-guard").arg("undo").output().unwrap();
+    assert!(undone.status.success(), "{undone:?}");
     assert_eq!(snapshot(env.ws(), &["*"]), before);
+    assert_eq!(
+        std::fs::read_link(env.ws().join("alias.txt")).unwrap(),
+        std::path::Path::new("notes.txt")
+    );
 }
 
 /// An edit through a symlink that stays inside the workspace keeps the file it leads to.

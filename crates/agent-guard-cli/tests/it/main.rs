@@ -27,6 +27,7 @@ mod hooks;
 mod human;
 mod install;
 mod mode;
+mod moves;
 mod overwrite;
 mod quarantine;
 mod readme;

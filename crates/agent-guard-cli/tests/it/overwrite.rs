@@ -135,16 +135,15 @@ fn cp_onto_an_executable_keeps_its_mode() {
 
 #[test]
 fn mv_onto_a_file() {
-    // The source is moved, not destroyed: its content is what notes.txt holds until the
-    // restore, which keeps it in a new transaction. Only the overwritten file comes back.
+    // Issue 34: a move undoes as a move. The overwritten file comes back, and so does the
+    // moved source, at its own name.
     let env = prepare();
     let ws = env.ws().to_owned();
-    let notes = std::fs::read(ws.join("notes.txt")).unwrap();
-    let mode = std::fs::metadata(ws.join("notes.txt")).unwrap().mode();
+    let before = snapshot(&ws, &["*"]);
     let (exit, report) = enforce(&env, "mv report.txt notes.txt");
     assert_eq!(
         (exit, report["code"].as_str()),
-        (0, Some("SNAPSHOT_OVERWRITE")),
+        (0, Some("SNAPSHOT_MOVE")),
         "{report}"
     );
     run_shell(&env, "mv report.txt notes.txt");
@@ -157,15 +156,7 @@ fn mv_onto_a_file() {
         .args(["restore", &ids[0]])
         .assert()
         .success();
-    assert_eq!(std::fs::read(ws.join("notes.txt")).unwrap(), notes);
-    assert_eq!(
-        std::fs::metadata(ws.join("notes.txt")).unwrap().mode(),
-        mode
-    );
-    assert!(
-        !ws.join("report.txt").exists(),
-        "the moved source stays moved"
-    );
+    assert_eq!(snapshot(&ws, &["*"]), before, "both files are back");
 }
 
 #[test]

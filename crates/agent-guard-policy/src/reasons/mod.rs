@@ -42,6 +42,7 @@ pub mod snapshot_consumed_input;
 pub mod snapshot_edit_tool;
 pub mod snapshot_git_refs;
 pub mod snapshot_git_stash;
+pub mod snapshot_move;
 pub mod snapshot_overwrite;
 
 /// The documentation of one reason code, in fixed sections.
@@ -230,6 +231,7 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &snapshot_checkpoint_delete::SnapshotCheckpointDelete,
     &allow_uncheckpointed::AllowUncheckpointed,
     &snapshot_edit_tool::SnapshotEditTool,
+    &snapshot_move::SnapshotMove,
 ];
 
 /// Returns the rule for `code`.

@@ -10,7 +10,7 @@ use crate::reasons::snapshot_checkpoint;
 
 super::reason!(
     SnapshotCheckpointDelete, SnapshotCheckpointDelete, "SNAPSHOT_CHECKPOINT_DELETE",
-    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm -rf {} +`) in a plain conjunction; in cmd and PowerShell, the one-level forms (`del *.log`, `Remove-Item build\\*.o`, without `/s` or `-Recurse`). Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
+    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm -rf {} +`) in a plain conjunction; in cmd and PowerShell, the one-level forms (`del *.log`, `Remove-Item build\\*.o`, without `/s` or `-Recurse`). A move of such glob sources into a destination inside the workspace (`mv *.log logs/`, `ren *.txt *.bak`) too. Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
     why: "The matches are decided when the command runs, so nothing can be moved aside first; but everything they can be lies in the workspace, so a workspace checkpoint taken just before makes the delete undoable. Agents no longer have to rewrite `rm *.log`.",
     example: "rm -rf build/*",
     verdict: "SNAPSHOT (advisory); ALLOW with the txid after the checkpoint under `--enforce`. With `[checkpoint] mode = \"never\"`, and in a RESTRICTED session, these stay `BLOCK_WILDCARD` and `BLOCK_UNDETERMINABLE_EFFECT`.",
@@ -69,6 +69,39 @@ pub(crate) fn globs(
         )
     });
     confined.then(|| verdict(ctx))
+}
+
+/// `mv *.log logs/`, `Move-Item *.txt old\`: a move of sources only the shell knows, into a
+/// destination inside the workspace. A checkpoint when every glob source is confined (a
+/// matched directory moves whole) and every destination lies inside the workspace: its
+/// undo puts back what left and sets aside what arrived. `None` leaves the op's refusal.
+pub(crate) fn moves(
+    op: &OpSpec,
+    destinations: &[PathSpec],
+    ctx: &PolicyContext,
+    world: &dyn World,
+) -> Option<Verdict> {
+    if !enabled(ctx) || op.recursive {
+        return None;
+    }
+    let confined = op
+        .sources
+        .iter()
+        .filter(|t| t.glob)
+        .all(|t| glob_confined(t, op.dialect, true, ctx, world));
+    // A destination that is a glob (`dir/*.log`) must lie in a confined directory; a literal
+    // one inside the workspace and unprotected.
+    let landing = op.targets.iter().zip(destinations).all(|(target, spec)| {
+        if target.glob {
+            let dir = target.text.rsplit_once('/').map_or(".", |(d, _)| d);
+            let dir = if dir.is_empty() { "/" } else { dir };
+            let spec = world.path(&Target::literal(format!("{dir}/")), &ctx.cwd);
+            confined_dir(&spec).is_some() && !dir.contains(['*', '?', '['])
+        } else {
+            spec.error.is_none() && spec.inside_workspace && spec.protected.is_none()
+        }
+    });
+    (confined && landing).then(|| verdict(ctx))
 }
 
 /// One glob target: wildcards only in its last component, which does not start with a dot

@@ -17,17 +17,54 @@ use agent_guard_fsops as fsops;
 /// How a file's copy was made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Cloned {
+    /// A second name for the same inode (`link`): O(1); only where nothing writes the
+    /// original in place.
+    Link,
     /// The filesystem shares the extents (`FICLONE`): O(1), and identical by construction.
     Reflink,
     /// A streamed copy, re-read and compared by digest.
     Copy(CopyOutcome),
+    /// A symbolic link, made anew with the same target.
+    Symlink,
+}
+
+/// Gives the regular file `src` the second name `dst` (which must not exist), when that keeps
+/// its current version: `src` has no other name (one that could be written in place later)
+/// and lies on the same filesystem. `Ok(false)` when a link is not possible or not safe, so
+/// that the caller copies instead.
+pub(crate) fn link_file(src: &Path, dst: &Path) -> Result<bool, CopyError> {
+    let meta = src.symlink_metadata().map_err(|e| io_error(src, e))?;
+    if !meta.is_file() || meta.nlink() != 1 {
+        return Ok(false);
+    }
+    match std::fs::hard_link(src, dst) {
+        Ok(()) => {}
+        Err(error) if fsops::is_storage_full(&error) => return Err(io_error(dst, error)),
+        // EXDEV (another filesystem), EPERM (protected_hardlinks, a filesystem without
+        // links), EMLINK: copy instead.
+        Err(_) => return Ok(false),
+    }
+    // The same inode, still with no name but ours and the original's: anything else means
+    // the file changed under us (renamed over, linked elsewhere) between the two looks.
+    let linked = dst.symlink_metadata().map_err(|e| io_error(dst, e))?;
+    if linked.ino() != meta.ino() || linked.dev() != meta.dev() || linked.nlink() != 2 {
+        discard(dst);
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// Copies the regular file `src` to `dst` (which must not exist), keeping permission bits,
-/// times and (where allowed) the owner, and leaving `src` untouched. Tries a reflink first.
-/// Nothing is synced: the caller flushes `dst` and its directory, in the same durability
-/// epoch as its journal records.
-pub(crate) fn clone_file(src: &Path, dst: &Path, faults: Faults) -> Result<Cloned, CopyError> {
+/// times and (where allowed) the owner, and leaving `src` untouched. Tries a reflink first;
+/// a streamed copy of more than `max_stream` bytes is refused ([`CopyError::TooLarge`])
+/// before anything is written. Nothing is synced: the caller flushes `dst` and its
+/// directory, in the same durability epoch as its journal records.
+pub(crate) fn clone_file(
+    src: &Path,
+    dst: &Path,
+    max_stream: Option<u64>,
+    faults: Faults,
+) -> Result<Cloned, CopyError> {
     let source = OpenOptions::new()
         .read(true)
         .custom_flags(OFlags::NOFOLLOW.bits().cast_signed())
@@ -52,6 +89,14 @@ pub(crate) fn clone_file(src: &Path, dst: &Path, faults: Faults) -> Result<Clone
             return Err(error);
         }
         return Ok(Cloned::Reflink);
+    }
+    if let Some(cap) = max_stream.filter(|cap| meta.len() > *cap) {
+        discard(dst);
+        return Err(CopyError::TooLarge {
+            path: src.to_path_buf(),
+            size: meta.len(),
+            cap,
+        });
     }
     // No shared extents: stream into the file just created (no second inode allocation).
     let streamed = stream(&source, src, &target, dst, &meta, faults);

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use crate::faults::Faults;
 use agent_guard_fsops as fsops;
 
-pub(crate) use clone::{Cloned, clone_file, write_into};
+pub(crate) use clone::{Cloned, clone_file, link_file, write_into};
 pub(crate) use remove::{remove_copied_source, remove_source};
 
 /// Progress of a long copy (the CLI draws a bar on a terminal; the library never prints).
@@ -103,6 +103,16 @@ pub(crate) enum CopyError {
         #[source]
         source: io::Error,
     },
+    /// The file would have to be copied byte by byte (no reflink) and is over the cap.
+    #[error("`{path}` is {size} bytes, over the {cap}-byte copy cap")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The cap.
+        cap: u64,
+    },
     /// The destination's content does not match what was read from the source.
     #[error("the copy `{path}` does not match its source")]
     Mismatch {
@@ -112,6 +122,11 @@ pub(crate) enum CopyError {
 }
 
 impl CopyError {
+    /// Wraps an I/O error on `path`, telling a full storage apart.
+    pub(crate) fn io(path: &Path, source: io::Error) -> CopyError {
+        io_error(path, source)
+    }
+
     /// Returns `true` if the storage is full (the caller reports it differently).
     pub(crate) fn is_storage(&self) -> bool {
         matches!(self, CopyError::Storage { .. })
@@ -156,13 +171,6 @@ pub(crate) fn copy_verified(
 /// `path` may be a directory, a regular file or a symlink (which is not followed); special
 /// files are refused with [`CopyError::Special`]. Files and directories are read with
 /// `O_NOATIME` where allowed, so re-verifying leaves their atimes alone.
-#[cfg_attr(
-    not(test),
-    allow(
-        dead_code,
-        reason = "for the re-verification of restore, written alongside"
-    )
-)]
 pub(crate) fn digest_tree(path: &Path) -> Result<String, CopyError> {
     Ok(digest::fold(&digest::tree_entries(path)?))
 }

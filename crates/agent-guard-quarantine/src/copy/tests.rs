@@ -541,7 +541,7 @@ fn a_cloned_file_has_the_tree_digest_of_its_copy_and_the_source_s_mode_and_times
         set_old_times(&src, 123);
         for tag in ["first", "second"] {
             let dst = dir.path().join(format!("{name}.{tag}"));
-            let cloned = clone_file(&src, &dst, Faults::none()).unwrap();
+            let cloned = clone_file(&src, &dst, None, Faults::none()).unwrap();
             assert_eq!(fs::read(&dst).unwrap(), content, "{name} {tag}");
             let (copied, original) = (fs::metadata(&dst).unwrap(), fs::metadata(&src).unwrap());
             assert_eq!(copied.mode() & 0o7777, 0o640, "{name} {tag}");
@@ -553,6 +553,7 @@ fn a_cloned_file_has_the_tree_digest_of_its_copy_and_the_source_s_mode_and_times
                     assert_eq!(outcome.bytes, content.len() as u64);
                 }
                 Cloned::Reflink => {}
+                other => panic!("clone_file never links: {other:?}"),
             }
         }
     }

@@ -12,13 +12,14 @@
 //! transaction (itself restorable) whose `meta.restoring_txid` names this one. Restoring a
 //! transaction that is already completely back changes nothing (`already_restored`).
 
+mod moves;
 mod paths;
 mod place;
 mod plan;
 mod transfer;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -144,6 +145,11 @@ pub struct RestoreReport {
     /// copies are gone because of it); not errors.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub previously_restored: Vec<String>,
+    /// What a line moved out of the workspace and changed there: its name in the workspace
+    /// came back from the copy kept before the line ran, and this is left where it is
+    /// (outside the workspace, the guard moves nothing away).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_outside: Vec<String>,
     /// Why the restore was refused before anything moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<RestoreRefusal>,
@@ -161,6 +167,7 @@ impl RestoreReport {
             errors: Vec::new(),
             backup_txids: Vec::new(),
             previously_restored: Vec::new(),
+            left_outside: Vec::new(),
             error: None,
         }
     }
@@ -254,6 +261,8 @@ struct Outcome {
     backup_txids: Vec<String>,
     /// What earlier restores had already put back.
     previously: Vec<PathBuf>,
+    /// What a line moved out and changed there, left where it is.
+    left_outside: Vec<PathBuf>,
     /// Set when the restore was refused before anything moved.
     refusal: Option<RestoreRefusal>,
 }
@@ -404,6 +413,7 @@ impl Quarantine {
             errors: outcome.errors,
             backup_txids: outcome.backup_txids,
             previously_restored: text(outcome.previously),
+            left_outside: text(outcome.left_outside),
             error: outcome.refusal,
             ..RestoreReport::new(txid)
         }
@@ -455,14 +465,15 @@ impl Quarantine {
             base: destination.physical,
             txid: id,
             force,
-            kept: tx
+            in_place: tx
                 .items
                 .iter()
-                .map(|item| item.kept_from.is_some())
+                .map(|item| item.kept_from.is_some_and(|kept| !kept.by_name))
                 .collect(),
             origins: tx.items.iter().map(|item| item.origin.clone()).collect(),
             restored_before: tx.restored_paths.clone(),
             previously: Vec::new(),
+            left_outside: Vec::new(),
             known_ids,
             new_txid,
             progress,
@@ -475,9 +486,24 @@ impl Quarantine {
             backup_txids: Vec::new(),
             occupants_kept: HashSet::new(),
         };
+        // A line's moves go back first: that frees the names their kept versions return to.
+        let moves = tx.is_move() && options.to.is_none();
+        let selected = |path: &Path| {
+            options.paths.is_empty()
+                || options
+                    .paths
+                    .iter()
+                    .any(|p| path.starts_with(bounds.workspace.join(p)))
+        };
+        if moves {
+            restorer.moves_back(tx, &selected);
+        }
         restorer.keep_occupants(&checked.units);
         for unit in &checked.units {
             restorer.run(unit);
+        }
+        if moves {
+            restorer.shapes_back(tx, &selected);
         }
         restorer.clean_up();
         Ok(Outcome {
@@ -486,6 +512,7 @@ impl Quarantine {
             errors: restorer.errors,
             backup_txids: restorer.backup_txids,
             previously: restorer.previously,
+            left_outside: restorer.left_outside,
             refusal: None,
         })
     }

@@ -26,15 +26,15 @@ const PATHS_CHANGED: &str = "restore paths changed after preservation";
 
 /// What happened below one unit.
 #[derive(Debug, Default)]
-struct Placement {
+pub(crate) struct Placement {
     /// `(source, target)` pairs moved back.
-    moved: Vec<(PathBuf, PathBuf)>,
+    pub(crate) moved: Vec<(PathBuf, PathBuf)>,
     /// `(source, target)` pairs whose target is occupied and cannot be merged.
-    clashes: Vec<(PathBuf, PathBuf)>,
+    pub(crate) clashes: Vec<(PathBuf, PathBuf)>,
     /// Conflicts that preservation cannot resolve.
-    conflicts: Vec<PathBuf>,
+    pub(crate) conflicts: Vec<PathBuf>,
     /// Error lines.
-    errors: Vec<String>,
+    pub(crate) errors: Vec<String>,
 }
 
 /// One restore in progress: its fixed inputs and what it did so far.
@@ -45,9 +45,10 @@ pub(crate) struct Restorer<'a> {
     pub(crate) base: PathBuf,
     pub(crate) txid: &'a TxId,
     pub(crate) force: bool,
-    /// For each item, whether it is a preserved copy (its file stayed in place): a regular
-    /// file at its target gets the old bytes written into it, keeping its inode.
-    pub(crate) kept: Vec<bool>,
+    /// For each item, whether it is a copy of a file the command wrote in place: a regular
+    /// file at its target gets the old bytes written into it, keeping its inode. A version
+    /// kept by name (a hard link, a symlink) goes back by name instead.
+    pub(crate) in_place: Vec<bool>,
     /// For each item, its recorded origin, and every path an earlier restore put back: an
     /// item whose quarantine copy is gone because an earlier restore moved it back is
     /// reported as such, not as an error.
@@ -55,6 +56,8 @@ pub(crate) struct Restorer<'a> {
     pub(crate) restored_before: std::collections::BTreeSet<PathBuf>,
     /// Items an earlier restore of this transaction already put back.
     pub(crate) previously: Vec<PathBuf>,
+    /// What a line moved out of the workspace and changed there, left where it is.
+    pub(crate) left_outside: Vec<PathBuf>,
     /// Every transaction id in the manifest (a backup id must be new).
     pub(crate) known_ids: HashSet<String>,
     pub(crate) new_txid: &'a mut dyn FnMut() -> TxId,
@@ -85,10 +88,14 @@ impl Restorer<'_> {
             let Ok((source, target)) = self.check(unit) else {
                 continue;
             };
-            let in_place = self.kept.get(unit.item).copied().unwrap_or(false)
+            let in_place = self.in_place.get(unit.item).copied().unwrap_or(false)
                 && source.symlink_metadata().is_ok_and(|m| m.is_file())
                 && target.symlink_metadata().is_ok_and(|m| m.is_file());
-            if in_place && !same_content(&source, &target) && !targets.contains(&target) {
+            if in_place
+                && !same_inode(&source, &target)
+                && !same_content(&source, &target)
+                && !targets.contains(&target)
+            {
                 targets.push(target);
             }
         }
@@ -103,11 +110,7 @@ impl Restorer<'_> {
         };
         let items: Vec<PreserveItem> = targets
             .iter()
-            .map(|target| PreserveItem {
-                origin: target.clone(),
-                raw: target.display().to_string(),
-                copy: true,
-            })
+            .map(|target| PreserveItem::copy(target.clone(), target.display().to_string()))
             .collect();
         match self
             .store
@@ -175,7 +178,12 @@ impl Restorer<'_> {
         }
         self.touched.insert(unit.item);
         let mut placement = Placement::default();
-        let in_place = self.kept.get(unit.item).copied().unwrap_or(false)
+        if same_inode(&source, &target) {
+            // The kept version is the very file at the target (a hard link the command
+            // never replaced): it is back already; only the quarantine's name goes.
+            return self.drop_second_name(&source, target);
+        }
+        let in_place = self.in_place.get(unit.item).copied().unwrap_or(false)
             && source.symlink_metadata().is_ok_and(|m| m.is_file())
             && target.symlink_metadata().is_ok_and(|m| m.is_file());
         if in_place {
@@ -208,6 +216,21 @@ impl Restorer<'_> {
         self.conflicts
             .extend(placement.clashes.into_iter().map(|(_, target)| target));
         self.errors.extend(placement.errors);
+    }
+
+    /// Removes the quarantine's name `source` of the file that is also at `target`, and
+    /// counts the target as restored.
+    fn drop_second_name(&mut self, source: &Path, target: PathBuf) {
+        match fsops::remove_file(source) {
+            Ok(()) => {
+                self.emptied.push(source.to_path_buf());
+                self.restored.push(target);
+            }
+            Err(error) => self.errors.push(format!(
+                "{} is already back, but its quarantine name could not be removed: {error}",
+                target.display()
+            )),
+        }
     }
 
     /// Places `source` at `target`: a move when the target is free, a merge when both are
@@ -283,16 +306,22 @@ impl Restorer<'_> {
     /// transaction unless it already is the preserved one; the quarantine copy is removed
     /// once written.
     fn write_back(&mut self, source: &Path, target: &Path, out: &mut Placement) {
+        if same_inode(source, target) {
+            // Never write a file into itself (the truncation would lose both).
+            return out.errors.push(format!(
+                "{} and its kept version are one file: nothing written",
+                target.display()
+            ));
+        }
         let same = same_content(source, target);
         if !same && !self.occupants_kept.remove(target) {
             let Some(backup) = self.backup_id(out, &[target.to_path_buf()]) else {
                 return;
             };
-            let items = [PreserveItem {
-                origin: target.to_path_buf(),
-                raw: target.display().to_string(),
-                copy: true,
-            }];
+            let items = [PreserveItem::copy(
+                target.to_path_buf(),
+                target.display().to_string(),
+            )];
             match self
                 .store
                 .preserve_locked(&items, &backup, self.backup_meta(), self.progress)
@@ -335,7 +364,7 @@ impl Restorer<'_> {
 
     /// A fresh backup transaction id for preserving `targets`, or `None` (with the targets
     /// reported as conflicts) when the id is taken.
-    fn backup_id(&mut self, out: &mut Placement, targets: &[PathBuf]) -> Option<TxId> {
+    pub(crate) fn backup_id(&mut self, out: &mut Placement, targets: &[PathBuf]) -> Option<TxId> {
         let backup = (self.new_txid)();
         let taken = self.known_ids.contains(backup.as_str())
             || backup == *self.txid
@@ -359,7 +388,7 @@ impl Restorer<'_> {
     }
 
     /// The `meta` of a backup transaction made by this restore.
-    fn backup_meta(&self) -> Map<String, Value> {
+    pub(crate) fn backup_meta(&self) -> Map<String, Value> {
         let mut meta = Map::new();
         meta.insert("tool".to_owned(), Value::from("restore"));
         meta.insert("restoring_txid".to_owned(), Value::from(self.txid.as_str()));
@@ -475,6 +504,16 @@ impl Restorer<'_> {
                 dir = current.parent();
             }
         }
+    }
+}
+
+/// Whether two paths name the same regular file (one inode): writing one into the other
+/// would truncate both.
+fn same_inode(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (a.symlink_metadata(), b.symlink_metadata()) {
+        (Ok(ma), Ok(mb)) => ma.is_file() && ma.dev() == mb.dev() && ma.ino() == mb.ino(),
+        _ => false,
     }
 }
 
