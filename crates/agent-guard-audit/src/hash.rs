@@ -13,7 +13,7 @@ pub fn sha256_hex(text: &str) -> String {
 }
 
 /// Returns the lowercase hex SHA-256 digest of `bytes`.
-pub(crate) fn sha256_bytes(bytes: &[u8]) -> String {
+pub fn sha256_bytes(bytes: &[u8]) -> String {
     to_hex(Sha256::digest(bytes).as_slice())
 }
 

@@ -60,7 +60,7 @@ mod verify;
 
 pub use agent_guard_fsops::SyncInFlight;
 pub use error::AuditError;
-pub use hash::{default_session, session_hash, sha256_hex};
+pub use hash::{default_session, session_hash, sha256_bytes, sha256_hex};
 pub use key::{AuditKey, KEY_DIR_NAME, KEY_FILE_NAME};
 pub use log::{AUDIT_FILE_NAME, AuditFault, AuditLog, Clock, SCHEMA_VERSION, format_timestamp};
 pub use project::{project, project_id};

@@ -124,5 +124,10 @@ pub(crate) fn classify_nested(text: &str, dialect: Dialect, nesting: u32) -> Cla
     };
     writes::unresolved_appends_in_line(&mut classification.ops, text);
     writes::opaque_programs_at_the_quarantine(&mut classification.ops, text);
+    if classification.commands > 1 {
+        for op in &mut classification.ops {
+            op.in_compound_line = true;
+        }
+    }
     classification
 }

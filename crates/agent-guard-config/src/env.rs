@@ -42,6 +42,8 @@ pub struct EnvSnapshot {
     pub xdg_config_home: Option<OsString>,
     /// `XDG_STATE_HOME`: where `install` keeps backups.
     pub xdg_state_home: Option<OsString>,
+    /// `XDG_DATA_HOME`: where the per-user stores of workspaces live.
+    pub xdg_data_home: Option<OsString>,
     /// `CODEX_HOME`: Codex's configuration directory.
     pub codex_home: Option<OsString>,
     /// `COPILOT_HOME`: Copilot CLI's configuration directory.
@@ -83,6 +85,7 @@ impl EnvSnapshot {
             fault: text(env_vars::FAULT),
             xdg_config_home: raw(env_vars::XDG_CONFIG_HOME),
             xdg_state_home: raw(env_vars::XDG_STATE_HOME),
+            xdg_data_home: raw(env_vars::XDG_DATA_HOME),
             codex_home: raw(env_vars::CODEX_HOME),
             copilot_home: raw(env_vars::COPILOT_HOME),
             claude_config_dir: raw(env_vars::CLAUDE_CONFIG_DIR),

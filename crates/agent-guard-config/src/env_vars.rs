@@ -46,6 +46,10 @@ pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 /// Where `install` keeps the previous bytes of the files it edits.
 pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
 
+/// Where the per-user stores live (`$XDG_DATA_HOME/agent-guard/<workspace id>`; default
+/// `~/.local/share`).
+pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
+
 /// Codex's configuration directory (default `~/.codex`).
 pub const CODEX_HOME: &str = "CODEX_HOME";
 

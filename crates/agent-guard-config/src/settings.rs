@@ -72,8 +72,12 @@ const FALSE_WORDS: &[&str] = &["0", "false", "no", "off"];
 pub struct Settings {
     /// The workspace root, as passed in.
     pub workspace: PathBuf,
-    /// The quarantine root (absolute when the workspace is).
+    /// The quarantine root (absolute when the workspace is). Until the engine locates the
+    /// per-user store, the default is `<workspace>/.agent-trash`.
     pub trash: PathBuf,
+    /// The quarantine was named (`AGENT_GUARD_TRASH` or `trash` in the project file), not
+    /// located by default.
+    pub trash_explicit: bool,
     /// The raw session id (`AGENT_GUARD_SESSION`), `None` when unset or empty.
     pub session: Option<String>,
     /// Whether provably regenerable artifacts may be deleted directly.
@@ -117,13 +121,14 @@ impl Settings {
         let default_file = ConfigFile::default();
         let file = file.unwrap_or(&default_file);
 
-        let trash = match (non_empty_os(env.trash.as_deref()), file.trash.as_deref()) {
-            (Some(from_env), _) => workspace.join(from_env),
-            (None, Some(from_file)) if !from_file.as_os_str().is_empty() => {
-                workspace.join(from_file)
-            }
-            _ => workspace.join(DEFAULT_TRASH_DIRNAME),
-        };
+        let (trash, trash_explicit) =
+            match (non_empty_os(env.trash.as_deref()), file.trash.as_deref()) {
+                (Some(from_env), _) => (workspace.join(from_env), true),
+                (None, Some(from_file)) if !from_file.as_os_str().is_empty() => {
+                    (workspace.join(from_file), true)
+                }
+                _ => (workspace.join(DEFAULT_TRASH_DIRNAME), false),
+            };
 
         let allow_regenerable = match non_empty(env.allow_regenerable.as_deref()) {
             Some(value) => !FALSE_WORDS.contains(&value.to_ascii_lowercase().as_str()),
@@ -173,6 +178,7 @@ impl Settings {
 
         Ok(Settings {
             trash,
+            trash_explicit,
             session: env.session.clone().filter(|session| !session.is_empty()),
             allow_regenerable,
             artifacts,

@@ -60,6 +60,10 @@ pub struct RestoreOutcome {
     /// The transaction restored, as `list` describes it (before the restore).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transaction: Option<TxSummary>,
+    /// `undo`: the other transactions of the same command, undone with it (newest first):
+    /// one command, one undo.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub with: Vec<String>,
 }
 
 /// Restores a transaction: the one `request.target` names, the newest undoable one, or the
@@ -70,11 +74,26 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
     let store = quarantine(&workspace, &runtime, &request.env);
     let mut paths = request.paths.clone();
     let mut force = request.force;
-    let (txid, summary) = {
+    let (txid, summary, with) = {
         let _lock = store.lock_shared()?;
         let txs = workspace_transactions(&store, &workspace.root)?;
+        let mut with = Vec::new();
         let chosen = match &request.target {
-            RestoreTarget::Undo => undoable(&txs).first().map(|t| (*t).clone()),
+            RestoreTarget::Undo => {
+                let queue = undoable(&txs);
+                // One command, one undo: the newest transaction and the others its command
+                // made (its check id), newest first.
+                if let Some(first) = queue.first()
+                    && let Some(check) = check_id(first)
+                {
+                    with = queue[1..]
+                        .iter()
+                        .filter(|t| check_id(t) == Some(check))
+                        .map(|t| t.txid.clone())
+                        .collect();
+                }
+                queue.first().map(|t| (*t).clone())
+            }
             RestoreTarget::Redo => txs
                 .iter()
                 .rev()
@@ -127,7 +146,7 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
             force = true;
         }
         let summary = summary(&tx, &workspace.root);
-        (tx.txid.clone(), summary)
+        (tx.txid.clone(), summary, with)
     };
     let options = RestoreOptions {
         force,
@@ -143,13 +162,30 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
             })
             .collect(),
     };
-    let report = agent_guard_recovery::restore(
+    let mut report = agent_guard_recovery::restore(
         &store,
         &txid,
         &options,
         &mut || new_txid(&runtime),
         progress,
     );
+    for other in &with {
+        let more = agent_guard_recovery::restore(
+            &store,
+            other,
+            &options,
+            &mut || new_txid(&runtime),
+            progress,
+        );
+        report.ok &= more.ok;
+        report.already_restored &= more.already_restored;
+        report.restored.extend(more.restored);
+        report.conflicts.extend(more.conflicts);
+        report.errors.extend(more.errors);
+        report.backup_txids.extend(more.backup_txids);
+        report.previously_restored.extend(more.previously_restored);
+        report.left_outside.extend(more.left_outside);
+    }
     let (txid_field, txid_sha256) = if is_generated_id(&txid) {
         (Some(txid.clone()), None)
     } else {
@@ -166,7 +202,6 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
         txid_sha256,
         ..AuditRecord::new(Event::Restore, Tool::Restore)
     };
-    let mut report = report;
     // A refusal never creates the quarantine just to audit itself.
     let log = if store.trash().is_dir() {
         audit_log(&workspace, &runtime).ok()
@@ -184,13 +219,23 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
     Ok(RestoreOutcome {
         report,
         transaction: Some(summary),
+        with,
     })
+}
+
+/// The check id of the command that made `tx`, if recorded.
+fn check_id(tx: &Transaction) -> Option<&str> {
+    tx.meta
+        .get("check_id")
+        .and_then(serde_json::Value::as_str)
+        .filter(|id| !id.is_empty())
 }
 
 fn refused(txid: &str, refusal: RestoreRefusal) -> RestoreOutcome {
     RestoreOutcome {
         report: RestoreReport::refused(txid, refusal),
         transaction: None,
+        with: Vec::new(),
     }
 }
 

@@ -15,6 +15,7 @@ use agent_guard_types::SessionMode;
 
 use crate::audit::{AuditChainStatus, chain_status};
 use crate::error::Result;
+use crate::location::StoreLocation;
 use crate::runtime::Runtime;
 use crate::store::quarantine;
 use crate::workspace::Workspace;
@@ -68,6 +69,12 @@ pub struct StatusReport {
     pub mode_since: Option<String>,
     /// The quarantine root.
     pub trash_root: String,
+    /// Where the store is and how that was chosen (docs/recovery.md).
+    pub store: StoreLocation,
+    /// What moving an older store from inside the workspace did, when there was something
+    /// to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_migration: Option<String>,
     /// Quarantine usage.
     pub usage: Usage,
     /// Retention and gc eligibility.
@@ -174,6 +181,8 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
         mode: state.mode,
         mode_since: state.since,
         trash_root: store.trash().display().to_string(),
+        store: workspace.store.clone(),
+        store_migration: workspace.migration.clone(),
         usage: overview.usage,
         retention: Retention {
             soft_days: policy.retention_days,

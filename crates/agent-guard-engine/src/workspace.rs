@@ -3,9 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use agent_guard_config::{EnvSnapshot, Settings, load_config};
+use agent_guard_recovery::Migration;
 use agent_guard_world::{RealWorld, discover_workspace};
 
 use crate::error::{EngineError, Result};
+use crate::location::{StoreKind, StoreLocation};
 
 /// A located workspace with its resolved settings.
 #[derive(Debug, Clone)]
@@ -20,6 +22,10 @@ pub struct Workspace {
     /// absolute, else `~/.local/state/agent-guard`; `None` without either. The audit chain
     /// key lives under it.
     pub state_dir: Option<PathBuf>,
+    /// Where the store is, and how that was chosen ([`crate::location`]).
+    pub store: StoreLocation,
+    /// What moving an older store from inside the workspace did, when something was to do.
+    pub migration: Option<String>,
 }
 
 impl Workspace {
@@ -44,13 +50,53 @@ impl Workspace {
         let file = load_config(&root).map_err(EngineError::Config)?;
         let settings =
             Settings::resolve(root.clone(), env, file.as_ref()).map_err(EngineError::Config)?;
+        Ok(Workspace::placed(root, settings, env, home))
+    }
+
+    /// The workspace with its store located (and an older in-workspace store moved there).
+    fn placed(
+        root: PathBuf,
+        mut settings: Settings,
+        env: &EnvSnapshot,
+        home: Option<PathBuf>,
+    ) -> Workspace {
+        let store = crate::location::locate(&root, &settings, env);
+        settings.trash.clone_from(&store.path);
+        let migration = match store.kind {
+            StoreKind::PerUser | StoreKind::SameFilesystem => {
+                let old = root.join(crate::location::IN_WORKSPACE);
+                match agent_guard_recovery::migrate_store(&root, &old, &store.path) {
+                    Ok(Migration::Nothing) => None,
+                    Ok(Migration::Moved) => Some(format!(
+                        "the store inside the workspace ({}) was moved to {}",
+                        old.display(),
+                        store.path.display()
+                    )),
+                    Ok(Migration::LeftBoth) => Some(format!(
+                        "an older store remains inside the workspace ({}); its transactions \
+                         are read with AGENT_GUARD_TRASH={}",
+                        old.display(),
+                        old.display()
+                    )),
+                    Err(error) => Some(format!(
+                        "moving the store inside the workspace ({}) did not finish: {}; the \
+                         next command tries again",
+                        old.display(),
+                        agent_guard_types::error_chain(&error)
+                    )),
+                }
+            }
+            _ => None,
+        };
         let state_dir = state_dir(env, home.as_deref());
-        Ok(Workspace {
+        Workspace {
             root,
             settings,
             home,
             state_dir,
-        })
+            store,
+            migration,
+        }
     }
 
     /// [`Workspace::open`], but a project file that cannot be read does not stop it: the
@@ -82,16 +128,7 @@ impl Workspace {
                 let settings =
                     Settings::resolve(root.clone(), env, None).map_err(EngineError::Config)?;
                 let detail = agent_guard_types::error_chain(&error);
-                let state_dir = state_dir(env, home.as_deref());
-                Ok((
-                    Workspace {
-                        root,
-                        settings,
-                        home,
-                        state_dir,
-                    },
-                    Some(detail),
-                ))
+                Ok((Workspace::placed(root, settings, env, home), Some(detail)))
             }
             other => other.map(|workspace| (workspace, None)),
         }

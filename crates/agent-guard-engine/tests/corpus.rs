@@ -29,13 +29,22 @@ fn run_case(
         .get(name)
         .ok_or_else(|| format!("unknown fixture `{name}`"))?;
     let fixture = Fixture::build(spec).map_err(|e| format!("fixture: {e}"))?;
+    // The rows name the store as `.agent-trash` in the workspace (a named store, the
+    // reference tool's layout); a row with `AGENT_GUARD_TRASH = ""` gets the default, the
+    // per-user store outside the workspace, which `{store}` names.
     let mut env = EnvSnapshot {
         home: Some(fixture.home.clone().into()),
         session: Some("corpus".into()),
+        trash: Some(".agent-trash".into()),
         ..EnvSnapshot::default()
     };
+    let store = fixture
+        .home
+        .join(".local/share/agent-guard")
+        .join(agent_guard_engine::workspace_id(&fixture.ws));
+    let expand = |text: &str| fixture.expand(&text.replace("{store}", &store.to_string_lossy()));
     for (key, value) in &case.env {
-        let value = fixture.expand(value);
+        let value = expand(value);
         match key.as_str() {
             "AGENT_GUARD_ALLOW_REGENERABLE" => env.allow_regenerable = Some(value),
             "AGENT_GUARD_ARTIFACTS" => env.artifacts = Some(value.into()),
@@ -59,7 +68,7 @@ fn run_case(
         )
         .map_err(|e| e.to_string())?;
     }
-    let command = fixture.expand(&case.cmd);
+    let command = expand(&case.cmd);
     let cwd = fixture
         .ws
         .join(fixture.expand(case.cwd.as_deref().unwrap_or(".")));

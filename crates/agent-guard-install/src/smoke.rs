@@ -89,8 +89,9 @@ pub(crate) fn payload(harness: Harness, command: &str, cwd: &Path) -> Value {
 }
 
 /// Runs a hook: `sh -c <command>` for JSON-configured harnesses, the script itself for
-/// Cline. The guard's own state stays in `cwd` (a temporary workspace) and, for its audit
-/// chain key, in `state` (`XDG_STATE_HOME`, a temporary directory) when given.
+/// Cline. The guard's own state stays in temporary directories: `cwd` (a temporary
+/// workspace) and `state` (`XDG_STATE_HOME` for its audit chain key, `XDG_DATA_HOME` for the
+/// workspace's store) when given.
 pub(crate) fn run(
     command: &str,
     script: Option<&Path>,
@@ -107,6 +108,7 @@ pub(crate) fn run(
     };
     if let Some(state) = state {
         process.env("XDG_STATE_HOME", state);
+        process.env("XDG_DATA_HOME", state);
     }
     let mut child = process
         .current_dir(cwd)

@@ -41,11 +41,10 @@ pub fn decide_paths(
     if block_protected_path::applies(&specs) {
         return Verdict::of(ReasonCode::BlockProtectedPath);
     }
-    if allow_trash_gc::applies(&specs) {
-        if block_wildcard::applies(&specs) {
-            return Verdict::of(ReasonCode::BlockWildcard);
-        }
-        return Verdict::of(ReasonCode::AllowTrashGc).with_plan(Plan::Direct(existing(specs)));
+    // The store's payload is what the guard kept for undo: a command never reaches it (issue
+    // 34), however it spells it; `agent-guard gc` purges it.
+    if allow_trash_gc::reaches_the_store(&specs) {
+        return Verdict::of(ReasonCode::BlockProtectedPath);
     }
     if block_out_of_workspace::applies(&specs) {
         return Verdict::of(ReasonCode::BlockOutOfWorkspace);
@@ -79,10 +78,6 @@ pub fn decide_paths(
         return Verdict::of(ReasonCode::RelocateTree).with_plan(Plan::Relocate(affected));
     }
     Verdict::of(ReasonCode::RelocatePaths).with_plan(Plan::Relocate(affected))
-}
-
-fn existing(specs: Vec<PathSpec>) -> Vec<PathSpec> {
-    specs.into_iter().filter(PathSpec::exists).collect()
 }
 
 #[cfg(test)]
@@ -125,18 +120,18 @@ mod tests {
     }
 
     #[test]
-    fn trash_housekeeping() {
+    fn the_store_is_never_reached() {
         assert_eq!(
             decide(vec![in_trash(dir(".agent-trash/x"))], true),
-            ReasonCode::AllowTrashGc
+            ReasonCode::BlockProtectedPath
         );
         assert_eq!(
             decide(vec![in_trash(glob(".agent-trash/*"))], true),
-            ReasonCode::BlockWildcard
+            ReasonCode::BlockProtectedPath
         );
         assert_eq!(
             decide(vec![in_trash(dir(".agent-trash/x")), file("a")], true),
-            ReasonCode::RelocateTree
+            ReasonCode::BlockProtectedPath
         );
     }
 

@@ -60,14 +60,23 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
             .unwrap_or_else(|| Verdict::of(ReasonCode::BlockWildcard));
     }
     let leaves = destinations.iter().any(|s| !s.inside_workspace);
+    let landings_of = |index: usize| -> Vec<std::path::PathBuf> {
+        op.landing_of
+            .iter()
+            .zip(&destinations)
+            .filter(|(of, _)| **of == Some(index))
+            .filter_map(|(_, d)| d.physical.clone())
+            .collect()
+    };
     let moved: Vec<MovedSource> = sources
         .iter()
-        .filter(|s| s.exists() && s.inside_workspace)
-        .cloned()
-        .map(|spec| MovedSource {
-            spec,
+        .enumerate()
+        .filter(|(_, s)| s.exists() && s.inside_workspace)
+        .map(|(index, spec)| MovedSource {
+            spec: spec.clone(),
             copy: leaves,
             max_copy: ctx.preserve_max_bytes,
+            landings: landings_of(index),
         })
         .collect();
     let kept: Vec<Preserved> = destinations
@@ -78,9 +87,10 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
             mode: op.write,
             // Not where a source of the same op names it (`mv --exchange a b`): the linked
             // inode would stay in the workspace with a second name.
-            link: !moved
-                .iter()
-                .any(|m| m.spec.physical.is_some() && m.spec.physical == spec.physical),
+            link: !op.in_compound_line
+                && !moved
+                    .iter()
+                    .any(|m| m.spec.physical.is_some() && m.spec.physical == spec.physical),
             max_copy: ctx.preserve_max_bytes,
         })
         .collect();
@@ -141,7 +151,7 @@ pub(crate) fn chained_sources(
             continue;
         }
         let mut found: Vec<MovedSource> = Vec::new();
-        for source in &op.sources {
+        for (source_index, source) in op.sources.iter().enumerate() {
             let Some(mut path) = physical(source) else {
                 continue;
             };
@@ -169,10 +179,18 @@ pub(crate) fn chained_sources(
                 &ctx.cwd,
             );
             if spec.exists() && spec.inside_workspace && spec.protected.is_none() {
+                let landings = op
+                    .targets
+                    .iter()
+                    .zip(&op.landing_of)
+                    .filter(|(_, of)| **of == Some(source_index))
+                    .filter_map(|(t, _)| physical(t))
+                    .collect();
                 found.push(MovedSource {
                     spec,
                     copy: false,
                     max_copy: ctx.preserve_max_bytes,
+                    landings,
                 });
             }
         }
@@ -195,8 +213,9 @@ pub(crate) fn chained_sources(
 }
 
 /// Keeps a copy of a moved source when another op of the line writes over where it may have
-/// landed (`mv a b && echo x > b`, `mv a d/x && mv c d/x`): the line itself destroys it, so
-/// its identity alone would find nothing to move back.
+/// landed (`mv a b && echo x > b`, `mv a d/x && mv c d/x`, a numbered backup name), or
+/// names the source itself (`sed -i s/x/y/ a && mv a b` gives it a new inode first): the line
+/// itself destroys or changes it, so its identity alone would find nothing to move back.
 pub(crate) fn copy_when_overwritten(
     verdicts: &mut [Verdict],
     ops: &[OpSpec],
@@ -226,11 +245,25 @@ pub(crate) fn copy_when_overwritten(
             .iter()
             .filter_map(|d| d.physical.as_deref())
             .collect();
+        // Where it may land, or a numbered backup of it (`mv --backup=numbered a b && echo x
+        // > b.~1~`), or the source itself (`sed -i s/x/y/ a && mv a b`: its identity changes).
+        let sources: Vec<&std::path::Path> = plan
+            .sources
+            .iter()
+            .filter_map(|s| s.spec.physical.as_deref())
+            .collect();
         let overwritten = named.iter().enumerate().any(|(index, paths)| {
             Some(index) != own
-                && paths
-                    .iter()
-                    .any(|p| landings.iter().any(|landing| landing.starts_with(p)))
+                && paths.iter().any(|p| {
+                    landings.iter().any(|landing| landing.starts_with(p))
+                        || landings
+                            .iter()
+                            .chain(&sources)
+                            .any(|l| is_numbered_backup(p, l))
+                        || sources
+                            .iter()
+                            .any(|source| source.starts_with(p) || p.starts_with(source))
+                })
         });
         if overwritten {
             for source in &mut plan.sources {
@@ -238,6 +271,22 @@ pub(crate) fn copy_when_overwritten(
             }
         }
     }
+}
+
+/// Whether `path` is a GNU numbered backup of `of` (`<of>.~N~`).
+fn is_numbered_backup(path: &std::path::Path, of: &std::path::Path) -> bool {
+    if path.parent() != of.parent() {
+        return false;
+    }
+    let (Some(name), Some(base)) = (path.file_name(), of.file_name()) else {
+        return false;
+    };
+    let mut prefix = base.to_os_string();
+    prefix.push(".~");
+    name.as_encoded_bytes()
+        .strip_prefix(prefix.as_encoded_bytes())
+        .and_then(|rest| rest.strip_suffix(b"~"))
+        .is_some_and(|digits| !digits.is_empty() && digits.iter().all(u8::is_ascii_digit))
 }
 
 /// Folds every move plan of the line into the first one, so that one transaction (and one
@@ -264,7 +313,10 @@ pub(crate) fn merge(verdicts: &mut [Verdict]) {
                     .find(|s| s.spec.physical == source.spec.physical)
                 {
                     // Moved twice: a copy if either move needs one.
-                    Some(existing) => existing.copy |= source.copy,
+                    Some(existing) => {
+                        existing.copy |= source.copy;
+                        existing.landings.extend(source.landings);
+                    }
                     None => plan.sources.push(source),
                 }
             }

@@ -84,8 +84,10 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
     if allow_noop::all_absent(&affected) {
         return Verdict::of(ReasonCode::AllowNoop);
     }
-    // A hard link or a reflink keeps a version of any size; only a byte copy is capped.
-    let link = op.write.replaces_name_only();
+    // A hard link or a reflink keeps a version of any size; only a byte copy is capped. A
+    // link only when the op is its line's one command: another one could give the file a
+    // second name and write through it (`ln f f2 && mv h f && echo x > f2`).
+    let link = op.write.replaces_name_only() && !op.in_compound_line;
     let copied: Vec<&PathSpec> = affected
         .iter()
         .filter(|s| {

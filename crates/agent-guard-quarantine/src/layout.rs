@@ -89,7 +89,8 @@ fn build_layout(
         report.exclude_added = ensure_excluded(workspace, relative)?;
     }
     if !trash.is_dir() {
-        fs_err::create_dir_all(trash).map_err(|source| QuarantineError::CreateTrash {
+        // Private: what the store keeps is readable by no one else, whatever its own mode.
+        crate::migrate::private_dirs(trash).map_err(|source| QuarantineError::CreateTrash {
             path: trash.to_path_buf(),
             source,
         })?;

@@ -37,9 +37,11 @@ mod error;
 mod faults;
 mod gc;
 mod layout;
+mod links;
 mod lock;
 mod manifest;
 mod manifest_index;
+mod migrate;
 mod moves;
 mod preserve;
 mod reconcile;
@@ -60,8 +62,10 @@ pub use layout::{
     CHECKPOINTS_DIR_NAME, EXCLUDE_COMMENT, LayoutReport, SESSIONS_DIR_NAME, STATE_FILE_NAME,
     ensure_layout,
 };
+pub use links::PENDING_LINKS;
 pub use lock::{LOCK_FILE_NAME, StoreLock};
 pub use manifest::{MANIFEST_FILE_NAME, Manifest};
+pub use migrate::{MIGRATED_FROM, Migration, migrate_store};
 pub use moves::{Landing, MOVE_STRATEGY, MoveItem, MoveRecording, MoveReport};
 pub use preserve::{KeptBy, KeptFile, PRESERVE_STRATEGY, PreservationReport, PreserveItem};
 pub use reconcile::Reconciled;

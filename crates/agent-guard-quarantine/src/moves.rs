@@ -53,6 +53,8 @@ pub struct MoveItem {
     pub copy: bool,
     /// The largest copy made byte by byte (a reflink keeps any size).
     pub max_copy: u64,
+    /// Where it may land, looked at first by undo.
+    pub landings: Vec<PathBuf>,
 }
 
 /// A path a moved source may land on.
@@ -174,6 +176,7 @@ impl Quarantine {
                 mode: meta.mode() & 0o7777,
                 size: if meta.is_file() { meta.len() } else { 0 },
                 copy_path: copy_path.as_ref().map(StoredPath::new),
+                landings: source.landings.iter().map(StoredPath::new).collect(),
                 ts: self.now(),
                 schema: MANIFEST_SCHEMA,
             }));

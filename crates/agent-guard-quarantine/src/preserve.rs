@@ -62,6 +62,10 @@ pub struct PreserveItem {
     /// reflinked is not kept ([`SkipKind::TooLarge`]). `None`: no cap (a restore keeping
     /// what it replaces).
     pub max_copy: Option<u64>,
+    /// The command replaces the name (a rename over it, an unlink first): however the
+    /// version is kept, it goes back by name, never by writing its bytes into whatever file
+    /// then stands there (after `ln -f a b` that file is `a`).
+    pub by_name: bool,
 }
 
 impl PreserveItem {
@@ -72,6 +76,7 @@ impl PreserveItem {
             raw,
             link: false,
             max_copy: None,
+            by_name: false,
         }
     }
 }
@@ -304,6 +309,16 @@ impl Quarantine {
             return Err(failed(self, kind, error.to_string()));
         }
         let partial = partial_sibling(&dest);
+        // A link is noted before it is made: if the command does not replace the name, the
+        // next writer of the store turns it into a copy (see `links`).
+        let noted = if item.link && !symlink {
+            match crate::links::note(self.trash(), &item.origin, &dest) {
+                Ok(file) => Some(file),
+                Err(error) => return Err(failed(self, SkipKind::Failed, error.to_string())),
+            }
+        } else {
+            None
+        };
         let kept = if symlink {
             copy_link(&item.origin, &partial)
         } else {
@@ -339,7 +354,7 @@ impl Quarantine {
         }
         // A link's or a symlink's bytes are not new: the directory entry is what to flush.
         let written = matches!(cloned, Cloned::Reflink | Cloned::Copy(_)).then_some(dest.as_path());
-        if let Err(reason) = self.flush_kept(&journal, written, parent) {
+        if let Err(reason) = self.flush_kept(&journal, written, parent, noted) {
             return Err(failed(self, SkipKind::Failed, reason));
         }
         self.faults().hit(FaultPoint::AfterMove);
@@ -360,6 +375,7 @@ impl Quarantine {
             dev: Some(before.dev()),
             ino: Some(before.ino()),
             digest,
+            by_name: item.by_name,
             recovered_from_intent: false,
             ts: self.now(),
             schema: MANIFEST_SCHEMA,
@@ -387,12 +403,14 @@ impl Quarantine {
         journal: &std::fs::File,
         copy: Option<&Path>,
         dir: &Path,
+        noted: Option<std::fs::File>,
     ) -> Result<(), String> {
         let opened = std::fs::File::open(dir).and_then(|dir| {
             let mut files = vec![dir];
             if let Some(copy) = copy {
                 files.push(std::fs::File::open(copy)?);
             }
+            files.extend(noted);
             Ok(files)
         });
         let kept = match opened {

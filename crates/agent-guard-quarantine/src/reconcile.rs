@@ -74,6 +74,7 @@ impl Quarantine {
     /// [`Quarantine::reconcile_locked`], also returning the manifest offset before which
     /// every intent is now closed. Only the manifest after its checkpoint is read.
     pub(crate) fn reconcile_closing(&self) -> Result<(Reconciled, Closed), QuarantineError> {
+        crate::links::settle(self.trash());
         let manifest = self.manifest();
         let unread = manifest.read_unread()?;
         let closed = unread.closed_after_reconcile();
@@ -159,6 +160,8 @@ impl Quarantine {
                     dev: None,
                     ino: None,
                     digest: None,
+                    // How it was kept is not recorded yet: by name is safe for every way.
+                    by_name: true,
                     recovered_from_intent: true,
                     ts: self.now(),
                     schema: MANIFEST_SCHEMA,

@@ -291,6 +291,9 @@ pub struct Preserved {
     /// The content digest of a streamed copy (hex).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The command replaces the name: the version goes back by name, however it was kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_name: bool,
     /// Written by crash reconciliation, not by the copy itself.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovered_from_intent: bool,
@@ -324,6 +327,10 @@ pub struct MoveSource {
     /// filesystem (present once complete: it is renamed into place last).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_path: Option<StoredPath>,
+    /// Where it may land (undo looks there first: two names of one file, moved apart, are
+    /// told apart by where each went).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub landings: Vec<StoredPath>,
     /// UTC timestamp.
     pub ts: String,
     /// Schema version.

@@ -7,6 +7,7 @@
 //! and only then is the source removed. A crash at any point leaves a state that
 //! [`Quarantine::reconcile`] resolves without losing the item.
 
+use std::os::unix::fs::DirBuilderExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Component, Path, PathBuf};
 
@@ -504,7 +505,7 @@ pub(crate) fn create_dirs(dir: &Path, tx_dir: &Path) -> std::io::Result<()> {
         }
     }
     for path in missing.iter().rev() {
-        match std::fs::create_dir(path) {
+        match std::fs::DirBuilder::new().mode(0o700).create(path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),

@@ -390,7 +390,8 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                     kept_from: Some(Kept {
                         dev: r.dev,
                         ino: r.ino,
-                        by_name: r.method.is_some_and(PreserveMethod::restores_by_name),
+                        by_name: r.by_name
+                            || r.method.is_some_and(PreserveMethod::restores_by_name),
                     }),
                 });
             }

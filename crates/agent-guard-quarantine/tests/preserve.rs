@@ -24,6 +24,7 @@ fn item(env: &Env, rel: &str, link: bool) -> PreserveItem {
         raw: rel.to_owned(),
         link,
         max_copy: None,
+        by_name: link,
     }
 }
 
@@ -176,6 +177,24 @@ fn a_version_kept_by_link_that_the_command_never_replaced_is_restored_by_droppin
     assert!(!kept.exists(), "the quarantine's name is gone");
     assert_eq!(std::fs::metadata(&path).unwrap().nlink(), 1);
     assert!(report.backup_txids.is_empty(), "{report:?}");
+}
+
+#[test]
+fn a_replaced_file_kept_by_copy_still_goes_back_by_name() {
+    // `ln -f h f` over an `f` with a second name: kept by copy, and yet restored by name: the
+    // file now at `f` is `h`, whose bytes must not be overwritten.
+    let env = Env::new();
+    let f = env.write("f", "original f\n");
+    std::fs::hard_link(&f, env.ws.join("f2")).unwrap();
+    let h = env.write("h", "hh\n");
+    let report = preserve(&env, 1, &[item(&env, "f", true)]);
+    assert!(matches!(report.kept[0].by, KeptBy::Reflink | KeptBy::Copy));
+    rm(&f);
+    std::fs::hard_link(&h, &f).unwrap();
+    let report = env.restore(txid(1).as_str(), &RestoreOptions::default());
+    assert!(report.ok, "{report:?}");
+    assert_eq!(std::fs::read(&f).unwrap(), b"original f\n");
+    assert_eq!(std::fs::read(&h).unwrap(), b"hh\n", "h is untouched");
 }
 
 #[test]

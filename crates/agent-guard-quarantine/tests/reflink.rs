@@ -86,6 +86,7 @@ fn preserve_reflinks_and_restores_in_place(point: &Path) {
         raw: "big.bin".to_owned(),
         link: false,
         max_copy: Some(1 << 20),
+        by_name: false,
     }];
     let report = env
         .store

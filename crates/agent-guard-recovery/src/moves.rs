@@ -58,6 +58,7 @@ pub fn recording(plan: &MovePlan) -> MoveRecording {
                     raw: source.spec.raw.clone(),
                     copy: source.copy,
                     max_copy: source.max_copy,
+                    landings: source.landings.clone(),
                 })
             })
             .collect(),

@@ -56,6 +56,7 @@ pub fn items(files: &[Preserved]) -> Vec<PreserveItem> {
                 raw: file.spec.raw.clone(),
                 link: file.link,
                 max_copy: Some(file.max_copy),
+                by_name: file.mode.replaces_name_only(),
             })
         })
         .collect()

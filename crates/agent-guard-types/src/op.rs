@@ -312,6 +312,11 @@ pub struct OpSpec {
     /// source that may land there (`None` for a backup name, where the replaced file goes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub landing_of: Vec<Option<usize>>,
+    /// The op's command is one of several in its line (`a && b`, `a | b`, `a; b`): another
+    /// command could touch what it touches (give a file a second name, write it) in ways no
+    /// op of the line shows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_compound_line: bool,
 }
 
 impl OpSpec {
@@ -340,6 +345,7 @@ impl OpSpec {
             confined: None,
             sources: Vec::new(),
             landing_of: Vec::new(),
+            in_compound_line: false,
         }
     }
 

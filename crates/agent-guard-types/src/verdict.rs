@@ -100,6 +100,9 @@ pub struct MovedSource {
     pub copy: bool,
     /// The largest tree copied byte by byte when [`MovedSource::copy`] is set.
     pub max_copy: u64,
+    /// Where this source may land (physical), looked at first when undo looks for it: two
+    /// names of one file, moved apart, are told apart by where each went.
+    pub landings: Vec<std::path::PathBuf>,
 }
 
 /// One path whose current version a [`Plan::Preserve`] keeps.

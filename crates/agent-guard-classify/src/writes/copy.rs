@@ -257,22 +257,31 @@ fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
 /// Builds the op of a copying program from what its options said; `None` when it writes
 /// over nothing.
 fn finish(mut op: OpSpec, read: Read, through: bool) -> Option<OpSpec> {
-    if read.info || read.safe || read.backup == Some(true) {
+    if read.info || read.safe {
         return None;
     }
     let mut placement = Placement::of_operands(read.operands, read.into);
     placement.exact = read.exact;
     placement.parents = read.parents;
     let mut targets = placement.targets();
-    if read.backup == Some(false) {
-        // The existing file is renamed to its backup name first: that name is replaced.
+    if read.backup.is_some() {
+        // The existing file is renamed to its backup name first (`dest~`, the `-S` suffix,
+        // or a numbered name): a move of the old destination, which is all the op destroys
+        // (what it writes then lands on a new file). Undo moves it back.
         let suffix = read.suffix.as_deref().unwrap_or("~");
-        for target in &mut targets {
-            target.text.push_str(suffix);
-        }
+        op.kind = OpKind::Move;
         op.write = WriteMode::Replace;
+        op.sources.clone_from(&targets);
+        if read.backup == Some(false) {
+            op.landing_of = (0..targets.len()).map(Some).collect();
+            for target in &mut targets {
+                target.text.push_str(suffix);
+            }
+        } else {
+            targets.clear();
+        }
         op.note(format!(
-            "--backup keeps the old file as its `{suffix}` backup, replacing an older one"
+            "--backup moves the old file to its backup name (`{suffix}`, or numbered)"
         ));
     } else {
         for target in &mut targets {
@@ -330,20 +339,24 @@ pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
         .into_iter()
         .map(|(t, i)| (t, Some(i)))
         .unzip();
-    if read.backup == Some(false) && !read.safe {
+    let mut sources = placement.sources;
+    if read.backup.is_some() && !read.safe {
+        // The old destination moves to its backup name: it is a source too, landing on
+        // `<dest>~` (or the `-S` suffix) — a numbered backup's name is only known when it
+        // runs (undo looks for it beside the destination).
         let suffix = read.suffix.as_deref().unwrap_or("~");
-        let backups: Vec<Target> = targets
-            .iter()
-            .map(|t| {
-                let mut backup = t.clone();
+        for destination in targets.clone() {
+            let index = sources.len();
+            sources.push(destination.clone());
+            if read.backup == Some(false) {
+                let mut backup = destination;
                 backup.text.push_str(suffix);
-                backup
-            })
-            .collect();
-        landing_of.extend(backups.iter().map(|_| None));
-        targets.extend(backups);
+                targets.push(backup);
+                landing_of.push(Some(index));
+            }
+        }
         op.note(format!(
-            "--backup keeps the old destination as its `{suffix}` backup, replacing an older one"
+            "--backup moves the old destination to its backup name (`{suffix}`, or numbered)"
         ));
     }
     if read.interactive {
@@ -351,7 +364,7 @@ pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
     }
     op.targets = targets;
     op.landing_of = landing_of;
-    op.sources = placement.sources;
+    op.sources = sources;
     Some(op)
 }
 
@@ -420,9 +433,14 @@ mod tests {
         for safe in ["-n a b", "--no-clobber a b", "--update=none a b", "--help"] {
             assert!(cp(&args(safe)).is_none(), "{safe}");
         }
-        assert!(cp(&args("--backup=numbered a b")).is_none());
+        // A backup moves the old file aside: a move of it (issue 34).
+        let o = cp(&args("--backup=numbered a b")).unwrap();
+        assert_eq!((o.kind, o.targets.len()), (OpKind::Move, 0));
+        assert_eq!(o.sources.len(), 2);
         let o = cp(&args("-b a b")).unwrap();
         assert_eq!(targets(&o), ["b~", "b/a~"]);
+        assert_eq!(o.kind, OpKind::Move);
+        assert_eq!(o.sources[0].text, "b");
         let o = cp(&args("--backup -S .orig a b/")).unwrap();
         assert_eq!(targets(&o), ["b/a.orig"]);
         let o = cp(&args("-r src dst")).unwrap();
@@ -465,6 +483,17 @@ mod tests {
         );
         let o = mv(&args("-b a b")).unwrap();
         assert_eq!(targets(&o), ["b", "b/a", "b~", "b/a~"]);
+        assert_eq!(
+            sources(&o),
+            ["a", "b", "b/a"],
+            "the old destination moves too"
+        );
+        assert_eq!(o.landing_of[2..], [Some(1), Some(2)]);
+        let o = mv(&args("--backup=numbered a b")).unwrap();
+        assert_eq!(
+            (sources(&o), targets(&o)),
+            (vec!["a", "b", "b/a"], vec!["b", "b/a"])
+        );
         assert!(mv(&args("--help")).is_none());
         assert!(mv(&args("--bogus a b")).unwrap().undeterminable);
     }

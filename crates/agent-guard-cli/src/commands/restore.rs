@@ -186,6 +186,12 @@ fn print(outcome: &RestoreOutcome, json: bool, verb: Verb, env: &EnvSnapshot) {
             tx.tool.as_deref().unwrap_or("-"),
             human::ago(tx.ts.as_deref().unwrap_or(""), now)
         ));
+        if !outcome.with.is_empty() {
+            printer::out(&format!(
+                "  with {} (the same command's other transaction(s))",
+                outcome.with.join(", ")
+            ));
+        }
     }
     if report.already_restored {
         printer::out("  nothing changed");

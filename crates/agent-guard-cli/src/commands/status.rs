@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use agent_guard_engine::EnvSnapshot;
+use agent_guard_engine::{EnvSnapshot, StoreKind};
 
 use crate::args::StatusArgs;
 use crate::check::absolute_cwd;
@@ -36,6 +36,28 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         label("quarantine"),
         sanitize(&report.trash_root)
     ));
+    let store = &report.store;
+    let place = match store.kind {
+        StoreKind::Named => "named by AGENT_GUARD_TRASH or .agent-guard.toml",
+        StoreKind::PerUser => "per user, outside the workspace",
+        StoreKind::SameFilesystem => "outside the workspace, at the top of its filesystem",
+        StoreKind::InWorkspace => "inside the workspace (no home directory to keep it in)",
+        _ => "",
+    };
+    let reach = if store.inside_workspace {
+        "; a command in the workspace can reach it"
+    } else {
+        "; no command in the workspace reaches it"
+    };
+    let speed = if store.same_filesystem {
+        ", on the workspace's filesystem"
+    } else {
+        ", on another filesystem (deletes are copied, not renamed)"
+    };
+    printer::out(&format!("{} {place}{speed}{reach}", label("")));
+    if let Some(note) = &report.store_migration {
+        printer::out(&format!("{} {}", label(""), sanitize(note)));
+    }
     let since = report
         .mode_since
         .as_deref()

@@ -200,11 +200,10 @@ fn rm_build_is_relocated_and_restorable(harness: Harness) {
     let txid = restorable[0]["txid"].as_str().unwrap().to_owned();
     ensure!(
         run,
-        scenario.ws().join(".agent-trash").join(&txid).is_dir(),
+        scenario.store().join(&txid).is_dir(),
         "the quarantine has no directory for {txid}"
     );
-    let audit =
-        fs::read_to_string(scenario.ws().join(".agent-trash/audit.jsonl")).unwrap_or_default();
+    let audit = fs::read_to_string(scenario.store().join("audit.jsonl")).unwrap_or_default();
     ensure!(
         run,
         audit.contains(&txid),

@@ -244,6 +244,19 @@ impl Scenario {
         &self.fixture.ws
     }
 
+    /// The workspace's store (issue 34: per user, outside the workspace): under the
+    /// harness's `XDG_DATA_HOME`, or under the home when a harness does not pass it on.
+    pub(crate) fn store(&self) -> PathBuf {
+        let ws = fs::canonicalize(self.ws()).unwrap_or_else(|_| self.ws().to_path_buf());
+        let id = agent_guard_engine::workspace_id(&ws);
+        let xdg = self.dirs().xdg("data").join("agent-guard").join(&id);
+        if xdg.exists() {
+            xdg
+        } else {
+            self.fixture.home.join(".local/share/agent-guard").join(id)
+        }
+    }
+
     pub(crate) fn dirs(&self) -> Dirs<'_> {
         Dirs {
             ws: &self.fixture.ws,
@@ -682,7 +695,7 @@ impl Run<'_> {
         for (index, call) in s.hook_calls().iter().enumerate() {
             let _ = writeln!(out, "----- hook call #{}: {call:?}", index + 1);
         }
-        let audit = s.ws().join(".agent-trash/audit.jsonl");
+        let audit = s.store().join("audit.jsonl");
         let _ = writeln!(
             out,
             "----- {}\n{}",

@@ -93,11 +93,10 @@ fn destructive_check_appends_one_redacted_audit_record() {
         !audit.contains("private_marker"),
         "the raw command is never stored"
     );
-    let exclude = std::fs::read_to_string(env.ws().join(".git/info/exclude")).unwrap();
-    assert!(
-        exclude.contains("/.agent-trash/"),
-        "the quarantine is excluded from git first"
-    );
+    // The store is outside the workspace (issue 34): git is neither told nor touched.
+    assert!(!env.trash().starts_with(env.ws()));
+    let exclude = std::fs::read_to_string(env.ws().join(".git/info/exclude")).unwrap_or_default();
+    assert!(!exclude.contains("agent-trash"), "{exclude}");
     let status = std::process::Command::new("git")
         .args(["status", "--porcelain", "--ignored=no"])
         .current_dir(env.ws())
@@ -105,6 +104,23 @@ fn destructive_check_appends_one_redacted_audit_record() {
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&status.stdout).contains(".agent-trash"));
+}
+
+#[test]
+fn a_named_store_inside_the_workspace_is_excluded_from_git_first() {
+    let env = TestEnv::new();
+    let output = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_TRASH", ".agent-trash")
+        .args(["check", "--json", "--", "rm -rf build"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let exclude = std::fs::read_to_string(env.ws().join(".git/info/exclude")).unwrap();
+    assert!(
+        exclude.contains("/.agent-trash/"),
+        "the quarantine is excluded from git first"
+    );
 }
 
 #[test]

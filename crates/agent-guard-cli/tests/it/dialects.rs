@@ -93,7 +93,7 @@ fn enforce(dialect: &str, command: &str) -> Outcome {
             .into_owned()
     };
     let manifest = std::fs::read_to_string(env.trash().join("manifest.jsonl")).unwrap();
-    let tx_base = ws.join(".agent-trash").join(txid);
+    let tx_base = env.trash().join(txid);
     let records = manifest
         .lines()
         .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())

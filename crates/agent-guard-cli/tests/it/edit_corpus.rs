@@ -22,6 +22,7 @@ fn corpus() -> toml::Table {
 fn expand(env: &TestEnv, text: &str) -> String {
     text.replace("{ws}", env.ws().to_str().unwrap())
         .replace("{outside}", env.fixture.outside.to_str().unwrap())
+        .replace("{store}", env.trash().to_str().unwrap())
 }
 
 /// A path of the case's world: workspace-relative unless a placeholder makes it absolute.

@@ -2,11 +2,13 @@
 
 use crate::support::TestEnv;
 
-/// Copies `.agent-trash.example` into the test workspace as its quarantine.
+/// Copies `.agent-trash.example` into the test workspace as `.agent-trash`, where the
+/// reference tool (and earlier versions) kept the store: the first command moves it to the
+/// per-user store and reads it there (issue 34).
 pub fn install_example(env: &TestEnv) {
     let source =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.agent-trash.example");
-    let trash = env.trash();
+    let trash = env.ws().join(".agent-trash");
     for entry in walk(&source) {
         let relative = entry.strip_prefix(&source).unwrap();
         let target = trash.join(relative);

@@ -26,12 +26,16 @@ fn human(env: &TestEnv, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    let text = text.replace(&*env.ws().to_string_lossy(), "[WS]");
+    let text = text
+        .replace(&*env.trash().to_string_lossy(), "[STORE]")
+        .replace(&*env.ws().to_string_lossy(), "[WS]");
     // The quarantine's total size counts its journals, which hold the workspace path: its
     // length depends on the temporary directory.
     text.lines()
         .map(|line| match line.rsplit_once(", ") {
-            Some((head, _)) if line.starts_with("quarantine [WS]") || line.starts_with("usage") => {
+            Some((head, _))
+                if line.starts_with("quarantine [STORE]") || line.starts_with("usage") =>
+            {
                 format!("{head}, [SIZE]")
             }
             _ => line.to_owned(),

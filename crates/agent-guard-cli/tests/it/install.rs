@@ -114,10 +114,11 @@ fn trees(
     impl PartialEq + std::fmt::Debug,
     impl PartialEq + std::fmt::Debug,
 ) {
-    (
-        snapshot(env.ws(), &["**"]),
-        snapshot(&env.fixture.home, &["**"]),
-    )
+    // The guard's own store (per user, under the home since issue 34) is left out, as the
+    // workspace snapshot leaves `.agent-trash` out.
+    let mut home = snapshot(&env.fixture.home, &["**"]);
+    home.retain(|key, _| !key.starts_with(b".local"));
+    (snapshot(env.ws(), &["**"]), home)
 }
 
 fn doctor(env: &TestEnv) -> (i32, Value) {

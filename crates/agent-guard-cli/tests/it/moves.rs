@@ -355,3 +355,136 @@ fn a_move_of_git_metadata_is_refused_in_every_dialect() {
         assert!(Path::new(&env.ws().join(".git/HEAD")).exists());
     }
 }
+
+/// A workspace with `f`, `h`, `g`, `m.py` committed-like files and `setup` run first.
+fn review_world(setup: &str) -> TestEnv {
+    let env = TestEnv::new();
+    for (path, body) in [
+        ("f", "ORIGINAL-F\n"),
+        ("h", "hh\n"),
+        ("g", "gg\n"),
+        ("m.py", "import x\n"),
+    ] {
+        std::fs::write(env.ws().join(path), body).unwrap();
+    }
+    if !setup.is_empty() {
+        assert_eq!(run(&env, setup), 0, "setup `{setup}`");
+    }
+    env
+}
+
+/// Lines an outside review found to lose data or to be undone wrongly (issue 34); each is a
+/// regression case now: `check --enforce`, the line for real, one `undo`, byte for byte.
+#[test]
+fn lines_an_outside_review_broke_are_undone_byte_for_byte() {
+    for (setup, line) in [
+        // A backup name is where the old file goes: a move of it, which the line may then
+        // overwrite.
+        ("", "mv -b h f && echo junk > f~"),
+        ("", "mv -b -S .old h f && echo junk > f.old"),
+        ("", "mv --backup=numbered h f && echo junk > f.~1~"),
+        ("", "cp -b h f && echo junk > f~"),
+        ("", "install -b h f && echo junk > f~"),
+        ("", "ln -f -b h f && echo junk > f~"),
+        ("", "cp -b --remove-destination h f && echo junk > f~"),
+        ("mkdir -p d e/d && echo q > e/d/q", "mv -b -T d e/d"),
+        // One command, one undo.
+        ("", "echo a > f && echo b > h"),
+        ("", "mv h f && echo x > g"),
+        ("", "sed -i s/x/y/ m.py && sed -i s/import/from/ m.py"),
+        // A source whose inode the line changes before or after moving it.
+        ("", "sed -i s/O/0/ f && mv f g"),
+        ("", "mv f g && sed -i s/O/0/ g h"),
+        // Two names of one file, moved apart.
+        ("ln f f2", "mv f x && mv f2 y"),
+    ] {
+        let env = review_world(setup);
+        undone_with(&env, "posix", line, line);
+    }
+}
+
+#[test]
+fn a_second_name_the_line_makes_never_reaches_the_kept_version() {
+    // No hard link may keep the version when the line can give the file another name and
+    // write through it. (The name the line made stays: undo reverses the move, not `ln`.)
+    for (line, made) in [
+        ("ln f f2 && mv h f && echo junk > f2", "f2"),
+        ("cp -l f f2 && mv h f && echo junk > f2", "f2"),
+        ("ln f bak && mv h f && truncate -s0 bak", "bak"),
+    ] {
+        let env = review_world("");
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(run(&env, line), 0, "{line}");
+        let undo = env.cmd("agent-guard").arg("undo").output().unwrap();
+        assert!(undo.status.success(), "{line}: {undo:?}");
+        assert_eq!(
+            std::fs::read(env.ws().join("f")).unwrap(),
+            b"ORIGINAL-F\n",
+            "{line}"
+        );
+        assert_eq!(
+            std::fs::read(env.ws().join("h")).unwrap(),
+            b"hh\n",
+            "{line}"
+        );
+        assert!(env.ws().join(made).exists(), "{line}: what ln made is ln's");
+    }
+}
+
+#[test]
+fn ln_f_over_a_file_with_two_names_never_writes_into_the_new_one() {
+    let env = review_world("ln f f2 && chmod 600 f");
+    undone_with(&env, "posix", "ln -f h f", "ln -f h f");
+    assert_eq!(std::fs::read(env.ws().join("h")).unwrap(), b"hh\n");
+    let f = std::fs::metadata(env.ws().join("f")).unwrap();
+    let h = std::fs::metadata(env.ws().join("h")).unwrap();
+    assert_ne!(f.ino(), h.ino(), "f and h are two files again");
+    assert_eq!(h.nlink(), 1, "no store keeps a name of h");
+}
+
+#[test]
+fn a_link_kept_for_a_name_the_command_did_not_replace_is_let_go() {
+    // `mv -n h f` replaces nothing: the version of f kept by a hard link must not leave f
+    // with two names (`gzip f` refuses such a file) once the next command is checked.
+    let env = review_world("");
+    let (exit, report) = enforce(&env, "mv -n h f");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(run(&env, "mv -n h f"), 0);
+    let (exit, report) = enforce(&env, "gzip f");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(
+        std::fs::metadata(env.ws().join("f")).unwrap().nlink(),
+        1,
+        "settled before gzip runs"
+    );
+    assert_eq!(run(&env, "gzip f"), 0, "gzip sees one name");
+}
+
+#[test]
+fn a_git_mv_changed_afterwards_still_puts_the_index_back() {
+    let env = review_world("");
+    git(&env, &["add", "-A"]);
+    git(
+        &env,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "files",
+        ],
+    );
+    let index = git(&env, &["ls-files", "-s"]);
+    let status = git(&env, &["status", "--porcelain"]);
+    undone_with(
+        &env,
+        "posix",
+        "git mv m.py c.py && echo more >> c.py",
+        "git mv m.py c.py && echo more >> c.py",
+    );
+    assert_eq!(git(&env, &["ls-files", "-s"]), index);
+    assert_eq!(git(&env, &["status", "--porcelain"]), status);
+}

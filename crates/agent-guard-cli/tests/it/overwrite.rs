@@ -352,14 +352,16 @@ fn appends_into_git_metadata_or_the_quarantine_are_refused() {
     std::os::unix::fs::symlink(".git/config", ws.join("cfg")).unwrap();
     let config = std::fs::read(ws.join(".git/config")).unwrap();
     let audit = std::fs::read(env.trash().join("audit.jsonl")).unwrap();
+    let store = env.trash().display().to_string();
     for command in [
-        "echo '[core] fsmonitor = ./x' >> .git/config",
-        "printf x | tee -a .git/config",
-        "echo x 2>> .git/config",
-        "echo x >> cfg",
-        "echo '{}' >> .agent-trash/audit.jsonl",
-        "dd if=notes.txt of=.agent-trash/audit.jsonl oflag=append conv=notrunc",
+        "echo '[core] fsmonitor = ./x' >> .git/config".to_owned(),
+        "printf x | tee -a .git/config".to_owned(),
+        "echo x 2>> .git/config".to_owned(),
+        "echo x >> cfg".to_owned(),
+        format!("echo '{{}}' >> {store}/audit.jsonl"),
+        format!("dd if=notes.txt of={store}/audit.jsonl oflag=append conv=notrunc"),
     ] {
+        let command = command.as_str();
         let (exit, report) = enforce(&env, command);
         assert_eq!(exit, 2, "{command}: {report}");
         assert_eq!(

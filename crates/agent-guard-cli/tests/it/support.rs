@@ -38,8 +38,13 @@ impl TestEnv {
         &self.fixture.ws
     }
 
+    /// The workspace's store: by default per user, outside the workspace (issue 34).
     pub fn trash(&self) -> PathBuf {
-        self.fixture.ws.join(".agent-trash")
+        let ws = std::fs::canonicalize(&self.fixture.ws).unwrap();
+        self.fixture
+            .home
+            .join(".local/share/agent-guard")
+            .join(agent_guard_engine::workspace_id(&ws))
     }
 
     /// A command for binary `bin` with a clean environment.

@@ -4,20 +4,20 @@ use agent_guard_types::PathSpec;
 
 super::reason!(
     AllowTrashGc, AllowTrashGc, "ALLOW_TRASH_GC",
-    catches: "A delete whose every target lies inside the quarantine and is ordinary payload: not the quarantine root, not a control file (`manifest.jsonl`, `audit.jsonl`, `state.json`, `sessions/`, `lock`, `.git`), not a glob.",
-    why: "Removing quarantined payload is housekeeping of data that was already deleted once; quarantining it again would recurse forever.",
+    catches: "No longer produced (issue 34). Until then: a delete whose every target lay inside the quarantine and was ordinary payload (`rm -rf .agent-trash/<txid>`).",
+    why: "What the guard keeps for undo must be out of reach of the commands it guards: a delete that reaches the store, by any spelling, is now `BLOCK_PROTECTED_PATH`, and `agent-guard gc` is how payload goes. The code stays registered so that old audit records keep their meaning.",
     example: "rm -rf .agent-trash/20261130-101500-deadbeef",
-    verdict: "ALLOW (deleted directly). Prefer `agent-guard gc --execute`, which also records a tombstone.",
-    recovery: "Not recoverable by the guard: this is the final deletion of quarantined payload.",
+    verdict: "Not produced any more: such a delete is `BLOCK_PROTECTED_PATH`.",
+    recovery: "`agent-guard gc --execute` purges what is past retention (a person runs it).",
     enforcement: DurableIntent,
     hint: "",
-    coverage: Coverage::Corpus,
+    coverage: Coverage::Tests("crates/agent-guard-policy/src/batch.rs: the_store_is_never_reached (not produced since issue 34)"),
 );
 
-/// Returns `true` if the batch is non-empty and wholly inside the quarantine (protected
-/// control paths were refused earlier).
-pub(crate) fn applies(specs: &[PathSpec]) -> bool {
-    !specs.is_empty() && specs.iter().all(|s| s.inside_trash)
+/// Returns `true` if a target of the batch lies inside the store (protected control paths
+/// were refused earlier; this is its payload).
+pub(crate) fn reaches_the_store(specs: &[PathSpec]) -> bool {
+    specs.iter().any(|s| s.inside_trash)
 }
 
 #[cfg(test)]
@@ -26,9 +26,12 @@ mod tests {
     use crate::testing::{dir, in_trash};
 
     #[test]
-    fn all_targets_must_be_in_the_trash() {
-        assert!(applies(&[in_trash(dir(".agent-trash/tx"))]));
-        assert!(!applies(&[in_trash(dir(".agent-trash/tx")), dir("src")]));
-        assert!(!applies(&[]));
+    fn any_target_in_the_store() {
+        assert!(reaches_the_store(&[in_trash(dir(".agent-trash/tx"))]));
+        assert!(reaches_the_store(&[
+            in_trash(dir(".agent-trash/tx")),
+            dir("src")
+        ]));
+        assert!(!reaches_the_store(&[dir("src")]));
     }
 }

@@ -470,6 +470,14 @@ impl Quarantine {
                 .iter()
                 .map(|item| item.kept_from.is_some_and(|kept| !kept.by_name))
                 .collect(),
+            kept_identity: tx
+                .items
+                .iter()
+                .map(|item| match item.kept_from {
+                    Some(kept) if kept.by_name => kept.dev.zip(kept.ino),
+                    _ => None,
+                })
+                .collect(),
             origins: tx.items.iter().map(|item| item.origin.clone()).collect(),
             restored_before: tx.restored_paths.clone(),
             previously: Vec::new(),

@@ -85,23 +85,44 @@ impl Restorer<'_> {
         let numbered: Vec<PathBuf> = tx
             .destinations
             .iter()
-            .flat_map(|d| numbered_backups(d.path.path()))
+            .map(|d| d.path.path())
+            .chain(tx.moves.iter().map(|m| m.origin_path.path()))
+            .flat_map(numbered_backups)
             .collect();
         places.extend(numbered);
         // 1. Find every source, for as long as another one turns up (one may be found only
         //    below a directory found before: `mv a d/ && mv d e`, `mv d e && mv a e/`).
         let mut found_at: Vec<Option<PathBuf>> = vec![None; sources.len()];
         let mut looked: Vec<bool> = sources.iter().map(|(_, m)| m.at_origin()).collect();
+        let mut claimed: HashSet<PathBuf> = HashSet::new();
         loop {
             let mut progress = false;
             for (slot, (_, source)) in sources.iter().enumerate() {
                 if looked[slot] {
                     continue;
                 }
+                // Its own landings first (two names of one file, moved apart, are told apart
+                // by where each went), then anywhere; a place found for one source is no
+                // other's.
                 let wanted = Some(identity_of(source));
-                let Some(found) = places.iter().find(|p| identity_at(p) == wanted).cloned() else {
+                let own: Vec<PathBuf> = source
+                    .landings
+                    .iter()
+                    .map(|l| l.path().to_path_buf())
+                    .flat_map(|l| {
+                        let numbered = numbered_backups(&l);
+                        std::iter::once(l).chain(numbered)
+                    })
+                    .collect();
+                let Some(found) = own
+                    .iter()
+                    .chain(places.iter())
+                    .find(|p| !claimed.contains(*p) && identity_at(p) == wanted)
+                    .cloned()
+                else {
                     continue;
                 };
+                claimed.insert(found.clone());
                 looked[slot] = true;
                 progress = true;
                 // What was below its name, or went below where it is now, is below it.
@@ -146,6 +167,7 @@ impl Restorer<'_> {
         });
         let mut staged: Vec<Option<PathBuf>> = vec![None; sources.len()];
         let mut changed: Vec<PathBuf> = Vec::new();
+        let mut changed_at: Vec<Option<PathBuf>> = vec![None; sources.len()];
         for slot in order {
             let (_, source) = sources[slot];
             let Some(found) = found_at[slot].clone() else {
@@ -173,6 +195,7 @@ impl Restorer<'_> {
                     }
                 }
                 if !same_tree(&found, &copy) {
+                    changed_at[slot] = Some(found.clone());
                     changed.push(found);
                     found_at[slot] = None;
                     continue;
@@ -185,9 +208,12 @@ impl Restorer<'_> {
         let in_way = |path: &Path| identity_at(path).is_some_and(|id| !identities.contains(&id));
         let aside: Vec<PathBuf> = sources
             .iter()
-            .zip(&staged)
-            .filter(|((_, source), swap)| swap.is_some() && in_way(source.origin_path.path()))
-            .map(|((_, source), _)| source.origin_path.path().to_path_buf())
+            .enumerate()
+            .filter(|(slot, (_, source))| {
+                (staged[*slot].is_some() || changed_at[*slot].is_some())
+                    && in_way(source.origin_path.path())
+            })
+            .map(|(_, (_, source))| source.origin_path.path().to_path_buf())
             .collect();
         if !aside.is_empty() {
             self.set_aside(&aside);
@@ -195,7 +221,9 @@ impl Restorer<'_> {
         // 4. Home.
         let kept_origins: HashSet<&Path> = tx.items.iter().map(|i| i.origin.as_path()).collect();
         let mut entries: Vec<MovedEntries> = Vec::new();
-        for (((_, source), swap), found) in sources.iter().zip(&staged).zip(&found_at) {
+        for (slot, (((_, source), swap), found)) in
+            sources.iter().zip(&staged).zip(&found_at).enumerate()
+        {
             let origin = source.origin_path.path();
             if let Some(swap) = swap {
                 if self.bring_home(swap, origin)
@@ -218,7 +246,16 @@ impl Restorer<'_> {
                 continue;
             }
             match source.copy_path.as_ref().map(|c| c.path().to_path_buf()) {
-                Some(copy) if copy.symlink_metadata().is_ok() => self.place_copy(&copy, origin),
+                Some(copy) if copy.symlink_metadata().is_ok() => {
+                    if self.place_copy(&copy, origin)
+                        && let Some(landed) = &changed_at[slot]
+                    {
+                        entries.push(MovedEntries {
+                            origin: origin.to_path_buf(),
+                            landed: landed.clone(),
+                        });
+                    }
+                }
                 _ => self.errors.push(format!(
                     "{} was moved and is not where the command put it any more: nothing to \
                      move back",
@@ -373,34 +410,47 @@ impl Restorer<'_> {
     }
 
     /// Puts a source's kept copy at its (free) name.
-    fn place_copy(&mut self, copy: &Path, origin: &Path) {
+    fn place_copy(&mut self, copy: &Path, origin: &Path) -> bool {
         let Some(copy) = self.bounds.source(copy) else {
-            return self.errors.push(format!(
+            self.errors.push(format!(
                 "the copy of {} is not in its transaction",
                 origin.display()
             ));
+            return false;
         };
         let target = match self.bounds.target(origin, &self.base) {
             Ok(target) => target,
-            Err(error) => return self.errors.push(format!("{error}: {}", origin.display())),
+            Err(error) => {
+                self.errors.push(format!("{error}: {}", origin.display()));
+                return false;
+            }
         };
         if let Err(error) = create_parents(&target, &self.base) {
-            return self.errors.push(format!(
+            self.errors.push(format!(
                 "could not create the parents of {}: {error}",
                 target.display()
             ));
+            return false;
         }
         match transfer(&copy, &target, self.progress, self.store.faults()) {
             Transfer::Moved => {
                 self.emptied.push(copy);
                 self.restored.push(target);
+                true
             }
             Transfer::MovedWithLeftover(error) => {
                 self.restored.push(target);
                 self.errors.push(error);
+                true
             }
-            Transfer::Occupied => self.conflicts.push(target),
-            Transfer::Failed(error) => self.errors.push(error),
+            Transfer::Occupied => {
+                self.conflicts.push(target);
+                false
+            }
+            Transfer::Failed(error) => {
+                self.errors.push(error);
+                false
+            }
         }
     }
 
@@ -417,6 +467,7 @@ impl Restorer<'_> {
                 self.errors.push(format!("{error}: {}", path.display()));
                 continue;
             }
+            super::place::unshare(&resolved);
             items.push(RelocateItem {
                 origin: resolved,
                 raw: path.display().to_string(),

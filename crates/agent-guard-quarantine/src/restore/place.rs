@@ -49,6 +49,9 @@ pub(crate) struct Restorer<'a> {
     /// file at its target gets the old bytes written into it, keeping its inode. A version
     /// kept by name (a hard link, a symlink) goes back by name instead.
     pub(crate) in_place: Vec<bool>,
+    /// For each item kept by name, the `(dev, ino)` its file had when kept: when that very
+    /// file is at the target again with the kept bytes, the version is back already.
+    pub(crate) kept_identity: Vec<Option<(u64, u64)>>,
     /// For each item, its recorded origin, and every path an earlier restore put back: an
     /// item whose quarantine copy is gone because an earlier restore moved it back is
     /// reported as such, not as an error.
@@ -178,9 +181,10 @@ impl Restorer<'_> {
         }
         self.touched.insert(unit.item);
         let mut placement = Placement::default();
-        if same_inode(&source, &target) {
+        if same_inode(&source, &target) || self.original_is_back(unit.item, &source, &target) {
             // The kept version is the very file at the target (a hard link the command
-            // never replaced): it is back already; only the quarantine's name goes.
+            // never replaced, or its inode moved back by a move's undo, unchanged): it is
+            // back already; only the quarantine's name goes.
             return self.drop_second_name(&source, target);
         }
         let in_place = self.in_place.get(unit.item).copied().unwrap_or(false)
@@ -216,6 +220,19 @@ impl Restorer<'_> {
         self.conflicts
             .extend(placement.clashes.into_iter().map(|(_, target)| target));
         self.errors.extend(placement.errors);
+    }
+
+    /// Whether the file kept by name for `item` stands at `target` again (the same inode),
+    /// with the same bytes as the kept version at `source`.
+    fn original_is_back(&self, item: usize, source: &Path, target: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt as _;
+        let Some(Some((dev, ino))) = self.kept_identity.get(item) else {
+            return false;
+        };
+        target
+            .symlink_metadata()
+            .is_ok_and(|m| m.is_file() && m.dev() == *dev && m.ino() == *ino)
+            && same_content(source, target)
     }
 
     /// Removes the quarantine's name `source` of the file that is also at `target`, and
@@ -414,9 +431,12 @@ impl Restorer<'_> {
         };
         let items: Vec<RelocateItem> = wanted
             .iter()
-            .map(|(_, target)| RelocateItem {
-                origin: target.clone(),
-                raw: target.display().to_string(),
+            .map(|(_, target)| {
+                unshare(target);
+                RelocateItem {
+                    origin: target.clone(),
+                    raw: target.display().to_string(),
+                }
             })
             .collect();
         let meta = self.backup_meta();
@@ -504,6 +524,26 @@ impl Restorer<'_> {
                 dir = current.parent();
             }
         }
+    }
+}
+
+/// Gives a regular file with more than one name a copy of its own under this name, before
+/// the name is moved into a backup transaction: the file's other names (`h` after
+/// `ln -f h f`) are left with one link, as they were (`gzip` refuses a file with two). Best
+/// effort: the bytes are the same either way.
+pub(crate) fn unshare(path: &Path) {
+    use std::os::unix::fs::MetadataExt as _;
+    if !path
+        .symlink_metadata()
+        .is_ok_and(|m| m.is_file() && m.nlink() > 1)
+    {
+        return;
+    }
+    let partial = crate::relocate::partial_sibling(path);
+    if crate::copy::clone_file(path, &partial, None, crate::faults::Faults::none()).is_err()
+        || fsops::rename(&partial, path).is_err()
+    {
+        let _ = fsops::remove_file(&partial);
     }
 }
 
