@@ -200,7 +200,17 @@ pub fn take(
     // The new packs flush while the ref and the record are written; the record's own flush
     // then shares the disk's commit with them, and both are waited for before the command
     // may run.
-    let (taken, flushing) = checkpoints.take_in_flight(&selection)?;
+    let (mut taken, flushing) = checkpoints.take_in_flight(&selection)?;
+    // The repository's objects are mirrored (hard links where the store shares the
+    // filesystem) while the packs flush: a program that deletes `.git` is undone with them.
+    let objects = match checkpoints.keep_git_objects(&selection.workspace, plan.max_file_bytes) {
+        Ok(objects) => objects,
+        Err(error) => {
+            let _ = flushing.wait();
+            return Err(error.into());
+        }
+    };
+    taken.not_kept.extend(objects.not_kept.iter().cloned());
     store.faults().hit(FaultPoint::CheckpointAfterObjects);
     let refname = checkpoints.store_ref(txid.as_str(), &taken.commit)?;
     store.faults().hit(FaultPoint::CheckpointAfterRef);
@@ -226,6 +236,7 @@ pub fn take(
     meta.insert("hashed".to_owned(), Value::from(taken.hashed));
     meta.insert("new_objects".to_owned(), Value::from(taken.new_objects));
     meta.insert("new_bytes".to_owned(), Value::from(taken.new_bytes));
+    meta.insert("git_objects_added".to_owned(), Value::from(objects.added));
     let not_kept: Vec<Value> = taken
         .not_kept
         .iter()
@@ -345,10 +356,14 @@ fn restore_one(
     };
     let workspace = selection.workspace.clone();
     let scope = scope(store, &workspace, request.paths);
-    let diff = match checkpoints.diff(sha, &selection, &scope) {
+    let mut diff = match checkpoints.diff(sha, &selection, &scope) {
         Ok(diff) => diff,
         Err(error) => return failed(out, &error),
     };
+    // The guard's own refs belong to their own transactions: one that is gone comes back,
+    // one that is there stays as it is.
+    diff.changes
+        .retain(|c| c.kind == ChangeKind::Deleted || !agent_guard_git::is_guards_own(&c.path));
     checkpoints.clear_staging();
     // 1. What is there now and differs is kept in a new transaction first: never deleted.
     let current: Vec<&agent_guard_git::CheckpointChange> = diff
@@ -412,6 +427,22 @@ fn restore_one(
             store
                 .faults()
                 .hit(FaultPoint::CheckpointRestoreAfterFirstWrite);
+        }
+    }
+    // The repository's objects the workspace lost come back from the mirror (after its
+    // state, so that a loose object a pack holds is not written again).
+    let git_in_scope = scope.is_empty()
+        || scope
+            .iter()
+            .any(|s| s == b".git" || s.starts_with(b".git/"));
+    if git_in_scope {
+        match checkpoints.restore_git_objects(&workspace) {
+            Ok(0) => {}
+            Ok(count) => out.restored.push(format!(
+                "{} ({count} objects)",
+                workspace.join(".git").display()
+            )),
+            Err(error) => failed(out, &error),
         }
     }
     for dir in &diff.missing_dirs {

@@ -35,3 +35,4 @@ mod roundtrip;
 mod start;
 mod stress;
 mod support;
+mod whole_workspace;

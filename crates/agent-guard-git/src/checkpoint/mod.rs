@@ -15,12 +15,15 @@
 //! commit is deterministic, so it is the previous one).
 //!
 //! What is kept ([`walk`]): every file and symlink of the workspace — tracked, untracked and
-//! ignored — except `.git`, the quarantine and regenerable artifacts; files over the cap and
-//! special files are listed as not kept.
+//! ignored — except a nested repository's `.git`, the quarantine and regenerable artifacts;
+//! files over the cap and special files are listed as not kept. The workspace's own `.git`
+//! is kept as state plus a hard-linked mirror of its objects ([`gitdir`], [`git_objects`]).
 
 mod artifacts;
 mod diff;
 mod dir_modes;
+mod git_objects;
+mod gitdir;
 mod hash;
 mod index;
 mod loose_ref;
@@ -41,6 +44,8 @@ use crate::error::GitError;
 
 pub use diff::{ChangeKind, CheckpointChange, CheckpointDiff, WriteBack};
 pub use dir_modes::DirMode;
+pub use git_objects::KeptObjects;
+pub use gitdir::is_guards_own;
 pub use meta::{NotKept, NotKeptReason};
 pub use prune::Pruned;
 pub use take::Flushing;

@@ -141,6 +141,11 @@ impl CheckpointStore {
             let _ = fsops::remove_dir(&dir.path());
         }
         self.clear_staging();
+        if self.checkpoint_txids().is_empty() && recorded.is_empty() {
+            let (objects, bytes) = self.prune_git_objects();
+            pruned.objects += objects;
+            pruned.bytes += bytes;
+        }
         Ok(pruned)
     }
 

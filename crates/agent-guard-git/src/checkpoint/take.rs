@@ -79,7 +79,12 @@ impl CheckpointStore {
     /// # Errors
     /// The workspace root cannot be listed, or an object cannot be written.
     pub fn take_in_flight(&self, selection: &Selection) -> Result<(Taken, Flushing), GitError> {
-        let fingerprint = watch::fingerprint(selection);
+        // The watcher does not hear `.git`: its state is stat'ed every time, and what was
+        // found is part of the fingerprint, so a changed repository is never the last
+        // checkpoint.
+        let git = super::gitdir::walk(&selection.workspace);
+        let fingerprint =
+            watch::fingerprint(selection) ^ git.as_ref().map_or(0, super::gitdir::GitWalk::digest);
         let token_path = self.dir.join(watch::TOKEN_FILE);
         let fast = FastToken::read(&token_path);
         let since = fast.as_ref().map(|f| f.token);
@@ -107,7 +112,7 @@ impl CheckpointStore {
         let index_path = self.index_path();
         let (previous, walked) = std::thread::scope(|scope| {
             let loading = scope.spawn(|| Index::load(&index_path));
-            let walked = walk::walk(selection, heard_since.as_ref());
+            let walked = walk::walk_with(selection, heard_since.as_ref(), git);
             (loading.join(), walked)
         });
         let previous = previous.unwrap_or_default();

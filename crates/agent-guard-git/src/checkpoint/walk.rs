@@ -1,5 +1,6 @@
 //! Walking the workspace for a checkpoint: every file, symlink and empty directory, in
-//! parallel, except what a checkpoint never keeps: `.git` (anywhere), the quarantine, and
+//! parallel, except what a checkpoint never keeps: `.git` (anywhere; the root's state is
+//! walked by [`super::gitdir`] and spliced in), the quarantine, and
 //! regenerable artifacts (a name matching an artifact pattern that git ignores and that
 //! holds no tracked file: `node_modules/`, `target/`; `.env` and `*.log` are kept).
 //!
@@ -56,6 +57,17 @@ pub(crate) const USUAL_DIR_MODE: u32 = 0o755;
 /// # Errors
 /// The workspace root itself cannot be listed.
 pub(crate) fn walk(selection: &Selection, heard: Option<&Heard>) -> Result<Walked, GitError> {
+    let git = super::gitdir::walk(&selection.workspace);
+    walk_with(selection, heard, git)
+}
+
+/// [`walk`], with the walk of the workspace's `.git` already done ([`super::gitdir`]): it is
+/// spliced into the result.
+pub(crate) fn walk_with(
+    selection: &Selection,
+    heard: Option<&Heard>,
+    git: Option<super::gitdir::GitWalk>,
+) -> Result<Walked, GitError> {
     let root = &selection.workspace;
     open_dir(root).map_err(|source| GitError::GitWorktree {
         action: "list",
@@ -130,6 +142,9 @@ pub(crate) fn walk(selection: &Selection, heard: Option<&Heard>) -> Result<Walke
         .sort_unstable_by(|a, b| path_order(&a.0, &b.0));
     walked.unreadable.sort_unstable_by(|a, b| path_order(a, b));
     walked.nested_git.sort_unstable_by(|a, b| path_order(a, b));
+    if let Some(git) = git {
+        git.splice_into(&mut walked);
+    }
     Ok(walked)
 }
 
@@ -502,7 +517,17 @@ mod tests {
         fs_err::create_dir(root.join("empty")).unwrap();
         std::os::unix::fs::symlink("/outside", root.join("link")).unwrap();
         drop(repo);
-        let walked = walk(&selection(root), None).unwrap();
+        let mut walked = walk(&selection(root), None).unwrap();
+        // The root repository's state is kept (its objects are mirrored instead).
+        let git: Vec<String> = paths(&walked)
+            .into_iter()
+            .filter(|p| p.starts_with(".git/"))
+            .collect();
+        assert!(git.contains(&".git/HEAD".to_owned()), "{git:?}");
+        assert!(git.contains(&".git/config".to_owned()), "{git:?}");
+        walked.found.retain(|e| !e.path.starts_with(b".git/"));
+        walked.empty_dirs.retain(|d| !d.starts_with(b".git/"));
+        walked.dir_modes.retain(|d| !d.0.starts_with(b".git"));
         assert_eq!(
             paths(&walked),
             [".env", ".gitignore", "build/o.txt", "link", "src/a.py"]
