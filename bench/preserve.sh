@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Preservation cost (issue 11): `check --enforce -- ': > big.bin'` keeps the old version of a
-# 1 MiB and a 100 MiB file before a truncating redirection, side by side in the same run with
-# `cp` of the same file (and `cp --reflink=always` where the filesystem has reflinks), on the
+# Preservation cost (issues 11 and 34): keeping the current version of a 1 MiB and a 256 MiB
+# file, side by side in the same run with the tool that does the same by hand, on the
 # filesystem of $TMPDIR (ext4 here) and on loop-mounted XFS (reflink=1) and Btrfs images.
+# The store is outside the workspace on the same filesystem, as the guard puts it.
+#
+#   - `preserve-one … link` (the hard link kept when a line only replaces the name: `mv x f`,
+#     `ln -f`) against `ln f STORE/f`;
+#   - `preserve-one … copy` (the reflink, or the verified copy, kept when a line rewrites the
+#     file: `: > f`, `sed -i`) against `cp --reflink=auto f STORE/f`;
+#   - the whole `check --enforce` process for both lines, for the full cost an agent sees.
+#
+# `preserve-one` (crates/agent-guard-bench) is the quarantine's preservation step with its
+# durable journal records, as its own process, so that the comparison is process to process.
 #
 #   bench/preserve.sh [--runs N] [--export FILE.md]
 #
 # Needs hyperfine; the loop mounts need root, mkfs.xfs (xfsprogs) and mkfs.btrfs
 # (btrfs-progs), and are skipped with a note otherwise. Every run starts from an empty
-# quarantine (removed, untimed, in --prepare), so the disk use stays bounded.
+# store (removed, untimed, in --prepare), so the disk use stays bounded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=20
@@ -21,9 +30,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release --locked -q -p agent-guard-cli
+cargo build --release --locked -q -p agent-guard-cli -p agent-guard-bench
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 guard="$target/release/agent-guard"
+one="$target/release/preserve-one"
 
 scratch=$(mktemp -d)
 mounts=()
@@ -41,38 +51,44 @@ workspace() {
   mkdir -p "$ws"
   git -C "$ws" init -q
   head -c $((1024 * 1024)) /dev/urandom > "$ws/small.bin"
-  head -c $((100 * 1024 * 1024)) /dev/urandom > "$ws/big.bin"
+  head -c $((256 * 1024 * 1024)) /dev/urandom > "$ws/big.bin"
+  echo new > "$ws/new.bin"
   sync -f "$ws/big.bin"
   echo "$ws"
 }
 
-# Times preserving each file against cp of it, on the workspace $2 (label $1).
+# Times preserving each file against ln and cp --reflink=auto of it, on the workspace $2
+# (label $1); the store is $2/../store.
 measure() {
-  local label="$1" ws="$2" reflink="$3"
+  local label="$1" ws="$2"
+  local store
+  store="$(dirname "$ws")/store"
   for file in small.bin big.bin; do
     local cmds=(
-      -n "$label: agent-guard preserve $file" "$guard check --enforce --cwd $ws -- ': > $file'"
-      -n "$label: cp $file" "cp $ws/$file $ws/copy.bin"
-      # The guard makes its copy durable before the command runs; so does this.
-      -n "$label: cp $file + sync -f" "sh -c 'cp $ws/$file $ws/copy.bin && sync -f $ws/copy.bin'"
+      -n "$label: preserve-one link $file" "$one $ws $store $file link"
+      -n "$label: ln $file" "sh -c 'mkdir -p $store && ln $ws/$file $store/$file'"
+      -n "$label: preserve-one copy $file" "$one $ws $store $file copy"
+      -n "$label: cp --reflink=auto $file" "sh -c 'mkdir -p $store && cp --reflink=auto $ws/$file $store/$file'"
+      -n "$label: check --enforce mv new.bin $file" "$guard check --enforce --cwd $ws -- 'mv new.bin $file'"
+      -n "$label: check --enforce : > $file" "$guard check --enforce --cwd $ws -- ': > $file'"
     )
-    if [ "$reflink" = yes ]; then
-      cmds+=(-n "$label: cp --reflink=always $file" "cp --reflink=always $ws/$file $ws/copy.bin")
-    fi
-    local args=(--warmup 2 --runs "$runs" -N
-      --prepare "rm -rf $ws/.agent-trash $ws/copy.bin")
+    local args=(--warmup 2 --runs "$runs" -N --prepare "rm -rf $store")
     # BENCH_SHOW=1: the commands' own output, to see why one fails.
     if [ -n "${BENCH_SHOW:-}" ]; then args+=(--show-output); else args+=(--style basic); fi
     [ -n "$export_md" ] && args+=(--export-markdown "${export_md%.md}-$label-$file.md")
-    hyperfine "${args[@]}" "${cmds[@]}"
+    AGENT_GUARD_TRASH="$store" hyperfine "${args[@]}" "${cmds[@]}"
   done
-  # What the guard used: a reflink where it could, a verified copy otherwise.
-  "$guard" check --enforce --json --cwd "$ws" -- ": > big.bin" |
-    python3 -c 'import json,sys; r=json.load(sys.stdin); print("'"$label"': code", r["code"], "compensations", [c.get("strategy") for c in r["compensations"]])'
+  # What the guard used: a link for the rename, a reflink or a copy for the rewrite.
+  for line in "mv new.bin big.bin" ": > big.bin"; do
+    rm -rf "$store"
+    AGENT_GUARD_TRASH="$store" "$guard" check --enforce --json --cwd "$ws" -- "$line" |
+      python3 -c 'import json,sys; r=json.load(sys.stdin); print("'"$label"': '"$line"':", r["code"], [c.get("strategy") for c in r["compensations"]])'
+  done
+  rm -rf "$store"
 }
 
 fs=$(df -T "$scratch" | awk 'NR==2 {print $2}')
-measure "$fs" "$(workspace "$scratch/plain")" no
+measure "$fs" "$(workspace "$scratch/plain")"
 
 # Loop-mounted images with reflinks.
 loop() {
@@ -82,7 +98,7 @@ loop() {
     echo "skip $kind: needs root and $mkfs"
     return
   fi
-  truncate -s 1G "$image"
+  truncate -s 2G "$image"
   case "$kind" in
     xfs) "$mkfs" -q -m reflink=1 "$image" ;;
     btrfs) "$mkfs" -q "$image" >/dev/null ;;
@@ -93,7 +109,7 @@ loop() {
     return
   fi
   mounts+=("$dir")
-  measure "$kind" "$(workspace "$dir")" yes
+  measure "$kind" "$(workspace "$dir")"
 }
 loop xfs mkfs.xfs
 loop btrfs mkfs.btrfs

@@ -63,10 +63,28 @@ pub fn doctor(args: &DoctorArgs) -> anyhow::Result<ExitCode> {
         Ok(report) => report,
         Err(error) => return Ok(report_install_error(&error)),
     };
+    // The workspace's checkpoint store, when there is one: damage is said, not fatal.
+    let damage = agent_guard_engine::checkpoint_damage_at(&env.cwd, &EnvSnapshot::capture())
+        .unwrap_or_default();
     if args.json {
-        printer::json(&report);
+        let mut value = serde_json::to_value(&report)?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert(
+                "checkpoint_damage".to_owned(),
+                serde_json::to_value(&damage)?,
+            );
+        }
+        printer::json(&value);
     } else {
         print_doctor(&report);
+        for found in &damage {
+            printer::out(&format!(
+                "warning: checkpoint store: {} is {}; checkpoints that used it cannot be \
+                 restored completely. The next checkpoint sets it aside and keeps everything \
+                 again (`agent-guard status` shows the store).",
+                found.pack, found.problem
+            ));
+        }
     }
     Ok(if report.ok {
         ExitCode::Success

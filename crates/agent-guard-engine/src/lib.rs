@@ -70,7 +70,9 @@ pub use show::{
     FailureReport, ItemReport, NotKeptReport, SHOWN_FILES, SHOWN_STATS, ShowReport, SnapshotReport,
     show,
 };
-pub use status::{Retention, StatusReport, WatcherStatus, status};
+pub use status::{
+    CheckpointDamage, Retention, StatusReport, WatcherStatus, checkpoint_damage_at, status,
+};
 pub use txref::{TxRefError, is_backup, is_parked, resolve as resolve_txref, undoable};
 pub use watcher::{WATCH_ENTRY, watch};
 pub use workspace::Workspace;

@@ -97,6 +97,48 @@ pub struct StatusReport {
     pub audit_chain: Option<AuditChainStatus>,
     /// The checkpoint watcher; `null` when the workspace has no checkpoint yet.
     pub checkpoint_watcher: Option<WatcherStatus>,
+    /// Packs of the checkpoint store that are missing or truncated since it wrote them
+    /// (empty: none). The next checkpoint sets them aside and is taken in full; a
+    /// checkpoint that named their objects cannot be restored completely.
+    pub checkpoint_damage: Vec<CheckpointDamage>,
+}
+
+/// One damaged pack of the checkpoint store (docs/recovery.md).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CheckpointDamage {
+    /// The pack's file name.
+    pub pack: String,
+    /// `missing`, `truncated` or `index`.
+    pub problem: String,
+}
+
+/// The damaged packs of the checkpoint store of the workspace at `cwd` (`doctor`): read
+/// only, nothing reconciled or repaired.
+///
+/// # Errors
+/// The workspace cannot be opened.
+pub fn checkpoint_damage_at(cwd: &Path, env: &EnvSnapshot) -> Result<Vec<CheckpointDamage>> {
+    let (workspace, _) = Workspace::open_lenient(cwd, env)?;
+    let store = agent_guard_recovery::Quarantine::new(&workspace.root, workspace.trash());
+    Ok(checkpoint_damage(&store))
+}
+
+/// The damage [`agent_guard_git::CheckpointStore::damage`] finds in `store`'s checkpoints.
+fn checkpoint_damage(store: &agent_guard_recovery::Quarantine) -> Vec<CheckpointDamage> {
+    let dir = agent_guard_recovery::checkpoint_store_dir(store);
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    agent_guard_git::CheckpointStore::open_existing(&dir)
+        .map(|cp| cp.damage())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| CheckpointDamage {
+            pack: d.pack,
+            problem: d.problem,
+        })
+        .collect()
 }
 
 /// The watcher of `store`'s checkpoints, if it has any.
@@ -197,5 +239,6 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
         config_error,
         audit_chain: chain_status(&workspace),
         checkpoint_watcher: watcher_status(&store, env),
+        checkpoint_damage: checkpoint_damage(&store),
     })
 }

@@ -74,8 +74,8 @@ pub fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
 }
 pub use checkpoint::{
     CHECKPOINT_REF_PREFIX, ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, DirMode,
-    Flushing, KeptObjects, NotKept, NotKeptReason, Pruned, Selection, Taken, WatcherState,
-    WriteBack, is_guards_own, watch,
+    Flushing, KeptObjects, NotKept, NotKeptReason, PackDamage, Pruned, Selection, Taken,
+    WatcherState, WriteBack, is_guards_own, watch,
 };
 pub use clean::enumerate_clean;
 pub use diffstat::{FileStat, diffstat};

@@ -237,6 +237,14 @@ pub fn take(
     meta.insert("new_objects".to_owned(), Value::from(taken.new_objects));
     meta.insert("new_bytes".to_owned(), Value::from(taken.new_bytes));
     meta.insert("git_objects_added".to_owned(), Value::from(objects.added));
+    if !taken.repaired.is_empty() {
+        let repaired: Vec<Value> = taken
+            .repaired
+            .iter()
+            .map(|d| serde_json::json!({"pack": d.pack, "problem": d.problem}))
+            .collect();
+        meta.insert("repaired".to_owned(), Value::from(repaired));
+    }
     let not_kept: Vec<Value> = taken
         .not_kept
         .iter()

@@ -118,6 +118,15 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         };
         printer::out(&format!("{} {what}", label("watcher")));
     }
+    for damage in &report.checkpoint_damage {
+        printer::out(&format!(
+            "{} {} is {}: checkpoints that used it cannot be restored completely; \
+             the next checkpoint sets it aside and keeps everything again",
+            label("damaged"),
+            sanitize(&damage.pack),
+            sanitize(&damage.problem)
+        ));
+    }
     if !report.decisions.is_empty() {
         printer::out(&paint(style::BOLD, "decisions (recent)"));
         for (code, count) in &report.decisions {

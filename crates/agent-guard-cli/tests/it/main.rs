@@ -14,6 +14,7 @@ mod check;
 mod checkpoint;
 mod checkpoint_watch;
 mod crash;
+mod damage;
 mod dialects;
 mod edit_corpus;
 mod edits;

@@ -233,11 +233,19 @@ fn the_guards_own_refs_come_back_with_the_repository_and_their_undo_still_works(
     let (exit, report) = enforce(&env, "sh wipe.sh");
     assert_eq!(exit, 0, "{report}");
     sh(&env, "sh wipe.sh");
-    let undo = env.cmd("agent-guard").args(["undo", "--json"]).output().unwrap();
+    let undo = env
+        .cmd("agent-guard")
+        .args(["undo", "--json"])
+        .output()
+        .unwrap();
     assert!(undo.status.success(), "{undo:?}");
     assert_eq!(git(env.ws(), &["for-each-ref", "refs/agent-guard/"]), own);
     // The earlier command is still undoable: its snapshot brings the dirty file back.
-    let undo = env.cmd("agent-guard").args(["undo", "--json"]).output().unwrap();
+    let undo = env
+        .cmd("agent-guard")
+        .args(["undo", "--json"])
+        .output()
+        .unwrap();
     assert!(undo.status.success(), "{undo:?}");
     assert_eq!(std::fs::read(env.ws().join("a.txt")).unwrap(), dirty);
 }
@@ -268,6 +276,10 @@ fn gc_frees_the_mirrored_objects_the_repository_no_longer_has() {
         .output()
         .unwrap();
     assert!(gc.status.success(), "{gc:?}");
-    assert_eq!(names(1), names(2), "only what .git still has stays mirrored");
+    assert_eq!(
+        names(1),
+        names(2),
+        "only what .git still has stays mirrored"
+    );
     git(env.ws(), &["fsck", "--full"]);
 }

@@ -20,6 +20,7 @@
 //! is kept as state plus a hard-linked mirror of its objects ([`gitdir`], [`git_objects`]).
 
 mod artifacts;
+mod damage;
 mod diff;
 mod dir_modes;
 mod git_objects;
@@ -42,6 +43,7 @@ use git2::{ObjectType, Oid, Repository};
 
 use crate::error::GitError;
 
+pub use damage::PackDamage;
 pub use diff::{ChangeKind, CheckpointChange, CheckpointDiff, WriteBack};
 pub use dir_modes::DirMode;
 pub use git_objects::KeptObjects;
@@ -100,6 +102,8 @@ pub struct Taken {
     pub not_kept: Vec<NotKept>,
     /// Whether the store's watcher answered ([`watch`]).
     pub watcher: WatcherState,
+    /// Packs found damaged before this checkpoint and set aside: it was taken in full.
+    pub repaired: Vec<PackDamage>,
 }
 
 /// Whether a checkpoint's store had a watcher ([`watch`]) to ask.

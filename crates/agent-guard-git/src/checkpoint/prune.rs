@@ -105,6 +105,8 @@ impl CheckpointStore {
                 .map_err(self.error("open"))?
                 .into();
         }
+        // The packs are final: they are what the store holds now.
+        self.record_packs();
         let objects = self.dir.join("objects");
         let Ok(fanout) = fs_err::read_dir(&objects) else {
             return Ok(pruned);

@@ -27,6 +27,8 @@ pub struct Flushing {
     index: Option<Box<IndexUpdate>>,
     /// The watcher's token file, written once the packs are on disk (it names the commit).
     token: Option<(PathBuf, FastToken)>,
+    /// The store whose pack ledger is brought up to date once its new packs are on disk.
+    ledger: Option<PathBuf>,
 }
 
 /// The private index a checkpoint leaves.
@@ -50,6 +52,9 @@ impl Flushing {
     /// A flush failed: the checkpoint may not survive a crash.
     pub fn wait(self) -> Result<(), String> {
         self.packs.wait()?;
+        if let Some(dir) = &self.ledger {
+            super::damage::record_packs(dir);
+        }
         if let Some(update) = self.index {
             let _ = index::save(
                 &update.path,
@@ -79,6 +84,9 @@ impl CheckpointStore {
     /// # Errors
     /// The workspace root cannot be listed, or an object cannot be written.
     pub fn take_in_flight(&self, selection: &Selection) -> Result<(Taken, Flushing), GitError> {
+        // A pack the index relies on that is gone or truncated: set aside, and everything is
+        // walked, hashed and stored again (the index and the token went with it).
+        let repaired = self.repair();
         // The watcher does not hear `.git`: its state is stat'ed every time, and what was
         // found is part of the fingerprint, so a changed repository is never the last
         // checkpoint.
@@ -270,6 +278,7 @@ impl CheckpointStore {
             new_bytes: hashed.new_bytes,
             not_kept,
             watcher,
+            repaired,
         };
         // Nothing changed: the commit is deterministic, so it is the last one, which is in
         // the store (the index names it only once it is on disk).
@@ -307,6 +316,7 @@ impl CheckpointStore {
         Ok((
             taken,
             Flushing {
+                ledger: Some(self.dir.clone()),
                 packs,
                 index,
                 token: token_file,

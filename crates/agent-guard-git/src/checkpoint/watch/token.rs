@@ -93,6 +93,7 @@ impl FastToken {
             new_bytes: 0,
             not_kept: crate::checkpoint::meta::Meta::decode(&self.meta).not_kept,
             watcher,
+            repaired: Vec::new(),
         }
     }
 
