@@ -135,6 +135,26 @@ impl Positions {
         }
     }
 
+    /// Each directory change before command `index` (and its own, `env -C`), in order:
+    /// the directory when a POSIX `cd`/`pushd` names a literal one, else `None`.
+    fn changes_before(&self, index: usize) -> Vec<Option<agent_guard_types::Target>> {
+        let mut changes: Vec<Option<agent_guard_types::Target>> = self
+            .cd
+            .iter()
+            .filter(|&&i| i < index)
+            .map(|&i| {
+                self.cd_dirs
+                    .iter()
+                    .find(|(at, _)| *at == i)
+                    .and_then(|(_, dir)| dir.clone())
+            })
+            .collect();
+        if self.own_cwd.contains(&index) {
+            changes.push(None);
+        }
+        changes
+    }
+
     /// Records a command that runs in another directory itself (`env -C`, `sudo -D`).
     pub(crate) fn note_cwd_change(&mut self, index: usize) {
         self.own_cwd.push(index);
@@ -210,6 +230,7 @@ pub(crate) fn apply(ops: &mut [OpSpec], positions: &Positions, commands: usize) 
                 .any(|t| !(t.tilde || is_absolute(&t.text) || t.opaque.is_some()));
         if cwd_changed && cwd_matters {
             op.shape = Some(Shape::F1);
+            op.cd = positions.changes_before(index);
         }
         // A program the guard cannot see into runs where the last `cd` before it went: the
         // policy refuses it when that is outside the workspace (a checkpoint protects

@@ -87,6 +87,9 @@ pub fn print_report(report: &CheckReport, json: bool) {
     for reason in report.reasons.iter().take(4) {
         printer::out(&format!("  - {}", printer::sanitize(reason)));
     }
+    if let Some(text) = &report.if_approved {
+        printer::out(&format!("  {}", printer::sanitize(text)));
+    }
     if let Some(message) = &report.message {
         printer::out(&printer::multiline(message));
     }

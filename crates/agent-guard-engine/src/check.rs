@@ -173,6 +173,7 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
                 let decided = decide(&ops, &ctx, &ws.world());
                 report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
                 report.verdicts = decided.verdicts;
+                report.ask = decided.ask;
                 report.workspace = Some(ws.root.display().to_string());
                 if report.code == ReasonCode::BlockWildcard {
                     report.suggestion = safe_delete_suggestion(&ops);
@@ -305,7 +306,10 @@ pub(crate) fn base_report(
         compensations: None,
         warnings,
         message: None,
+        if_approved: None,
+        not_kept: Vec::new(),
         verdicts: Vec::new(),
+        ask: None,
     }
 }
 

@@ -113,6 +113,7 @@ pub fn check_edit(request: &EditRequest, on_deadline: &dyn Fn(u64)) -> CheckRepo
     let decided = decide(std::slice::from_ref(&op), &ctx, &workspace.world());
     report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
     report.verdicts = decided.verdicts;
+    report.ask = decided.ask;
     report.guard_latency_ms = latency_ms(started);
     if report.code == ReasonCode::AllowNoop {
         // Only new files: nothing is lost, so nothing is written (as for a shell no-op).

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use agent_guard_audit::{AuditRecord, CompensationRecord, ErrorLabel, Event, Phase};
 use agent_guard_recovery::{Applied, FailureKind, Job, Progress, compensation};
-use agent_guard_types::{Decision, ReasonCode, Strategy, TxId};
+use agent_guard_types::{Decision, ReasonCode, Strategy, TxId, Unkept};
 
 use crate::check::{CheckRequest, Judged, audit_log, audit_record};
 use crate::report::CheckReport;
@@ -39,18 +39,22 @@ pub(crate) fn enforce(
     let durable =
         |record: &AuditRecord| -> bool { log.as_ref().is_ok_and(|log| log.append(record).is_ok()) };
     if report.decision == Decision::Ask {
-        // A person's approval turns the ASK parts into ALLOW_APPROVED; the rest still runs
-        // through the compensations below.
+        // A person's approval turns the ASK parts into ALLOW_APPROVED, which carry what the
+        // policy keeps of them; the rest still runs through the compensations below.
         crate::approval::settle_ask(&mut report, request, &workspace, &runtime);
     }
     match report.decision {
         Decision::Ask => {
-            let record = AuditRecord {
-                phase: Some(Phase::Intent),
-                reasons: Some([]),
-                ..audit_record(&report, Event::Ask)
+            // Kept before the answer, taking nothing away: the person may say no.
+            let asking = crate::ask::Asking {
+                request,
+                workspace: &workspace,
+                runtime: &runtime,
+                log: log.as_ref().ok(),
+                meta: &extra_meta,
+                progress,
             };
-            if !durable(&record) {
+            if !crate::ask::keep_then_ask(&mut report, &asking) {
                 refuse(
                     &mut report,
                     ReasonCode::CompensationFailed,
@@ -122,14 +126,21 @@ pub(crate) fn enforce(
         compensations.push(applied);
         if let Some(failure) = failure.clone().filter(|f| f.kind == FailureKind::TooLarge) {
             // Keeping the file would mean copying more than the cap: a person decides. What
-            // was kept so far stays kept.
-            report.compensations = Some(compensations);
+            // was kept so far stays kept, and the question names the file.
             report.set_verdict(Decision::Ask, ReasonCode::AskPreserveTooLarge);
             report.reasons = failure.detail.into_iter().collect();
+            let unkept = compensations
+                .iter()
+                .flat_map(crate::ask::shortfall)
+                .collect();
+            crate::ask::settle(&mut report, compensations, unkept);
             crate::approval::settle_ask(&mut report, request, &workspace, &runtime);
             let record = AuditRecord {
                 phase: Some(Phase::Intent),
                 reasons: Some([]),
+                compensations: Some(compensations_record(
+                    report.compensations.as_deref().unwrap_or_default(),
+                )),
                 ..audit_record(&report, Event::Ask)
             };
             if !durable(&record) {
@@ -168,6 +179,26 @@ pub(crate) fn enforce(
         crate::watcher::start(&workspace, &request.env, plan);
     }
     report.message = message(&compensations);
+    if report.code == ReasonCode::AllowApproved {
+        // What the approved parts destroy that nothing kept: said once more, after the fact.
+        report.not_kept = report
+            .verdicts
+            .iter()
+            .flat_map(|v| v.unkept.iter().cloned())
+            .chain(compensations.iter().flat_map(crate::ask::shortfall))
+            .collect();
+        if !report.not_kept.is_empty() {
+            let lost: Vec<String> = report.not_kept.iter().map(Unkept::phrase).collect();
+            let note = format!(
+                "agent-guard: approved; not kept, so not restorable: {}",
+                lost.join(", ")
+            );
+            report.message = Some(match report.message.take() {
+                Some(text) => format!("{text}\n{note}"),
+                None => note,
+            });
+        }
+    }
     report.set_verdict(Decision::Allow, report.code);
     let proceed = AuditRecord {
         compensations: Some(compensations_record(&compensations)),
@@ -208,7 +239,10 @@ fn refuse_without_intent(report: &mut CheckReport, cause: &str) {
 
 /// The journal's `meta` of a transaction made by `check --enforce`, with `extra` (an edit
 /// tool's `tool`, `harness`, `edit_tool` and `files`) over it.
-fn meta(check_id: &str, extra: &serde_json::Map<String, Value>) -> serde_json::Map<String, Value> {
+pub(crate) fn meta(
+    check_id: &str,
+    extra: &serde_json::Map<String, Value>,
+) -> serde_json::Map<String, Value> {
     let mut meta = serde_json::Map::new();
     meta.insert("tool".into(), "check --enforce".into());
     meta.insert("check_id".into(), check_id.into());
@@ -249,7 +283,7 @@ fn refuse(report: &mut CheckReport, code: ReasonCode, reason: &str) {
 }
 
 /// The compensations as the audit log keeps them (no paths).
-fn compensations_record(compensations: &[Applied]) -> Vec<CompensationRecord> {
+pub(crate) fn compensations_record(compensations: &[Applied]) -> Vec<CompensationRecord> {
     compensations
         .iter()
         .map(|c| CompensationRecord {
@@ -270,56 +304,62 @@ fn message(compensations: &[Applied]) -> Option<String> {
         .iter()
         .filter(|c| c.moved > 0 || c.sha.as_ref().is_some_and(Option::is_some))
         .map(|c| {
-            let list = || {
-                let list = c
-                    .paths
-                    .iter()
-                    .take(5)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                match c.paths.len().saturating_sub(5) {
-                    0 => list,
-                    more => format!("{list} and {more} more"),
-                }
-            };
-            let what = match c.strategy {
-                Strategy::Snapshot => "snapshotted uncommitted changes".to_owned(),
-                Strategy::Checkpoint => {
-                    let not_kept = if c.skipped > 0 {
-                        format!(", {} over the size cap listed as not kept", c.skipped)
-                    } else {
-                        String::new()
-                    };
-                    format!("checkpointed the workspace ({} files{not_kept})", c.moved)
-                }
-                Strategy::Preserve => {
-                    format!(
-                        "kept the current version of {} file(s) in the quarantine ({})",
-                        c.moved,
-                        list()
-                    )
-                }
-                Strategy::Move if c.paths.is_empty() => format!(
-                    "kept what {} destination(s) of the move held; undo puts it back",
-                    c.moved
-                ),
-                Strategy::Move => format!(
-                    "recorded where {} moved path(s) were and what their destinations held \
-                     ({}); undo moves them back",
-                    c.paths.len(),
-                    list()
-                ),
-                Strategy::PreserveRefs => {
-                    format!("kept {} ref(s) under refs/agent-guard", c.moved)
-                }
-                _ => format!("moved {} item(s) to the quarantine ({})", c.moved, list()),
-            };
             format!(
-                "agent-guard: {what}; txid {}. Undo with: agent-guard restore {}",
-                c.txid, c.txid
+                "agent-guard: {}; txid {}. Undo with: agent-guard restore {}",
+                kept_what(c),
+                c.txid,
+                c.txid
             )
         })
         .collect();
     (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// What one compensation kept, in a few words (`checkpointed the workspace (12 files)`).
+pub(crate) fn kept_what(c: &Applied) -> String {
+    let list = || {
+        let list = c
+            .paths
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        match c.paths.len().saturating_sub(5) {
+            0 => list,
+            more => format!("{list} and {more} more"),
+        }
+    };
+    match c.strategy {
+        Strategy::Snapshot => "snapshotted uncommitted changes".to_owned(),
+        Strategy::Checkpoint => {
+            let not_kept = if c.skipped > 0 {
+                format!(", {} over the size cap listed as not kept", c.skipped)
+            } else {
+                String::new()
+            };
+            format!("checkpointed the workspace ({} files{not_kept})", c.moved)
+        }
+        Strategy::Preserve => {
+            format!(
+                "kept the current version of {} file(s) in the quarantine ({})",
+                c.moved,
+                list()
+            )
+        }
+        Strategy::Move if c.paths.is_empty() => format!(
+            "kept what {} destination(s) of the move held; undo puts it back",
+            c.moved
+        ),
+        Strategy::Move => format!(
+            "recorded where {} moved path(s) were and what their destinations held \
+             ({}); undo moves them back",
+            c.paths.len(),
+            list()
+        ),
+        Strategy::PreserveRefs => {
+            format!("kept {} ref(s) under refs/agent-guard", c.moved)
+        }
+        _ => format!("moved {} item(s) to the quarantine ({})", c.moved, list()),
+    }
 }

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod approval;
+mod ask;
 mod audit;
 mod check;
 mod demo;

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use agent_guard_types::{
-    Decision, Dialect, DialectOutcome, OpKind, OpSpec, ReasonCode, SessionMode, Verdict,
+    Decision, Dialect, DialectOutcome, OpKind, OpSpec, ReasonCode, SessionMode, Unkept, Verdict,
 };
 
 /// Op names that may be echoed; anything else is reported as `<opaque>`.
@@ -110,9 +110,20 @@ pub struct CheckReport {
     /// What to tell the agent after a compensated line (txids, restore command).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// For an ASK under `--enforce`: what approving means, in the words the question shows
+    /// the person: what was kept before asking (txids), and what cannot be restored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub if_approved: Option<String>,
+    /// What the line would destroy that could not be kept first (an ASK, or an approved
+    /// one): a file over the preservation cap, what a line changes outside the workspace.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_kept: Vec<Unkept>,
     /// The internal verdicts (not serialised).
     #[serde(skip)]
     pub verdicts: Vec<Verdict>,
+    /// For an ASK: the policy's plan of what is kept before asking (not serialised).
+    #[serde(skip)]
+    pub ask: Option<agent_guard_policy::AskPlan>,
 }
 
 impl CheckReport {

@@ -64,7 +64,12 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
             Some(outcome.context()),
             outcome.rewrite(),
         )),
-        Kind::Ask => HookReply::json(&reply(Some("ask"), Some(outcome.ask_reason()), None, None)),
+        Kind::Ask => HookReply::json(&reply(
+            Some("ask"),
+            Some(outcome.ask_reason()),
+            outcome.ask_context(),
+            None,
+        )),
         Kind::Deny => {
             let reason = outcome.deny_reason();
             HookReply::json(&reply(Some("deny"), Some(reason.clone()), None, None))

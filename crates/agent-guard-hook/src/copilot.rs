@@ -169,10 +169,16 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
             }
             HookReply::json(&reply)
         }
-        Kind::Ask => HookReply::json(&json!({
-            "permissionDecision": "ask",
-            "permissionDecisionReason": outcome.ask_reason(),
-        })),
+        Kind::Ask => {
+            let mut reply = json!({
+                "permissionDecision": "ask",
+                "permissionDecisionReason": outcome.ask_reason(),
+            });
+            if let Some(context) = outcome.ask_context() {
+                reply["additionalContext"] = Value::String(context);
+            }
+            HookReply::json(&reply)
+        }
         Kind::Deny => {
             let reason = outcome.deny_reason();
             HookReply::json(&json!({

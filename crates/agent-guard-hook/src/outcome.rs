@@ -85,6 +85,9 @@ pub struct Outcome {
     pub rewrite: Option<Map<String, Value>>,
     /// What the call is: a shell command or a file-writing tool call.
     pub subject: Subject,
+    /// For an ASK: what approving means (what was kept first, with txids, and what cannot
+    /// be restored), carried in the question.
+    pub if_approved: Option<String>,
 }
 
 /// What kind of tool call an [`Outcome`] is about; it changes the texts, and whether an allow
@@ -113,6 +116,7 @@ impl Outcome {
             report: None,
             rewrite: None,
             subject: Subject::Shell,
+            if_approved: None,
         }
     }
 
@@ -159,6 +163,13 @@ impl Outcome {
     #[must_use]
     pub fn with_hint(mut self, hint: &str) -> Outcome {
         self.hint = (!hint.trim().is_empty()).then(|| hint.to_owned());
+        self
+    }
+
+    /// Adds what approving an ASK means; empty texts are ignored.
+    #[must_use]
+    pub fn with_if_approved(mut self, text: Option<String>) -> Outcome {
+        self.if_approved = text.filter(|t| !t.trim().is_empty());
         self
     }
 
@@ -238,10 +249,29 @@ impl Outcome {
 
     /// The ask reason for harnesses that prompt the user themselves.
     pub(crate) fn ask_reason(&self) -> String {
-        format!(
+        let mut reason = format!(
             "[agent-guard] NEEDS APPROVAL [{}] {}",
             self.code, self.explanation
-        )
+        );
+        if let Some(text) = &self.if_approved {
+            reason.push_str(" | ");
+            reason.push_str(text);
+        }
+        reason
+    }
+
+    /// The context for the agent beside a native ask, when something was kept before asking:
+    /// the txids and what approving means.
+    pub(crate) fn ask_context(&self) -> Option<String> {
+        let text = self
+            .if_approved
+            .as_ref()
+            .filter(|_| !self.txids.is_empty())?;
+        Some(format!(
+            "[agent-guard] {}: kept before asking (txids {}). {text}",
+            self.code,
+            self.txids.join(", ")
+        ))
     }
 
     /// The ask reason for harnesses that cannot prompt: a deny that tells the agent to ask,
@@ -257,8 +287,13 @@ impl Outcome {
             || " Or ask the user to confirm.".to_owned(),
             |m| format!(" Or: {}", m.trim_start_matches("agent-guard: ")),
         );
+        let stakes = self
+            .if_approved
+            .as_ref()
+            .map_or_else(String::new, |text| format!(" | {text}."));
         format!(
-            "[agent-guard] NEEDS APPROVAL [{}] {} | {next}{approve} Do NOT circumvent the guard.",
+            "[agent-guard] NEEDS APPROVAL [{}] {} | {next}{approve}{stakes} Do NOT circumvent \
+             the guard.",
             self.code, self.explanation
         )
     }

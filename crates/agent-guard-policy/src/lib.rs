@@ -30,6 +30,7 @@
 
 #![warn(missing_docs)]
 
+mod ask;
 mod batch;
 mod context;
 mod fnmatch;
@@ -41,6 +42,7 @@ mod stash_line;
 mod testing;
 mod writes;
 
+pub use ask::{AskPlan, before_asking};
 pub use batch::{DeleteMode, decide_paths};
 pub use context::PolicyContext;
 pub use machine::{Decided, decide, decide_op, delete_mode};

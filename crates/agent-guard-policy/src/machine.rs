@@ -19,6 +19,9 @@ pub struct Decided {
     pub verdicts: Vec<Verdict>,
     /// The highest-ranked verdict (ties: the first); `ALLOW_NOOP` when there is none.
     pub aggregate: Verdict,
+    /// When the aggregate is ASK: what is kept before the question is put, and what cannot
+    /// be kept.
+    pub ask: Option<crate::AskPlan>,
 }
 
 /// Decides a classified line.
@@ -94,9 +97,12 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
     let aggregate = Verdict::worst(&verdicts)
         .cloned()
         .unwrap_or_else(|| Verdict::of(ReasonCode::AllowNoop));
+    let ask =
+        (aggregate.decision == Decision::Ask).then(|| crate::ask::before_asking(&verdicts, ctx));
     Decided {
         verdicts,
         aggregate,
+        ask,
     }
 }
 
@@ -173,7 +179,7 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
                 return Some(verdict);
             }
         }
-        return Some(Verdict::of(code));
+        return Some(crate::ask::shape(op, code, ctx, world));
     }
     Some(match op.kind {
         OpKind::FsDelete if allow_noop::op_applies(op) => Verdict::of(ReasonCode::AllowNoop),

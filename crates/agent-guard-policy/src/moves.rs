@@ -12,7 +12,7 @@
 
 use agent_guard_types::{
     EntryKind, MovePlan, MovedSource, OpKind, OpSpec, PathSpec, Plan, Preserved, Protected,
-    ReasonCode, Verdict, World,
+    ReasonCode, Unkept, UnkeptWhy, Verdict, World,
 };
 
 use crate::PolicyContext;
@@ -114,17 +114,40 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
                 .is_some_and(|path| world.shares_extents(path))
         })
         .collect();
-    if let Some(big) = ask_preserve_too_large::over(&copied, ctx.preserve_max_bytes) {
-        return Verdict::of(ReasonCode::AskPreserveTooLarge).because(
-            ask_preserve_too_large::reason(&big.raw, big.size, ctx.preserve_max_bytes),
-        );
-    }
-    Verdict::of(ReasonCode::SnapshotMove).with_plan(Plan::Move(MovePlan {
-        sources: moved,
-        destinations,
-        kept,
-        index: op.kind == OpKind::Move && op.sub.as_deref() == Some("mv"),
-    }))
+    let too_large: Vec<PathSpec> = ask_preserve_too_large::over(&copied, ctx.preserve_max_bytes)
+        .into_iter()
+        .cloned()
+        .collect();
+    // Over the cap, a person decides. The move is still recorded (undo looks for the file
+    // where it lands), but no copy of it is kept: the question names it.
+    let moved = moved
+        .into_iter()
+        .map(|m| MovedSource {
+            copy: m.copy && !too_large.contains(&m.spec),
+            ..m
+        })
+        .collect();
+    let code = if too_large.is_empty() {
+        ReasonCode::SnapshotMove
+    } else {
+        ReasonCode::AskPreserveTooLarge
+    };
+    let mut verdict = Verdict::of(code)
+        .with_plan(Plan::Move(MovePlan {
+            sources: moved,
+            destinations,
+            kept,
+            index: op.kind == OpKind::Move && op.sub.as_deref() == Some("mv"),
+        }))
+        .not_keeping(too_large.iter().map(|big| {
+            Unkept::new(crate::ask::display(big), UnkeptWhy::OverPreserveCap).sized(big.size)
+        }));
+    verdict.reasons.extend(
+        too_large
+            .iter()
+            .map(|big| ask_preserve_too_large::reason(&big.raw, big.size, ctx.preserve_max_bytes)),
+    );
+    verdict
 }
 
 /// Records, for a source the line itself moves into place first (`mv dir y && mv y/x z`),

@@ -13,7 +13,8 @@
 //! quarantine's logs is tampering with the project's history or the means of recovery.
 
 use agent_guard_types::{
-    EntryKind, OpKind, OpSpec, PathSpec, Plan, Preserved, Protected, ReasonCode, Verdict, World,
+    EntryKind, OpKind, OpSpec, PathSpec, Plan, Preserved, Protected, ReasonCode, Unkept, UnkeptWhy,
+    Verdict, World,
 };
 
 use crate::PolicyContext;
@@ -97,19 +98,25 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
                     .is_some_and(|path| world.shares_extents(path)))
         })
         .collect();
-    if let Some(big) = ask_preserve_too_large::over(&copied, ctx.preserve_max_bytes) {
-        return Verdict::of(ReasonCode::AskPreserveTooLarge).because(
-            ask_preserve_too_large::reason(&big.raw, big.size, ctx.preserve_max_bytes),
-        );
-    }
-    let code = match op.kind {
-        OpKind::SideEffectDelete => ReasonCode::SnapshotConsumedInput,
-        OpKind::EditTool => ReasonCode::SnapshotEditTool,
-        _ => ReasonCode::SnapshotOverwrite,
+    let too_large: Vec<PathSpec> = ask_preserve_too_large::over(&copied, ctx.preserve_max_bytes)
+        .into_iter()
+        .cloned()
+        .collect();
+    let code = if too_large.is_empty() {
+        match op.kind {
+            OpKind::SideEffectDelete => ReasonCode::SnapshotConsumedInput,
+            OpKind::EditTool => ReasonCode::SnapshotEditTool,
+            _ => ReasonCode::SnapshotOverwrite,
+        }
+    } else {
+        // A person decides; the files that fit are kept before the question is put (a copy
+        // or a link takes nothing away), and the question names the others.
+        ReasonCode::AskPreserveTooLarge
     };
     let plan = Plan::Preserve(
         affected
             .into_iter()
+            .filter(|spec| !too_large.contains(spec))
             .map(|spec| Preserved {
                 spec,
                 mode: op.write,
@@ -118,7 +125,20 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
             })
             .collect(),
     );
-    Verdict::of(code).with_plan(plan)
+    let mut verdict = Verdict::of(code)
+        .with_plan(plan)
+        .not_keeping(too_large.iter().map(|big| {
+            Unkept::new(crate::ask::display(big), UnkeptWhy::OverPreserveCap).sized(big.size)
+        }));
+    verdict.reasons.extend(
+        too_large
+            .iter()
+            .map(|big| ask_preserve_too_large::reason(&big.raw, big.size, ctx.preserve_max_bytes)),
+    );
+    if matches!(&verdict.plan, Plan::Preserve(files) if files.is_empty()) {
+        verdict.plan = Plan::Nothing;
+    }
+    verdict
 }
 
 /// Keeps a version by hard link only where nothing else in the line touches that file: an

@@ -33,6 +33,7 @@ mod path;
 mod reason;
 mod strategy;
 mod txid;
+mod unkept;
 mod verdict;
 mod world;
 
@@ -48,5 +49,6 @@ pub use path::{EntryKind, PathSpec, Protected};
 pub use reason::ReasonCode;
 pub use strategy::{CompensationStatus, Strategy};
 pub use txid::{InvalidTxId, TxId, is_generated_id};
+pub use unkept::{Unkept, UnkeptWhy, human_bytes};
 pub use verdict::{CheckpointPlan, MovePlan, MovedSource, Plan, Preserved, Verdict};
 pub use world::{Reach, ResetPreflight, World};

@@ -317,6 +317,11 @@ pub struct OpSpec {
     /// op of the line shows.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_compound_line: bool,
+    /// For an op after a directory change in its line: each change before it, in order,
+    /// with the directory when it is literal; `None` for one the guard does not follow
+    /// (`cd -`, `popd`, a variable, `env -C`, the cmd and PowerShell forms).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cd: Vec<Option<Target>>,
 }
 
 impl OpSpec {
@@ -346,6 +351,7 @@ impl OpSpec {
             sources: Vec::new(),
             landing_of: Vec::new(),
             in_compound_line: false,
+            cd: Vec::new(),
         }
     }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::{Decision, PathSpec, ReasonCode};
+use crate::{Decision, PathSpec, ReasonCode, Unkept};
 
 /// What the recovery engine must do before the command may run.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -56,6 +56,16 @@ pub enum Plan {
         /// `true` for every reflog of the repository (`refs` and `stash` are then unused).
         reflogs: bool,
     },
+}
+
+impl Plan {
+    /// Whether carrying the plan out takes something away from the workspace before the
+    /// command runs: a relocation moves its targets into the quarantine (so does
+    /// `git clean`'s enumeration). Every other plan only adds (links, copies, private refs,
+    /// a checkpoint) and may run before a person who can still say no has answered.
+    pub fn takes_away(&self) -> bool {
+        matches!(self, Plan::Relocate(_) | Plan::CleanEnumerate { .. })
+    }
 }
 
 /// What a [`Plan::Checkpoint`] keeps: every file of the workspace but `.git`, the quarantine
@@ -132,8 +142,13 @@ pub struct Verdict {
     pub op_index: Option<usize>,
     /// Internal notes (may contain raw target text; never echoed by `check`).
     pub reasons: Vec<String>,
-    /// The compensation plan.
+    /// The compensation plan. For an ASK, what can be kept without taking anything away
+    /// (a person may still say no): a workspace checkpoint, the files that fit the
+    /// preservation cap.
     pub plan: Plan,
+    /// What the plan cannot keep (an ASK's question names it: "if you approve, … cannot be
+    /// restored").
+    pub unkept: Vec<Unkept>,
 }
 
 impl Verdict {
@@ -145,6 +160,7 @@ impl Verdict {
             op_index: None,
             reasons: Vec::new(),
             plan: Plan::Nothing,
+            unkept: Vec::new(),
         }
     }
 
@@ -159,6 +175,13 @@ impl Verdict {
     #[must_use]
     pub fn with_plan(mut self, plan: Plan) -> Verdict {
         self.plan = plan;
+        self
+    }
+
+    /// Adds what the plan cannot keep.
+    #[must_use]
+    pub fn not_keeping(mut self, unkept: impl IntoIterator<Item = Unkept>) -> Verdict {
+        self.unkept.extend(unkept);
         self
     }
 

@@ -195,6 +195,15 @@ fn print(outcome: &RestoreOutcome, json: bool, verb: Verb, env: &EnvSnapshot) {
     }
     if report.already_restored {
         printer::out("  nothing changed");
+    } else if !report.restored.is_empty()
+        && report.restored.iter().all(|p| p.starts_with("checkpoint:"))
+        && report.backup_txids.is_empty()
+        && report.conflicts.is_empty()
+        && report.errors.is_empty()
+    {
+        // A checkpoint taken before a question the person declined, say: the workspace is
+        // as it was kept.
+        printer::out("  nothing had changed since it was kept: no file was put back");
     }
     for path in &report.restored {
         printer::out(&format!(

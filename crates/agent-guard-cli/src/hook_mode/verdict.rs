@@ -43,6 +43,7 @@ pub(super) fn report_outcome(harness: Harness, report: &CheckReport) -> Outcome 
     let mut outcome = Outcome::verdict(report.decision, report.code, report.explanation)
         .with_hint(agent_guard_engine::hint(report.code))
         .with_message(message)
+        .with_if_approved(report.if_approved.as_deref().map(printer::sanitize))
         .with_txids(txids);
     if harness == Harness::Generic
         && let Ok(mut value) = serde_json::to_value(report.reported())

@@ -9,6 +9,7 @@
 
 mod approve;
 mod argv;
+mod asked;
 mod audit;
 mod check;
 mod checkpoint;

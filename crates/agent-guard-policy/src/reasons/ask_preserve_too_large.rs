@@ -1,6 +1,6 @@
 //! `ASK_PRESERVE_TOO_LARGE`.
 
-use agent_guard_types::PathSpec;
+use agent_guard_types::{PathSpec, human_bytes};
 
 super::reason!(
     AskPreserveTooLarge, AskPreserveTooLarge, "ASK_PRESERVE_TOO_LARGE",
@@ -14,9 +14,9 @@ super::reason!(
     coverage: Coverage::Corpus,
 );
 
-/// The first target over `cap` bytes, if any.
-pub(crate) fn over<'a>(affected: &[&'a PathSpec], cap: u64) -> Option<&'a PathSpec> {
-    affected.iter().copied().find(|s| s.size > cap)
+/// The targets over `cap` bytes.
+pub(crate) fn over<'a>(affected: &[&'a PathSpec], cap: u64) -> Vec<&'a PathSpec> {
+    affected.iter().copied().filter(|s| s.size > cap).collect()
 }
 
 /// Why a file is not kept: its name, its size and the cap, in the words the question shows
@@ -31,26 +31,6 @@ pub fn reason(name: &str, size: u64, cap: u64) -> String {
     )
 }
 
-/// `size` in the largest binary unit that keeps it at one or more (`1.5 MiB`).
-fn human_bytes(size: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "a human-readable size needs one decimal"
-    )]
-    let mut value = size as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{size} bytes")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,8 +41,8 @@ mod tests {
         let mut big = file("big");
         big.size = 11;
         let small = file("small");
-        assert!(over(&[&small, &big], 10).is_some());
-        assert!(over(&[&big], 11).is_none());
+        assert_eq!(over(&[&small, &big], 10).len(), 1);
+        assert!(over(&[&big], 11).is_empty());
     }
 
     #[test]
