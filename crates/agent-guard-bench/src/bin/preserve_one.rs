@@ -13,13 +13,21 @@ use std::process::ExitCode;
 use agent_guard_quarantine::{NoProgress, PreserveItem, Quarantine};
 use agent_guard_types::TxId;
 
-#[expect(clippy::print_stderr, reason = "a benchmark tool says why it failed on stderr")]
+#[expect(
+    clippy::print_stderr,
+    reason = "a benchmark tool says why it failed on stderr"
+)]
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [workspace, store, file, how] = args.as_slice() else {
         eprintln!("usage: preserve-one WORKSPACE STORE FILE link|copy");
         return ExitCode::from(2);
     };
+    // The guard makes the store on first use (untimed there: it is made once).
+    if let Err(error) = std::fs::create_dir_all(store) {
+        eprintln!("error: cannot create the store {store}: {error}");
+        return ExitCode::FAILURE;
+    }
     let quarantine = Quarantine::new(PathBuf::from(workspace), PathBuf::from(store));
     let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string();
     let Ok(txid) = TxId::generated(&stamp, std::process::id()) else {

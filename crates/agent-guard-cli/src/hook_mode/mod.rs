@@ -76,8 +76,8 @@ enum Message {
     Harness(Harness),
     /// The project's deadline, once the workspace is known.
     Deadline(u64),
-    /// The outcome.
-    Done(Outcome),
+    /// The outcome (boxed: it is much larger than the other messages).
+    Done(Box<Outcome>),
 }
 
 /// Runs hook mode: `args.harness` names the harness. Never fails, never exits 1.
@@ -154,9 +154,9 @@ fn judge(selector: Selector, dialect_flag: Option<String>, env: EnvSnapshot) -> 
             let job = panic::catch_unwind(AssertUnwindSafe(|| {
                 work(selector, dialect_flag, env, &sender)
             }));
-            let _ = sender.send(Message::Done(
+            let _ = sender.send(Message::Done(Box::new(
                 job.unwrap_or_else(|_| Outcome::refused(Refusal::Panic)),
-            ));
+            )));
         });
     if spawned.is_err() {
         return (harness, Outcome::refused(Refusal::Internal));
@@ -166,7 +166,7 @@ fn judge(selector: Selector, dialect_flag: Option<String>, env: EnvSnapshot) -> 
         match receiver.recv_timeout(remaining) {
             Ok(Message::Harness(detected)) => harness = detected,
             Ok(Message::Deadline(ms)) => deadline_ms = ms,
-            Ok(Message::Done(outcome)) => return (harness, outcome),
+            Ok(Message::Done(outcome)) => return (harness, *outcome),
             // The worker is abandoned: the process exits with the reply. A relocation cut
             // short is journaled; the next command reconciles it, and nothing runs.
             Err(RecvTimeoutError::Timeout) => {
