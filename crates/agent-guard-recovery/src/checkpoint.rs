@@ -345,11 +345,13 @@ fn restore_one(
     };
     let workspace = selection.workspace.clone();
     let scope = scope(store, &workspace, request.paths);
-    let diff = match checkpoints.diff(sha, &selection, &scope) {
+    let mut diff = match checkpoints.diff(sha, &selection, &scope) {
         Ok(diff) => diff,
         Err(error) => return failed(out, &error),
     };
     checkpoints.clear_staging();
+    // An interrupted restore's files staged beside their targets are finished, not kept.
+    checkpoints.clear_staged_beside(&workspace, &mut diff);
     // 1. What is there now and differs is kept in a new transaction first: never deleted.
     let current: Vec<&agent_guard_git::CheckpointChange> = diff
         .changes
