@@ -7,6 +7,7 @@
     reason = "test support code sets up and tears down fixtures"
 )]
 
+mod agents;
 mod approve;
 mod argv;
 mod audit;
@@ -17,6 +18,7 @@ mod crash;
 mod dialects;
 mod edit_corpus;
 mod edits;
+mod enospc;
 mod evidence;
 mod example;
 mod failures;
@@ -26,9 +28,11 @@ mod history;
 mod hooks;
 mod human;
 mod install;
+mod kill;
 mod mode;
 mod moves;
 mod overwrite;
+mod privacy;
 mod quarantine;
 mod readme;
 mod roundtrip;
