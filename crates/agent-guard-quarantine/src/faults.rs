@@ -1,11 +1,12 @@
 //! Fault injection for crash-safety tests.
 //!
-//! The engine arms at most one point from `AGENT_GUARD_FAULT` (test-only, unstable); when the
-//! relocation reaches it, the process aborts on the spot — no unwinding, no flushing — which
+//! The engine arms at most one point from `AGENT_GUARD_FAULT` (test-only, unstable); when a
+//! relocation, preservation, move recording, checkpoint, restore, undo or gc reaches it, the
+//! process aborts on the spot — no unwinding, no flushing — which
 //! is what a power cut or `kill -9` would do. The next command that touches the quarantine
 //! must reconcile the journal so that no item is lost.
 
-/// A point in the relocation of one item.
+/// A step of the guard's own machinery at which a test may kill it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FaultPoint {
     /// The intent is durable; nothing has moved.
@@ -27,11 +28,28 @@ pub enum FaultPoint {
     CheckpointRestoreAfterBackup,
     /// A checkpoint restore wrote back its first file.
     CheckpointRestoreAfterFirstWrite,
+    /// A preservation made the kept version (link, reflink or copy) under its temporary name;
+    /// it is neither renamed into place nor flushed.
+    PreserveAfterCopy,
+    /// A line's `move-source` and `move-destination` records are durable; nothing is kept
+    /// yet.
+    MoveAfterRecords,
+    /// A cross-device restore renamed its verified copy into place; the quarantine copy is
+    /// still there and no `restore` record is written.
+    RestoreAfterCopyBack,
+    /// An undo of a line's moves staged the sources at their swap names
+    /// (`<ws>/.agent-guard-swap-<txid>-<n>`); nothing is home yet.
+    UndoMoveAfterStage,
+    /// An undo of a line's moves set aside what stood at the sources' names; the sources are
+    /// still at their swap names.
+    UndoMoveAfterAside,
+    /// gc removed a transaction's payload; its `purged` tombstone is not written.
+    GcBeforeTombstone,
 }
 
 impl FaultPoint {
     /// Every point, for tests that try them all.
-    pub const ALL: [FaultPoint; 9] = [
+    pub const ALL: [FaultPoint; 15] = [
         FaultPoint::AfterIntent,
         FaultPoint::AfterMove,
         FaultPoint::BeforeDone,
@@ -41,6 +59,12 @@ impl FaultPoint {
         FaultPoint::CheckpointAfterRef,
         FaultPoint::CheckpointRestoreAfterBackup,
         FaultPoint::CheckpointRestoreAfterFirstWrite,
+        FaultPoint::PreserveAfterCopy,
+        FaultPoint::MoveAfterRecords,
+        FaultPoint::RestoreAfterCopyBack,
+        FaultPoint::UndoMoveAfterStage,
+        FaultPoint::UndoMoveAfterAside,
+        FaultPoint::GcBeforeTombstone,
     ];
 
     /// The name used in `AGENT_GUARD_FAULT`.
@@ -55,6 +79,12 @@ impl FaultPoint {
             FaultPoint::CheckpointAfterRef => "checkpoint-after-ref",
             FaultPoint::CheckpointRestoreAfterBackup => "checkpoint-restore-after-backup",
             FaultPoint::CheckpointRestoreAfterFirstWrite => "checkpoint-restore-after-first-write",
+            FaultPoint::PreserveAfterCopy => "preserve-after-copy",
+            FaultPoint::MoveAfterRecords => "move-after-records",
+            FaultPoint::RestoreAfterCopyBack => "restore-after-copy-back",
+            FaultPoint::UndoMoveAfterStage => "undo-move-after-stage",
+            FaultPoint::UndoMoveAfterAside => "undo-move-after-aside",
+            FaultPoint::GcBeforeTombstone => "gc-before-tombstone",
         }
     }
 

@@ -16,6 +16,7 @@ use serde::Serialize;
 use agent_guard_types::TxId;
 
 use crate::error::QuarantineError;
+use crate::faults::FaultPoint;
 use crate::records::{MANIFEST_SCHEMA, Purged, Record};
 use crate::store::Quarantine;
 use crate::transactions::Transaction;
@@ -251,7 +252,10 @@ impl Quarantine {
                 Target::Missing(id) => outcome.missing.push(id),
                 Target::Tombstone(id) => self.tombstone(id, &mut outcome),
                 Target::Purge(id, dir) => match fsops::remove_tree(&dir) {
-                    Ok(()) => self.tombstone(id, &mut outcome),
+                    Ok(()) => {
+                        self.faults().hit(FaultPoint::GcBeforeTombstone);
+                        self.tombstone(id, &mut outcome);
+                    }
                     // No tombstone: what is left stays restorable and eligible.
                     Err(error) => outcome
                         .errors

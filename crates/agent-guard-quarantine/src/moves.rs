@@ -25,6 +25,7 @@ use agent_guard_types::TxId;
 
 use crate::copy::{CopyError, Progress, clone_file, copy_verified};
 use crate::error::QuarantineError;
+use crate::faults::FaultPoint;
 use crate::preserve::{PreservationReport, PreserveItem};
 use crate::records::{
     ItemKind, MANIFEST_SCHEMA, MoveDestination, MoveIndex, MoveSource, Record, TxStart, WasThere,
@@ -225,6 +226,7 @@ impl Quarantine {
         // Durable before anything else: an interrupted recording leaves an undoable record
         // of what was where (the command has not run yet).
         self.append(&records)?;
+        self.faults().hit(FaultPoint::MoveAfterRecords);
         if let Some(index) = &index
             && let Err(reason) = keep_index(index, &kept_index, &tx_dir)
         {

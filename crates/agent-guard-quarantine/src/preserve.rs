@@ -346,6 +346,7 @@ impl Quarantine {
             }
             Err(error) => return Err(failed(self, SkipKind::Failed, error.to_string())),
         };
+        self.faults().hit(FaultPoint::PreserveAfterCopy);
         // Renamed before the flush: a crash leaves either no copy under its final name or a
         // complete one (a partial copy is removed by the reconciliation).
         if let Err(error) = fsops::rename_noreplace(&partial, &dest) {

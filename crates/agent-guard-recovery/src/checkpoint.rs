@@ -373,6 +373,8 @@ fn restore_one(
     diff.changes
         .retain(|c| c.kind == ChangeKind::Deleted || !agent_guard_git::is_guards_own(&c.path));
     checkpoints.clear_staging();
+    // An interrupted restore's files staged beside their targets are finished, not kept.
+    checkpoints.clear_staged_beside(&workspace, &mut diff);
     // 1. What is there now and differs is kept in a new transaction first: never deleted.
     let current: Vec<&agent_guard_git::CheckpointChange> = diff
         .changes

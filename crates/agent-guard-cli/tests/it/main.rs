@@ -7,6 +7,7 @@
     reason = "test support code sets up and tears down fixtures"
 )]
 
+mod agents;
 mod approve;
 mod argv;
 mod asked;
@@ -19,6 +20,7 @@ mod damage;
 mod dialects;
 mod edit_corpus;
 mod edits;
+mod enospc;
 mod evidence;
 mod example;
 mod failures;
@@ -28,9 +30,11 @@ mod history;
 mod hooks;
 mod human;
 mod install;
+mod kill;
 mod mode;
 mod moves;
 mod overwrite;
+mod privacy;
 mod quarantine;
 mod readme;
 mod roundtrip;

@@ -248,14 +248,8 @@ impl CheckpointStore {
             Err(error) if fsops::is_cross_device(&error) => {
                 // The quarantine is on another filesystem: stage beside the target instead.
                 let _ = fsops::remove_file(&staged);
-                let sibling = target.with_file_name(format!(
-                    ".{}.agent-guard-restore.{}",
-                    target
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    unique_name()
-                ));
+                // A kill before the rename leaves it: `clear_staged_beside` knows it.
+                let sibling = super::leftover::staged_beside(&target, &unique_name());
                 write_entry(&sibling, mode, permissions, blob.content())
                     .map_err(io("write", &sibling))?;
                 let placed = fsops::rename_noreplace(&sibling, &target);

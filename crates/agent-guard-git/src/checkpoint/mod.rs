@@ -27,6 +27,7 @@ mod git_objects;
 mod gitdir;
 mod hash;
 mod index;
+mod leftover;
 mod loose_ref;
 mod meta;
 mod object_id;
@@ -137,6 +138,19 @@ impl std::fmt::Debug for CheckpointStore {
     }
 }
 
+/// Makes the store's directory `0700` when it is not: every object of a private file is
+/// below it, also those libgit2 writes (`0444` packs of a gc rewrite). A store made by an
+/// earlier version, or by `git init`, gets its bits narrowed the first time it is opened.
+fn keep_private(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = fs_err::symlink_metadata(dir)?.permissions().mode();
+    let for_others = mode & 0o077;
+    if for_others == 0 {
+        return Ok(());
+    }
+    fs_err::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o700))
+}
+
 impl CheckpointStore {
     /// Opens the store at `dir`, creating it (a bare repository) when it does not exist.
     ///
@@ -151,6 +165,11 @@ impl CheckpointStore {
             })?;
             let _ = repo.set(created);
         }
+        keep_private(dir).map_err(|source| GitError::GitWorktree {
+            action: "make private",
+            path: dir.to_path_buf(),
+            source,
+        })?;
         Ok(CheckpointStore {
             dir: dir.to_path_buf(),
             repo,

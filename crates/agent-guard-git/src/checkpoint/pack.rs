@@ -27,6 +27,17 @@ use super::object_id::{Vetting, fast_id};
 
 use agent_guard_fsops as fsops;
 
+/// Creates a new pack or index file readable by its owner only: it holds the contents of
+/// files that may be private (a `0600` file's bytes are never more readable in the store).
+fn private_file(path: &Path) -> std::io::Result<fs_err::File> {
+    use fs_err::os::unix::fs::OpenOptionsExt as _;
+    fs_err::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
 /// Staged content is written as a pack once it exceeds this size.
 pub(crate) const PACK_BYTES: u64 = 16 << 20;
 
@@ -266,7 +277,7 @@ fn write_pack(
         ))
     };
     let tmp_pack = temporary("pack");
-    let mut out = Hashing::new(fs_err::File::create_new(&tmp_pack).map_err(io)?.into());
+    let mut out = Hashing::new(private_file(&tmp_pack).map_err(io)?.into());
     let mut header = Vec::with_capacity(12);
     header.extend_from_slice(b"PACK");
     header.extend_from_slice(&2u32.to_be_bytes());
@@ -316,7 +327,7 @@ fn write_pack(
     let idx = pack_index(&index, &sum);
     drop(index);
     let tmp_idx = temporary("idx");
-    let mut idx_file = fs_err::File::create_new(&tmp_idx).map_err(io)?;
+    let mut idx_file = private_file(&tmp_idx).map_err(io)?;
     idx_file.write_all(&idx).map_err(io)?;
     let name = format!("pack-{}", Oid::from_bytes(&sum)?);
     agent_guard_fsops::rename(&tmp_pack, &packs.join(format!("{name}.pack"))).map_err(io)?;

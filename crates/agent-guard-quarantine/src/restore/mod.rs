@@ -12,6 +12,7 @@
 //! transaction (itself restorable) whose `meta.restoring_txid` names this one. Restoring a
 //! transaction that is already completely back changes nothing (`already_restored`).
 
+mod leftover;
 mod moves;
 mod paths;
 mod place;

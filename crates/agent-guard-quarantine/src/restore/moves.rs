@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use agent_guard_git::MovedEntries;
 
+use crate::faults::FaultPoint;
 use crate::records::{MoveSource, WasThere};
 use crate::relocate::RelocateItem;
 use crate::restore::paths::{TARGET_OUTSIDE, physical, strictly_inside};
@@ -203,6 +204,7 @@ impl Restorer<'_> {
             }
             staged[slot] = self.stage(&found, &swaps[slot]);
         }
+        self.store.faults().hit(FaultPoint::UndoMoveAfterStage);
         // 3. Aside, what stands at a source's name (a destination's occupant is looked at
         //    once everything is home: it may be inside a directory that moved).
         let in_way = |path: &Path| identity_at(path).is_some_and(|id| !identities.contains(&id));
@@ -218,6 +220,7 @@ impl Restorer<'_> {
         if !aside.is_empty() {
             self.set_aside(&aside);
         }
+        self.store.faults().hit(FaultPoint::UndoMoveAfterAside);
         // 4. Home.
         let kept_origins: HashSet<&Path> = tx.items.iter().map(|i| i.origin.as_path()).collect();
         let mut entries: Vec<MovedEntries> = Vec::new();

@@ -15,9 +15,10 @@ use agent_guard_types::TxId;
 use crate::copy::{Progress, write_into};
 use crate::preserve::PreserveItem;
 use crate::relocate::{RelocateItem, SkipKind};
+use crate::restore::leftover::is_back;
 use crate::restore::paths::{Bounds, SOURCE_OUTSIDE, TARGET_OVERLAPS, resolve_existing};
 use crate::restore::plan::Unit;
-use crate::restore::transfer::{Transfer, chain, create_parents, transfer};
+use crate::restore::transfer::{Transfer, chain, create_parents, remove_any, transfer};
 use crate::store::Quarantine;
 use agent_guard_fsops as fsops;
 
@@ -277,6 +278,17 @@ impl Restorer<'_> {
             }
         };
         let source_is_dir = source.symlink_metadata().is_ok_and(|m| m.is_dir());
+        if !source_is_dir && is_back(source, target) {
+            // Put back by an earlier restore that was killed before it removed the
+            // quarantine's copy: only that copy goes.
+            return match remove_any(source) {
+                Ok(()) => out.moved.push((source.to_path_buf(), target.to_path_buf())),
+                Err(error) => out.errors.push(format!(
+                    "{} is already back, but its quarantine copy could not be removed: {error}",
+                    target.display()
+                )),
+            };
+        }
         if !(source_is_dir && occupant.is_dir()) {
             return out
                 .clashes

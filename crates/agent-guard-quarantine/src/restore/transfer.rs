@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use crate::copy::{Progress, copy_verified, remove_source};
-use crate::faults::Faults;
+use crate::faults::{FaultPoint, Faults};
 use crate::relocate::partial_sibling;
+use crate::restore::leftover::holds_nothing_new;
 use agent_guard_fsops as fsops;
 
 /// The result of moving one quarantined entry to a free target.
@@ -41,8 +42,11 @@ pub(crate) fn transfer(
 fn copy_back(source: &Path, target: &Path, progress: &dyn Progress, faults: Faults) -> Transfer {
     let partial = partial_sibling(target);
     if partial.symlink_metadata().is_ok() {
-        // Probably left by an interrupted restore, but it sits among the user's files: never
-        // remove it, name it.
+        // Left by an interrupted restore when it holds nothing the quarantine's copy does
+        // not: made again. Anything else sits among the user's files: never removed, named.
+        if holds_nothing_new(&partial, source) && remove_any(&partial).is_ok() {
+            return copy_back(source, target, progress, faults);
+        }
         return Transfer::Failed(format!(
             "could not restore {}: {} is in the way",
             target.display(),
@@ -64,6 +68,7 @@ fn copy_back(source: &Path, target: &Path, progress: &dyn Progress, faults: Faul
         }
         return Transfer::Failed(format!("could not restore {}: {error}", target.display()));
     }
+    faults.hit(FaultPoint::RestoreAfterCopyBack);
     match remove_source(source, faults) {
         Ok(()) => Transfer::Moved,
         Err(error) => Transfer::MovedWithLeftover(format!(
@@ -111,7 +116,7 @@ pub(crate) fn create_parents(target: &Path, base: &Path) -> std::io::Result<()> 
 }
 
 /// Removes our own temporary copy (a file, a link or a tree).
-fn remove_any(path: &Path) -> std::io::Result<()> {
+pub(crate) fn remove_any(path: &Path) -> std::io::Result<()> {
     if path.symlink_metadata()?.is_dir() {
         fsops::remove_tree(path)
     } else {
