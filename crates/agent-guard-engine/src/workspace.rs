@@ -22,7 +22,7 @@ pub struct Workspace {
     /// absolute, else `~/.local/state/agent-guard`; `None` without either. The audit chain
     /// key lives under it.
     pub state_dir: Option<PathBuf>,
-    /// Where the store is, and how that was chosen ([`crate::location`]).
+    /// Where the store is, and how that was chosen (docs/recovery.md).
     pub store: StoreLocation,
     /// What moving an older store from inside the workspace did, when something was to do.
     pub migration: Option<String>,

@@ -4,7 +4,7 @@
 //!   `Export-Csv` (`epcsv`), `Export-Clixml` open the file and truncate it: in place,
 //!   through a symlink. `-NoClobber` refuses an existing file: nothing lost. `-Append`
 //!   adds to it, and `Add-Content` (`ac`) only appends: an append op
-//!   ([`OpKind::Append`](agent_guard_types::OpKind::Append)), judged against the protected
+//!   ([`OpKind::Append`]), judged against the protected
 //!   paths only.
 //! - `New-Item -Force` truncates an existing file (a link type replaces the item); without
 //!   `-Force` it refuses an existing one, and a directory is kept.
