@@ -155,11 +155,8 @@ fn read_ledger(path: &Path) -> Ledger {
     text.split(|b| *b == b'\n')
         .filter_map(|line| {
             let mut parts = line.splitn(3, |b| *b == b' ');
-            let number = |part: Option<&[u8]>| -> Option<u64> {
-                std::str::from_utf8(part?).ok()?.parse().ok()
-            };
-            let pack = number(parts.next())?;
-            let idx = number(parts.next())?;
+            let pack: u64 = super::git_objects::number(parts.next())?;
+            let idx: u64 = super::git_objects::number(parts.next())?;
             let name = parts.next()?;
             (!name.is_empty()).then(|| (name.to_vec(), (pack, idx)))
         })

@@ -371,7 +371,8 @@ fn read_seen(path: &Path) -> HashMap<Vec<u8>, (i64, i64, u64)> {
         .collect()
 }
 
-fn number<T: std::str::FromStr>(part: Option<&[u8]>) -> Option<T> {
+/// A number of a store's small text files (the seen cache, the pack ledger).
+pub(crate) fn number<T: std::str::FromStr>(part: Option<&[u8]>) -> Option<T> {
     std::str::from_utf8(part?).ok()?.parse().ok()
 }
 
