@@ -8,7 +8,7 @@ super::reason!(
     why: "Keeping the current version first would copy that much data; the guard will not do it silently, and will not let the file be destroyed unprotected either. The question names the file and its size: what approving would lose.",
     example: "truncate -s 0 huge.bin",
     verdict: "ASK: a human approves the single command, or the cap is raised.",
-    recovery: "Nothing is kept: back the file up yourself, raise `[preserve] max_bytes`, or approve knowingly.",
+    recovery: "The question says that, if approved, this file's current version cannot be restored; everything else on the line is still kept first. Back the file up yourself, raise `[preserve] max_bytes`, or approve knowingly.",
     enforcement: None,
     hint: "Ask the user: the file is too large to preserve automatically; raising `[preserve] max_bytes` in `.agent-guard.toml` lets the guard keep it first.",
     coverage: Coverage::Corpus,
