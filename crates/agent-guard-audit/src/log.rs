@@ -1,5 +1,6 @@
 //! The append-only audit log file.
 
+use fs_err::os::unix::fs::OpenOptionsExt as _;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -229,6 +230,7 @@ impl AuditLog {
             .read(true)
             .append(true)
             .create(true)
+            .mode(0o600)
             .open(path)
             .map_err(|source| self.open_error(source))?;
         file.file().lock().map_err(|source| AuditError::Lock {

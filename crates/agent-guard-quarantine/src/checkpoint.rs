@@ -153,11 +153,12 @@ pub(crate) fn store(trash: &Path, manifest: &Path, closed: Closed) {
 /// block release and, on ext4, a forced flush of the rewrite; a torn result is only an
 /// ignored checkpoint.
 fn overwrite(path: &Path, text: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::FileExt as _;
+    use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(0o600)
         .open(path)?;
     file.write_all_at(text, 0)?;
     let len = text.len() as u64;

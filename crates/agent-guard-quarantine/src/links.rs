@@ -13,6 +13,7 @@
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use crate::copy::clone_file;
@@ -34,6 +35,7 @@ pub(crate) fn note(trash: &Path, origin: &Path, kept: &Path) -> std::io::Result<
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
         .open(trash.join(PENDING_LINKS))?;
     file.write_all(&line)?;
     Ok(file)

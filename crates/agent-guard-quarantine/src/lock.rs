@@ -4,6 +4,7 @@
 //! show) hold it shared, so they never see a half-applied batch. `std::fs::File::lock` is
 //! released when the file is closed, including when a process dies.
 
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
 use crate::error::QuarantineError;
@@ -30,6 +31,7 @@ impl StoreLock {
             .write(true)
             .create(true)
             .truncate(false)
+            .mode(0o600)
             .open(&path)
             .map_err(error)?;
         if exclusive {

@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use crate::checkpoint::{self, Closed, Unread};
@@ -68,6 +69,7 @@ impl Manifest {
             .read(true)
             .append(true)
             .create(true)
+            .mode(0o600)
             .open(&self.path)
             .map_err(|e| self.error(e))?;
         file.lock().map_err(|e| self.error(e))?;

@@ -39,6 +39,15 @@ fn assert_private(store: &Path, what: &str) -> (usize, usize) {
                 .unwrap()
                 .to_string_lossy()
                 .into_owned();
+            // The store's own records (manifest, audit log, lock, pending links) name the
+            // workspace's paths and commands: its owner's only, whatever the store's mode.
+            if !relative.contains('/') {
+                assert_eq!(
+                    meta.mode_bits() & 0o077,
+                    0,
+                    "{what}: the store's {relative} is readable by others"
+                );
+            }
             let object = relative.starts_with("checkpoints/objects/");
             let secret = std::fs::read(&path).is_ok_and(|bytes| holds(&bytes, SECRET));
             if !(object || secret) {
