@@ -85,7 +85,7 @@ pub(crate) fn enforce(
     let intent = if needs_intent {
         match log.as_ref().map_err(Clone::clone).and_then(|log| {
             log.append_in_flight(&audit_record(&report, Event::EnforceIntent))
-                .map_err(|e| e.to_string())
+                .map_err(|e| intent_cause(&e))
         }) {
             Ok((_, sync)) => Some(sync),
             Err(cause) => {
@@ -224,6 +224,27 @@ pub(crate) fn enforce(
         }
     }
     report
+}
+
+/// Why the audit intent could not be written: the whole error chain, and, when the disk
+/// holding the log is full, what to do about it.
+fn intent_cause(error: &agent_guard_audit::AuditError) -> String {
+    let mut cause = agent_guard_types::error_chain(error);
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = source {
+        if current
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(agent_guard_fsops::is_storage_full)
+        {
+            cause.push_str(
+                " (the disk that holds the guard's store is full: free space on it, or point \
+                 AGENT_GUARD_TRASH at a store on another disk, then run the command again)",
+            );
+            break;
+        }
+        source = current.source();
+    }
+    cause
 }
 
 /// Refuses the command because its audit intent could not be made durable, naming `cause`.

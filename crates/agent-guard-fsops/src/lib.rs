@@ -70,10 +70,16 @@ pub fn is_cross_device(error: &std::io::Error) -> bool {
     error.raw_os_error() == Some(Errno::XDEV.raw_os_error())
 }
 
-/// Returns `true` if `error` means the storage is full (`ENOSPC`, `EDQUOT`).
+/// Returns `true` if `error` means the storage is full (`ENOSPC`, `EDQUOT`), also when a
+/// wrapper (`fs-err`) kept only the error's kind.
 pub fn is_storage_full(error: &std::io::Error) -> bool {
     let raw = error.raw_os_error();
-    raw == Some(Errno::NOSPC.raw_os_error()) || raw == Some(Errno::DQUOT.raw_os_error())
+    raw == Some(Errno::NOSPC.raw_os_error())
+        || raw == Some(Errno::DQUOT.raw_os_error())
+        || matches!(
+            error.kind(),
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+        )
 }
 
 /// Removes a file or a symlink (never follows it).
@@ -134,6 +140,19 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_disk_is_told_also_through_a_wrapper() {
+        use std::io::{Error, ErrorKind};
+        assert!(is_storage_full(&Error::from_raw_os_error(28)));
+        assert!(is_storage_full(&Error::from_raw_os_error(122)));
+        // What `fs-err` returns: the kind of the error it wraps, no raw code.
+        let wrapped = Error::new(ErrorKind::StorageFull, Error::from_raw_os_error(28));
+        assert_eq!(wrapped.raw_os_error(), None);
+        assert!(is_storage_full(&wrapped));
+        assert!(!is_storage_full(&Error::from_raw_os_error(5)));
+        assert!(!is_storage_full(&Error::new(ErrorKind::Other, "full")));
+    }
 
     #[test]
     fn noreplace_refuses_an_occupied_destination() {

@@ -21,10 +21,28 @@ struct SmallFs {
 impl SmallFs {
     /// `None` (with why) when no mount namespace can be made here.
     fn mount(size: &str) -> Result<SmallFs, String> {
+        SmallFs::mount_then(size, |_| String::new())
+    }
+
+    /// The same, with the workspace `ws` moved onto the tmpfs (its content copied to
+    /// `<tmpfs>/ws`, bound over `ws` in the namespace).
+    fn mount_over(size: &str, ws: &Path) -> Result<SmallFs, String> {
+        SmallFs::mount_then(size, |dir| {
+            format!(
+                "cp -a '{ws}' '{dir}/ws' && mount --bind '{dir}/ws' '{ws}' && ",
+                ws = ws.display(),
+                dir = dir.display()
+            )
+        })
+    }
+
+    /// Mounts the tmpfs, then runs the shell commands `then(dir)` gives (each ending in `&&`).
+    fn mount_then(size: &str, then: impl Fn(&Path) -> String) -> Result<SmallFs, String> {
         let dir = tempfile::tempdir().unwrap();
         let script = format!(
-            "mount -t tmpfs -o size={size},mode=0700 tmpfs '{}' && echo ready && exec sleep 600",
-            dir.path().display()
+            "mount -t tmpfs -o size={size},mode=0700 tmpfs '{}' && {}echo ready && exec sleep 600",
+            dir.path().display(),
+            then(dir.path())
         );
         let mut holder = std::process::Command::new("unshare")
             .args(["-m", "--propagation", "private", "sh", "-c", &script])
@@ -76,16 +94,23 @@ impl Drop for SmallFs {
 
 fn guard(env: &TestEnv, fs: &SmallFs, trash: &Path, args: &[&str]) -> Output {
     let binary = assert_cmd::cargo::cargo_bin!("agent-guard");
-    env.std_cmd("nsenter")
-        .args(["-t", &fs.holder.id().to_string(), "-m"])
-        // Entering a mount namespace moves to its root: back to the workspace.
-        .arg(format!("--wd={}", env.ws().display()))
-        .arg("--")
+    inside(env, fs)
         .arg(binary)
         .args(args)
         .env("AGENT_GUARD_TRASH", trash)
         .output()
         .unwrap()
+}
+
+/// A command that runs in the namespace, in the workspace.
+fn inside(env: &TestEnv, fs: &SmallFs) -> std::process::Command {
+    let mut cmd = env.std_cmd("nsenter");
+    // Entering a mount namespace moves to its root: back to the workspace, by its path in
+    // the namespace (`nsenter --wd` would open it before entering, under a mount bound over it).
+    cmd.args(["-t", &fs.holder.id().to_string(), "-m", "--"])
+        .args(["sh", "-c", "cd \"$0\" && exec \"$@\""])
+        .arg(env.ws());
+    cmd
 }
 
 /// Lines that destroy something the guard must keep first.
@@ -191,5 +216,95 @@ fn a_full_store_refuses_or_keeps_and_loses_nothing() {
         let undo = guard(&env, &fs, &trash, &["undo", "--json"]);
         assert!(undo.status.success(), "`{line}`: {undo:?}");
         same_tree(&before, &snapshot(ws, &["**"]), line);
+    }
+}
+
+/// The workspace itself on a full filesystem, with its store on the same one (the guard
+/// puts it there so that relocations stay renames): a rename needs no space, a kept copy
+/// or a checkpoint does. Every line is refused with nothing changed, or runs with what it
+/// destroys kept; once space is freed, every line runs and is undone byte for byte.
+#[test]
+fn a_full_workspace_filesystem_loses_nothing() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.ws().join("tool.sh"),
+        "rm -rf build\necho changed > notes.txt\necho x >> src/main.rs\n",
+    )
+    .unwrap();
+    let fs = match SmallFs::mount_over("4m", env.ws()) {
+        Ok(fs) => fs,
+        Err(why) => {
+            assert!(
+                std::env::var_os("AGENT_GUARD_REQUIRE_NAMESPACES").is_none(),
+                "{why}"
+            );
+            eprintln!("skipping: {why}");
+            return;
+        }
+    };
+    let ws = fs.seen(env.ws());
+    let trash = fs.dir.path().join("store");
+    let shell = |line: &str| {
+        let _ = inside(&env, &fs).args(["sh", "-c", line]).output().unwrap();
+    };
+    // A file that a copy could not keep on a full filesystem.
+    shell("head -c 300000 /dev/urandom > build/big.bin");
+    let before = snapshot(&ws, &["**"]);
+    let first = guard(&env, &fs, &trash, &["status", "--json"]);
+    assert!(first.status.success(), "{first:?}");
+    let filler = fs.fill();
+
+    let mut ran = 0;
+    for line in LINES
+        .iter()
+        .chain(&["echo new > build/big.bin", "truncate -s 0 build/big.bin"])
+    {
+        let output = guard(
+            &env,
+            &fs,
+            &trash,
+            &["check", "--enforce", "--json", "--", line],
+        );
+        let report = json(&output);
+        match output.status.code() {
+            Some(0) => {
+                shell(line);
+                ran += 1;
+                let undo = guard(&env, &fs, &trash, &["undo", "--json"]);
+                assert!(
+                    undo.status.success(),
+                    "`{line}` ran: {report}\nundo: {undo:?}"
+                );
+                same_tree(&before, &snapshot(&ws, &["**"]), line);
+            }
+            Some(_) => {
+                assert!(report["decision"] != "ALLOW", "`{line}`: {report}");
+                let said = report["message"].as_str().unwrap_or_default();
+                assert!(
+                    said.contains("No space left on device") && said.contains("free space"),
+                    "`{line}`: the refusal says the disk is full and what to do: {report}"
+                );
+                same_tree(&before, &snapshot(&ws, &["**"]), line);
+            }
+            None => panic!("`{line}`: the guard died: {output:?}"),
+        }
+    }
+    // The audit's durable intent needs a few bytes, so on a filesystem full to the last
+    // byte a line is refused (fail closed) rather than run unrecorded.
+    eprintln!("{ran} lines ran on a full workspace filesystem");
+
+    std::fs::remove_file(filler).unwrap();
+    for line in LINES {
+        let output = guard(
+            &env,
+            &fs,
+            &trash,
+            &["check", "--enforce", "--json", "--", line],
+        );
+        assert_eq!(output.status.code(), Some(0), "`{line}`: {output:?}");
+        shell(line);
+        let undo = guard(&env, &fs, &trash, &["undo", "--json"]);
+        assert!(undo.status.success(), "`{line}`: {undo:?}");
+        same_tree(&before, &snapshot(&ws, &["**"]), line);
     }
 }
