@@ -151,7 +151,7 @@ mod tests {
         assert_eq!(wrapped.raw_os_error(), None);
         assert!(is_storage_full(&wrapped));
         assert!(!is_storage_full(&Error::from_raw_os_error(5)));
-        assert!(!is_storage_full(&Error::new(ErrorKind::Other, "full")));
+        assert!(!is_storage_full(&Error::other("full")));
     }
 
     #[test]
