@@ -41,6 +41,17 @@ pub fn is_guards_own(path: &[u8]) -> bool {
     GUARDS_OWN.iter().any(|own| path.starts_with(own))
 }
 
+/// The size cap of a checkpointed file at workspace-relative `path`: `cap` for the
+/// workspace's files, none for the repository's state (`.git/index`, refs, config…), without
+/// which the repository could not be put back, however large a monorepo's index grows.
+pub(crate) fn size_cap(path: &[u8], cap: u64) -> u64 {
+    if path.starts_with(GIT) && path.get(GIT.len()) == Some(&b'/') {
+        u64::MAX
+    } else {
+        cap
+    }
+}
+
 /// What the walk of the workspace's `.git` found, with paths relative to the workspace
 /// (`.git/HEAD`), sorted in [`path_order`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -65,6 +65,7 @@ impl CheckpointStore {
                 path.push(b'/');
                 path.extend_from_slice(&entry.path);
                 let file = Path::new(OsStr::from_bytes(&path));
+                let cap = super::gitdir::size_cap(&entry.path, cap);
                 let read = read_one(file, entry.stat.is_symlink(), cap);
                 let outcome = match read {
                     Read::Content(content) => {

@@ -159,7 +159,9 @@ impl CheckpointStore {
             let stat = found.stat;
             let reason = if !stat.is_file() && !stat.is_symlink() {
                 Some(NotKeptReason::Special)
-            } else if stat.is_file() && stat.size > selection.max_file_bytes {
+            } else if stat.is_file()
+                && stat.size > super::gitdir::size_cap(&found.path, selection.max_file_bytes)
+            {
                 Some(NotKeptReason::TooLarge)
             } else {
                 None

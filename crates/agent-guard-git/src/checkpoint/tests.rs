@@ -611,3 +611,48 @@ fn gc_never_turns_a_racy_entry_into_a_trusted_one() {
         "a racy entry is dropped by gc, never trusted: it was never hashed again"
     );
 }
+
+/// The repository's state is kept whatever the size cap: a `.git/index` over
+/// `max_file_bytes` is in the checkpoint (a change to it is seen), while a workspace file
+/// over the cap is listed as not kept.
+#[test]
+fn the_repository_state_is_kept_over_the_size_cap() {
+    let mut f = fixture();
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&f.root)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}: {output:?}");
+    };
+    git(&["init", "-q"]);
+    for n in 0..20 {
+        write(&f.root, &format!("src/file{n}.txt"), "x\n");
+    }
+    git(&["add", "src"]);
+    write(&f.root, "big.bin", &"y".repeat(600));
+    let index = fs_err::metadata(f.root.join(".git/index")).unwrap().len();
+    f.selection.max_file_bytes = 500;
+    assert!(index > 500, "the index ({index} bytes) is over the cap");
+    let taken = f.store.take(&f.selection).unwrap();
+    let not_kept: Vec<String> = taken
+        .not_kept
+        .iter()
+        .map(|n| String::from_utf8_lossy(&n.path).into_owned())
+        .collect();
+    assert_eq!(not_kept, ["big.bin"]);
+    f.store.store_ref("tx1", &taken.commit).unwrap();
+    git(&["rm", "-q", "--cached", "src/file3.txt"]);
+    let diff = f
+        .store
+        .diff(&taken.commit, &f.selection, &[b".git/index".to_vec()])
+        .unwrap();
+    assert_eq!(
+        kinds(&diff),
+        [(".git/index".to_owned(), ChangeKind::Modified)]
+    );
+}
