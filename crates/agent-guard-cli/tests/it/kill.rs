@@ -231,6 +231,29 @@ fn crash_undo(point: &str, line: &str, cross_device: bool) {
     same_tree(&before, &snapshot(ctx.ws(), times), &what);
     ctx.no_own_leftovers(&what);
     ctx.healthy(&what);
+    // The interrupted undo and its resumption are one undo: `redo` then does what it does
+    // after an undo that was never interrupted (the same line, in a fresh workspace).
+    let redo = ctx.guard(&["redo", "--json"], None);
+    let twin = Ctx::new(cross_device).unwrap();
+    twin.enforce_and_run(line);
+    let undone = twin.guard(&["undo", "--json"], None);
+    assert!(
+        undone.status.success(),
+        "{what}: the twin's undo: {undone:?}"
+    );
+    let twin_redo = twin.guard(&["redo", "--json"], None);
+    assert_eq!(
+        redo.status.code(),
+        twin_redo.status.code(),
+        "{what}: redo after the resumed undo: {redo:?}\nafter an uninterrupted one: {twin_redo:?}"
+    );
+    // Content, kinds and modes ("**": two fixtures' times differ).
+    same_tree(
+        &snapshot(twin.ws(), &["**"]),
+        &snapshot(ctx.ws(), &["**"]),
+        &format!("{what}, redone"),
+    );
+    ctx.healthy(&what);
 }
 
 /// The steps of a relocation (`rm -rf build`), on the same filesystem and across.
@@ -313,6 +336,13 @@ fn kill_at_every_step_of_a_move_undo() {
         crash_undo(point, "mv notes.txt dist/", false);
         crash_undo(point, "mv build out", false);
         crash_undo(point, "mv notes.txt dist/bundle.js", false);
+        // The source's name taken again after the move: the undo sets that file aside.
+        crash_undo(point, "mv notes.txt dist/ && echo other > notes.txt", false);
+        crash_undo(
+            point,
+            "mv build out && mkdir build && echo x > build/new",
+            false,
+        );
     }
 }
 
