@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 
 use crate::kill::{json, same_tree};
-use crate::support::{TestEnv, run_shell, snapshot};
+
+type Tree = std::collections::BTreeMap<Vec<u8>, crate::support::Entry>;
+use crate::support::{TestEnv, snapshot};
 
 /// A private mount namespace holding a small tmpfs at `dir`, alive while `holder` runs.
 struct SmallFs {
@@ -122,189 +124,174 @@ const LINES: &[&str] = &[
     "rm src/main.rs",
 ];
 
-#[test]
-fn a_full_store_refuses_or_keeps_and_loses_nothing() {
-    let fs = match SmallFs::mount("2m") {
-        Ok(fs) => fs,
+/// One workspace and store in a [`SmallFs`], and the tree the lines must leave whole.
+struct Full<'a> {
+    env: &'a TestEnv,
+    fs: &'a SmallFs,
+    trash: PathBuf,
+    /// The workspace as this process sees it.
+    ws: PathBuf,
+    before: Tree,
+}
+
+impl Full<'_> {
+    fn guard(&self, args: &[&str]) -> Output {
+        guard(self.env, self.fs, &self.trash, args)
+    }
+
+    /// Runs `line` in the workspace, in the namespace, as the harness would.
+    fn shell(&self, line: &str) {
+        let _ = inside(self.env, self.fs)
+            .args(["sh", "-c", line])
+            .output()
+            .unwrap();
+    }
+
+    fn unchanged(&self, line: &str) {
+        same_tree(&self.before, &snapshot(&self.ws, &["**"]), line);
+    }
+
+    /// `check --enforce`s each line on the full filesystem: a refusal (checked further by
+    /// `refused`) leaves the tree as it was; an allowed line runs and is undone byte for
+    /// byte. Returns how many ran.
+    fn on_a_full_disk(&self, lines: &[&str], refused: impl Fn(&str, &serde_json::Value)) -> usize {
+        let mut ran = 0;
+        for line in lines {
+            let output = self.guard(&["check", "--enforce", "--json", "--", line]);
+            let report = json(&output);
+            match output.status.code() {
+                Some(0) => {
+                    // Allowed: what it destroys must have been kept, on a full disk.
+                    self.shell(line);
+                    ran += 1;
+                    let undo = self.guard(&["undo", "--json"]);
+                    assert!(
+                        undo.status.success(),
+                        "`{line}` ran: {report}\nundo: {undo:?}"
+                    );
+                }
+                Some(_) => {
+                    assert!(report["decision"] != "ALLOW", "`{line}`: {report}");
+                    refused(line, &report);
+                }
+                None => panic!("`{line}`: the guard died: {output:?}"),
+            }
+            self.unchanged(line);
+        }
+        ran
+    }
+
+    /// With space again: the journal is whole, and every line runs and is undone.
+    fn with_space_again(&self, filler: &Path, lines: &[&str]) {
+        std::fs::remove_file(filler).unwrap();
+        let status = self.guard(&["status", "--json"]);
+        assert!(status.status.success(), "{status:?}");
+        assert_eq!(json(&status)["reconciled_now"]["vanished"], 0);
+        let list = self.guard(&["list", "--json", "--limit", "0"]);
+        assert!(json(&list)["transactions"].is_array());
+        // No journal yet is whole too (no line got as far as recording anything).
+        let manifest = std::fs::read_to_string(self.fs.seen(&self.trash.join("manifest.jsonl")))
+            .unwrap_or_default();
+        let whole = manifest.ends_with('\n') || manifest.is_empty();
+        assert!(whole, "the journal ends with a whole line");
+        for line in lines {
+            let output = self.guard(&["check", "--enforce", "--json", "--", line]);
+            assert_eq!(output.status.code(), Some(0), "`{line}`: {output:?}");
+            self.shell(line);
+            let undo = self.guard(&["undo", "--json"]);
+            assert!(undo.status.success(), "`{line}`: {undo:?}");
+            self.unchanged(line);
+        }
+    }
+}
+
+/// `Ok(fs)`, or `None` after saying why no namespace could be made (never under CI, where
+/// `.ci/run` sets `AGENT_GUARD_REQUIRE_NAMESPACES` so that the test never passes by skipping).
+fn or_skip(fs: Result<SmallFs, String>) -> Option<SmallFs> {
+    match fs {
+        Ok(fs) => Some(fs),
         Err(why) => {
-            // `.ci/run` sets AGENT_GUARD_REQUIRE_NAMESPACES so that this never passes by
-            // skipping there.
             assert!(
                 std::env::var_os("AGENT_GUARD_REQUIRE_NAMESPACES").is_none(),
                 "{why}"
             );
             eprintln!("skipping: {why}");
-            return;
+            None
         }
+    }
+}
+
+const TOOL: &str = "rm -rf build\necho changed > notes.txt\necho x >> src/main.rs\n";
+
+#[test]
+fn a_full_store_refuses_or_keeps_and_loses_nothing() {
+    let Some(fs) = or_skip(SmallFs::mount("2m")) else {
+        return;
     };
     let env = TestEnv::new();
     let ws = env.ws();
-    std::fs::write(
-        ws.join("tool.sh"),
-        "rm -rf build\necho changed > notes.txt\necho x >> src/main.rs\n",
-    )
-    .unwrap();
+    std::fs::write(ws.join("tool.sh"), TOOL).unwrap();
     let big: Vec<u8> = (0..512 * 1024).map(|i: u32| (i % 249) as u8).collect();
     std::fs::write(ws.join("build/big.bin"), &big).unwrap();
-    let trash = fs.dir.path().join("q");
-    let before = snapshot(ws, &["**"]);
+    let full = Full {
+        env: &env,
+        fs: &fs,
+        trash: fs.dir.path().join("q"),
+        ws: ws.to_path_buf(),
+        before: snapshot(ws, &["**"]),
+    };
 
     // A first command makes the store; then nothing is left.
-    let first = guard(
-        &env,
-        &fs,
-        &trash,
-        &["safe-delete", "--json", "dist/bundle.js"],
-    );
+    let first = full.guard(&["safe-delete", "--json", "dist/bundle.js"]);
     assert!(first.status.success(), "{first:?}");
-    let restored = guard(&env, &fs, &trash, &["undo", "--json"]);
+    let restored = full.guard(&["undo", "--json"]);
     assert!(restored.status.success(), "{restored:?}");
     let filler = fs.fill();
 
-    let mut ran = 0;
-    for line in LINES {
-        let output = guard(
-            &env,
-            &fs,
-            &trash,
-            &["check", "--enforce", "--json", "--", line],
-        );
-        let report = json(&output);
-        match output.status.code() {
-            Some(0) => {
-                // Allowed: what it destroys must have been kept, on a full store.
-                run_shell(&env, line);
-                ran += 1;
-                let undo = guard(&env, &fs, &trash, &["undo", "--json"]);
-                assert!(
-                    undo.status.success(),
-                    "`{line}` ran: {report}\nundo: {undo:?}"
-                );
-                same_tree(&before, &snapshot(ws, &["**"]), line);
-            }
-            Some(_) => {
-                assert!(
-                    report["decision"] != "ALLOW",
-                    "`{line}`: refused with a refusal: {report}"
-                );
-                same_tree(&before, &snapshot(ws, &["**"]), line);
-            }
-            None => panic!("`{line}`: the guard died: {output:?}"),
-        }
-    }
+    let ran = full.on_a_full_disk(LINES, |_, _| {});
     eprintln!("{ran} of {} lines ran on a full store", LINES.len());
-
-    // Space again: the journal is whole, and every line now runs and is undone.
-    std::fs::remove_file(filler).unwrap();
-    let status = guard(&env, &fs, &trash, &["status", "--json"]);
-    assert!(status.status.success(), "{status:?}");
-    assert_eq!(json(&status)["reconciled_now"]["vanished"], 0);
-    let list = guard(&env, &fs, &trash, &["list", "--json", "--limit", "0"]);
-    assert!(json(&list)["transactions"].is_array());
-    let manifest = std::fs::read_to_string(fs.seen(&trash.join("manifest.jsonl"))).unwrap();
-    let whole = manifest.ends_with('\n') || manifest.is_empty();
-    assert!(whole, "the journal ends with a whole line");
-    for line in LINES {
-        let output = guard(
-            &env,
-            &fs,
-            &trash,
-            &["check", "--enforce", "--json", "--", line],
-        );
-        assert_eq!(output.status.code(), Some(0), "`{line}`: {output:?}");
-        run_shell(&env, line);
-        let undo = guard(&env, &fs, &trash, &["undo", "--json"]);
-        assert!(undo.status.success(), "`{line}`: {undo:?}");
-        same_tree(&before, &snapshot(ws, &["**"]), line);
-    }
+    full.with_space_again(&filler, LINES);
 }
 
 /// The workspace itself on a full filesystem, with its store on the same one (the guard
 /// puts it there so that relocations stay renames): a rename needs no space, a kept copy
-/// or a checkpoint does. Every line is refused with nothing changed, or runs with what it
-/// destroys kept; once space is freed, every line runs and is undone byte for byte.
+/// or a checkpoint does, and so does the audit's durable intent, so on a filesystem full to
+/// the last byte a line is refused (fail closed), saying why and what to do, rather than
+/// run unrecorded. Nothing changes; once space is freed, every line runs and is undone byte
+/// for byte.
 #[test]
 fn a_full_workspace_filesystem_loses_nothing() {
     let env = TestEnv::new();
-    std::fs::write(
-        env.ws().join("tool.sh"),
-        "rm -rf build\necho changed > notes.txt\necho x >> src/main.rs\n",
-    )
-    .unwrap();
-    let fs = match SmallFs::mount_over("4m", env.ws()) {
-        Ok(fs) => fs,
-        Err(why) => {
-            assert!(
-                std::env::var_os("AGENT_GUARD_REQUIRE_NAMESPACES").is_none(),
-                "{why}"
-            );
-            eprintln!("skipping: {why}");
-            return;
-        }
+    std::fs::write(env.ws().join("tool.sh"), TOOL).unwrap();
+    let Some(fs) = or_skip(SmallFs::mount_over("4m", env.ws())) else {
+        return;
     };
-    let ws = fs.seen(env.ws());
-    let trash = fs.dir.path().join("store");
-    let shell = |line: &str| {
-        let _ = inside(&env, &fs).args(["sh", "-c", line]).output().unwrap();
+    let mut full = Full {
+        env: &env,
+        fs: &fs,
+        trash: fs.dir.path().join("store"),
+        ws: fs.seen(env.ws()),
+        before: Tree::new(),
     };
     // A file that a copy could not keep on a full filesystem.
-    shell("head -c 300000 /dev/urandom > build/big.bin");
-    let before = snapshot(&ws, &["**"]);
-    let first = guard(&env, &fs, &trash, &["status", "--json"]);
+    full.shell("head -c 300000 /dev/urandom > build/big.bin");
+    full.before = snapshot(&full.ws, &["**"]);
+    let first = full.guard(&["status", "--json"]);
     assert!(first.status.success(), "{first:?}");
     let filler = fs.fill();
 
-    let mut ran = 0;
-    for line in LINES
+    let lines: Vec<&str> = LINES
         .iter()
-        .chain(&["echo new > build/big.bin", "truncate -s 0 build/big.bin"])
-    {
-        let output = guard(
-            &env,
-            &fs,
-            &trash,
-            &["check", "--enforce", "--json", "--", line],
+        .copied()
+        .chain(["echo new > build/big.bin", "truncate -s 0 build/big.bin"])
+        .collect();
+    let ran = full.on_a_full_disk(&lines, |line, report| {
+        let said = report["message"].as_str().unwrap_or_default();
+        assert!(
+            said.contains("No space left on device") && said.contains("free space"),
+            "`{line}`: the refusal says the disk is full and what to do: {report}"
         );
-        let report = json(&output);
-        match output.status.code() {
-            Some(0) => {
-                shell(line);
-                ran += 1;
-                let undo = guard(&env, &fs, &trash, &["undo", "--json"]);
-                assert!(
-                    undo.status.success(),
-                    "`{line}` ran: {report}\nundo: {undo:?}"
-                );
-                same_tree(&before, &snapshot(&ws, &["**"]), line);
-            }
-            Some(_) => {
-                assert!(report["decision"] != "ALLOW", "`{line}`: {report}");
-                let said = report["message"].as_str().unwrap_or_default();
-                assert!(
-                    said.contains("No space left on device") && said.contains("free space"),
-                    "`{line}`: the refusal says the disk is full and what to do: {report}"
-                );
-                same_tree(&before, &snapshot(&ws, &["**"]), line);
-            }
-            None => panic!("`{line}`: the guard died: {output:?}"),
-        }
-    }
-    // The audit's durable intent needs a few bytes, so on a filesystem full to the last
-    // byte a line is refused (fail closed) rather than run unrecorded.
+    });
     eprintln!("{ran} lines ran on a full workspace filesystem");
-
-    std::fs::remove_file(filler).unwrap();
-    for line in LINES {
-        let output = guard(
-            &env,
-            &fs,
-            &trash,
-            &["check", "--enforce", "--json", "--", line],
-        );
-        assert_eq!(output.status.code(), Some(0), "`{line}`: {output:?}");
-        shell(line);
-        let undo = guard(&env, &fs, &trash, &["undo", "--json"]);
-        assert!(undo.status.success(), "`{line}`: {undo:?}");
-        same_tree(&before, &snapshot(&ws, &["**"]), line);
-    }
+    full.with_space_again(&filler, LINES);
 }
