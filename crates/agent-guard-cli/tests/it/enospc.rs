@@ -207,6 +207,7 @@ impl Full<'_> {
 
 /// `Ok(fs)`, or `None` after saying why no namespace could be made (never under CI, where
 /// `.ci/run` sets `AGENT_GUARD_REQUIRE_NAMESPACES` so that the test never passes by skipping).
+#[expect(clippy::print_stderr, reason = "a skipped test says why")]
 fn or_skip(fs: Result<SmallFs, String>) -> Option<SmallFs> {
     match fs {
         Ok(fs) => Some(fs),
