@@ -5,9 +5,11 @@
 # The store is outside the workspace on the same filesystem, as the guard puts it.
 #
 #   - `preserve-one … link` (the hard link kept when a line only replaces the name: `mv x f`,
-#     `ln -f`) against `ln f STORE/f`;
+#     `ln -f`) against `ln f STORE/f`, and against the same `ln` followed by `sync` of the
+#     link and its directory (the guard's kept version is durable before the command runs);
 #   - `preserve-one … copy` (the reflink, or the verified copy, kept when a line rewrites the
-#     file: `: > f`, `sed -i`) against `cp --reflink=auto f STORE/f`;
+#     file: `: > f`, `sed -i`) against `cp --reflink=auto f STORE/f`, and against the same
+#     `cp` followed by `sync` of the copy and its directory;
 #   - the whole `check --enforce` process for both lines, for the full cost an agent sees.
 #
 # `preserve-one` (crates/agent-guard-bench) is the quarantine's preservation step with its
@@ -16,8 +18,9 @@
 #   bench/preserve.sh [--runs N] [--export FILE.md]
 #
 # Needs hyperfine; the loop mounts need root, mkfs.xfs (xfsprogs) and mkfs.btrfs
-# (btrfs-progs), and are skipped with a note otherwise. Every run starts from an empty
-# store (removed, untimed, in --prepare), so the disk use stays bounded.
+# (btrfs-progs), and are skipped with a note otherwise. Every run starts from a store
+# that exists (made once, as the guard makes it) without the versions earlier runs kept
+# (removed, untimed, in --prepare), so the disk use stays bounded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=20
@@ -66,13 +69,19 @@ measure() {
   for file in small.bin big.bin; do
     local cmds=(
       -n "$label: preserve-one link $file" "$one $ws $store $file link"
-      -n "$label: ln $file" "sh -c 'mkdir -p $store && ln $ws/$file $store/$file'"
+      -n "$label: ln $file" "ln $ws/$file $store/$file"
+      -n "$label: ln + sync $file" "sh -c 'ln $ws/$file $store/$file && sync $store/$file $store'"
       -n "$label: preserve-one copy $file" "$one $ws $store $file copy"
-      -n "$label: cp --reflink=auto $file" "sh -c 'mkdir -p $store && cp --reflink=auto $ws/$file $store/$file'"
+      -n "$label: cp --reflink=auto $file" "cp --reflink=auto $ws/$file $store/$file"
+      -n "$label: cp --reflink=auto + sync $file" "sh -c 'cp --reflink=auto $ws/$file $store/$file && sync $store/$file $store'"
       -n "$label: check --enforce mv new.bin $file" "$guard check --enforce --cwd $ws -- 'mv new.bin $file'"
       -n "$label: check --enforce : > $file" "$guard check --enforce --cwd $ws -- ': > $file'"
     )
-    local args=(--warmup 2 --runs "$runs" -N --prepare "rm -rf $store")
+    # The store exists, as it does after the guard's first use in a workspace (making it
+    # and its manifest flushes the store's parent once); each run starts without the kept
+    # versions of the runs before it.
+    mkdir -p "$store"
+    local args=(--warmup 2 --runs "$runs" -N --prepare "sh -c 'rm -rf $store/2* $store/$file'")
     # BENCH_SHOW=1: the commands' own output, to see why one fails.
     if [ -n "${BENCH_SHOW:-}" ]; then args+=(--show-output); else args+=(--style basic); fi
     [ -n "$export_md" ] && args+=(--export-markdown "${export_md%.md}-$label-$file.md")

@@ -1,12 +1,13 @@
 //! Copying one regular file as cheaply as the filesystem allows: a reflink (`FICLONE`) where
-//! it shares extents, else a streamed copy re-read and compared by digest.
+//! it shares extents, else a kernel copy whose original and copy are hashed and compared.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Write as _};
-use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::{FileExt as _, MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{Mode, OFlags, Timespec, Timestamps};
+use rustix::io::Errno;
 
 use super::digest::{self, Body, Entry};
 use super::pool::BUFFER_SIZE;
@@ -106,52 +107,50 @@ pub(crate) fn clone_file(
     streamed.map(Cloned::Copy)
 }
 
-/// Streams `source` into the empty `target`, hashing what is read; gives the copy the
-/// source's mode and times (and owner where allowed), and re-reads it to compare (the caller
-/// flushes it). The digest is the tree digest of a
-/// single-file tree, the one `digest_tree` computes over the copy.
+/// Files at least this large are hashed on two threads at once (the original and the
+/// copy); below it a second thread costs more than it saves.
+const PARALLEL_HASH: u64 = 4 * 1024 * 1024;
+
+/// The most one `copy_file_range` call is asked to copy.
+const RANGE_CHUNK: usize = 1 << 30;
+
+/// Copies `source` into the empty `target` (in the kernel where it can: `copy_file_range`),
+/// gives the copy the source's mode and times (and owner where allowed), then hashes the
+/// original and the copy and compares them: for a large file on two threads, while a third
+/// flushes the copy (the caller flushes it, and its directory, in any case). The digest is the tree digest of a single-file tree, the one
+/// `digest_tree` computes over the copy.
+///
+/// The original is read once more after the copy rather than hashed while it is copied: a
+/// write to it in between is then a mismatch (the copy is refused), never a copy that holds
+/// a mix of two versions and passes.
 fn stream(
-    mut source: &File,
+    source: &File,
     src: &Path,
-    mut target: &File,
+    target: &File,
     dst: &Path,
     meta: &std::fs::Metadata,
     faults: Faults,
 ) -> Result<CopyOutcome, CopyError> {
-    // A buffer the size of the file (plus the byte that sees the end), up to the pool's.
-    let len = usize::try_from(meta.len()).unwrap_or(BUFFER_SIZE);
-    let mut buffer = vec![0; len.saturating_add(1).clamp(1, BUFFER_SIZE)];
-    let mut hasher = blake3::Hasher::new();
-    let mut bytes = 0_u64;
-    loop {
-        let n = match source.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(io_error(src, error)),
-        };
-        hasher.update(&buffer[..n]);
-        target
-            .write_all(&buffer[..n])
-            .map_err(|e| io_error(dst, e))?;
-        bytes += n as u64;
-    }
+    let bytes = transfer(source, src, target, dst)?;
     faults.hit(FaultPoint::DuringCopy);
     finish_clone(target, meta).map_err(|e| io_error(dst, e))?;
-    let read = *hasher.finalize().as_bytes();
-    let mut copy = File::open(dst).map_err(|e| io_error(dst, e))?;
-    let mut again = blake3::Hasher::new();
-    loop {
-        match copy.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => {
-                again.update(&buffer[..n]);
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(error) => return Err(io_error(dst, error)),
-        }
-    }
-    if *again.finalize().as_bytes() != read {
+    let copy = File::open(dst).map_err(|e| io_error(dst, e))?;
+    let (read, again) = if bytes >= PARALLEL_HASH {
+        // The flush of a large copy waits on the disk while the hashes use the CPU: it runs
+        // beside them (the caller's own flush then finds nothing left to write).
+        std::thread::scope(|scope| {
+            let flushed = scope.spawn(|| target.sync_all());
+            let original = scope.spawn(|| hash(source, src));
+            let again = hash(&copy, dst);
+            let read = join(original);
+            join(flushed).map_err(|e| io_error(dst, e))?;
+            Ok::<_, CopyError>((read, again))
+        })?
+    } else {
+        (hash(source, src), hash(&copy, dst))
+    };
+    let read = read?;
+    if again? != read {
         return Err(CopyError::Mismatch {
             path: dst.to_path_buf(),
         });
@@ -166,6 +165,80 @@ fn stream(
         files: 1,
         bytes,
     })
+}
+
+/// Copies all of `source` into the empty `target`, by `copy_file_range` (no trip through
+/// user space), or by reads and writes where the kernel cannot (another filesystem type, an
+/// old kernel). Returns the bytes copied.
+fn transfer(source: &File, src: &Path, target: &File, dst: &Path) -> Result<u64, CopyError> {
+    let (mut read, mut written) = (0_u64, 0_u64);
+    loop {
+        match rustix::fs::copy_file_range(
+            source,
+            Some(&mut read),
+            target,
+            Some(&mut written),
+            RANGE_CHUNK,
+        ) {
+            Ok(0) => return Ok(written),
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(Errno::XDEV | Errno::NOSYS | Errno::INVAL | Errno::OPNOTSUPP | Errno::PERM)
+                if written == 0 =>
+            {
+                return copy_through_buffer(source, src, target, dst);
+            }
+            Err(error) => return Err(io_error(dst, error.into())),
+        }
+    }
+}
+
+/// The result of a scoped thread, its panic carried on.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The fallback of [`transfer`]: reads and writes through a buffer.
+fn copy_through_buffer(
+    mut source: &File,
+    src: &Path,
+    mut target: &File,
+    dst: &Path,
+) -> Result<u64, CopyError> {
+    let mut buffer = vec![0; BUFFER_SIZE];
+    let mut bytes = 0_u64;
+    loop {
+        let n = match source.read(&mut buffer) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(io_error(src, error)),
+        };
+        target
+            .write_all(&buffer[..n])
+            .map_err(|e| io_error(dst, e))?;
+        bytes += n as u64;
+    }
+}
+
+/// The content hash of the whole of `file` (read by position, so the file's offset is not
+/// used).
+fn hash(file: &File, path: &Path) -> Result<[u8; 32], CopyError> {
+    let mut buffer = vec![0; BUFFER_SIZE];
+    let mut hasher = blake3::Hasher::new();
+    let mut offset = 0_u64;
+    loop {
+        match file.read_at(&mut buffer, offset) {
+            Ok(0) => return Ok(*hasher.finalize().as_bytes()),
+            Ok(n) => {
+                hasher.update(&buffer[..n]);
+                offset += n as u64;
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(io_error(path, error)),
+        }
+    }
 }
 
 /// Writes the bytes of the regular file `src` into the existing regular file `dst` in place,

@@ -534,6 +534,13 @@ fn a_cloned_file_has_the_tree_digest_of_its_copy_and_the_source_s_mode_and_times
     for (name, content) in [
         ("empty", Vec::new()),
         ("big", vec![7_u8; BUFFER_SIZE * 2 + 3]),
+        // Over the size at which the original and the copy are hashed on two threads.
+        (
+            "large",
+            (0..5 * 1024 * 1024 + 17_u32)
+                .map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes()[1])
+                .collect(),
+        ),
     ] {
         let src = dir.path().join(name);
         fs::write(&src, &content).unwrap();
