@@ -447,13 +447,23 @@ impl Quarantine {
     }
 }
 
+/// How many times a copy is made before a file that keeps changing under it is given up.
+const COPY_ATTEMPTS: usize = 3;
+
 /// Keeps a regular file: a hard link where the item allows one and it is safe, else a
-/// reflink or a (capped) copy.
+/// reflink or a (capped) copy. A copy that does not match the original (written to while
+/// it was copied) is made again, a few times.
 fn keep_file(item: &PreserveItem, partial: &Path, faults: Faults) -> Result<Cloned, CopyError> {
     if item.link && link_file(&item.origin, partial)? {
         return Ok(Cloned::Link);
     }
-    clone_file(&item.origin, partial, item.max_copy, faults)
+    let mut attempt = 1;
+    loop {
+        match clone_file(&item.origin, partial, item.max_copy, faults) {
+            Err(CopyError::Mismatch { .. }) if attempt < COPY_ATTEMPTS => attempt += 1,
+            kept => return kept,
+        }
+    }
 }
 
 /// Keeps a symbolic link as a link with the same target (never followed).
