@@ -3,7 +3,8 @@
 //! ASK stores a durable `ask` record and exits 3; BLOCK exits 2. Otherwise a durable
 //! `enforce-intent` precedes every compensation, each compensation is reported with its txid,
 //! and only full success turns the decision into ALLOW (the code is kept) with exit 0. Any
-//! failure refuses the command (exit 2) with what was already moved still restorable.
+//! failure refuses the command (exit 2), with what was already moved into the quarantine
+//! put back (`put_back`), or, where it cannot go back, still restorable.
 
 use serde_json::Value;
 
@@ -124,11 +125,20 @@ pub(crate) fn enforce(
         let applied = compensation.apply(&job, &verdict.plan);
         let failure = applied.failure.clone();
         compensations.push(applied);
+        let put_back = failure
+            .as_ref()
+            .map(|_| crate::put_back::put_back(&store, &compensations, &runtime, progress));
         if let Some(failure) = failure.clone().filter(|f| f.kind == FailureKind::TooLarge) {
             // Keeping the file would mean copying more than the cap: a person decides. What
-            // was kept so far stays kept, and the question names the file.
+            // was kept so far stays kept, what was moved away is back, and the question
+            // names the file.
             report.set_verdict(Decision::Ask, ReasonCode::AskPreserveTooLarge);
             report.reasons = failure.detail.into_iter().collect();
+            report.reasons.extend(
+                put_back
+                    .as_ref()
+                    .and_then(crate::put_back::PutBack::sentence),
+            );
             let unkept = compensations
                 .iter()
                 .flat_map(crate::ask::shortfall)
@@ -161,6 +171,16 @@ pub(crate) fn enforce(
             if let Some(detail) = &failure.detail {
                 report.reasons.push(detail.clone());
                 report.message = Some(format!("agent-guard: the cause: {detail}"));
+            }
+            if let Some(sentence) = put_back
+                .as_ref()
+                .and_then(crate::put_back::PutBack::sentence)
+            {
+                report.reasons.push(sentence.clone());
+                report.message = Some(match report.message.take() {
+                    Some(text) => format!("{text}\nagent-guard: {sentence}"),
+                    None => format!("agent-guard: {sentence}"),
+                });
             }
             let _ = durable(&AuditRecord {
                 error: Some(ErrorLabel::CompensationFailed),

@@ -341,7 +341,12 @@ impl Quarantine {
                 return Err(failed(
                     self,
                     SkipKind::Storage,
-                    "storage unavailable".to_owned(),
+                    format!(
+                        "storage unavailable: no room to keep {}: {error} (free space on the \
+                         disk that holds the guard's store, or point AGENT_GUARD_TRASH at a \
+                         store on another disk, then run the command again)",
+                        item.raw
+                    ),
                 ));
             }
             Err(error) => return Err(failed(self, SkipKind::Failed, error.to_string())),

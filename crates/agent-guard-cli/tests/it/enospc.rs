@@ -87,6 +87,22 @@ impl SmallFs {
     }
 }
 
+impl SmallFs {
+    /// Fills the filesystem, then frees `bytes` of it again: room for small records, not
+    /// for a copy of a larger file.
+    fn fill_leaving(&self, bytes: u64) -> PathBuf {
+        let filler = self.fill();
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&filler)
+            .unwrap();
+        let length = file.metadata().unwrap().len();
+        file.set_len(length.saturating_sub(bytes)).unwrap();
+        file.sync_all().unwrap();
+        filler
+    }
+}
+
 impl Drop for SmallFs {
     fn drop(&mut self) {
         let _ = self.holder.kill();
@@ -295,4 +311,46 @@ fn a_full_workspace_filesystem_loses_nothing() {
     });
     eprintln!("{ran} lines ran on a full workspace filesystem");
     full.with_space_again(&filler, LINES);
+}
+
+/// A line whose delete is relocated (a rename, no space needed) and whose overwrite needs a
+/// kept copy that no longer fits: the copy fails after the relocation, the line is refused,
+/// and the relocated file is put back before the answer — a refused line leaves the
+/// workspace as it found it, not with a file missing that only `restore` brings back.
+#[test]
+fn a_copy_that_does_not_fit_puts_back_what_was_already_moved() {
+    let env = TestEnv::new();
+    let Some(fs) = or_skip(SmallFs::mount_over("4m", env.ws())) else {
+        return;
+    };
+    let mut full = Full {
+        env: &env,
+        fs: &fs,
+        trash: fs.dir.path().join("store"),
+        ws: fs.seen(env.ws()),
+        before: Tree::new(),
+    };
+    full.shell("head -c 1000000 /dev/urandom > build/big.bin");
+    full.before = snapshot(&full.ws, &["**"]);
+    let first = full.guard(&["status", "--json"]);
+    assert!(first.status.success(), "{first:?}");
+    let filler = fs.fill_leaving(256 * 1024);
+
+    let lines = [
+        "rm src/main.rs && echo new > build/big.bin",
+        "rm -rf dist; cp notes.txt build/big.bin",
+    ];
+    let ran = full.on_a_full_disk(&lines, |line, report| {
+        let said = report["message"].as_str().unwrap_or_default();
+        assert!(
+            said.contains("back in place"),
+            "`{line}`: the refusal says what went back: {report}"
+        );
+        assert!(
+            said.contains("no space") && said.contains("free space"),
+            "`{line}`: the refusal says the disk is full and what to do: {report}"
+        );
+    });
+    assert_eq!(ran, 0, "the kept copy cannot fit");
+    full.with_space_again(&filler, &lines);
 }
