@@ -17,7 +17,7 @@ use crate::workspace::Workspace;
 pub const WATCH_ENTRY: &str = "__checkpoint-watch";
 
 /// How long a watcher waits for a checkpoint before it exits.
-const IDLE: Duration = Duration::from_secs(30 * 60);
+const IDLE: Duration = Duration::from_mins(30);
 
 /// Starts a watcher for `workspace`'s checkpoint store in the background, detached (its
 /// own process group, no standard streams, `/` as its directory), unless the environment

@@ -26,6 +26,8 @@ pub struct Workspace {
     pub store: StoreLocation,
     /// What moving an older store from inside the workspace did, when something was to do.
     pub migration: Option<String>,
+    /// Git's per-user configuration directory (`$XDG_CONFIG_HOME/git`), for its `ignore`.
+    pub git_user_dir: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -96,6 +98,7 @@ impl Workspace {
             state_dir,
             store,
             migration,
+            git_user_dir: env.git_user_dir(),
         }
     }
 
@@ -141,6 +144,7 @@ impl Workspace {
             self.settings.trash.clone(),
             self.home.clone(),
         )
+        .with_git_user_dir(self.git_user_dir.clone())
     }
 
     /// The quarantine root.

@@ -1,302 +1,225 @@
-//! Git's ignore rules, evaluated the way `dir.c` does: `.gitignore` files from the deepest
-//! directory up, then `info/exclude`, then `core.excludesFile`; within a file the last
-//! matching pattern wins, and a negation in a deeper file re-includes what a shallower one
-//! ignores. Ignored ancestors are the caller's business (the walk passes them down).
+//! Git's ignore rules, on `gix-ignore` (one engine for `git clean`'s walk, the world's
+//! "regenerable" fact and the checkpoint walk, issue 36): `.gitignore` files from the
+//! deepest directory up, then `info/exclude`, then `core.excludesFile`; within a file the
+//! last matching pattern wins, and a negation in a deeper file re-includes what a shallower
+//! one ignores. `core.ignoreCase` folds case as git does.
+//!
+//! [`Excludes::is_excluded`] is git's `is_excluded` for one path (a walk passes excluded
+//! ancestors down itself); [`Excludes::is_ignored`] is `git check-ignore`: a path below an
+//! excluded directory is ignored whatever deeper files say, since git never reads them.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::WorkTree;
-use crate::wildmatch::{PATHNAME, simple_length, wildmatch};
+use bstr::ByteSlice as _;
+use gix_glob::pattern::Case;
+use gix_glob::search::pattern::List;
+use gix_ignore::search::Ignore;
 
-/// One ignore pattern (git's `path_pattern`).
-#[derive(Debug, Clone)]
-#[expect(
-    clippy::struct_excessive_bools,
-    reason = "git's independent pattern flags"
-)]
-struct Pattern {
-    /// The pattern without `!` and without a trailing `/`.
-    text: Vec<u8>,
-    /// The directory of the file it came from, empty or ending with `/`.
-    base: Vec<u8>,
-    negative: bool,
-    must_be_dir: bool,
-    /// No `/` in the pattern: it matches basenames.
-    no_dir: bool,
-    /// `*literal`: a suffix test.
-    ends_with: bool,
-    /// Leading characters without glob specials.
-    literal_prefix: usize,
-}
+use crate::WorkTree;
 
 /// The ignore rules of one repository, `.gitignore` files loaded on demand.
-#[derive(Debug)]
-pub(crate) struct Excludes {
+pub struct Excludes {
     root: PathBuf,
-    per_directory: HashMap<Vec<u8>, Vec<Pattern>>,
-    /// `info/exclude`, then the user's excludes file (lookup order).
-    global: Vec<Vec<Pattern>>,
+    /// `core.excludesFile`, then `info/exclude` (the later wins).
+    global: gix_ignore::Search,
+    /// The `.gitignore` of each directory asked about (repository-relative, empty or ending
+    /// with `/`), `None` when it has none: a lookup reads only the files above the path.
+    per_directory: HashMap<Vec<u8>, Option<List<Ignore>>>,
+    case: Case,
 }
 
+impl std::fmt::Debug for Excludes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Excludes")
+            .field("root", &self.root)
+            .field("directories", &self.per_directory.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Git's parser settings: `$` is an ordinary character (precious files are a gitoxide
+/// extension that git does not have).
+const PARSE: Ignore = Ignore {
+    support_precious: false,
+};
+
 impl Excludes {
-    /// Loads `info/exclude` and `core.excludesFile` (default `$XDG_CONFIG_HOME/git/ignore`
-    /// or `~/.config/git/ignore`, as git).
+    /// Loads `info/exclude` and `core.excludesFile` of `tree` (default
+    /// `$XDG_CONFIG_HOME/git/ignore` or `~/.config/git/ignore`, as git).
     pub(crate) fn load(tree: &WorkTree) -> Excludes {
-        let info = tree.repo.commondir().join("info").join("exclude");
-        let configured = tree
-            .repo
-            .config()
-            .ok()
+        Excludes::open(&tree.repo, &tree.root, tree.user_dir.as_deref())
+    }
+
+    /// The rules of `repo`, whose work tree is `root`; `user_dir` is git's per-user
+    /// configuration directory (`$XDG_CONFIG_HOME/git`), where `ignore` is read when
+    /// `core.excludesFile` is not set.
+    pub fn open(repo: &git2::Repository, root: &Path, user_dir: Option<&Path>) -> Excludes {
+        let config = repo.config().ok();
+        let configured = config
+            .as_ref()
             .and_then(|c| c.get_path("core.excludesFile").ok());
-        let user = configured.or_else(|| tree.user_file("ignore"));
-        let mut global = vec![read_patterns(&info, b"")];
-        if let Some(user) = user {
-            global.push(read_patterns(&user, b""));
-        }
+        let ignorecase = config
+            .as_ref()
+            .and_then(|c| c.get_bool("core.ignorecase").ok())
+            .unwrap_or(false);
+        let user = configured.or_else(|| user_dir.map(|dir| dir.join("ignore")));
+        let mut buffer = Vec::new();
+        let global = gix_ignore::Search::from_git_dir(repo.commondir(), user, &mut buffer, PARSE)
+            .unwrap_or_default();
         Excludes {
-            root: tree.root.clone(),
-            per_directory: HashMap::new(),
+            root: root.to_path_buf(),
             global,
+            per_directory: HashMap::new(),
+            case: if ignorecase {
+                Case::Fold
+            } else {
+                Case::Sensitive
+            },
         }
     }
 
-    /// Returns `true` if the patterns exclude `path` (repository-relative, no trailing
-    /// `/`); `is_dir` for directories (not for symlinks to them).
-    pub(crate) fn is_excluded(&mut self, path: &[u8], is_dir: bool) -> bool {
-        let basename_at = path.iter().rposition(|b| *b == b'/').map_or(0, |i| i + 1);
-        let mut directory_end = basename_at;
+    /// Whether the patterns exclude `path` itself (repository-relative, no trailing `/`);
+    /// `is_dir` for directories (not for symlinks to them). Excluded ancestors are not
+    /// looked at (see [`Excludes::is_ignored`]).
+    pub fn is_excluded(&mut self, path: &[u8], is_dir: bool) -> bool {
+        let basename = path.iter().rposition(|b| *b == b'/').map(|i| i + 1);
+        let mut end = basename.unwrap_or(0);
+        let case = self.case;
+        // The deepest file first: the first file with a matching pattern decides.
         loop {
-            let directory = &path[..directory_end];
-            if !self.per_directory.contains_key(directory) {
-                let file = self
-                    .root
-                    .join(OsStr::from_bytes(directory))
-                    .join(".gitignore");
-                let patterns = read_patterns(&file, directory);
-                self.per_directory.insert(directory.to_vec(), patterns);
+            let list = self.list_of(&path[..end]);
+            if let Some(found) = list.and_then(|list| {
+                gix_ignore::search::pattern_matching_relative_path(
+                    list,
+                    path.as_bstr(),
+                    basename,
+                    Some(is_dir),
+                    case,
+                )
+            }) {
+                return !found.pattern.is_negative();
             }
-            if let Some(pattern) = self
-                .per_directory
-                .get(directory)
-                .and_then(|list| last_match(list, path, basename_at, is_dir))
-            {
-                return !pattern.negative;
-            }
-            if directory_end == 0 {
+            if end == 0 {
                 break;
             }
-            directory_end = path[..directory_end - 1]
+            end = path[..end - 1]
                 .iter()
                 .rposition(|b| *b == b'/')
                 .map_or(0, |i| i + 1);
         }
         self.global
-            .iter()
-            .find_map(|list| last_match(list, path, basename_at, is_dir))
-            .is_some_and(|pattern| !pattern.negative)
+            .pattern_matching_relative_path(path.as_bstr(), Some(is_dir), self.case)
+            .is_some_and(|found| !found.pattern.is_negative())
+    }
+
+    /// Whether git ignores `path` (repository-relative, no trailing `/`; `is_dir` for a
+    /// real directory): it, or a directory above it, is excluded — `git check-ignore`.
+    pub fn is_ignored(&mut self, path: &[u8], is_dir: bool) -> bool {
+        let mut end = 0;
+        while let Some(slash) = path[end..].iter().position(|b| *b == b'/') {
+            let directory = &path[..end + slash];
+            if self.is_excluded(directory, true) {
+                return true;
+            }
+            end += slash + 1;
+        }
+        !path.is_empty() && self.is_excluded(path, is_dir)
+    }
+
+    /// The patterns of `directory`'s `.gitignore` (empty or ending with `/`), read once.
+    fn list_of(&mut self, directory: &[u8]) -> Option<&List<Ignore>> {
+        let root = &self.root;
+        self.per_directory
+            .entry(directory.to_vec())
+            .or_insert_with(|| {
+                let file = root.join(OsStr::from_bytes(directory)).join(".gitignore");
+                let bytes = read_in_tree(&file)?;
+                List::from_bytes(&bytes, file, Some(root), PARSE).ok()
+            })
+            .as_ref()
     }
 }
 
-/// The patterns of one file (none if it is missing, unreadable or not a regular file).
-fn read_patterns(file: &Path, base: &[u8]) -> Vec<Pattern> {
-    let Ok(metadata) = fs_err::symlink_metadata(file) else {
-        return Vec::new();
-    };
+/// A `.gitignore` in the work tree: read only when it is a regular file (git does not
+/// follow a symlinked one), with a UTF-8 byte order mark dropped.
+fn read_in_tree(file: &Path) -> Option<Vec<u8>> {
+    let metadata = fs_err::symlink_metadata(file).ok()?;
     if !metadata.is_file() {
-        return Vec::new();
+        return None;
     }
-    let Ok(content) = fs_err::read(file) else {
-        return Vec::new();
-    };
-    parse_patterns(&content, base)
-}
-
-/// Git's `add_patterns_from_buffer`.
-fn parse_patterns(content: &[u8], base: &[u8]) -> Vec<Pattern> {
-    let content = content.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(content);
-    content
-        .split(|b| *b == b'\n')
-        .filter(|line| !line.is_empty() && line[0] != b'#')
-        .map(|line| {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            parse_pattern(trim_trailing_spaces(line), base)
-        })
-        .collect()
-}
-
-/// Git's `trim_trailing_spaces`: unescaped trailing spaces go.
-fn trim_trailing_spaces(line: &[u8]) -> &[u8] {
-    let mut last_space = None;
-    let mut i = 0;
-    while i < line.len() {
-        match line[i] {
-            b' ' => {
-                if last_space.is_none() {
-                    last_space = Some(i);
-                }
-            }
-            b'\\' => {
-                i += 1;
-                if i >= line.len() {
-                    return line;
-                }
-                last_space = None;
-            }
-            _ => last_space = None,
-        }
-        i += 1;
-    }
-    last_space.map_or(line, |end| &line[..end])
-}
-
-/// Git's `parse_path_pattern`.
-fn parse_pattern(line: &[u8], base: &[u8]) -> Pattern {
-    let (negative, rest) = match line.strip_prefix(b"!") {
-        Some(rest) => (true, rest),
-        None => (false, line),
-    };
-    let must_be_dir = rest.last() == Some(&b'/');
-    let text = if must_be_dir {
-        &rest[..rest.len() - 1]
-    } else {
-        rest
-    };
-    Pattern {
-        no_dir: !text.contains(&b'/'),
-        literal_prefix: simple_length(rest).min(text.len()),
-        ends_with: rest.first() == Some(&b'*') && simple_length(&rest[1..]) == rest.len() - 1,
-        text: text.to_vec(),
-        base: base.to_vec(),
-        negative,
-        must_be_dir,
-    }
-}
-
-/// Git's `last_matching_pattern_from_list`.
-fn last_match<'a>(
-    list: &'a [Pattern],
-    path: &[u8],
-    basename_at: usize,
-    is_dir: bool,
-) -> Option<&'a Pattern> {
-    list.iter().rev().find(|pattern| {
-        if pattern.must_be_dir && !is_dir {
-            return false;
-        }
-        if pattern.no_dir {
-            match_basename(&path[basename_at..], pattern)
-        } else {
-            match_pathname(path, pattern)
-        }
-    })
-}
-
-fn match_basename(basename: &[u8], pattern: &Pattern) -> bool {
-    let text = &pattern.text;
-    if pattern.literal_prefix == text.len() {
-        text == basename
-    } else if pattern.ends_with {
-        basename.ends_with(&text[1..])
-    } else {
-        wildmatch(text, basename, false)
-    }
-}
-
-fn match_pathname(path: &[u8], pattern: &Pattern) -> bool {
-    let (mut text, mut prefix) = (pattern.text.as_slice(), pattern.literal_prefix);
-    if text.first() == Some(&b'/') {
-        text = &text[1..];
-        prefix = prefix.saturating_sub(1);
-    }
-    let base_length = pattern.base.len().saturating_sub(1);
-    if path.len() < base_length + 1
-        || (base_length > 0 && path[base_length] != b'/')
-        || path[..base_length] != pattern.base[..base_length]
-    {
-        return false;
-    }
-    let mut name = if base_length > 0 {
-        &path[base_length + 1..]
-    } else {
-        path
-    };
-    if prefix > 0 {
-        if prefix > name.len() || text[..prefix] != name[..prefix] {
-            return false;
-        }
-        text = &text[prefix..];
-        name = &name[prefix..];
-        if text.is_empty() && name.is_empty() {
-            return true;
-        }
-    }
-    wildmatch(text, name, PATHNAME)
+    fs_err::read(file).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn excluded(rules: &[(&str, &str)], path: &str, is_dir: bool) -> bool {
-        let lists: Vec<(Vec<u8>, Vec<Pattern>)> = rules
-            .iter()
-            .map(|(base, text)| {
-                (
-                    base.as_bytes().to_vec(),
-                    parse_patterns(text.as_bytes(), base.as_bytes()),
-                )
-            })
-            .collect();
-        let path = path.as_bytes();
-        let basename_at = path.iter().rposition(|b| *b == b'/').map_or(0, |i| i + 1);
-        // Deepest file first, as `is_excluded` walks them.
-        let mut ordered: Vec<&(Vec<u8>, Vec<Pattern>)> = lists
-            .iter()
-            .filter(|(base, _)| path.starts_with(base))
-            .collect();
-        ordered.sort_by_key(|(base, _)| std::cmp::Reverse(base.len()));
-        ordered
-            .iter()
-            .find_map(|(_, list)| last_match(list, path, basename_at, is_dir))
-            .is_some_and(|p| !p.negative)
+    /// The rules of a fresh repository with `files` (path → content) written in it.
+    fn rules(files: &[(&str, &str)]) -> (tempfile::TempDir, Excludes) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+            fs_err::write(path, text).unwrap();
+        }
+        let excludes = Excludes::open(&repo, dir.path(), None);
+        (dir, excludes)
     }
 
     #[test]
     fn deeper_negations_win() {
-        let rules = [
-            ("", "*.tmp\nbuild/\n/top-only\n"),
-            ("t/", "!important.tmp\n"),
-        ];
-        assert!(excluded(&rules, "a.tmp", false));
-        assert!(excluded(&rules, "t/x.tmp", false));
-        assert!(!excluded(&rules, "t/important.tmp", false));
-        assert!(excluded(&rules, "important.tmp", false));
-        assert!(excluded(&rules, "build", true));
+        let (_dir, mut x) = rules(&[
+            (".gitignore", "*.tmp\nbuild/\n/top-only\n"),
+            ("t/.gitignore", "!important.tmp\n"),
+        ]);
+        assert!(x.is_excluded(b"a.tmp", false));
+        assert!(x.is_excluded(b"t/x.tmp", false));
+        assert!(!x.is_excluded(b"t/important.tmp", false));
+        assert!(x.is_excluded(b"important.tmp", false));
+        assert!(x.is_excluded(b"build", true));
         assert!(
-            !excluded(&rules, "build", false),
+            !x.is_excluded(b"build", false),
             "a directory pattern does not match a file"
         );
-        assert!(excluded(&rules, "top-only", false));
-        assert!(!excluded(&rules, "t/top-only", false));
+        assert!(x.is_excluded(b"top-only", false));
+        assert!(!x.is_excluded(b"t/top-only", false));
+    }
+
+    /// The bug of issue 36: a root `build` and `sub/.gitignore`'s `!build`.
+    #[test]
+    fn a_deeper_negation_re_includes_a_directory() {
+        let (_dir, mut x) = rules(&[(".gitignore", "build\n"), ("sub/.gitignore", "!build\n")]);
+        assert!(x.is_ignored(b"build", true));
+        assert!(!x.is_ignored(b"sub/build", true));
+        assert!(!x.is_ignored(b"sub/build/out.o", false));
+        assert!(x.is_ignored(b"build/out.o", false), "below an excluded one");
     }
 
     #[test]
     fn pattern_syntax() {
-        assert_eq!(trim_trailing_spaces(b"a  "), b"a");
-        assert_eq!(trim_trailing_spaces(b"a\\ "), b"a\\ ");
-        let rules = [(
-            "",
+        let (_dir, mut x) = rules(&[(
+            ".gitignore",
             "# comment\n\\#hash\nsp ace \r\ndoc/*.md\n**/deep\n*.LOG\n",
-        )];
-        assert!(excluded(&rules, "#hash", false));
-        assert!(excluded(&rules, "x/sp ace", false));
-        assert!(excluded(&rules, "doc/a.md", false));
-        assert!(!excluded(&rules, "doc/sub/a.md", false));
-        assert!(excluded(&rules, "a/b/deep", true));
-        assert!(!excluded(&rules, "x.log", false), "case-sensitive");
-        assert!(!excluded(&rules, "# comment", false));
+        )]);
+        assert!(x.is_excluded(b"#hash", false));
+        assert!(x.is_excluded(b"x/sp ace", false));
+        assert!(x.is_excluded(b"doc/a.md", false));
+        assert!(!x.is_excluded(b"doc/sub/a.md", false));
+        assert!(x.is_excluded(b"a/b/deep", true));
+        assert!(!x.is_excluded(b"x.log", false), "case-sensitive");
+        assert!(!x.is_excluded(b"# comment", false));
+    }
+
+    #[test]
+    fn a_symlinked_gitignore_is_not_read() {
+        let (dir, _) = rules(&[("real", "*.tmp\n")]);
+        std::os::unix::fs::symlink("real", dir.path().join(".gitignore")).unwrap();
+        let repo = git2::Repository::open(dir.path()).unwrap();
+        let mut x = Excludes::open(&repo, dir.path(), None);
+        assert!(!x.is_excluded(b"a.tmp", false));
     }
 }

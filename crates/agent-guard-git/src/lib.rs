@@ -80,6 +80,7 @@ pub use checkpoint::{
 pub use clean::enumerate_clean;
 pub use diffstat::{FileStat, diffstat};
 pub use error::GitError;
+pub use ignore::Excludes;
 pub use index_file::{IndexCursor, IndexFile, IndexSpan};
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
 pub use refs::{

@@ -1,11 +1,5 @@
-//! Git's `wildmatch` (glob matching of ignore patterns), ported from `wildmatch.c`.
-//!
-//! libgit2's matcher is not used for ignore rules because its rule handling differs from
-//! git's (a negation in a deeper `.gitignore` does not re-include what a shallower file
-//! ignores), and `git clean` must be reproduced exactly.
-
-/// `WM_PATHNAME`: `*` and `?` do not match `/`; `**` does.
-pub(crate) const PATHNAME: bool = true;
+//! Git's `wildmatch`, ported from `wildmatch.c`: the pathspec and artifact globs (ignore
+//! rules are matched by `gix-ignore`, in `ignore.rs`).
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -22,10 +16,6 @@ pub(crate) fn wildmatch(pattern: &[u8], text: &[u8], pathname: bool) -> bool {
 
 fn at(bytes: &[u8], index: usize) -> u8 {
     bytes.get(index).copied().unwrap_or(0)
-}
-
-fn is_glob_special(byte: u8) -> bool {
-    matches!(byte, b'*' | b'?' | b'[' | b'\\')
 }
 
 fn dowild(pattern: &[u8], text: &[u8], pathname: bool) -> Outcome {
@@ -224,15 +214,6 @@ fn character_class(name: &[u8], c: u8) -> Result<bool, Outcome> {
         b"xdigit" => c.is_ascii_hexdigit(),
         _ => return Err(Outcome::AbortAll),
     })
-}
-
-/// The length of the leading part of `pattern` without glob characters (git's
-/// `simple_length`).
-pub(crate) fn simple_length(pattern: &[u8]) -> usize {
-    pattern
-        .iter()
-        .position(|b| is_glob_special(*b))
-        .unwrap_or(pattern.len())
 }
 
 #[cfg(test)]

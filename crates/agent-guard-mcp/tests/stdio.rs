@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 /// How long one response may take (debug builds on a busy machine included).
-const TIMEOUT: Duration = Duration::from_secs(60);
+const TIMEOUT: Duration = Duration::from_mins(1);
 
 /// The five tools.
 const TOOLS: [&str; 5] = ["list", "restore", "safe_delete", "status", "undo"];

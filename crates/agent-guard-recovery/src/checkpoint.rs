@@ -130,6 +130,7 @@ fn selection(store: &Quarantine, plan: &CheckpointPlan) -> Result<Selection, Rec
         artifacts: plan.artifacts.clone(),
         skip_regenerable: plan.skip_regenerable,
         max_file_bytes: plan.max_file_bytes,
+        git_user_dir: store.git_user_dir().map(Path::to_path_buf),
     })
 }
 

@@ -1,6 +1,5 @@
 //! Git ignore probe: is a path ignored, and untracked, so that git could regenerate it?
 
-use std::ffi::OsString;
 use std::path::Path;
 
 use crate::resolve::{fold_lexical, git_path_bytes};
@@ -9,43 +8,37 @@ use crate::world::RealWorld;
 /// Implements [`World::git_ignored`](agent_guard_types::World::git_ignored).
 ///
 /// `true` iff the workspace is (inside) a git work tree, git's ignore rules (every source:
-/// `.gitignore` files, `info/exclude`, `core.excludesFile`) ignore the path — a real directory is
-/// tested as a directory — and no index entry is at or under the path: tracked content is never
-/// regenerable. A relative `path` is taken relative to the workspace. Any failure is `false`.
-///
-/// Known difference from `git check-ignore`: for a *symlink* to a directory, libgit2 probes the
-/// link's target and may apply a directory-only pattern (`node_modules/`) to it, where git would
-/// treat the link as a file. Deleting a link never touches what it points to, so this can only
-/// make an ignored link count as regenerable.
+/// `.gitignore` files, `info/exclude`, `core.excludesFile`) ignore the path as
+/// `git check-ignore` would — a real directory is tested as a directory, a path below an
+/// excluded directory is ignored — and no index entry is at or under the path: tracked
+/// content is never regenerable. A relative `path` is taken relative to the workspace. Any
+/// failure is `false`. The rules are `agent_guard_git::Excludes`, the engine `git clean`'s
+/// enumeration and the checkpoint walk use too.
 pub(crate) fn git_ignored(world: &RealWorld, path: &Path) -> bool {
     let absolute = fold_lexical(&world.workspace.join(path));
-    let Some(repo) = world.repository() else {
+    let Some(mut repo) = world.repository() else {
         return false;
     };
-    let Some(relative) = repo
-        .workdir
-        .as_deref()
-        .and_then(|dir| absolute.strip_prefix(dir).ok())
-    else {
+    let Some(workdir) = repo.workdir.clone() else {
+        return false;
+    };
+    let Ok(relative) = absolute.strip_prefix(&workdir) else {
         return false;
     };
     if relative.as_os_str().is_empty() {
         return false;
     }
-    // Only a real directory (`lstat`) is spelled with the trailing slash that makes
-    // directory-only patterns (`node_modules/`) match.
+    // Only a real directory (`lstat`) is matched by directory-only patterns
+    // (`node_modules/`): a symlink to one is a file to git.
     let is_dir = absolute
         .symlink_metadata()
         .is_ok_and(|metadata| metadata.is_dir());
-    let mut spelled = OsString::from(relative.as_os_str());
-    if is_dir {
-        spelled.push("/");
-    }
-    if !repo
-        .repo
-        .is_path_ignored(Path::new(&spelled))
-        .unwrap_or(false)
-    {
+    let spelled = git_path_bytes(relative);
+    let repo = &mut *repo;
+    let excludes = repo.excludes.get_or_insert_with(|| {
+        agent_guard_git::Excludes::open(&repo.repo, &workdir, world.git_user_dir.as_deref())
+    });
+    if !excludes.is_ignored(&spelled, is_dir) {
         return false;
     }
     let Ok(mut index) = repo.repo.index() else {
@@ -56,7 +49,7 @@ pub(crate) fn git_ignored(world: &RealWorld, path: &Path) -> bool {
         return false;
     }
     let tracked_here = (0..=3).any(|stage| index.get_path(relative, stage).is_some());
-    let mut under = git_path_bytes(relative);
+    let mut under = spelled;
     under.push(b'/');
     let tracked_below = index.find_prefix(under.as_slice()).is_ok();
     !(tracked_here || tracked_below)

@@ -13,6 +13,8 @@ pub(crate) struct GitRepo {
     pub(crate) workdir: Option<PathBuf>,
     /// `core.ignorecase`: path comparisons fold case.
     pub(crate) ignorecase: bool,
+    /// Its ignore rules, read on the first question.
+    pub(crate) excludes: Option<agent_guard_git::Excludes>,
 }
 
 impl GitRepo {
@@ -40,6 +42,7 @@ impl GitRepo {
             repo,
             workdir,
             ignorecase,
+            excludes: None,
         }
     }
 }

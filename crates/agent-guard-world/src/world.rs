@@ -47,6 +47,8 @@ pub struct RealWorld {
     /// usually share one base.
     base_cache: Mutex<Option<(PathBuf, PathBuf)>>,
     repo: OnceLock<Option<Mutex<GitRepo>>>,
+    /// Git's per-user configuration directory, for its `ignore` file.
+    pub(crate) git_user_dir: Option<PathBuf>,
 }
 
 impl RealWorld {
@@ -71,7 +73,16 @@ impl RealWorld {
             home_roots: OnceLock::new(),
             base_cache: Mutex::new(None),
             repo: OnceLock::new(),
+            git_user_dir: None,
         }
+    }
+
+    /// Reads git's per-user `ignore` file from `dir` (`$XDG_CONFIG_HOME/git`), as git does
+    /// when `core.excludesFile` is not set.
+    #[must_use]
+    pub fn with_git_user_dir(mut self, dir: Option<PathBuf>) -> RealWorld {
+        self.git_user_dir = dir;
+        self
     }
 
     /// The quarantine root, resolved once: physically (every component followed, a missing

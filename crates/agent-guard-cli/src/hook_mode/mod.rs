@@ -261,7 +261,7 @@ fn shell(
     let stall = || {
         if fault.as_deref() == Some("hook-stall") {
             loop {
-                std::thread::sleep(Duration::from_secs(3600));
+                std::thread::sleep(Duration::from_hours(1));
             }
         }
     };

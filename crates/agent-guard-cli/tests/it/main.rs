@@ -29,6 +29,7 @@ mod hardening;
 mod history;
 mod hooks;
 mod human;
+mod ignored;
 mod install;
 mod kill;
 mod mode;

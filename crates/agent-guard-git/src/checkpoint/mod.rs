@@ -82,6 +82,9 @@ pub struct Selection {
     pub skip_regenerable: bool,
     /// Files larger than this are listed as not kept.
     pub max_file_bytes: u64,
+    /// Git's per-user configuration directory (`$XDG_CONFIG_HOME/git`), whose `ignore` file
+    /// git reads when `core.excludesFile` is not set.
+    pub git_user_dir: Option<PathBuf>,
 }
 
 /// What one checkpoint recorded.

@@ -23,6 +23,7 @@ fn fixture() -> Fixture {
         artifacts: vec!["node_modules".into()],
         skip_regenerable: true,
         max_file_bytes: 1000,
+        git_user_dir: None,
     };
     Fixture {
         _dir: dir,

@@ -392,6 +392,7 @@ pub(crate) struct Filter<'a> {
     patterns: Artifacts,
     enabled: bool,
     workspace: &'a Path,
+    git_user_dir: Option<&'a Path>,
     /// The user's repository, opened on the first artifact-like name (most walks never ask).
     #[expect(
         clippy::option_option,
@@ -400,10 +401,11 @@ pub(crate) struct Filter<'a> {
     probe: Mutex<Option<Option<Probe>>>,
 }
 
-/// The user's repository, read-only: its ignore rules and its index (which libgit2 loads
-/// once per repository handle).
+/// The user's repository, read-only: its ignore rules (the engine `git clean` uses) and its
+/// index (which libgit2 loads once per repository handle).
 struct Probe {
     repo: Repository,
+    excludes: crate::Excludes,
     /// The workspace's path inside the work tree (`""`, or `sub/` when the workspace is a
     /// subdirectory of it).
     prefix: Vec<u8>,
@@ -416,13 +418,14 @@ impl<'a> Filter<'a> {
             patterns: Artifacts::new(&selection.artifacts),
             enabled: selection.skip_regenerable,
             workspace: &selection.workspace,
+            git_user_dir: selection.git_user_dir.as_deref(),
             probe: Mutex::new(None),
         }
     }
 
     /// Whether `relative` is a regenerable artifact: its name (or its whole path) matches an
-    /// artifact pattern, git ignores it, and nothing at or below it is tracked. Without a
-    /// repository nothing is ignored, so nothing is regenerable.
+    /// artifact pattern, git ignores it (`git check-ignore`), and nothing at or below it is
+    /// tracked. Without a repository nothing is ignored, so nothing is regenerable.
     pub(crate) fn excluded(&self, relative: &[u8], is_dir: bool) -> bool {
         if !self.enabled {
             return false;
@@ -433,20 +436,14 @@ impl<'a> Filter<'a> {
         let Ok(mut probe) = self.probe.lock() else {
             return false;
         };
-        let Some(probe) = probe.get_or_insert_with(|| Probe::open(self.workspace)) else {
+        let Some(probe) =
+            probe.get_or_insert_with(|| Probe::open(self.workspace, self.git_user_dir))
+        else {
             return false;
         };
         let mut path = probe.prefix.clone();
         path.extend_from_slice(relative);
-        let mut spelled = path.clone();
-        if is_dir {
-            spelled.push(b'/');
-        }
-        if !probe
-            .repo
-            .is_path_ignored(Path::new(OsStr::from_bytes(&spelled)))
-            .unwrap_or(false)
-        {
+        if !probe.excludes.is_ignored(&path, is_dir) {
             return false;
         }
         let Ok(index) = probe.repo.index() else {
@@ -461,7 +458,7 @@ impl<'a> Filter<'a> {
 }
 
 impl Probe {
-    fn open(workspace: &Path) -> Option<Probe> {
+    fn open(workspace: &Path, git_user_dir: Option<&Path>) -> Option<Probe> {
         let repo = Repository::discover(workspace).ok()?;
         let workdir = fs_err::canonicalize(repo.workdir()?).ok()?;
         let inside = workspace.strip_prefix(&workdir).ok()?;
@@ -469,7 +466,12 @@ impl Probe {
         if !prefix.is_empty() {
             prefix.push(b'/');
         }
-        Some(Probe { repo, prefix })
+        let excludes = crate::Excludes::open(&repo, &workdir, git_user_dir);
+        Some(Probe {
+            repo,
+            excludes,
+            prefix,
+        })
     }
 }
 
@@ -484,6 +486,7 @@ mod tests {
             artifacts: vec!["node_modules".into(), "*.pyc".into(), "build".into()],
             skip_regenerable: true,
             max_file_bytes: 1 << 20,
+            git_user_dir: None,
         }
     }
 

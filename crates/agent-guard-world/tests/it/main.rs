@@ -8,6 +8,7 @@
 mod discovery;
 mod facts;
 mod ignore;
+mod ignore_oracle;
 mod reset;
 mod reset_large;
 mod support;

@@ -13,10 +13,10 @@ use super::{OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, STUCK_FILE, Token};
 const ANSWER_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// How long a watcher that gave up keeps checkpoints from starting another.
-const OFF_FOR: Duration = Duration::from_secs(3600);
+const OFF_FOR: Duration = Duration::from_hours(1);
 
 /// How long checkpoints walk without asking after a watcher did not answer.
-const STUCK_FOR: Duration = Duration::from_secs(60);
+const STUCK_FOR: Duration = Duration::from_mins(1);
 
 /// What asking the store's watcher gave.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -58,6 +58,7 @@ impl Bench {
             artifacts: artifacts.iter().map(|a| (*a).to_owned()).collect(),
             skip_regenerable: true,
             max_file_bytes: 1 << 20,
+            git_user_dir: None,
         };
         let watched_store = base.join("trash/checkpoints");
         let full_store = base.join("full/checkpoints");
@@ -66,7 +67,7 @@ impl Bench {
         let spec = Watched {
             selection: selection.clone(),
             rules: rule_dirs(&ws),
-            idle: Duration::from_secs(120),
+            idle: Duration::from_mins(2),
         };
         let dir = dir_of(&watched_store);
         let server = std::thread::spawn(move || serve(&dir, &spec));

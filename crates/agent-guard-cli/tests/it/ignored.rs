@@ -1,0 +1,69 @@
+//! What git does not ignore is not regenerable (issue 36): a root `.gitignore` with `build`
+//! and `sub/.gitignore` with `!build` — git keeps `sub/build`. Before, the guard asked
+//! libgit2, called `rm -rf sub/build` regenerable (deleted, nothing kept) and the
+//! checkpoint left it out: the data could not come back. Real deletes, real undo, byte for
+//! byte; `build/` at the root stays regenerable.
+
+use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
+
+fn negated() -> TestEnv {
+    let env = TestEnv::new();
+    let ws = env.ws();
+    std::fs::write(ws.join(".gitignore"), "node_modules/\nbuild\n").unwrap();
+    std::fs::create_dir_all(ws.join("sub/build/deep")).unwrap();
+    std::fs::write(ws.join("sub/.gitignore"), "!build\n").unwrap();
+    std::fs::write(ws.join("sub/build/data.bin"), [0u8, 1, 2, 250, 251]).unwrap();
+    std::fs::write(ws.join("sub/build/deep/notes.md"), "only here\n").unwrap();
+    std::fs::write(ws.join("wipe.sh"), "rm -rf sub/build build\n").unwrap();
+    env
+}
+
+fn undo(env: &TestEnv) {
+    let output = env
+        .cmd("agent-guard")
+        .args(["undo", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+}
+
+#[test]
+fn a_directory_a_deeper_file_re_includes_is_kept_and_undone() {
+    let env = negated();
+    let before = snapshot(env.ws(), &["sub"]);
+    let (exit, report) = enforce(&env, "rm -rf sub/build");
+    assert_eq!(exit, 0, "{report}");
+    assert_ne!(report["code"], "ALLOW_REGENERABLE", "{report}");
+    assert_eq!(txids(&report).len(), 1, "kept first: {report}");
+    run_shell(&env, "rm -rf sub/build");
+    assert!(!env.ws().join("sub/build").exists(), "the command ran");
+    undo(&env);
+    assert_eq!(snapshot(env.ws(), &["sub"]), before);
+}
+
+#[test]
+fn a_checkpoint_keeps_it_and_leaves_the_ignored_build_out() {
+    let env = negated();
+    // A checkpoint restores content and modes, not times (as git does).
+    let mut before = snapshot(env.ws(), &["**"]);
+    before.retain(|path, _| !(path == b"build" || path.starts_with(b"build/")));
+    let (exit, report) = enforce(&env, "sh wipe.sh");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
+    run_shell(&env, "sh wipe.sh");
+    assert!(!env.ws().join("sub/build").exists(), "the script ran");
+    undo(&env);
+    assert_eq!(snapshot(env.ws(), &["**"]), before);
+    assert!(
+        !env.ws().join("build").exists(),
+        "the root build/ is ignored and regenerable: not kept"
+    );
+}
+
+#[test]
+fn the_root_build_stays_regenerable() {
+    let env = negated();
+    let (exit, report) = enforce(&env, "rm -rf build");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "ALLOW_REGENERABLE", "{report}");
+}
