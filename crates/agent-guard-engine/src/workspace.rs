@@ -145,6 +145,7 @@ impl Workspace {
             self.home.clone(),
         )
         .with_git_user_dir(self.git_user_dir.clone())
+        .with_artifacts(&self.settings.artifacts)
     }
 
     /// The quarantine root.

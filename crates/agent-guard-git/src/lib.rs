@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod apply;
+mod artifacts;
 mod checkpoint;
 mod clean;
 mod clean_walk;
@@ -64,6 +65,7 @@ use git2::{Repository, Signature};
 use serde::Serialize;
 
 pub use apply::restore_items;
+pub use artifacts::Artifacts;
 pub use moved_index::{MovedEntries, index_path, put_back_entries};
 
 /// Returns `true` if the file name `name` matches the shell glob `pattern` (`*`, `?`,

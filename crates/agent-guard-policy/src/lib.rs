@@ -18,7 +18,7 @@
 //!     fn path(&self, t: &Target, _: &Path) -> PathSpec {
 //!         PathSpec { raw: t.text.clone(), inside_workspace: true, ..PathSpec::default() }
 //!     }
-//!     fn git_ignored(&self, _: &Path) -> bool { false }
+//!     fn regenerable(&self, _: &[&Path]) -> bool { false }
 //!     fn reset_preflight(&self, _: &Path, _: Option<&str>) -> ResetPreflight { ResetPreflight::Safe }
 //! }
 //!
@@ -33,7 +33,6 @@
 mod ask;
 mod batch;
 mod context;
-mod fnmatch;
 mod machine;
 mod moves;
 pub mod reasons;

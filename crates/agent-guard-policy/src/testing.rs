@@ -71,7 +71,8 @@ pub(crate) fn rm(targets: &[&str], recursive: bool) -> OpSpec {
 #[derive(Debug, Default)]
 pub(crate) struct FakeWorld {
     pub specs: HashMap<String, PathSpec>,
-    pub ignored: Vec<PathBuf>,
+    /// The paths [`World::regenerable`] says are regenerable artifacts.
+    pub regenerable: Vec<PathBuf>,
     pub preflight: Option<ResetPreflight>,
     pub ignore_queries: RefCell<usize>,
     /// What [`World::checkpoint_reach`] answers (`None`: the trait's default).
@@ -109,9 +110,12 @@ impl World for FakeWorld {
         spec
     }
 
-    fn git_ignored(&self, path: &Path) -> bool {
+    fn regenerable(&self, paths: &[&Path]) -> bool {
         *self.ignore_queries.borrow_mut() += 1;
-        self.ignored.iter().any(|p| p == path)
+        !paths.is_empty()
+            && paths
+                .iter()
+                .all(|path| self.regenerable.iter().any(|p| p == path))
     }
 
     fn reset_preflight(&self, _cwd: &Path, _target: Option<&str>) -> ResetPreflight {

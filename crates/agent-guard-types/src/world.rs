@@ -59,9 +59,12 @@ pub trait World {
     /// `realpath` of the parent, at most.
     fn path(&self, target: &Target, base: &Path) -> PathSpec;
 
-    /// Returns `true` if git ignores the path. Any failure (no repository, git error) is
-    /// `false`, which can only make the verdict stricter.
-    fn git_ignored(&self, path: &Path) -> bool;
+    /// Returns `true` if every one of `paths` (physical, non-empty) is a regenerable
+    /// artifact: a component of it matches an artifact pattern (`node_modules`, `*.pyc`…),
+    /// git ignores it, and nothing at or below it is tracked. The names are matched first,
+    /// so git is asked only when every path looks like an artifact. Any failure (no
+    /// repository, git error) is `false`, which can only make the verdict stricter.
+    fn regenerable(&self, paths: &[&Path]) -> bool;
 
     /// Checks whether `git reset --hard <target>` run from `cwd` would destroy content a
     /// snapshot of tracked changes cannot preserve.

@@ -15,7 +15,7 @@ use crate::resolve::{LinkBudget, TooManyLinks, fold_lexical, resolve_following_a
 ///
 /// Construction does no I/O. Everything is probed lazily: the home directory and the quarantine
 /// root are resolved on first use, and the git repository is opened at most once, only when
-/// [`World::git_ignored`] or [`World::reset_preflight`] needs it. Nothing is ever written,
+/// [`World::regenerable`] or [`World::reset_preflight`] needs it. Nothing is ever written,
 /// moved or deleted.
 ///
 /// `RealWorld` is `Send` and `Sync`; it is meant to live for one check.
@@ -49,6 +49,8 @@ pub struct RealWorld {
     repo: OnceLock<Option<Mutex<GitRepo>>>,
     /// Git's per-user configuration directory, for its `ignore` file.
     pub(crate) git_user_dir: Option<PathBuf>,
+    /// The artifact patterns of [`World::regenerable`].
+    artifacts: agent_guard_git::Artifacts,
 }
 
 impl RealWorld {
@@ -74,7 +76,23 @@ impl RealWorld {
             base_cache: Mutex::new(None),
             repo: OnceLock::new(),
             git_user_dir: None,
+            artifacts: agent_guard_git::Artifacts::default(),
         }
+    }
+
+    /// Sets the artifact patterns (`node_modules`, `*.pyc`…) of [`World::regenerable`];
+    /// without any, nothing is regenerable.
+    #[must_use]
+    pub fn with_artifacts(mut self, patterns: &[String]) -> RealWorld {
+        self.artifacts = agent_guard_git::Artifacts::new(patterns);
+        self
+    }
+
+    /// Whether git ignores `path` (absolute, or relative to the workspace) as
+    /// `git check-ignore` would, and nothing at or below it is tracked; see
+    /// [`World::regenerable`] for the whole fact.
+    pub fn git_ignored(&self, path: &Path) -> bool {
+        crate::ignore::git_ignored(self, path)
     }
 
     /// Reads git's per-user `ignore` file from `dir` (`$XDG_CONFIG_HOME/git`), as git does
@@ -173,8 +191,19 @@ impl World for RealWorld {
         crate::facts::path_facts(self, target, base)
     }
 
-    fn git_ignored(&self, path: &Path) -> bool {
-        crate::ignore::git_ignored(self, path)
+    fn regenerable(&self, paths: &[&Path]) -> bool {
+        !paths.is_empty()
+            && paths.iter().all(|path| {
+                fold_lexical(&self.workspace.join(path))
+                    .strip_prefix(&self.workspace)
+                    .is_ok_and(|relative| {
+                        !relative.as_os_str().is_empty()
+                            && self
+                                .artifacts
+                                .matches_some_component(relative.as_os_str().as_encoded_bytes())
+                    })
+            })
+            && paths.iter().all(|path| self.git_ignored(path))
     }
 
     fn reset_preflight(&self, cwd: &Path, target: Option<&str>) -> ResetPreflight {

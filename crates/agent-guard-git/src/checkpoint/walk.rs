@@ -19,9 +19,9 @@ use git2::Repository;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 
 use super::Selection;
-use super::artifacts::Artifacts;
 use super::index::{Entry, Stat, path_order};
 use super::watch::Heard;
+use crate::Artifacts;
 use crate::error::GitError;
 
 /// One non-directory the walk found: its path and `lstat` data, as the checkpoint's index

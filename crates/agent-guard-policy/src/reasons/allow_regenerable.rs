@@ -5,7 +5,6 @@ use std::path::Path;
 use agent_guard_types::{PathSpec, World};
 
 use crate::PolicyContext;
-use crate::fnmatch::fnmatch;
 
 super::reason!(
     AllowRegenerable, AllowRegenerable, "ALLOW_REGENERABLE",
@@ -19,73 +18,45 @@ super::reason!(
     coverage: Coverage::Corpus,
 );
 
-/// Returns `true` if every affected target is a git-ignored artifact. Git is asked only
-/// after every target has matched an artifact pattern, so most deletes never open the
-/// repository.
+/// Returns `true` if every affected target is a regenerable artifact, as the world says
+/// (the policy matches no glob itself: the artifact patterns, git's ignore rules and the
+/// index are the world's one "regenerable" fact, the one the checkpoint walk uses too).
 pub(crate) fn applies(affected: &[PathSpec], ctx: &PolicyContext, world: &dyn World) -> bool {
-    ctx.allow_regenerable
-        && !affected.is_empty()
-        && affected.iter().all(|s| {
-            s.relative
-                .as_deref()
-                .is_some_and(|r| is_artifact(r, &ctx.artifacts))
-        })
-        && affected
-            .iter()
-            .all(|s| s.physical.as_deref().is_some_and(|p| world.git_ignored(p)))
-}
-
-/// Returns `true` if some component of `relative`, or the whole path, matches a pattern.
-pub(crate) fn is_artifact(relative: &Path, patterns: &[String]) -> bool {
-    let whole = relative.to_string_lossy();
-    patterns.iter().any(|pattern| {
-        fnmatch(pattern, &whole)
-            || relative
-                .components()
-                .any(|c| fnmatch(pattern, &c.as_os_str().to_string_lossy()))
-    })
+    if !ctx.allow_regenerable || affected.is_empty() {
+        return false;
+    }
+    let Some(paths) = affected
+        .iter()
+        .map(|s| s.physical.as_deref())
+        .collect::<Option<Vec<&Path>>>()
+    else {
+        return false;
+    };
+    world.regenerable(&paths)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{FakeWorld, dir, file};
+    use crate::testing::{FakeWorld, dir};
 
     fn ctx() -> PolicyContext {
-        let mut ctx = PolicyContext::new("/ws");
-        ctx.artifacts = vec!["node_modules".into(), "*.pyc".into(), "build".into()];
-        ctx
+        PolicyContext::new("/ws")
     }
 
     #[test]
-    fn needs_pattern_and_ignore() {
+    fn the_worlds_fact_decides() {
         let mut world = FakeWorld::default();
-        world.ignored.push("/ws/node_modules".into());
+        world.regenerable.push("/ws/node_modules".into());
         assert!(applies(&[dir("node_modules")], &ctx(), &world));
-        assert!(!applies(&[dir("build")], &ctx(), &world), "not ignored");
-        assert!(!applies(&[dir("cache")], &ctx(), &world), "not an artifact");
+        assert!(!applies(&[dir("build")], &ctx(), &world), "not regenerable");
+        assert!(
+            !applies(&[dir("node_modules"), dir("build")], &ctx(), &world),
+            "every target must be"
+        );
         assert!(!applies(&[], &ctx(), &world));
         let mut off = ctx();
         off.allow_regenerable = false;
         assert!(!applies(&[dir("node_modules")], &off, &world));
-    }
-
-    #[test]
-    fn git_is_not_asked_unless_every_pattern_matches() {
-        let world = FakeWorld::default();
-        assert!(!applies(
-            &[dir("node_modules"), file("src/main.rs")],
-            &ctx(),
-            &world
-        ));
-        assert_eq!(*world.ignore_queries.borrow(), 0);
-    }
-
-    #[test]
-    fn components_and_globs() {
-        let patterns = ctx().artifacts;
-        assert!(is_artifact(Path::new("pkg/__x/mod.pyc"), &patterns));
-        assert!(is_artifact(Path::new("web/node_modules/x"), &patterns));
-        assert!(!is_artifact(Path::new("src/lib.rs"), &patterns));
     }
 }

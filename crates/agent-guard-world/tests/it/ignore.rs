@@ -129,3 +129,46 @@ fn the_ignore_probe_writes_nothing() {
     assert_eq!(git(&ws, &["status", "--porcelain", "--ignored"]), status);
     assert!(format!("{world:?}").contains("repository_opened: true"));
 }
+
+/// The whole fact the policy receives: an artifact name in some component, ignored by git,
+/// nothing tracked — and git is not opened unless every path looks like an artifact.
+#[test]
+fn regenerable_needs_an_artifact_name_and_git() {
+    let scratch = repo();
+    let ws = scratch.path("ws");
+    let artifacts = ["node_modules".to_owned(), "*.log".to_owned()];
+    let world = world(&ws, None).with_artifacts(&artifacts);
+    let node = ws.join("node_modules");
+    let inside = ws.join("node_modules/pkg/index.js");
+    let cache = ws.join("cache");
+    let tracked = ws.join("src.log");
+    let main = ws.join("src/main.rs");
+    assert!(
+        !world.regenerable(&[&node, &main]),
+        "src/main.rs is no artifact"
+    );
+    assert!(
+        format!("{world:?}").contains("repository_opened: false"),
+        "names first, git only when every name matches"
+    );
+    assert!(world.regenerable(&[&node]));
+    assert!(
+        world.regenerable(&[&inside]),
+        "inside an artifact directory"
+    );
+    assert!(world.regenerable(&[&node, &ws.join("noise.log")]));
+    assert!(
+        !world.regenerable(&[&cache]),
+        "ignored, but no artifact name"
+    );
+    assert!(
+        !world.regenerable(&[&tracked]),
+        "an artifact name, but tracked"
+    );
+    assert!(!world.regenerable(&[]));
+    let without = crate::support::world(&ws, None);
+    assert!(
+        !without.regenerable(&[&node]),
+        "no patterns, nothing regenerable"
+    );
+}

@@ -8,7 +8,6 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agent_guard_types::World;
 use agent_guard_world::RealWorld;
 use proptest::prelude::*;
 use serde::Deserialize;

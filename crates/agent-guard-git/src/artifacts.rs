@@ -1,7 +1,7 @@
-//! Artifact patterns compiled once per walk: a checkpoint asks every path of the workspace
-//! whether it looks regenerable, and glob matching each path against every pattern twice
-//! (its name and its whole relative path) was the largest cost of a checkpoint of an
-//! unchanged workspace.
+//! Artifact patterns (`node_modules`, `target`, `*.pyc`…), compiled once: the one matcher
+//! behind "regenerable" — the world's fact that the policy receives, and the checkpoint
+//! walk, which asks every path of the workspace (glob matching each path against every
+//! pattern twice was the largest cost of a checkpoint of an unchanged workspace).
 
 /// One pattern, in the cheapest form that matches exactly what the glob matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,10 +15,11 @@ enum Compiled {
     Glob(Vec<u8>),
 }
 
-/// A set of artifact patterns (`node_modules`, `*.pyc`, `gen/*.rs`…), matched like
-/// [`crate::glob_matches`] against a path's last component or the whole relative path.
+/// A set of artifact patterns (`node_modules`, `*.pyc`, `gen/*.rs`…), shell globs matched
+/// like [`crate::glob_matches`] (`*` also matches `/`) against path components or the whole
+/// relative path.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Artifacts {
+pub struct Artifacts {
     patterns: Vec<Compiled>,
 }
 
@@ -30,7 +31,7 @@ fn literal(bytes: &[u8]) -> bool {
 
 impl Artifacts {
     /// Compiles `patterns`.
-    pub(crate) fn new(patterns: &[String]) -> Artifacts {
+    pub fn new(patterns: &[String]) -> Artifacts {
         let patterns = patterns
             .iter()
             .map(|pattern| {
@@ -47,16 +48,39 @@ impl Artifacts {
         Artifacts { patterns }
     }
 
-    /// Whether the last component of `relative`, or `relative` itself, matches a pattern.
-    pub(crate) fn matches(&self, relative: &[u8]) -> bool {
+    /// Whether there are no patterns.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    /// Whether the last component of `relative`, or `relative` itself, matches a pattern
+    /// (a walk that never enters what it leaves out needs no more).
+    pub fn matches(&self, relative: &[u8]) -> bool {
         let name = relative.rsplit(|b| *b == b'/').next().unwrap_or(relative);
-        self.patterns.iter().any(|pattern| match pattern {
+        self.patterns
+            .iter()
+            .any(|pattern| pattern.matches(name, relative))
+    }
+
+    /// Whether some component of `relative`, or `relative` itself, matches a pattern: a
+    /// path inside `node_modules/` is an artifact too.
+    pub fn matches_some_component(&self, relative: &[u8]) -> bool {
+        relative
+            .split(|b| *b == b'/')
+            .any(|name| self.patterns.iter().any(|p| p.matches(name, relative)))
+    }
+}
+
+impl Compiled {
+    /// Whether the pattern matches `name` (a component of `relative`) or `relative`.
+    fn matches(&self, name: &[u8], relative: &[u8]) -> bool {
+        match self {
             Compiled::Literal(text) => name == text.as_slice() || relative == text.as_slice(),
-            Compiled::Suffix(tail) => relative.ends_with(tail),
+            Compiled::Suffix(tail) => name.ends_with(tail) || relative.ends_with(tail),
             Compiled::Glob(glob) => {
                 crate::glob_matches(glob, name) || crate::glob_matches(glob, relative)
             }
-        })
+        }
     }
 }
 
@@ -125,5 +149,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn some_component_or_the_whole_path() {
+        let set = Artifacts::new(&["node_modules".into(), "*.pyc".into(), "gen/out".into()]);
+        assert!(set.matches_some_component(b"web/node_modules/x/y.js"));
+        assert!(
+            !set.matches(b"web/node_modules/x/y.js"),
+            "last component only"
+        );
+        assert!(set.matches_some_component(b"pkg/__x/mod.pyc"));
+        assert!(set.matches_some_component(b"gen/out"));
+        assert!(
+            !set.matches_some_component(b"a/gen/out"),
+            "a whole-path pattern"
+        );
+        assert!(!set.matches_some_component(b"src/lib.rs"));
+        assert!(!Artifacts::default().matches_some_component(b"node_modules"));
     }
 }
