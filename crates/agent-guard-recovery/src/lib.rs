@@ -62,4 +62,12 @@ pub use agent_guard_git::{
     ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, KeptRef, NotKeptReason, Pruned,
     RefSubject, Subject,
 };
-pub use agent_guard_quarantine::*;
+// What the engine and the CLI use of the store, by name (issue 36): the store and its
+// journal, restore, gc, reconciliation and the crash-test fault points.
+pub use agent_guard_quarantine::{
+    DirectOutcome, FaultPoint, Faults, GcEntry, GcOutcome, GcPlan, GcPolicy, GcReason, GcSelection,
+    ItemKind, Migration, NoProgress, OtherItems, OtherOutcome, OtherRequest, Progress, Quarantine,
+    QuarantineError, Reconciled, Record, RestoreOptions, RestoreRefusal, RestoreReport, SkipKind,
+    SnapshotItem, Transaction, TxState, Usage, ensure_layout, list_files, migrate_store, path_size,
+    transactions,
+};
