@@ -143,6 +143,10 @@ pub(crate) fn enforce(
                 .iter()
                 .flat_map(crate::ask::shortfall)
                 .collect();
+            // A relocation put back keeps nothing: the question must not count it as kept.
+            if let Some(put_back) = &put_back {
+                compensations.retain(|c| !put_back.txids.contains(&c.txid));
+            }
             crate::ask::settle(&mut report, compensations, unkept);
             crate::approval::settle_ask(&mut report, request, &workspace, &runtime);
             let record = AuditRecord {

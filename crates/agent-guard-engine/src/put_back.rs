@@ -15,6 +15,8 @@ pub(crate) struct PutBack {
     pub(crate) restored: Vec<String>,
     /// Problems, each naming the transaction that still holds what did not come back.
     pub(crate) left: Vec<String>,
+    /// The transactions put back whole: they keep nothing any more.
+    pub(crate) txids: Vec<String>,
 }
 
 /// Restores every transaction in `applied` that moved paths out of the workspace
@@ -43,6 +45,9 @@ pub(crate) fn put_back(
             progress,
         );
         done.restored.extend(report.restored);
+        if report.conflicts.is_empty() && report.errors.is_empty() {
+            done.txids.push(compensation.txid.clone());
+        }
         for problem in report.conflicts.iter().chain(&report.errors) {
             done.left.push(format!(
                 "{problem} (kept in transaction {}: `agent-guard restore {}`)",
