@@ -43,3 +43,4 @@ mod start;
 mod stress;
 mod support;
 mod whole_workspace;
+mod wine_cmd;

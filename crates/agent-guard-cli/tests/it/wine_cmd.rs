@@ -1,0 +1,137 @@
+//! cmd lines run for real (issue 34): `check --enforce --dialect cmd`, then the line in
+//! Wine's `cmd.exe` (Debian's `wine64`; its `del`, `rd`, `move`, `ren`, `copy`, `type` and
+//! redirections act on the Linux workspace through drive `Z:`), then one `undo`: the
+//! workspace comes back byte for byte. The rows are `tests/real/cmd.toml`.
+//!
+//! Without Wine the test says so and passes, except where `AGENT_GUARD_REQUIRE_WINE` is set
+//! (`.ci/run` installs Wine and sets it, so that CI never passes by skipping).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::support::{TestEnv, snapshot, txids};
+
+#[derive(Debug, Deserialize)]
+struct Row {
+    line: String,
+    code: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Rows {
+    line: Vec<Row>,
+}
+
+/// Wine's loader, and one prefix for the whole test binary (made once: about 8 s).
+fn wine() -> Option<&'static (PathBuf, tempfile::TempDir)> {
+    static WINE: OnceLock<Option<(PathBuf, tempfile::TempDir)>> = OnceLock::new();
+    WINE.get_or_init(|| {
+        let loader = ["/usr/lib/wine/wine64", "/usr/bin/wine64", "/usr/bin/wine"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists())?;
+        let prefix = tempfile::tempdir().ok()?;
+        let ready = Command::new(&loader)
+            .args(["cmd", "/c", "echo ready"])
+            .env("WINEPREFIX", prefix.path())
+            .env("WINEDEBUG", "-all")
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&ready.stdout)
+            .contains("ready")
+            .then_some((loader, prefix))
+    })
+    .as_ref()
+}
+
+/// Runs `line` in Wine's `cmd.exe` in `dir`.
+fn run_cmd(dir: &Path, line: &str) {
+    let (loader, prefix) = wine().expect("wine is there");
+    let output = Command::new(loader)
+        .args(["cmd", "/c", line])
+        .current_dir(dir)
+        .env("WINEPREFIX", prefix.path())
+        .env("WINEDEBUG", "-all")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "cmd /c {line}: {output:?}");
+}
+
+#[test]
+fn cmd_lines_run_by_cmd_exe_are_undone_byte_for_byte() {
+    if wine().is_none() {
+        assert!(
+            std::env::var_os("AGENT_GUARD_REQUIRE_WINE").is_none(),
+            "AGENT_GUARD_REQUIRE_WINE is set and Wine's cmd.exe does not run"
+        );
+        eprintln!("skipping: Wine (Debian's wine64) is not installed");
+        return;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/real/cmd.toml");
+    let rows: Rows = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(rows.line.len() >= 10, "the rows are loaded");
+    let mut failures = Vec::new();
+    for row in &rows.line {
+        if let Err(why) = round_trip(row) {
+            failures.push(format!("`{}`: {why}", row.line));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn round_trip(row: &Row) -> Result<(), String> {
+    let env = TestEnv::new();
+    let ws = env.ws();
+    // Directory times change with their entries; files keep theirs through a restore, but
+    // for a checkpoint's (content and mode, as git).
+    let times: &[&str] = if row.code.starts_with("SNAPSHOT_CHECKPOINT") {
+        &["**"]
+    } else {
+        &["*"]
+    };
+    let before = snapshot(ws, times);
+    let output = env
+        .cmd("agent-guard")
+        .args(["check", "--enforce", "--json", "--dialect", "cmd", "--"])
+        .arg(&row.line)
+        .output()
+        .unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).map_err(|e| format!("{e}: {output:?}"))?;
+    if output.status.code() != Some(0) || report["code"] != row.code.as_str() {
+        return Err(format!("expected {} and exit 0: {report}", row.code));
+    }
+    // Only a relocation takes its targets away first (the command deletes them anyway).
+    if !row.code.starts_with("RELOCATE_") && snapshot(ws, times) != before {
+        return Err("the compensation changed what the command sees".to_owned());
+    }
+    if txids(&report).is_empty() {
+        return Err(format!("nothing was kept first: {report}"));
+    }
+    run_cmd(ws, &row.line);
+    if snapshot(ws, times) == before {
+        return Err("cmd.exe changed nothing".to_owned());
+    }
+    let undo = env
+        .cmd("agent-guard")
+        .args(["undo", "--json"])
+        .output()
+        .unwrap();
+    if !undo.status.success() {
+        return Err(format!("undo: {undo:?}"));
+    }
+    let after = snapshot(ws, times);
+    if after != before {
+        let changed: Vec<String> = before
+            .keys()
+            .chain(after.keys())
+            .filter(|k| before.get(*k) != after.get(*k))
+            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .collect();
+        return Err(format!("not restored byte for byte: {changed:?}"));
+    }
+    Ok(())
+}
