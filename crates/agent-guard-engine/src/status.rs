@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use agent_guard_audit::AuditLog;
+use agent_guard_checkpoint::watch;
 use agent_guard_config::EnvSnapshot;
-use agent_guard_git::watch;
 use agent_guard_recovery::{GcEntry, Reconciled, Usage};
 use agent_guard_session::read_mode;
 use agent_guard_types::SessionMode;
@@ -124,13 +124,13 @@ pub fn checkpoint_damage_at(cwd: &Path, env: &EnvSnapshot) -> Result<Vec<Checkpo
     Ok(checkpoint_damage(&store))
 }
 
-/// The damage [`agent_guard_git::CheckpointStore::damage`] finds in `store`'s checkpoints.
+/// The damage [`agent_guard_checkpoint::CheckpointStore::damage`] finds in `store`'s checkpoints.
 fn checkpoint_damage(store: &agent_guard_recovery::Quarantine) -> Vec<CheckpointDamage> {
     let dir = agent_guard_recovery::checkpoint_store_dir(store);
     if !dir.is_dir() {
         return Vec::new();
     }
-    agent_guard_git::CheckpointStore::open_existing(&dir)
+    agent_guard_checkpoint::CheckpointStore::open_existing(&dir)
         .map(|cp| cp.damage())
         .unwrap_or_default()
         .into_iter()

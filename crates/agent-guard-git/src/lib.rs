@@ -1,5 +1,7 @@
-//! The git layer of agent-guard: work-tree snapshots, kept refs, `git clean` enumeration and
-//! git's ignore and pathspec rules.
+//! The git layer of agent-guard, over the user's repository: git facts (ignore rules on
+//! `gix-ignore`, [`Excludes`]; artifact patterns, [`Artifacts`]), work-tree snapshots, kept
+//! refs, `git clean` enumeration and git's pathspec rules. Workspace checkpoints live in
+//! `agent-guard-checkpoint`.
 //!
 //! In the pipeline this sits under the compensations: before a destructive git command runs,
 //! `agent-guard-recovery` asks this crate for
@@ -13,9 +15,6 @@
 //!   `refs/agent-guard/stash/<txid>/<n>` and `refs/agent-guard/branches/<txid>/<name>`;
 //! - the exact list of what `git clean` would remove ([`enumerate_clean`]), so it can be
 //!   relocated into the quarantine first;
-//! - workspace checkpoints ([`CheckpointStore`], before a program the guard cannot see into):
-//!   every kept file as a commit in a private object store inside the quarantine, taken
-//!   incrementally from a private stat index, in git and non-git workspaces alike.
 //!
 //! [`restore_items`] puts snapshots and kept refs back without overwriting anything that
 //! changed since; [`drop_private_refs`] deletes the refs of a purged transaction.
@@ -36,7 +35,6 @@
 
 mod apply;
 mod artifacts;
-mod checkpoint;
 mod clean;
 mod clean_walk;
 mod diffstat;
@@ -74,11 +72,6 @@ pub use moved_index::{MovedEntries, index_path, put_back_entries};
 pub fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
     wildmatch::wildmatch(pattern, name, false)
 }
-pub use checkpoint::{
-    CHECKPOINT_REF_PREFIX, ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, DirMode,
-    Flushing, KeptObjects, NotKept, NotKeptReason, PackDamage, Pruned, Selection, Taken,
-    WatcherState, WriteBack, is_guards_own, watch,
-};
 pub use clean::enumerate_clean;
 pub use diffstat::{FileStat, diffstat};
 pub use error::GitError;

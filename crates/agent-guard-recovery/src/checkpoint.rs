@@ -22,11 +22,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use agent_guard_fsops as fsops;
-use agent_guard_git::watch::{Ended, Watched};
-use agent_guard_git::{
+use agent_guard_checkpoint::watch::{Ended, Watched};
+use agent_guard_checkpoint::{
     ChangeKind, CheckpointDiff, CheckpointStore, Selection, WatcherState, WriteBack,
 };
+use agent_guard_fsops as fsops;
 use agent_guard_quarantine::{
     CHECKPOINTS_DIR_NAME, FaultPoint, MANIFEST_SCHEMA, NoProgress, OtherOutcome, OtherRequest,
     Quarantine, Record, RelocateItem, Snapshot as SnapshotRecord, SnapshotItem, StoredPath,
@@ -134,7 +134,7 @@ fn selection(store: &Quarantine, plan: &CheckpointPlan) -> Result<Selection, Rec
     })
 }
 
-/// Runs the watcher of `store`'s checkpoint store ([`agent_guard_git::watch`]) until it
+/// Runs the watcher of `store`'s checkpoint store ([`agent_guard_checkpoint::watch`]) until it
 /// ends: inotify watches on the workspace (but for what checkpoints taken with `plan` leave
 /// out), answering the next checkpoints.
 ///
@@ -146,14 +146,14 @@ pub fn watch(
     idle: std::time::Duration,
 ) -> Result<Ended, RecoveryError> {
     let selection = selection(store, plan)?;
-    let dir = agent_guard_git::watch::dir_of(&store_dir(store));
-    let rules = agent_guard_git::watch::rule_dirs(&selection.workspace);
+    let dir = agent_guard_checkpoint::watch::dir_of(&store_dir(store));
+    let rules = agent_guard_checkpoint::watch::rule_dirs(&selection.workspace);
     let watched = Watched {
         selection,
         rules,
         idle,
     };
-    Ok(agent_guard_git::watch::serve(&dir, &watched)?)
+    Ok(agent_guard_checkpoint::watch::serve(&dir, &watched)?)
 }
 
 /// The plan a checkpoint was taken with, as its record's `meta` keeps it.
@@ -192,7 +192,7 @@ pub fn take(
     plan: &CheckpointPlan,
     txid: &TxId,
     meta: Map<String, Value>,
-) -> Result<agent_guard_git::Taken, RecoveryError> {
+) -> Result<agent_guard_checkpoint::Taken, RecoveryError> {
     fs_err::create_dir_all(store.trash())
         .map_err(|source| io_error("create", store.trash(), source))?;
     let _lock = store.lock()?;
@@ -371,13 +371,14 @@ fn restore_one(
     };
     // The guard's own refs belong to their own transactions: one that is gone comes back,
     // one that is there stays as it is.
-    diff.changes
-        .retain(|c| c.kind == ChangeKind::Deleted || !agent_guard_git::is_guards_own(&c.path));
+    diff.changes.retain(|c| {
+        c.kind == ChangeKind::Deleted || !agent_guard_checkpoint::is_guards_own(&c.path)
+    });
     checkpoints.clear_staging();
     // An interrupted restore's files staged beside their targets are finished, not kept.
     checkpoints.clear_staged_beside(&workspace, &mut diff);
     // 1. What is there now and differs is kept in a new transaction first: never deleted.
-    let current: Vec<&agent_guard_git::CheckpointChange> = diff
+    let current: Vec<&agent_guard_checkpoint::CheckpointChange> = diff
         .changes
         .iter()
         .filter(|c| matches!(c.kind, ChangeKind::Modified | ChangeKind::Created))
@@ -492,7 +493,7 @@ fn restore_one(
 fn remove_created_dirs(
     workspace: &Path,
     diff: &CheckpointDiff,
-    created: &[&agent_guard_git::CheckpointChange],
+    created: &[&agent_guard_checkpoint::CheckpointChange],
 ) {
     let mut dirs: HashSet<Vec<u8>> = HashSet::new();
     let paths = created

@@ -58,10 +58,10 @@ pub use relocate::{Relocate, items as relocate_items};
 pub use restore::{prune_checkpoints, purge, restore};
 pub use snapshot::{GitSnapshot, Snapshot, snapshot_worktree};
 
-pub use agent_guard_git::{
-    ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, KeptRef, NotKeptReason, Pruned,
-    RefSubject, Subject,
+pub use agent_guard_checkpoint::{
+    ChangeKind, CheckpointChange, CheckpointDiff, CheckpointStore, NotKeptReason, Pruned,
 };
+pub use agent_guard_git::{KeptRef, RefSubject, Subject};
 // What the engine and the CLI use of the store, by name (issue 36): the store and its
 // journal, restore, gc, reconciliation and the crash-test fault points.
 pub use agent_guard_quarantine::{

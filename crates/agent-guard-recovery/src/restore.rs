@@ -6,7 +6,7 @@ use agent_guard_quarantine::{
 };
 use std::collections::HashSet;
 
-use agent_guard_git::CheckpointStore;
+use agent_guard_checkpoint::CheckpointStore;
 use agent_guard_types::TxId;
 
 use crate::RecoveryError;
@@ -56,16 +56,16 @@ pub fn purge(
 /// every checkpoint ref whose transaction is not live goes, then every object no remaining
 /// checkpoint reaches. Under the writers' lock, so no checkpoint is being taken meanwhile.
 /// Returns what was pruned (nothing when there is no store or the lock is busy).
-pub fn prune_checkpoints(store: &Quarantine) -> agent_guard_git::Pruned {
+pub fn prune_checkpoints(store: &Quarantine) -> agent_guard_checkpoint::Pruned {
     let Some(mut checkpoints) = CheckpointStore::open_existing(&checkpoint::store_dir(store))
     else {
-        return agent_guard_git::Pruned::default();
+        return agent_guard_checkpoint::Pruned::default();
     };
     let Ok(_lock) = store.lock() else {
-        return agent_guard_git::Pruned::default();
+        return agent_guard_checkpoint::Pruned::default();
     };
     let Ok(transactions) = store.transactions() else {
-        return agent_guard_git::Pruned::default();
+        return agent_guard_checkpoint::Pruned::default();
     };
     let live: Vec<_> = transactions
         .iter()

@@ -95,6 +95,7 @@ fn every_internal_dependency_is_allowed_by_the_table() {
             let external_owner: &[&str] = match dependency.name.as_str() {
                 "git2" => &[
                     "agent-guard-git",
+                    "agent-guard-checkpoint",
                     "agent-guard-world",
                     "agent-guard-testutil",
                 ],

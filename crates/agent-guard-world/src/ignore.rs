@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::resolve::{fold_lexical, git_path_bytes};
 use crate::world::RealWorld;
 
-/// Implements [`World::git_ignored`](agent_guard_types::World::git_ignored).
+/// Implements [`RealWorld::git_ignored`](crate::RealWorld::git_ignored), the git half of [`World::regenerable`](agent_guard_types::World::regenerable).
 ///
 /// `true` iff the workspace is (inside) a git work tree, git's ignore rules (every source:
 /// `.gitignore` files, `info/exclude`, `core.excludesFile`) ignore the path as

@@ -150,7 +150,24 @@ struct Full<'a> {
     before: Tree,
 }
 
-impl Full<'_> {
+impl<'a> Full<'a> {
+    /// The workspace bound onto `fs` (`SmallFs::mount_over`) with its store beside it, a
+    /// random `build/big.bin` of `big` bytes, and the store made by a first command.
+    fn on_the_workspace(env: &'a TestEnv, fs: &'a SmallFs, big: usize) -> Full<'a> {
+        let mut full = Full {
+            env,
+            fs,
+            trash: fs.dir.path().join("store"),
+            ws: fs.seen(env.ws()),
+            before: Tree::new(),
+        };
+        full.shell(&format!("head -c {big} /dev/urandom > build/big.bin"));
+        full.before = snapshot(&full.ws, &["**"]);
+        let first = full.guard(&["status", "--json"]);
+        assert!(first.status.success(), "{first:?}");
+        full
+    }
+
     fn guard(&self, args: &[&str]) -> Output {
         guard(self.env, self.fs, &self.trash, args)
     }
@@ -283,18 +300,8 @@ fn a_full_workspace_filesystem_loses_nothing() {
     let Some(fs) = or_skip(SmallFs::mount_over("4m", env.ws())) else {
         return;
     };
-    let mut full = Full {
-        env: &env,
-        fs: &fs,
-        trash: fs.dir.path().join("store"),
-        ws: fs.seen(env.ws()),
-        before: Tree::new(),
-    };
     // A file that a copy could not keep on a full filesystem.
-    full.shell("head -c 300000 /dev/urandom > build/big.bin");
-    full.before = snapshot(&full.ws, &["**"]);
-    let first = full.guard(&["status", "--json"]);
-    assert!(first.status.success(), "{first:?}");
+    let full = Full::on_the_workspace(&env, &fs, 300_000);
     let filler = fs.fill();
 
     let lines: Vec<&str> = LINES
@@ -323,17 +330,7 @@ fn a_copy_that_does_not_fit_puts_back_what_was_already_moved() {
     let Some(fs) = or_skip(SmallFs::mount_over("4m", env.ws())) else {
         return;
     };
-    let mut full = Full {
-        env: &env,
-        fs: &fs,
-        trash: fs.dir.path().join("store"),
-        ws: fs.seen(env.ws()),
-        before: Tree::new(),
-    };
-    full.shell("head -c 1000000 /dev/urandom > build/big.bin");
-    full.before = snapshot(&full.ws, &["**"]);
-    let first = full.guard(&["status", "--json"]);
-    assert!(first.status.success(), "{first:?}");
+    let full = Full::on_the_workspace(&env, &fs, 1_000_000);
     let filler = fs.fill_leaving(256 * 1024);
 
     let lines = [

@@ -24,8 +24,8 @@ use git2::Oid;
 use super::CheckpointStore;
 use super::gitdir::{GIT, holds_only_objects, is_object};
 use super::meta::{NotKept, NotKeptReason};
-use crate::error::GitError;
 use agent_guard_fsops as fsops;
+use agent_guard_git::GitError;
 
 /// The mirror's directory inside the checkpoint store.
 pub(crate) const MIRROR_DIR: &str = "git-objects";

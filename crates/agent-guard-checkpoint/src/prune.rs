@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::index::{self, EntryRef, Index};
 use super::{CHECKPOINT_REF_PREFIX, CheckpointStore, pack};
-use crate::error::GitError;
 use agent_guard_fsops as fsops;
+use agent_guard_git::GitError;
 
 /// What one prune freed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -14,7 +14,7 @@ use rustix::fs::{Mode, OFlags};
 use super::CheckpointStore;
 use super::meta::Meta;
 use super::walk::USUAL_DIR_MODE;
-use crate::error::GitError;
+use agent_guard_git::GitError;
 
 /// A directory of a checkpoint whose permission bits differ now, or which is missing (the
 /// restore creates it, then gives it its bits).

@@ -159,8 +159,8 @@ mod tests {
     /// front) they are ordinary content with distinct ids, as in git.
     #[test]
     fn a_collision_attack_is_refused_and_its_files_as_blobs_are_not() {
-        let one = include_bytes!("../../tests/data/sha-mbles-1.bin");
-        let two = include_bytes!("../../tests/data/sha-mbles-2.bin");
+        let one = include_bytes!("../tests/data/sha-mbles-1.bin");
+        let two = include_bytes!("../tests/data/sha-mbles-2.bin");
         assert_ne!(one, two);
         assert!(checked(&[one]).is_err());
         assert!(checked(&[two]).is_err());
@@ -183,7 +183,7 @@ mod tests {
 
         let mut vetting = Vetting::default();
         vetting.vet(ObjectType::Tree, b"ordinary".to_vec());
-        let attack = include_bytes!("../../tests/data/sha-mbles-2.bin");
+        let attack = include_bytes!("../tests/data/sha-mbles-2.bin");
         vetting.send(String::new(), attack.to_vec());
         vetting.vet(ObjectType::Tree, b"after it".to_vec());
         let found = vetting.finish().unwrap_err();

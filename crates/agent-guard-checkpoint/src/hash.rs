@@ -12,7 +12,7 @@ use git2::{ObjectType, Oid, Repository};
 use super::index::Entry;
 use super::pack::NewObjects;
 use super::{CheckpointStore, Selection};
-use crate::error::GitError;
+use agent_guard_git::GitError;
 
 impl CheckpointStore {
     /// Reads and stages the pending entries' contents into `new` (in parallel for many

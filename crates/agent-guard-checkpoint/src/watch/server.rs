@@ -11,8 +11,8 @@ use rustix::event::{PollFd, PollFlags, Timespec};
 use super::request::{self, Heard, Reply};
 use super::watches::State;
 use super::{LOCK_FILE, OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, Token};
-use crate::checkpoint::Selection;
-use crate::error::GitError;
+use crate::Selection;
+use agent_guard_git::GitError;
 
 /// Why a watcher stopped. Every ending is safe: the next checkpoint walks the workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]

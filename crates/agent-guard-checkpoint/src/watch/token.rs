@@ -83,7 +83,7 @@ const MAGIC: &[u8; 8] = b"AGWATCH2";
 impl FastToken {
     /// The checkpoint it names, as [`crate::CheckpointStore::take`] reports it: nothing
     /// hashed, nothing new.
-    pub(crate) fn taken(&self, watcher: crate::checkpoint::WatcherState) -> crate::Taken {
+    pub(crate) fn taken(&self, watcher: crate::WatcherState) -> crate::Taken {
         crate::Taken {
             commit: self.commit.to_string(),
             files: self.files,
@@ -91,7 +91,7 @@ impl FastToken {
             hashed: 0,
             new_objects: 0,
             new_bytes: 0,
-            not_kept: crate::checkpoint::meta::Meta::decode(&self.meta).not_kept,
+            not_kept: crate::meta::Meta::decode(&self.meta).not_kept,
             watcher,
             repaired: Vec::new(),
         }
@@ -100,7 +100,7 @@ impl FastToken {
     /// Reads the token file at `path`; anything missing, torn or damaged is `None`.
     pub(crate) fn read(path: &Path) -> Option<FastToken> {
         let bytes = fs_err::read(path).ok()?;
-        crate::checkpoint::index::verify(&bytes)?;
+        crate::index::verify(&bytes)?;
         let body = bytes.get(..bytes.len() - 8)?;
         let mut cursor = Cursor { bytes: body, at: 0 };
         if cursor.take(8)? != MAGIC {
@@ -142,7 +142,7 @@ impl FastToken {
         out.extend_from_slice(&self.meta);
         out.push(u8::from(self.linked));
         // The index files' writer: the checksum appended, a temporary file renamed over.
-        crate::checkpoint::index::finish(path, out, false)
+        crate::index::finish(path, out, false)
     }
 }
 

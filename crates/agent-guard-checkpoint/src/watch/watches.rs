@@ -13,8 +13,8 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 
 use super::filter_digest;
 use super::server::{Ended, Watched};
-use crate::checkpoint::Selection;
-use crate::checkpoint::walk::Filter;
+use crate::Selection;
+use crate::walk::Filter;
 
 /// The names in a [`Watched::rules`] directory that decide what is ignored or tracked.
 pub const RULE_NAMES: &[&[u8]] = &[b"index", b"config", b"info", b"exclude", b".gitignore"];

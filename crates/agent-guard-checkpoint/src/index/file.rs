@@ -17,7 +17,7 @@ use std::path::Path;
 use git2::Oid;
 
 use super::{EntryRef, Stat};
-use crate::checkpoint::watch::Token;
+use crate::watch::Token;
 
 const BASE_MAGIC: &[u8; 8] = b"AGCKPTIX";
 const DELTA_MAGIC: &[u8; 8] = b"AGCKPTDX";
@@ -35,7 +35,7 @@ pub(crate) struct Head {
     pub(crate) meta: Vec<u8>,
     /// Tree ids of its directories (`""` is the root), in [`super::path_order`].
     pub(crate) trees: Vec<(Vec<u8>, Oid)>,
-    /// The watcher's token the entries are current at ([`crate::checkpoint::watch`]):
+    /// The watcher's token the entries are current at ([`crate::watch`]):
     /// every file changed since is in what the watcher heard after it.
     pub(crate) watch: Option<Token>,
 }

@@ -15,7 +15,7 @@ use super::pack::{self, NewObjects, PackFlushing};
 use super::tree::{Builder, LeafRef, dirs_above};
 use super::watch::{self, Asked, FastToken, Token};
 use super::{CheckpointStore, Selection, Taken, WatcherState, leaf_of, walk};
-use crate::error::GitError;
+use agent_guard_git::GitError;
 
 /// A checkpoint's writes still in progress: the flushes of its new packs, and then the
 /// private index, which is written only once every object it names is on disk (so that a

@@ -19,9 +19,9 @@ use super::index::{Entry, Index, Stat, path_order};
 use super::meta::NotKept;
 use super::tree::{Leaf, leaves};
 use super::{CheckpointStore, STAGING_DIR, Selection, walk};
-use crate::FileStat;
-use crate::error::GitError;
 use agent_guard_fsops as fsops;
+use agent_guard_git::FileStat;
+use agent_guard_git::GitError;
 
 /// How a path differs from its checkpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::*;
-use crate::checkpoint::{CheckpointStore, Selection, Taken, WatcherState};
+use crate::{CheckpointStore, Selection, Taken, WatcherState};
 
 struct Bench {
     _root: tempfile::TempDir,
@@ -16,7 +16,7 @@ struct Bench {
     selection: Selection,
     watched: CheckpointStore,
     full: CheckpointStore,
-    server: Option<std::thread::JoinHandle<Result<Ended, crate::GitError>>>,
+    server: Option<std::thread::JoinHandle<Result<Ended, agent_guard_git::GitError>>>,
 }
 
 impl Bench {
@@ -556,7 +556,7 @@ fn a_repository_made_anew_ends_the_watcher_and_the_checkpoints_stay_right() {
     index.add_path(Path::new("node_modules/pkg/i.js")).unwrap();
     index.write().unwrap();
     let (_, full) = bench.compare("a new repository tracking the artifact");
-    let git = crate::checkpoint::gitdir::walk(&ws).unwrap().found.len() as u64;
+    let git = crate::gitdir::walk(&ws).unwrap().found.len() as u64;
     assert_eq!(full.files, 122 + git, "the tracked artifact is kept");
     let mut bench = bench;
     let server = bench.server.take().unwrap();

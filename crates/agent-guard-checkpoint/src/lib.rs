@@ -6,18 +6,18 @@
 //! or refs, survives the user's `git gc --prune=now`, and works the same in a workspace that
 //! is not a git repository. Each checkpoint is a parentless commit under
 //! `refs/checkpoints/<txid>` whose tree is `{files, meta}`: `files` the workspace's kept
-//! files, `meta` what git's tree cannot say ([`meta`]).
+//! files, `meta` what git's tree cannot say (`meta`).
 //!
-//! Incremental: a private stat index ([`index`]) remembers every kept path's `lstat` data
+//! Incremental: a private stat index (`index`) remembers every kept path's `lstat` data
 //! and blob, so only files whose stat data changed are read and hashed, and only the trees
 //! above them are rebuilt. Contents are stored once (content addressed) and shared by
 //! every checkpoint; a checkpoint of an unchanged workspace writes no object at all (the
 //! commit is deterministic, so it is the previous one).
 //!
-//! What is kept ([`walk`]): every file and symlink of the workspace — tracked, untracked and
+//! What is kept (`walk`): every file and symlink of the workspace — tracked, untracked and
 //! ignored — except a nested repository's `.git`, the quarantine and regenerable artifacts;
 //! files over the cap and special files are listed as not kept. The workspace's own `.git`
-//! is kept as state plus a hard-linked mirror of its objects ([`gitdir`], [`git_objects`]).
+//! is kept as state plus a hard-linked mirror of its objects (`gitdir`, `git_objects`).
 
 mod damage;
 mod diff;
@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Oid, Repository};
 
-use crate::error::GitError;
+use agent_guard_git::GitError;
 
 pub use damage::PackDamage;
 pub use diff::{ChangeKind, CheckpointChange, CheckpointDiff, WriteBack};

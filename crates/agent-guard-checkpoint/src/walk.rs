@@ -21,8 +21,8 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 use super::Selection;
 use super::index::{Entry, Stat, path_order};
 use super::watch::Heard;
-use crate::Artifacts;
-use crate::error::GitError;
+use agent_guard_git::Artifacts;
+use agent_guard_git::GitError;
 
 /// One non-directory the walk found: its path and `lstat` data, as the checkpoint's index
 /// entry it becomes (no blob yet), so that the walk's list is the checkpoint's list and is
@@ -405,7 +405,7 @@ pub(crate) struct Filter<'a> {
 /// index (which libgit2 loads once per repository handle).
 struct Probe {
     repo: Repository,
-    excludes: crate::Excludes,
+    excludes: agent_guard_git::Excludes,
     /// The workspace's path inside the work tree (`""`, or `sub/` when the workspace is a
     /// subdirectory of it).
     prefix: Vec<u8>,
@@ -466,7 +466,7 @@ impl Probe {
         if !prefix.is_empty() {
             prefix.push(b'/');
         }
-        let excludes = crate::Excludes::open(&repo, &workdir, git_user_dir);
+        let excludes = agent_guard_git::Excludes::open(&repo, &workdir, git_user_dir);
         Some(Probe {
             repo,
             excludes,
