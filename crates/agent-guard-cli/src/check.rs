@@ -34,6 +34,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let progress = crate::progress::TerminalProgress::new();
     let report = check_with(&request, &progress);
     print_report(&report, args.json);
+    if let Some(watcher) = &report.watcher {
+        watcher.start();
+    }
     Ok(report.exit_code())
 }
 

@@ -310,6 +310,7 @@ pub(crate) fn base_report(
         not_kept: Vec::new(),
         verdicts: Vec::new(),
         ask: None,
+        watcher: None,
     }
 }
 

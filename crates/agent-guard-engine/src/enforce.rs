@@ -199,9 +199,11 @@ pub(crate) fn enforce(
         refuse_without_intent(&mut report, &cause);
         return report;
     }
-    if let Some(plan) = compensations.iter().find_map(|c| c.start_watcher.as_ref()) {
-        crate::watcher::start(&workspace, &request.env, plan);
-    }
+    // Started by the binary once it has answered, not here (issue 36).
+    report.watcher = compensations
+        .iter()
+        .find_map(|c| c.start_watcher.as_ref())
+        .map(|plan| crate::WatcherStart::new(&workspace, &request.env, plan));
     report.message = message(&compensations);
     if report.code == ReasonCode::AllowApproved {
         // What the approved parts destroy that nothing kept: said once more, after the fact.

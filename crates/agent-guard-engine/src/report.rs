@@ -124,6 +124,10 @@ pub struct CheckReport {
     /// For an ASK: the policy's plan of what is kept before asking (not serialised).
     #[serde(skip)]
     pub ask: Option<agent_guard_policy::AskPlan>,
+    /// A checkpoint found no watcher of its store: the binary starts one once it has
+    /// answered ([`crate::WatcherStart::start`]; not serialised).
+    #[serde(skip)]
+    pub watcher: Option<crate::WatcherStart>,
 }
 
 impl CheckReport {

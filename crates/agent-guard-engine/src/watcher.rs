@@ -4,7 +4,7 @@
 //! (`REGENERABLE`: `1` when checkpoints leave regenerable artifacts out, else `0`; the
 //! patterns are the checkpoint plan's artifact patterns).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agent_guard_config::EnvSnapshot;
@@ -19,26 +19,50 @@ pub const WATCH_ENTRY: &str = "__checkpoint-watch";
 /// How long a watcher waits for a checkpoint before it exits.
 const IDLE: Duration = Duration::from_mins(30);
 
-/// Starts a watcher for `workspace`'s checkpoint store in the background, detached (its
-/// own process group, no standard streams, `/` as its directory), unless the environment
-/// turns watchers off or this process is not the `agent-guard` binary (a test harness
-/// calling the engine in-process starts none).
-pub(crate) fn start(workspace: &Workspace, env: &EnvSnapshot, plan: &CheckpointPlan) {
-    if !env.checkpoint_watch() {
-        return;
-    }
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    let exe = if exe.file_name().is_some_and(|n| n == "agent-guard") {
-        exe
-    } else {
-        match exe.parent().map(|dir| dir.join("agent-guard")) {
-            Some(sibling) if sibling.is_file() && is_guard_binary(&exe) => sibling,
-            _ => return,
+/// A watcher a checkpoint asked for (its store had none): the engine only says so, in
+/// [`crate::CheckReport::watcher`]; the binary starts it once it has answered, so that no
+/// compensation starts processes and the answer does not wait for a `fork`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatcherStart {
+    workspace: PathBuf,
+    trash: PathBuf,
+    plan: CheckpointPlan,
+    allowed: bool,
+}
+
+impl WatcherStart {
+    /// The watcher of `workspace`'s checkpoint store, for checkpoints taken with `plan`;
+    /// `env` may turn watchers off.
+    pub(crate) fn new(workspace: &Workspace, env: &EnvSnapshot, plan: &CheckpointPlan) -> Self {
+        WatcherStart {
+            workspace: workspace.root.clone(),
+            trash: workspace.trash().to_path_buf(),
+            plan: plan.clone(),
+            allowed: env.checkpoint_watch(),
         }
-    };
-    let _ = spawn(&exe, &workspace.root, workspace.trash(), plan);
+    }
+
+    /// Starts the watcher in the background, detached (its own process group, no standard
+    /// streams, `/` as its directory), unless the environment turned watchers off or this
+    /// process is not the `agent-guard` binary or one beside it (a test harness calling the
+    /// engine in-process starts none).
+    pub fn start(&self) {
+        if !self.allowed {
+            return;
+        }
+        let Ok(exe) = std::env::current_exe() else {
+            return;
+        };
+        let exe = if exe.file_name().is_some_and(|n| n == "agent-guard") {
+            exe
+        } else {
+            match exe.parent().map(|dir| dir.join("agent-guard")) {
+                Some(sibling) if sibling.is_file() && is_guard_binary(&exe) => sibling,
+                _ => return,
+            }
+        };
+        let _ = spawn(&exe, &self.workspace, &self.trash, &self.plan);
+    }
 }
 
 /// Whether `exe` is one of agent-guard's own thin binaries (`check`, `safe_delete`, …),

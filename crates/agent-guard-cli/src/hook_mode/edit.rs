@@ -34,6 +34,9 @@ pub(super) fn judge(
         env,
     };
     let report = check_edit(&request, on_deadline);
+    if let Some(watcher) = &report.watcher {
+        watcher.start();
+    }
     let mut outcome = verdict::report_outcome(harness, &report).for_edit();
     // A refused edit names what to do about an edit, not about a delete.
     if let Some((explanation, hint)) = refusal_texts(report.code) {

@@ -283,6 +283,9 @@ fn shell(
         stall();
     };
     let report = check_observing(&request, &NoProgress, &adopt);
+    if let Some(watcher) = &report.watcher {
+        watcher.start();
+    }
     stall();
     verdict::outcome(harness, &report, call)
 }
