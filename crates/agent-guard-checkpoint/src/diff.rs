@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use fs_err::os::unix::fs::OpenOptionsExt as _;
 use git2::{ObjectType, Oid, Patch};
 
-use super::index::{Entry, Index, Stat, path_order};
 use super::meta::NotKept;
+use super::stat_cache::{Entry, Index, Stat, path_order};
 use super::tree::{Leaf, leaves};
 use super::{CheckpointStore, STAGING_DIR, Selection, walk};
 use agent_guard_fsops as fsops;

@@ -24,7 +24,7 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
-use super::index::{Entry, Stat, path_order};
+use super::stat_cache::{Entry, Stat, path_order};
 use super::walk::{USUAL_DIR_MODE, Walked};
 
 /// The repository directory's name.

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository};
 
-use super::index::Entry;
 use super::pack::NewObjects;
+use super::stat_cache::Entry;
 use super::{CheckpointStore, Selection};
 use agent_guard_git::GitError;
 

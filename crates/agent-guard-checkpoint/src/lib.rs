@@ -25,13 +25,13 @@ mod dir_modes;
 mod git_objects;
 mod gitdir;
 mod hash;
-mod index;
 mod leftover;
 mod loose_ref;
 mod meta;
 mod object_id;
 mod pack;
 mod prune;
+mod stat_cache;
 mod take;
 mod tree;
 mod walk;
@@ -61,8 +61,8 @@ use self::tree::LeafRef;
 /// The ref namespace of checkpoints inside the private store.
 pub const CHECKPOINT_REF_PREFIX: &str = "refs/checkpoints/";
 
-/// The private index's file name inside the store.
-const INDEX_FILE: &str = "agent-guard-index";
+/// The stat cache's file name inside the store (historical: "index" in the code is git's).
+const STAT_CACHE_FILE: &str = "agent-guard-index";
 
 /// Where restores stage files before renaming them into place.
 const STAGING_DIR: &str = "agent-guard-staging";
@@ -203,7 +203,7 @@ impl CheckpointStore {
     }
 
     fn index_path(&self) -> PathBuf {
-        self.dir.join(INDEX_FILE)
+        self.dir.join(STAT_CACHE_FILE)
     }
 
     fn error(&self, action: &'static str) -> impl FnOnce(git2::Error) -> GitError + '_ {
@@ -344,7 +344,7 @@ fn commit_text(root: Oid) -> Vec<u8> {
 }
 
 /// An index entry as a tree leaf, if it is kept.
-fn leaf_of(path: &[u8], stat: index::Stat, id: Option<Oid>) -> Option<LeafRef<'_>> {
+fn leaf_of(path: &[u8], stat: stat_cache::Stat, id: Option<Oid>) -> Option<LeafRef<'_>> {
     Some(LeafRef {
         path,
         mode: stat.git_mode(),

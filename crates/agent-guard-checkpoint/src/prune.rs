@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt as _;
 use git2::{ObjectType, Oid, Repository};
 use serde::Serialize;
 
-use super::index::{self, EntryRef, Index};
+use super::stat_cache::{self, EntryRef, Index};
 use super::{CHECKPOINT_REF_PREFIX, CheckpointStore, pack};
 use agent_guard_fsops as fsops;
 use agent_guard_git::GitError;
@@ -230,9 +230,9 @@ impl CheckpointStore {
             return Ok(());
         }
         if entries.is_empty() {
-            return index::remove(&path);
+            return stat_cache::remove(&path);
         }
-        index::save_base_durably(&path, &head, (entries.len(), entries.into_iter()))
+        stat_cache::save_base_durably(&path, &head, (entries.len(), entries.into_iter()))
     }
 
     /// The store's size on disk: objects and everything else it holds.

@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use git2::Oid;
 
 use super::hash::Hashed;
-use super::index::{self, Change, Entry, EntryRef, Head, Index, path_order};
 use super::meta::{Meta, NotKept, NotKeptReason};
 use super::pack::{self, NewObjects, PackFlushing};
+use super::stat_cache::{self, Change, Entry, EntryRef, Head, Index, path_order};
 use super::tree::{Builder, LeafRef, dirs_above};
 use super::watch::{self, Asked, FastToken, Token};
 use super::{CheckpointStore, Selection, Taken, WatcherState, leaf_of, walk};
@@ -56,7 +56,7 @@ impl Flushing {
             super::damage::record_packs(dir);
         }
         if let Some(update) = self.index {
-            let _ = index::save(
+            let _ = stat_cache::save(
                 &update.path,
                 &update.previous,
                 &update.head,
@@ -456,7 +456,7 @@ fn settle(
             _ => {
                 let path = root.join(std::ffi::OsStr::from_bytes(&entry.path));
                 if let Ok(metadata) = fs_err::symlink_metadata(&path) {
-                    entry.stat = index::Stat::of(&metadata);
+                    entry.stat = stat_cache::Stat::of(&metadata);
                     out.push(entry);
                     trusted.push(false);
                 }

@@ -362,7 +362,7 @@ fn incremental_checkpoints_match_a_checkpoint_taken_from_scratch() {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
         (seed >> 33) % n
     };
-    let index = f.store.dir().join(INDEX_FILE);
+    let index = f.store.dir().join(STAT_CACHE_FILE);
     let mut saw_delta = false;
     let mut bases = HashSet::new();
     for step in 0..14 {
@@ -409,7 +409,11 @@ fn incremental_checkpoints_match_a_checkpoint_taken_from_scratch() {
             (ours.files, ours.bytes, ours.not_kept.len()),
             (theirs.files, theirs.bytes, theirs.not_kept.len())
         );
-        saw_delta |= f.store.dir().join(format!("{INDEX_FILE}.delta")).exists();
+        saw_delta |= f
+            .store
+            .dir()
+            .join(format!("{STAT_CACHE_FILE}.delta"))
+            .exists();
         bases.insert(fs_err::read(&index).unwrap());
     }
     assert!(saw_delta, "a few changes are written as the index's delta");
@@ -432,7 +436,7 @@ fn incremental_checkpoints_match_a_checkpoint_taken_from_scratch() {
 fn the_index_is_written_once_the_packs_are_flushed() {
     let f = fixture();
     write(&f.root, "a.txt", "one\n");
-    let index = f.store.dir().join(INDEX_FILE);
+    let index = f.store.dir().join(STAT_CACHE_FILE);
     let (first, flushing) = f.store.take_in_flight(&f.selection).unwrap();
     assert!(!index.exists(), "not before the flush");
     flushing.wait().unwrap();
@@ -442,9 +446,19 @@ fn the_index_is_written_once_the_packs_are_flushed() {
     let (second, flushing) = f.store.take_in_flight(&f.selection).unwrap();
     assert_ne!(second.commit, first.commit);
     assert_eq!(fs_err::read(&index).unwrap(), before);
-    assert!(!f.store.dir().join(format!("{INDEX_FILE}.delta")).exists());
+    assert!(
+        !f.store
+            .dir()
+            .join(format!("{STAT_CACHE_FILE}.delta"))
+            .exists()
+    );
     flushing.wait().unwrap();
-    assert!(f.store.dir().join(format!("{INDEX_FILE}.delta")).exists());
+    assert!(
+        f.store
+            .dir()
+            .join(format!("{STAT_CACHE_FILE}.delta"))
+            .exists()
+    );
     let third = f.store.take(&f.selection).unwrap();
     assert_eq!(third.commit, second.commit);
 }
@@ -520,13 +534,18 @@ fn a_lost_delta_after_gc_names_no_pruned_commit() {
     let c2 = f.store.take(&f.selection).unwrap();
     assert_ne!(c1.commit, c2.commit);
     f.store.store_ref("tx2", &c2.commit).unwrap();
-    assert!(f.store.dir().join(format!("{INDEX_FILE}.delta")).exists());
+    assert!(
+        f.store
+            .dir()
+            .join(format!("{STAT_CACHE_FILE}.delta"))
+            .exists()
+    );
     f.store
         .prune(&HashSet::from(["tx2".to_owned()]), &[])
         .unwrap();
     assert!(!complete(f.store.dir(), &c1.commit), "c1 pruned");
     // The delta is lost (crash, or killed in save() between removing it and writing a base).
-    let _ = fsops::remove_file(&f.store.dir().join(format!("{INDEX_FILE}.delta")));
+    let _ = fsops::remove_file(&f.store.dir().join(format!("{STAT_CACHE_FILE}.delta")));
     fs_err::create_dir(f.root.join("e")).unwrap();
     let c3 = f.store.take(&f.selection).unwrap();
     assert!(
@@ -553,7 +572,7 @@ fn a_lost_delta_after_gc_names_no_pruned_blob() {
     f.store
         .prune(&HashSet::from(["tx2".to_owned()]), &[])
         .unwrap();
-    let _ = fsops::remove_file(&f.store.dir().join(format!("{INDEX_FILE}.delta")));
+    let _ = fsops::remove_file(&f.store.dir().join(format!("{STAT_CACHE_FILE}.delta")));
     f.selection.max_file_bytes = 1000;
     write(&f.root, "b.txt", "b changed\n"); // so that the shortcut does not hide it
     let c3 = f.store.take(&f.selection).unwrap();
@@ -578,11 +597,14 @@ fn gc_never_turns_a_racy_entry_into_a_trusted_one() {
     f.store.store_ref("tx0", &c0.commit).unwrap();
     fsops::remove_dir(&f.root.join("e")).unwrap();
     let _c1 = f.store.take(&f.selection).unwrap(); // no ref: pruned below
-    let a = index::Stat::of(&std::fs::symlink_metadata(f.root.join("a.txt")).unwrap());
+    let a = stat_cache::Stat::of(&std::fs::symlink_metadata(f.root.join("a.txt")).unwrap());
     let mtime = std::time::UNIX_EPOCH
         + std::time::Duration::new(u64::try_from(a.mtime.0).unwrap(), a.mtime.1);
     // Simulate: the index was written in the tick of a.txt's last write.
-    for name in [INDEX_FILE.to_owned(), format!("{INDEX_FILE}.delta")] {
+    for name in [
+        STAT_CACHE_FILE.to_owned(),
+        format!("{STAT_CACHE_FILE}.delta"),
+    ] {
         let p = f.store.dir().join(name);
         if p.exists() {
             fs_err::File::options()
@@ -593,7 +615,7 @@ fn gc_never_turns_a_racy_entry_into_a_trusted_one() {
                 .unwrap();
         }
     }
-    let loaded = index::Index::load(&f.store.dir().join(INDEX_FILE));
+    let loaded = stat_cache::Index::load(&f.store.dir().join(STAT_CACHE_FILE));
     let e = loaded
         .to_vec()
         .into_iter()
@@ -605,7 +627,7 @@ fn gc_never_turns_a_racy_entry_into_a_trusted_one() {
     f.store
         .prune(&HashSet::from(["tx0".to_owned()]), &[])
         .unwrap();
-    let loaded = index::Index::load(&f.store.dir().join(INDEX_FILE));
+    let loaded = stat_cache::Index::load(&f.store.dir().join(STAT_CACHE_FILE));
     let kept = loaded.to_vec().into_iter().find(|e| e.path == b"a.txt");
     assert!(
         kept.is_none_or(|e| !loaded.unchanged(&e.stat, &a)),

@@ -7,7 +7,7 @@ use git2::{ObjectType, Oid, Repository, Tree};
 
 use super::pack::NewObjects;
 
-use super::index::path_order;
+use super::stat_cache::path_order;
 
 const MODE_TREE: u32 = 0o040_000;
 

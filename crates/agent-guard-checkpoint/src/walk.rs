@@ -19,7 +19,7 @@ use git2::Repository;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
 
 use super::Selection;
-use super::index::{Entry, Stat, path_order};
+use super::stat_cache::{Entry, Stat, path_order};
 use super::watch::Heard;
 use agent_guard_git::Artifacts;
 use agent_guard_git::GitError;

@@ -28,7 +28,7 @@ pub(crate) const RESERVED_IDS: [&str; 4] = [
     crate::layout::SESSIONS_DIR_NAME,
     crate::layout::CHECKPOINTS_DIR_NAME,
     crate::lock::LOCK_FILE_NAME,
-    crate::checkpoint::CHECKPOINT_FILE_NAME,
+    crate::read_from::READ_FROM_FILE_NAME,
 ];
 
 /// The retention policy of one gc run.

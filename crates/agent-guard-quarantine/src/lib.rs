@@ -30,7 +30,6 @@
 
 #![warn(missing_docs)]
 
-mod checkpoint;
 mod copy;
 mod direct;
 mod error;
@@ -40,10 +39,10 @@ mod layout;
 mod links;
 mod lock;
 mod manifest;
-mod manifest_index;
 mod migrate;
 mod moves;
 mod preserve;
+mod read_from;
 mod reconcile;
 mod records;
 mod relocate;
@@ -51,6 +50,7 @@ mod restore;
 mod store;
 mod stored_path;
 mod transactions;
+mod tx_lines;
 mod usage;
 
 pub use copy::{NoProgress, Progress};

@@ -5,8 +5,8 @@ use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::checkpoint::{self, Closed, Unread};
 use crate::error::QuarantineError;
+use crate::read_from::{self, Closed, Unread};
 use crate::records::Record;
 use agent_guard_fsops as fsops;
 
@@ -103,14 +103,14 @@ impl Manifest {
     /// the only part that can hold an open intent.
     pub(crate) fn read_unread(&self) -> Result<Unread, QuarantineError> {
         let trash = self.path.parent().unwrap_or(Path::new("."));
-        checkpoint::read_unread(trash, &self.path).map_err(|e| self.error(e))
+        read_from::read_unread(trash, &self.path).map_err(|e| self.error(e))
     }
 
-    /// Records that every intent before `closed` is resolved (see [`checkpoint`]). Call only
+    /// Records that every intent before `closed` is resolved (see [`read_from`]). Call only
     /// after a durable append that followed the reconciliation `closed` came from.
     pub(crate) fn store_checkpoint(&self, closed: Closed) {
         let trash = self.path.parent().unwrap_or(Path::new("."));
-        checkpoint::store(trash, &self.path, closed);
+        read_from::store(trash, &self.path, closed);
     }
 
     fn error(&self, source: std::io::Error) -> QuarantineError {

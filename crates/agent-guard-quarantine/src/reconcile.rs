@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::checkpoint::Closed;
 use crate::error::QuarantineError;
+use crate::read_from::Closed;
 use crate::records::{
     Failed, Intent, MANIFEST_SCHEMA, Method, PreserveIntent, Preserved, Record, Relocated,
 };

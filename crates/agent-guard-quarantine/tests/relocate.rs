@@ -272,7 +272,7 @@ fn reconcile_resolves_every_crash_state() {
     assert_eq!(env.store.reconcile().unwrap().total(), 0);
 }
 
-/// The manifest checkpoint written by relocations (see `checkpoint.rs`).
+/// The manifest's read-from mark written by relocations (see `read_from.rs`).
 fn checkpoint(env: &Env) -> Option<serde_json::Value> {
     let text = fs::read(env.store.trash().join("manifest.checkpoint")).ok()?;
     serde_json::from_slice(&text).ok()

@@ -100,7 +100,7 @@ impl FastToken {
     /// Reads the token file at `path`; anything missing, torn or damaged is `None`.
     pub(crate) fn read(path: &Path) -> Option<FastToken> {
         let bytes = fs_err::read(path).ok()?;
-        crate::index::verify(&bytes)?;
+        crate::stat_cache::verify(&bytes)?;
         let body = bytes.get(..bytes.len() - 8)?;
         let mut cursor = Cursor { bytes: body, at: 0 };
         if cursor.take(8)? != MAGIC {
@@ -142,7 +142,7 @@ impl FastToken {
         out.extend_from_slice(&self.meta);
         out.push(u8::from(self.linked));
         // The index files' writer: the checksum appended, a temporary file renamed over.
-        crate::index::finish(path, out, false)
+        crate::stat_cache::finish(path, out, false)
     }
 }
 

@@ -29,11 +29,11 @@ use agent_guard_types::TxId;
 use crate::copy::Progress;
 use crate::error::QuarantineError;
 use crate::gc::RESERVED_IDS;
-use crate::manifest_index::ManifestIndex;
 use crate::records::{MANIFEST_SCHEMA, Record, Restored};
 use crate::store::Quarantine;
 use crate::stored_path::StoredPath;
 use crate::transactions::Transaction;
+use crate::tx_lines::TxLines;
 
 use self::paths::{Bounds, SOURCE_OUTSIDE, TARGET_OUTSIDE};
 use self::place::Restorer;
@@ -313,7 +313,7 @@ impl Quarantine {
         // Best effort: the transaction view already counts interrupted moves whose copy
         // exists, and a full disk must not keep anyone from getting their files back.
         let _ = self.reconcile_locked();
-        let index = match ManifestIndex::load(&self.manifest()) {
+        let index = match TxLines::load(&self.manifest()) {
             Ok(index) => index,
             Err(error) => {
                 return RestoreReport::refused(
@@ -576,7 +576,7 @@ impl Quarantine {
     /// The lock or the manifest could not be read.
     pub fn newest_restorable(&self) -> Result<Option<String>, QuarantineError> {
         let _lock = self.lock_shared()?;
-        let index = ManifestIndex::load(&self.manifest())?;
+        let index = TxLines::load(&self.manifest())?;
         Ok(index.newest_restorable(self.workspace()).map(|t| t.txid))
     }
 }

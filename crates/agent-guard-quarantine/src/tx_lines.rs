@@ -26,7 +26,7 @@ struct TxidOnly<'a> {
 
 /// The manifest's lines, grouped by transaction.
 #[derive(Debug, Default)]
-pub(crate) struct ManifestIndex {
+pub(crate) struct TxLines {
     bytes: Vec<u8>,
     /// Transaction ids in order of first appearance (the order of [`transactions`]).
     order: Vec<String>,
@@ -34,9 +34,9 @@ pub(crate) struct ManifestIndex {
     lines: HashMap<String, Vec<Range<usize>>>,
 }
 
-impl ManifestIndex {
+impl TxLines {
     /// Reads and indexes `manifest`. A missing manifest has no transactions.
-    pub(crate) fn load(manifest: &Manifest) -> Result<ManifestIndex, QuarantineError> {
+    pub(crate) fn load(manifest: &Manifest) -> Result<TxLines, QuarantineError> {
         let bytes = match std::fs::read(manifest.path()) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -47,10 +47,10 @@ impl ManifestIndex {
                 });
             }
         };
-        Ok(ManifestIndex::new(bytes))
+        Ok(TxLines::new(bytes))
     }
 
-    fn new(bytes: Vec<u8>) -> ManifestIndex {
+    fn new(bytes: Vec<u8>) -> TxLines {
         let mut order = Vec::new();
         let mut lines: HashMap<String, Vec<Range<usize>>> = HashMap::new();
         let mut start = 0;
@@ -69,7 +69,7 @@ impl ManifestIndex {
             }
             start = end + 1;
         }
-        ManifestIndex {
+        TxLines {
             bytes,
             order,
             lines,
@@ -136,7 +136,7 @@ mod tests {
             std::fs::create_dir_all(trash.join(id)).unwrap();
             std::fs::write(trash.join(id).join(id), id).unwrap();
         }
-        let index = ManifestIndex::new(text.clone().into_bytes());
+        let index = TxLines::new(text.clone().into_bytes());
         let full = transactions(&parse(text.as_bytes()));
         assert_eq!(full.len(), 3);
         for tx in &full {

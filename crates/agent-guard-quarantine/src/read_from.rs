@@ -1,4 +1,6 @@
-//! `manifest.checkpoint`: where crash reconciliation may start reading the manifest.
+//! Where crash reconciliation may start reading the manifest: an offset kept in the file
+//! `manifest.checkpoint` (its historical name, kept so that existing stores are read; in the
+//! code "checkpoint" means a workspace checkpoint only, so this is the read-from mark).
 //!
 //! Reconciliation looks for `relocate-intent` records without an outcome. Reading the whole
 //! manifest for that on every relocation makes `check --enforce` and `safe-delete` slower
@@ -23,8 +25,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The checkpoint's file name under the quarantine root.
-pub(crate) const CHECKPOINT_FILE_NAME: &str = "manifest.checkpoint";
+/// The read-from mark's file name under the quarantine root (historical).
+pub(crate) const READ_FROM_FILE_NAME: &str = "manifest.checkpoint";
 
 /// How many manifest bytes before the offset the checkpoint records, to recognise them.
 const TAIL_LEN: u64 = 64;
@@ -65,7 +67,7 @@ impl Unread {
 }
 
 fn path(trash: &Path) -> PathBuf {
-    trash.join(CHECKPOINT_FILE_NAME)
+    trash.join(READ_FROM_FILE_NAME)
 }
 
 /// Reads `manifest` from the checkpoint of `trash` on, or whole when the checkpoint is
@@ -207,7 +209,7 @@ mod tests {
     #[test]
     fn a_shorter_checkpoint_replaces_a_longer_one_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let at = dir.path().join(CHECKPOINT_FILE_NAME);
+        let at = dir.path().join(READ_FROM_FILE_NAME);
         overwrite(&at, b"{\"schema\":1,\"offset\":123456}").unwrap();
         overwrite(&at, b"{\"offset\":7}").unwrap();
         assert_eq!(std::fs::read(&at).unwrap(), b"{\"offset\":7}");

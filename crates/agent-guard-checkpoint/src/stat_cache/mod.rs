@@ -1,11 +1,12 @@
-//! The checkpoint store's private stat index: what every kept path looked like (`lstat`
-//! data) and which blob holds it, so that the next checkpoint reads and hashes only the
+//! The checkpoint store's stat cache (the file keeps its name, `agent-guard-index`; in the
+//! code "index" means git's index only): what every kept path looked like (`lstat` data)
+//! and which blob holds it, so that the next checkpoint reads and hashes only the
 //! files whose stat data changed, and rebuilds only the trees above them.
 //!
 //! It also remembers the last checkpoint's commit and meta, so that a checkpoint of an
 //! unchanged workspace is known to be the last one without reading the object store.
 //!
-//! The index is a cache, in two files ([`mod@file`]): a base holding every entry, and a delta
+//! The cache is in two files ([`mod@file`]): a base holding every entry, and a delta
 //! holding what changed since the base, so that a checkpoint of a hundred changed files
 //! writes a hundred entries and not the whole workspace's; a new base is written once the
 //! delta has grown past an eighth of it. Both are replaced atomically (temporary file,
