@@ -19,6 +19,8 @@
 //! files over the cap and special files are listed as not kept. The workspace's own `.git`
 //! is kept as state plus a hard-linked mirror of its objects (`gitdir`, `git_objects`).
 
+#![warn(missing_docs)]
+
 mod damage;
 mod diff;
 mod dir_modes;

@@ -162,3 +162,51 @@ fn the_table_is_read() {
     assert!(allowed["agent-guard-cli"].contains("agent-guard-engine"));
     assert!(!allowed["agent-guard-cli"].contains("agent-guard-recovery"));
 }
+
+/// Non-test lines of Rust under `dir`: every `.rs` file but `tests.rs` files, each up to
+/// its `#[cfg(test)]` module.
+fn non_test_lines(dir: &Path) -> usize {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a source directory is readable") {
+            let path = entry.expect("an entry is readable").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && path.file_name().is_some_and(|n| n != "tests.rs")
+            {
+                let text = std::fs::read_to_string(&path).expect("a source file is readable");
+                total += text
+                    .lines()
+                    .take_while(|line| !line.starts_with("#[cfg(test)]"))
+                    .count();
+            }
+        }
+    }
+    total
+}
+
+/// One head can hold a crate (issue 36): no crate but the rule crate (classify) has over
+/// 8,000 lines of non-test code.
+#[test]
+fn no_crate_but_the_rules_is_over_8000_lines() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut over = Vec::new();
+    for entry in std::fs::read_dir(&crates).expect("crates/ is readable") {
+        let dir = entry.expect("an entry is readable").path();
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        if !dir.join("src").is_dir() || name == "agent-guard-classify" {
+            continue;
+        }
+        let lines = non_test_lines(&dir.join("src"));
+        if lines > 8_000 {
+            over.push(format!("{name}: {lines} non-test lines"));
+        }
+    }
+    assert!(over.is_empty(), "split these: {}", over.join(", "));
+}

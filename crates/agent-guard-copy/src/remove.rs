@@ -13,7 +13,7 @@ use agent_guard_fsops as fsops;
 ///
 /// Entries go bottom-up, one `unlink`/`rmdir` each, so the error names the exact path that
 /// could not be removed; the parent of `src` is `fsync`ed at the end.
-pub(crate) fn remove_source(src: &Path, faults: Faults) -> Result<(), CopyError> {
+pub fn remove_source(src: &Path, faults: Faults) -> Result<(), CopyError> {
     let nodes = walk::walk(src, Specials::Allow)?;
     let total = nodes.len();
     if total == 1 {
@@ -43,11 +43,7 @@ pub(crate) fn remove_source(src: &Path, faults: Faults) -> Result<(), CopyError>
 /// path absent in `copy`, or a different kind, size or mtime) is left in place, so its parent
 /// directory cannot be removed either and the move is reported incomplete — with both halves
 /// kept. A concurrent writer can therefore never lose data to the removal.
-pub(crate) fn remove_copied_source(
-    src: &Path,
-    copy: &Path,
-    faults: Faults,
-) -> Result<(), CopyError> {
+pub fn remove_copied_source(src: &Path, copy: &Path, faults: Faults) -> Result<(), CopyError> {
     let nodes = walk::walk(src, Specials::Allow)?;
     let copied = walk::walk(copy, Specials::Allow)?;
     let copied: std::collections::HashMap<&std::path::Path, &walk::Node> =

@@ -17,7 +17,7 @@ use agent_guard_fsops as fsops;
 
 /// How a file's copy was made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Cloned {
+pub enum Cloned {
     /// A second name for the same inode (`link`): O(1); only where nothing writes the
     /// original in place.
     Link,
@@ -33,7 +33,7 @@ pub(crate) enum Cloned {
 /// its current version: `src` has no other name (one that could be written in place later)
 /// and lies on the same filesystem. `Ok(false)` when a link is not possible or not safe, so
 /// that the caller copies instead.
-pub(crate) fn link_file(src: &Path, dst: &Path) -> Result<bool, CopyError> {
+pub fn link_file(src: &Path, dst: &Path) -> Result<bool, CopyError> {
     let meta = src.symlink_metadata().map_err(|e| io_error(src, e))?;
     if !meta.is_file() || meta.nlink() != 1 {
         return Ok(false);
@@ -60,7 +60,7 @@ pub(crate) fn link_file(src: &Path, dst: &Path) -> Result<bool, CopyError> {
 /// a streamed copy of more than `max_stream` bytes is refused ([`CopyError::TooLarge`])
 /// before anything is written. Nothing is synced: the caller flushes `dst` and its
 /// directory, in the same durability epoch as its journal records.
-pub(crate) fn clone_file(
+pub fn clone_file(
     src: &Path,
     dst: &Path,
     max_stream: Option<u64>,
@@ -245,7 +245,7 @@ fn hash(file: &File, path: &Path) -> Result<[u8; 32], CopyError> {
 /// so that `dst` keeps its inode (and hard links): a reflink of the whole file where
 /// possible, else a truncate and a streamed copy. `dst` then gets `src`'s permission bits and
 /// times, and is synced.
-pub(crate) fn write_into(src: &Path, dst: &Path) -> std::io::Result<()> {
+pub fn write_into(src: &Path, dst: &Path) -> std::io::Result<()> {
     let source = File::open(src)?;
     let meta = source.metadata()?;
     let target = OpenOptions::new()

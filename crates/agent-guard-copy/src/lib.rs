@@ -1,4 +1,7 @@
-//! The cross-device fallback: a verified copy, then removal of the source.
+//! Verified copies for agent-guard's store (and the crash-test fault points its steps
+//! share, [`faults`]): keeping a file by a hard link, a reflink or a kernel copy that is
+//! hashed and compared ([`clone_file`]), and the cross-device fallback: a verified copy,
+//! then removal of the source.
 //!
 //! When `rename` fails with `EXDEV`, the relocation copies the item into the quarantine with
 //! [`copy_verified`], and only after the copy is durable and verified removes the original with
@@ -24,8 +27,11 @@
 //! own calls: `fs-err` wraps the OS error, which would hide `ENOSPC` from
 //! [`fsops::is_storage_full`], and [`CopyError`] names the path already.
 
+#![warn(missing_docs)]
+
 mod clone;
 mod digest;
+pub mod faults;
 mod pool;
 mod remove;
 mod transfer;
@@ -37,11 +43,11 @@ mod tests;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::faults::Faults;
 use agent_guard_fsops as fsops;
 
-pub(crate) use clone::{Cloned, clone_file, link_file, write_into};
-pub(crate) use remove::{remove_copied_source, remove_source};
+pub use clone::{Cloned, clone_file, link_file, write_into};
+pub use faults::{FaultPoint, Faults};
+pub use remove::{remove_copied_source, remove_source};
 
 /// Progress of a long copy (the CLI draws a bar on a terminal; the library never prints).
 ///
@@ -63,7 +69,7 @@ impl Progress for NoProgress {}
 
 /// What a verified copy produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CopyOutcome {
+pub struct CopyOutcome {
     /// The tree digest (64 lowercase hex characters) of the source as read, equal to the
     /// digest of the destination as re-read.
     pub digest: String,
@@ -76,7 +82,7 @@ pub(crate) struct CopyOutcome {
 /// Why a copy or a removal failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub(crate) enum CopyError {
+pub enum CopyError {
     /// A FIFO, socket or device node: refused before anything is written.
     #[error("refusing to copy the {kind} `{path}`")]
     Special {
@@ -123,12 +129,12 @@ pub(crate) enum CopyError {
 
 impl CopyError {
     /// Wraps an I/O error on `path`, telling a full storage apart.
-    pub(crate) fn io(path: &Path, source: io::Error) -> CopyError {
+    pub fn io(path: &Path, source: io::Error) -> CopyError {
         io_error(path, source)
     }
 
     /// Returns `true` if the storage is full (the caller reports it differently).
-    pub(crate) fn is_storage(&self) -> bool {
+    pub fn is_storage(&self) -> bool {
         matches!(self, CopyError::Storage { .. })
     }
 }
@@ -149,7 +155,7 @@ fn io_error(path: &Path, source: io::Error) -> CopyError {
 /// Owner, permission bits, atime and mtime are preserved for files, directories and symlinks
 /// (ownership only where allowed, e.g. as root); hard links inside the tree stay hard links.
 /// On error nothing remains at `dst` unless `dst` existed before the call.
-pub(crate) fn copy_verified(
+pub fn copy_verified(
     src: &Path,
     dst: &Path,
     progress: &dyn Progress,
@@ -171,6 +177,6 @@ pub(crate) fn copy_verified(
 /// `path` may be a directory, a regular file or a symlink (which is not followed); special
 /// files are refused with [`CopyError::Special`]. Files and directories are read with
 /// `O_NOATIME` where allowed, so re-verifying leaves their atimes alone.
-pub(crate) fn digest_tree(path: &Path) -> Result<String, CopyError> {
+pub fn digest_tree(path: &Path) -> Result<String, CopyError> {
     Ok(digest::fold(&digest::tree_entries(path)?))
 }
