@@ -405,6 +405,8 @@ pub(crate) struct Filter<'a> {
 /// index (which libgit2 loads once per repository handle).
 struct Probe {
     repo: Repository,
+    /// The work tree's root, resolved.
+    workdir: PathBuf,
     excludes: agent_guard_git::Excludes,
     /// The workspace's path inside the work tree (`""`, or `sub/` when the workspace is a
     /// subdirectory of it).
@@ -452,8 +454,12 @@ impl<'a> Filter<'a> {
         let tracked_here = index
             .get_path(Path::new(OsStr::from_bytes(&path)), 0)
             .is_some();
-        path.push(b'/');
-        !(tracked_here || index.find_prefix(path.as_slice()).is_ok())
+        let mut under = path.clone();
+        under.push(b'/');
+        // Another repository at, below or above it keeps a history the index does not see.
+        !(tracked_here
+            || index.find_prefix(under.as_slice()).is_ok()
+            || agent_guard_git::in_or_holds_a_repository(&probe.workdir, &path))
     }
 }
 
@@ -469,6 +475,7 @@ impl Probe {
         let excludes = agent_guard_git::Excludes::open(&repo, &workdir, git_user_dir);
         Some(Probe {
             repo,
+            workdir,
             excludes,
             prefix,
         })
@@ -496,6 +503,33 @@ mod tests {
             .iter()
             .map(|f| String::from_utf8_lossy(&f.path).into_owned())
             .collect()
+    }
+
+    /// An ignored artifact directory that holds another repository (a clone with its own
+    /// history) is not left out: its files are kept (found by an outside review).
+    #[test]
+    fn an_artifact_holding_a_repository_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let repo = Repository::init(root).unwrap();
+        for (path, text) in [
+            (".gitignore", "node_modules/\n"),
+            ("node_modules/dep/.git/HEAD", "nested"),
+            ("node_modules/dep/work.js", "mine"),
+            ("node_modules/plain/i.js", "m"),
+        ] {
+            let path = root.join(path);
+            fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+            fs_err::write(path, text).unwrap();
+        }
+        drop(repo);
+        let walked = walk(&selection(root), None).unwrap();
+        let found = paths(&walked);
+        assert!(
+            found.contains(&"node_modules/dep/work.js".to_owned()),
+            "{found:?}"
+        );
+        assert_eq!(walked.nested_git, [b"node_modules/dep/.git".to_vec()]);
     }
 
     #[test]

@@ -65,6 +65,8 @@ impl Excludes {
             .as_ref()
             .and_then(|c| c.get_bool("core.ignorecase").ok())
             .unwrap_or(false);
+        // git reads a relative `core.excludesFile` from the top of the work tree.
+        let configured = configured.map(|file| root.join(file));
         let user = configured.or_else(|| user_dir.map(|dir| dir.join("ignore")));
         let mut buffer = Vec::new();
         let global = gix_ignore::Search::from_git_dir(repo.commondir(), user, &mut buffer, PARSE)

@@ -44,6 +44,7 @@ mod ignore;
 mod index_file;
 mod layout;
 mod moved_index;
+mod nested;
 mod pathspec;
 mod reflog;
 mod refs;
@@ -78,6 +79,7 @@ pub use error::GitError;
 pub use ignore::Excludes;
 pub use index_file::{IndexCursor, IndexFile, IndexSpan};
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
+pub use nested::in_or_holds_a_repository;
 pub use refs::{
     Keep, branch_tip, create_kept_refs, drop_private_refs, kept_ref_name, resolve_keeps,
     set_branch, set_ref,

@@ -13,7 +13,8 @@ use crate::world::RealWorld;
 /// excluded directory is ignored — and no index entry is at or under the path: tracked
 /// content is never regenerable. A relative `path` is taken relative to the workspace. Any
 /// failure is `false`. The rules are `agent_guard_git::Excludes`, the engine `git clean`'s
-/// enumeration and the checkpoint walk use too.
+/// enumeration and the checkpoint walk use too. A path in or holding another repository
+/// (a `.git` above it up to the work tree's root, at it or below it) is never ignored here.
 pub(crate) fn git_ignored(world: &RealWorld, path: &Path) -> bool {
     let absolute = fold_lexical(&world.workspace.join(path));
     let Some(mut repo) = world.repository() else {
@@ -49,8 +50,12 @@ pub(crate) fn git_ignored(world: &RealWorld, path: &Path) -> bool {
         return false;
     }
     let tracked_here = (0..=3).any(|stage| index.get_path(relative, stage).is_some());
-    let mut under = spelled;
+    let mut under = spelled.clone();
     under.push(b'/');
     let tracked_below = index.find_prefix(under.as_slice()).is_ok();
-    !(tracked_here || tracked_below)
+    // Another repository (a nested clone, a linked worktree, a submodule) at, below or
+    // above the path keeps a history the outer index does not see.
+    !(tracked_here
+        || tracked_below
+        || agent_guard_git::in_or_holds_a_repository(&workdir, &spelled))
 }

@@ -67,3 +67,61 @@ fn the_root_build_stays_regenerable() {
     assert_eq!(exit, 0, "{report}");
     assert_eq!(report["code"], "ALLOW_REGENERABLE", "{report}");
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+}
+
+/// Found by an outside review: a repository of its own inside an ignored `build/` (a `CMake`
+/// `_deps`, with an unpushed commit and an edit) and a linked worktree in an ignored `dist/`
+/// (staged work) were regenerable to the guard, which looked only at the outer index. Now
+/// they are kept, the real `rm -rf` runs, and `undo` brings back every byte, the inner
+/// `.git` included.
+#[test]
+fn another_repository_inside_an_ignored_directory_is_kept_and_undone() {
+    let env = TestEnv::new();
+    let ws = env.ws();
+    std::fs::write(ws.join(".gitignore"), "node_modules/\nbuild/\ndist/\n").unwrap();
+    git(ws, &["add", ".gitignore"]);
+    git(ws, &["commit", "-qm", "ignore build and dist"]);
+    let lib = ws.join("build/_deps/lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    git(&lib, &["init", "-q"]);
+    std::fs::write(lib.join("work.c"), "mine\n").unwrap();
+    git(&lib, &["add", "work.c"]);
+    git(&lib, &["commit", "-qm", "unpushed"]);
+    std::fs::write(lib.join("work.c"), "mine\nmore\n").unwrap();
+    git(ws, &["branch", "pages"]);
+    run_shell(&env, "rm -rf dist");
+    git(ws, &["worktree", "add", "-q", "dist", "pages"]);
+    std::fs::write(ws.join("dist/index.html"), "wip\n").unwrap();
+    git(&ws.join("dist"), &["add", "index.html"]);
+    for line in ["rm -rf build", "rm -rf dist"] {
+        let before = snapshot(ws, &["*"]);
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{report}");
+        assert_ne!(report["code"], "ALLOW_REGENERABLE", "{line}: {report}");
+        run_shell(&env, line);
+        assert!(!ws.join(&line[7..]).exists(), "{line} ran");
+        undo(&env);
+        assert_eq!(snapshot(ws, &["*"]), before, "{line}: undone byte for byte");
+    }
+    // The nested repository works as before: its history and its edit are back.
+    let log = std::process::Command::new("git")
+        .args(["log", "--oneline"])
+        .current_dir(&lib)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).contains("unpushed"));
+}

@@ -172,3 +172,49 @@ fn regenerable_needs_an_artifact_name_and_git() {
         "no patterns, nothing regenerable"
     );
 }
+
+/// A relative `core.excludesFile` is read from the top of the work tree, as git reads it,
+/// whatever directory the guard runs in (found by an outside review: the guard opened it
+/// relative to its own working directory).
+#[test]
+fn a_relative_excludes_file_is_read_from_the_top_of_the_work_tree() {
+    let scratch = Scratch::new();
+    let ws = scratch.path("ws");
+    git_init(&ws);
+    scratch.file("ws/ign", "build\n");
+    scratch.file("ws/pkg/ign", "");
+    scratch.file("ws/pkg/build/o", "");
+    git(&ws, &["config", "core.excludesFile", "ign"]);
+    let pkg = ws.join("pkg");
+    assert!(git_ok(&pkg, &["check-ignore", "-q", "--no-index", "build"]));
+    let world = world(&pkg, None);
+    assert!(world.git_ignored(Path::new("build")));
+}
+
+/// Another repository at, below or above a path (a nested clone with its own history, a
+/// linked worktree) keeps what the outer index does not see: not regenerable.
+#[test]
+fn nothing_in_or_holding_another_repository_is_regenerable() {
+    let scratch = Scratch::new();
+    let ws = scratch.path("ws");
+    git_init(&ws);
+    scratch.file("ws/.gitignore", "build/\ndist/\n");
+    commit_all(&ws, "base");
+    let lib = scratch.dir("ws/build/_deps/lib");
+    git_init(&lib);
+    scratch.file("ws/build/_deps/lib/work.c", "mine\n");
+    commit_all(&lib, "unpushed");
+    scratch.file("ws/dist/.git", "gitdir: /elsewhere/worktrees/dist\n");
+    scratch.file("ws/dist/index.html", "wip\n");
+    let world = world(&ws, None);
+    for path in [
+        "build",
+        "build/_deps",
+        "build/_deps/lib/work.c",
+        "dist",
+        "dist/index.html",
+    ] {
+        assert!(oracle(&ws, path), "git ignores {path}");
+        assert!(!world.git_ignored(&ws.join(path)), "{path}");
+    }
+}
