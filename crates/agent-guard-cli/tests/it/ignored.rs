@@ -5,6 +5,7 @@
 //! byte; `build/` at the root stays regenerable.
 
 use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
+use crate::whole_workspace::git;
 
 fn negated() -> TestEnv {
     let env = TestEnv::new();
@@ -66,21 +67,6 @@ fn the_root_build_stays_regenerable() {
     let (exit, report) = enforce(&env, "rm -rf build");
     assert_eq!(exit, 0, "{report}");
     assert_eq!(report["code"], "ALLOW_REGENERABLE", "{report}");
-}
-
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let output = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "git {args:?}: {output:?}");
 }
 
 /// Found by an outside review: a repository of its own inside an ignored `build/` (a `CMake`

@@ -40,7 +40,8 @@ fn full_tree(root: &Path) -> BTreeMap<Vec<u8>, (&'static str, u32, Vec<u8>)> {
     out
 }
 
-fn git(ws: &Path, args: &[&str]) -> String {
+/// Runs the real `git` in `ws` with a test identity and no user or system configuration.
+pub(crate) fn git(ws: &Path, args: &[&str]) -> String {
     let output = std::process::Command::new("git")
         .args(args)
         .current_dir(ws)
