@@ -48,11 +48,6 @@ impl Artifacts {
         Artifacts { patterns }
     }
 
-    /// Whether there are no patterns.
-    pub fn is_empty(&self) -> bool {
-        self.patterns.is_empty()
-    }
-
     /// Whether the last component of `relative`, or `relative` itself, matches a pattern
     /// (a walk that never enters what it leaves out needs no more).
     pub fn matches(&self, relative: &[u8]) -> bool {
