@@ -12,7 +12,7 @@ use agent_guard_recovery::{Applied, Job, Progress, compensation};
 use agent_guard_types::{Strategy, Unkept, UnkeptWhy};
 
 use crate::check::{CheckRequest, audit_record};
-use crate::enforce::{compensations_record, kept_what, meta, new_txid};
+use crate::enforce::{compensations_record, kept_what, new_txid, origin};
 use crate::report::CheckReport;
 use crate::runtime::Runtime;
 use crate::store::quarantine;
@@ -24,7 +24,7 @@ pub(crate) struct Asking<'a> {
     pub workspace: &'a Workspace,
     pub runtime: &'a Runtime,
     pub log: Option<&'a AuditLog>,
-    pub meta: &'a serde_json::Map<String, serde_json::Value>,
+    pub edit: &'a agent_guard_recovery::Origin,
     pub progress: &'a dyn Progress,
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn keep_then_ask(report: &mut CheckReport, asking: &Asking<'_>) -> bo
         let job = Job {
             store: &store,
             txid: new_txid(asking.runtime),
-            meta: meta(&report.check_id, asking.meta),
+            origin: origin(&report.check_id, asking.edit),
             progress: asking.progress,
         };
         let applied = compensation.apply(&job, &verdict.plan);

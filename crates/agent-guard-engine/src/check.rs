@@ -45,9 +45,9 @@ pub(crate) struct Judged {
     pub ops: Vec<OpSpec>,
     pub workspace: Option<Workspace>,
     pub runtime: Runtime,
-    /// Journal `meta` of the transactions beyond `check --enforce`'s own (an edit tool's
+    /// Who made the transactions beyond `check --enforce` itself (an edit tool's label,
     /// harness, tool and files); empty for a command line.
-    pub meta: serde_json::Map<String, serde_json::Value>,
+    pub origin: agent_guard_recovery::Origin,
 }
 
 /// Judges `request.command` without changing anything but the audit log.
@@ -194,7 +194,7 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         ops,
         workspace: opened.or_else(|| workspace.and_then(Result::ok)),
         runtime,
-        meta: serde_json::Map::new(),
+        origin: agent_guard_recovery::Origin::default(),
     }
 }
 

@@ -11,11 +11,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use serde_json::{Map, Value, json};
-
 use agent_guard_config::EnvSnapshot;
 use agent_guard_policy::{PolicyContext, decide};
-use agent_guard_recovery::NoProgress;
+use agent_guard_recovery::{EditedFile, NoProgress, Origin};
 use agent_guard_session::read_mode;
 use agent_guard_types::{
     Dialect, DialectResolution, EditFile, OpKind, OpSpec, ReasonCode, Target, WriteMode,
@@ -124,7 +122,7 @@ pub fn check_edit(request: &EditRequest, on_deadline: &dyn Fn(u64)) -> CheckRepo
         ops: vec![op],
         workspace: Some(workspace),
         runtime,
-        meta: meta(request),
+        origin: origin(request),
     };
     if request.enforce {
         return crate::enforce::enforce(judged, &check, &NoProgress);
@@ -160,19 +158,22 @@ fn edit_op(request: &EditRequest) -> OpSpec {
     op
 }
 
-/// The transaction's `meta` beyond `check --enforce`'s: who made it and which files.
-fn meta(request: &EditRequest) -> Map<String, Value> {
-    let files: Vec<Value> = request
-        .files
-        .iter()
-        .map(|f| json!({"path": f.path, "effect": f.effect.as_str()}))
-        .collect();
-    let mut meta = Map::new();
-    meta.insert("tool".into(), request.label().into());
-    meta.insert("harness".into(), request.harness.clone().into());
-    meta.insert("edit_tool".into(), request.tool.clone().into());
-    meta.insert("files".into(), Value::Array(files));
-    meta
+/// Who makes the transaction beyond `check --enforce`: the edit tool and its files.
+fn origin(request: &EditRequest) -> Origin {
+    Origin {
+        tool: Some(request.label()),
+        harness: Some(request.harness.clone()),
+        edit_tool: Some(request.tool.clone()),
+        files: request
+            .files
+            .iter()
+            .map(|f| EditedFile {
+                path: f.path.clone(),
+                effect: f.effect.as_str().to_owned(),
+            })
+            .collect(),
+        ..Origin::default()
+    }
 }
 
 #[cfg(test)]
@@ -202,7 +203,7 @@ mod tests {
         assert_eq!(op.kind, OpKind::EditTool);
         assert!(op.targets[0].through_symlink && !op.targets[1].through_symlink);
         assert!(op.targets.iter().all(Target::is_concrete));
-        assert_eq!(meta(&request)["tool"], "claude-code Write");
-        assert_eq!(meta(&request)["files"][1]["effect"], "delete");
+        assert_eq!(origin(&request).tool.as_deref(), Some("claude-code Write"));
+        assert_eq!(origin(&request).files[1].effect, "delete");
     }
 }

@@ -6,10 +6,8 @@
 //! failure refuses the command (exit 2), with what was already moved into the quarantine
 //! put back (`put_back`), or, where it cannot go back, still restorable.
 
-use serde_json::Value;
-
 use agent_guard_audit::{AuditRecord, CompensationRecord, ErrorLabel, Event, Phase};
-use agent_guard_recovery::{Applied, FailureKind, Job, Progress, compensation};
+use agent_guard_recovery::{Applied, FailureKind, Job, Origin, Progress, compensation};
 use agent_guard_types::{Decision, ReasonCode, Strategy, TxId, Unkept};
 
 use crate::check::{CheckRequest, Judged, audit_log, audit_record};
@@ -27,7 +25,7 @@ pub(crate) fn enforce(
         ops,
         workspace,
         runtime,
-        meta: extra_meta,
+        origin: edit_origin,
     } = judged;
     report.compensations = Some(Vec::new());
     let Some(workspace) =
@@ -52,7 +50,7 @@ pub(crate) fn enforce(
                 workspace: &workspace,
                 runtime: &runtime,
                 log: log.as_ref().ok(),
-                meta: &extra_meta,
+                edit: &edit_origin,
                 progress,
             };
             if !crate::ask::keep_then_ask(&mut report, &asking) {
@@ -119,7 +117,7 @@ pub(crate) fn enforce(
         let job = Job {
             store: &store,
             txid: new_txid(&runtime),
-            meta: meta(&report.check_id, &extra_meta),
+            origin: origin(&report.check_id, &edit_origin),
             progress,
         };
         let applied = compensation.apply(&job, &verdict.plan);
@@ -284,18 +282,19 @@ fn refuse_without_intent(report: &mut CheckReport, cause: &str) {
     report.message = Some(format!("agent-guard: the cause: {cause}"));
 }
 
-/// The journal's `meta` of a transaction made by `check --enforce`, with `extra` (an edit
-/// tool's `tool`, `harness`, `edit_tool` and `files`) over it.
-pub(crate) fn meta(
-    check_id: &str,
-    extra: &serde_json::Map<String, Value>,
-) -> serde_json::Map<String, Value> {
-    let mut meta = serde_json::Map::new();
-    meta.insert("tool".into(), "check --enforce".into());
-    meta.insert("check_id".into(), check_id.into());
-    meta.insert("command".into(), agent_guard_audit::REDACTED.into());
-    meta.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
-    meta
+/// Who made a transaction of `check --enforce`: the check, with `edit` (an edit tool's
+/// label, harness, tool and files) over it. The command itself is only in the audit log.
+pub(crate) fn origin(check_id: &str, edit: &Origin) -> Origin {
+    Origin {
+        tool: Some(
+            edit.tool
+                .clone()
+                .unwrap_or_else(|| "check --enforce".to_owned()),
+        ),
+        check_id: Some(check_id.to_owned()),
+        command: Some(agent_guard_audit::REDACTED.to_owned()),
+        ..edit.clone()
+    }
 }
 
 /// The refusal a failed compensation becomes (reference §1.3's static reasons).

@@ -226,8 +226,9 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
 /// The check id of the command that made `tx`, if recorded.
 fn check_id(tx: &Transaction) -> Option<&str> {
     tx.meta
-        .get("check_id")
-        .and_then(serde_json::Value::as_str)
+        .origin
+        .check_id
+        .as_deref()
         .filter(|id| !id.is_empty())
 }
 
@@ -241,11 +242,7 @@ fn refused(txid: &str, refusal: RestoreRefusal) -> RestoreOutcome {
 
 /// Whether backup `tx` was made by the undo of a workspace checkpoint.
 fn undid_a_checkpoint(tx: &Transaction, txs: &[Transaction]) -> bool {
-    let Some(undone) = tx
-        .meta
-        .get("restoring_txid")
-        .and_then(serde_json::Value::as_str)
-    else {
+    let Some(undone) = tx.meta.origin.restoring_txid.as_deref() else {
         return false;
     };
     txs.iter().filter(|t| t.txid == undone).any(|t| {

@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use agent_guard_config::EnvSnapshot;
 use agent_guard_recovery::{Quarantine, Transaction, TxState, Usage};
@@ -213,11 +212,7 @@ pub(crate) fn summary(tx: &Transaction, root: &Path) -> TxSummary {
             + tx.snapshots.iter().filter(|s| s.sha.is_some()).count(),
         restorable_items: tx.restorable_items(),
         strategies: tx.strategies(),
-        tool: tx
-            .meta
-            .get("tool")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        tool: tx.meta.origin.tool.clone(),
         first,
         what: what(tx, root),
         bytes,

@@ -7,7 +7,6 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use serde_json::json;
 
 use agent_guard_audit::{AuditRecord, Event, Phase, SyncInFlight, Tool};
 
@@ -287,10 +286,10 @@ fn relocate(
 ) {
     let txid = new_txid(runtime);
     let items = agent_guard_recovery::relocate_items(specs);
-    let meta = json!({"tool": "safe_delete", "code": report.verdict.code})
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
+    let meta = agent_guard_recovery::TxMeta::of(agent_guard_recovery::Origin {
+        code: Some(report.verdict.code.to_string()),
+        ..agent_guard_recovery::Origin::tool("safe_delete")
+    });
     let result = match store.relocate(&items, &txid, meta, progress) {
         Ok(result) => result,
         Err(error) => {

@@ -3,10 +3,9 @@
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{ItemKind, Transaction, TxState};
+use agent_guard_recovery::{ItemKind, Transaction, TxMeta, TxState};
 
 use crate::error::Result;
 use crate::runtime::Runtime;
@@ -116,8 +115,8 @@ pub struct ShowReport {
     pub ts: Option<String>,
     /// Its state.
     pub state: TxState,
-    /// Who created it.
-    pub meta: Map<String, Value>,
+    /// Who created it, and what its compensation recorded.
+    pub meta: TxMeta,
     /// Relocated items.
     pub items: Vec<ItemReport>,
     /// Git snapshots and kept refs.

@@ -55,7 +55,7 @@ pub fn undoable(txs: &[Transaction]) -> Vec<&Transaction> {
 
 /// Whether a restore made `tx` to keep what it replaced.
 pub fn is_backup(tx: &Transaction) -> bool {
-    tx.meta.get("tool").and_then(serde_json::Value::as_str) == Some("restore")
+    tx.meta.origin.is_restore()
 }
 
 /// Whether the last restore of `tx` ended with conflicts (and nothing since succeeded).

@@ -52,6 +52,7 @@ mod store;
 mod stored_path;
 mod transactions;
 mod tx_lines;
+mod tx_meta;
 mod usage;
 
 pub use copy::{NoProgress, Progress};
@@ -84,5 +85,8 @@ pub use store::Quarantine;
 pub use stored_path::StoredPath;
 pub use transactions::{
     Item, Kept, SnapshotItem, Transaction, TxState, list_files, path_size, transactions,
+};
+pub use tx_meta::{
+    CheckpointFacts, EditedFile, NotKeptFile, Origin, RESTORE_TOOL, Repaired, SnapshotFacts, TxMeta,
 };
 pub use usage::{Overview, Usage};

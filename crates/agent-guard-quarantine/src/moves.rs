@@ -18,8 +18,8 @@
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
+use crate::tx_meta::TxMeta;
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use agent_guard_types::TxId;
 
@@ -114,7 +114,7 @@ impl Quarantine {
         &self,
         plan: &MoveRecording,
         txid: &TxId,
-        meta: Map<String, Value>,
+        meta: TxMeta,
         progress: &dyn Progress,
     ) -> Result<MoveReport, QuarantineError> {
         let _lock = self.lock()?;

@@ -26,8 +26,8 @@
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
+use crate::tx_meta::TxMeta;
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use agent_guard_types::TxId;
 
@@ -140,7 +140,7 @@ impl Quarantine {
         &self,
         items: &[PreserveItem],
         txid: &TxId,
-        meta: Map<String, Value>,
+        meta: TxMeta,
         progress: &dyn Progress,
     ) -> Result<PreservationReport, QuarantineError> {
         let _lock = self.lock()?;
@@ -157,7 +157,7 @@ impl Quarantine {
         &self,
         items: &[PreserveItem],
         txid: &TxId,
-        meta: Map<String, Value>,
+        meta: TxMeta,
         progress: &dyn Progress,
     ) -> Result<PreservationReport, QuarantineError> {
         self.preserve_journaled(items, txid, meta, progress)
@@ -168,7 +168,7 @@ impl Quarantine {
         &self,
         items: &[PreserveItem],
         txid: &TxId,
-        meta: Map<String, Value>,
+        meta: TxMeta,
         _progress: &dyn Progress,
     ) -> Result<(PreservationReport, bool), QuarantineError> {
         let tx_dir = self.tx_dir(txid);

@@ -11,9 +11,9 @@
 //! no outcome yet (see `reconcile`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use crate::stored_path::StoredPath;
+use crate::tx_meta::TxMeta;
 
 /// The schema version stamped on every record this crate writes.
 pub const MANIFEST_SCHEMA: u64 = 1;
@@ -104,9 +104,9 @@ pub struct TxStart {
     pub txid: String,
     /// `relocate` (also for clean-enumerate and restore preservation).
     pub strategy: String,
-    /// Who created it: `{"tool": …, "check_id": …, "code": …, "restoring_txid": …}`.
+    /// Who created it, and with which compensation.
     #[serde(default)]
-    pub meta: Map<String, Value>,
+    pub meta: TxMeta,
     /// The workspace the transaction belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<StoredPath>,
@@ -430,9 +430,9 @@ pub struct Snapshot {
     /// An error, if the snapshot failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Who created it.
+    /// Who created it, and what the snapshot or checkpoint recorded of itself.
     #[serde(default)]
-    pub meta: Map<String, Value>,
+    pub meta: TxMeta,
     /// UTC timestamp.
     pub ts: String,
     /// Schema version.

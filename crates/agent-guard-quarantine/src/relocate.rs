@@ -11,8 +11,8 @@ use std::os::unix::fs::DirBuilderExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Component, Path, PathBuf};
 
+use crate::tx_meta::TxMeta;
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use agent_guard_types::TxId;
 
@@ -111,7 +111,7 @@ impl Quarantine {
         &self,
         items: &[RelocateItem],
         txid: &TxId,
-        meta: Map<String, Value>,
+        meta: TxMeta,
         progress: &dyn Progress,
     ) -> Result<RelocationReport, QuarantineError> {
         let _lock = self.lock()?;
@@ -133,7 +133,7 @@ impl Quarantine {
         &self,
         items: &[RelocateItem],
         txid: &TxId,
-        meta: Map<String, Value>,
+        meta: TxMeta,
         progress: &dyn Progress,
     ) -> Result<RelocationReport, QuarantineError> {
         self.relocate_journaled(items, txid, meta, progress)
@@ -145,7 +145,7 @@ impl Quarantine {
         &self,
         items: &[RelocateItem],
         txid: &TxId,
-        meta: Map<String, Value>,
+        meta: TxMeta,
         progress: &dyn Progress,
     ) -> Result<(RelocationReport, bool), QuarantineError> {
         let tx_dir = self.tx_dir(txid);

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::tx_meta::TxMeta;
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use agent_guard_types::Strategy;
 
@@ -161,10 +161,10 @@ pub struct SnapshotItem {
     pub stored: bool,
     /// The record's note (a kept stash entry's message).
     pub note: Option<String>,
-    /// The commit the destructive command wrote into the work tree (`meta.writes_commit`).
+    /// The commit the destructive command wrote into the work tree.
     pub writes_commit: Option<String>,
     /// Bytes of content this snapshot added to the checkpoints' private object store
-    /// (`meta.new_bytes` of a workspace checkpoint; 0 for git snapshots, which live in the
+    /// (a workspace checkpoint's `new_bytes`; 0 for git snapshots, which live in the
     /// user's repository). Contents are shared, so this is what it added, not all it names.
     pub stored_bytes: u64,
 }
@@ -176,8 +176,8 @@ pub struct Transaction {
     pub txid: String,
     /// When it started (`tx-start`, or its first snapshot record).
     pub ts: Option<String>,
-    /// Who created it.
-    pub meta: Map<String, Value>,
+    /// Who created it, and with which compensation.
+    pub meta: TxMeta,
     /// The `tx-start` strategy (`relocate`, `preserve`), when recorded.
     pub strategy: Option<String>,
     /// The workspace it belongs to, when recorded.
@@ -209,7 +209,7 @@ impl Transaction {
         Transaction {
             txid: txid.to_owned(),
             ts: None,
-            meta: Map::new(),
+            meta: TxMeta::default(),
             strategy: None,
             workspace: None,
             items: Vec::new(),
@@ -421,12 +421,8 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                     repository: r.repository.as_ref().map(|p| p.0.clone()),
                     stored: r.stored,
                     note: r.note.clone(),
-                    writes_commit: r
-                        .meta
-                        .get("writes_commit")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                    stored_bytes: r.meta.get("new_bytes").and_then(Value::as_u64).unwrap_or(0),
+                    writes_commit: r.meta.snapshot.writes_commit.clone(),
+                    stored_bytes: r.meta.checkpoint.as_ref().map_or(0, |c| c.new_bytes),
                 });
             }
             Record::Restore(r) => {

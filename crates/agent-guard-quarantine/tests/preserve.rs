@@ -34,7 +34,12 @@ fn preserve(
     items: &[PreserveItem],
 ) -> agent_guard_quarantine::PreservationReport {
     env.store
-        .preserve(items, &txid(id), serde_json::Map::new(), &NoProgress)
+        .preserve(
+            items,
+            &txid(id),
+            agent_guard_quarantine::TxMeta::default(),
+            &NoProgress,
+        )
         .unwrap()
 }
 
@@ -331,7 +336,7 @@ fn a_kept_version_is_refused_when_the_callers_intent_is_not_durable() {
         .preserve(
             &[item(&env, "notes.txt", false)],
             &txid(3),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -358,7 +363,7 @@ fn a_kept_version_is_refused_when_the_callers_intent_is_not_durable() {
         .preserve(
             &[item(&env, "notes.txt", false)],
             &txid(4),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();

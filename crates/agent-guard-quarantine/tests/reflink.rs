@@ -90,7 +90,12 @@ fn preserve_reflinks_and_restores_in_place(point: &Path) {
     }];
     let report = env
         .store
-        .preserve(&items, &txid(1), serde_json::Map::new(), &NoProgress)
+        .preserve(
+            &items,
+            &txid(1),
+            agent_guard_quarantine::TxMeta::default(),
+            &NoProgress,
+        )
         .unwrap();
     assert!(report.complete(), "{report:?}");
     assert_eq!(report.kept[0].by, KeptBy::Reflink, "{report:?}");

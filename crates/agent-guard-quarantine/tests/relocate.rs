@@ -63,7 +63,7 @@ fn a_tree_moves_with_one_rename_and_keeps_its_inode() {
         .relocate(
             &[item(&env, "build")],
             &txid(1),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -87,7 +87,7 @@ fn symlinks_move_as_links() {
         .relocate(
             &[item(&env, "link")],
             &txid(2),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -109,7 +109,7 @@ fn absent_items_are_reported_not_failed() {
         .relocate(
             &[item(&env, "missing"), item(&env, "notes.txt")],
             &txid(3),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -125,7 +125,7 @@ fn nested_targets_are_moved_with_their_ancestor() {
         .relocate(
             &[item(&env, "build/out"), item(&env, "build")],
             &txid(4),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -146,7 +146,7 @@ fn items_outside_the_workspace_are_refused() {
                 raw: "../outside.txt".into(),
             }],
             &txid(5),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -161,7 +161,7 @@ fn an_existing_transaction_id_is_refused() {
         .relocate(
             &[item(&env, "notes.txt")],
             &txid(6),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -170,7 +170,7 @@ fn an_existing_transaction_id_is_refused() {
             .relocate(
                 &[item(&env, "build")],
                 &txid(6),
-                serde_json::Map::new(),
+                agent_guard_quarantine::TxMeta::default(),
                 &NoProgress
             )
             .is_err()
@@ -194,7 +194,7 @@ fn cross_device_moves_are_verified_copies() {
         .relocate(
             &[item(&env, "build"), item(&env, "link")],
             &txid(7),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -287,7 +287,7 @@ fn relocations_checkpoint_the_manifest_and_later_crashes_are_still_reconciled() 
             .relocate(
                 &[item(&env, rel)],
                 &txid(n),
-                serde_json::Map::new(),
+                agent_guard_quarantine::TxMeta::default(),
                 &NoProgress,
             )
             .unwrap();
@@ -328,7 +328,7 @@ fn a_checkpoint_of_another_manifest_never_hides_an_open_intent() {
             .relocate(
                 &[item(&env, rel)],
                 &txid(n),
-                serde_json::Map::new(),
+                agent_guard_quarantine::TxMeta::default(),
                 &NoProgress,
             )
             .unwrap();
@@ -375,7 +375,7 @@ fn nothing_moves_before_the_callers_intent_is_durable() {
         .relocate(
             &[item(&env, "notes.txt")],
             &txid(1),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();
@@ -407,7 +407,7 @@ fn nothing_moves_before_the_callers_intent_is_durable() {
         .relocate(
             &[item(&env, "notes.txt")],
             &txid(2),
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &NoProgress,
         )
         .unwrap();

@@ -160,7 +160,7 @@ fn non_utf8_names_and_an_aliased_quarantine_restore_exactly() {
         .relocate(
             &items,
             &id,
-            serde_json::Map::new(),
+            agent_guard_quarantine::TxMeta::default(),
             &agent_guard_quarantine::NoProgress,
         )
         .unwrap();
@@ -234,8 +234,10 @@ fn force_preserves_the_occupant_in_a_new_restorable_transaction() {
         assert_eq!(text(&kept), "new");
         let preserved = env.store.transaction(&backup).unwrap().unwrap();
         assert_eq!(preserved.state(), TxState::Restorable);
-        assert_eq!(preserved.meta["restoring_txid"], id.as_str());
-        assert_eq!(preserved.meta["tool"], "restore");
+        assert_eq!(
+            preserved.meta.origin,
+            agent_guard_quarantine::Origin::restoring(id.as_str())
+        );
         assert_eq!(state(&env, id.as_str()), TxState::Restored);
 
         // The preserved version is itself restorable the same way.

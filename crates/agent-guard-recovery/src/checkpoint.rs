@@ -20,8 +20,6 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
 use agent_guard_checkpoint::watch::{Ended, Watched};
 use agent_guard_checkpoint::{
     ChangeKind, CheckpointDiff, CheckpointStore, Selection, WatcherState, WriteBack,
@@ -32,6 +30,7 @@ use agent_guard_quarantine::{
     Quarantine, Record, RelocateItem, Snapshot as SnapshotRecord, SnapshotItem, StoredPath,
     Transaction,
 };
+use agent_guard_quarantine::{CheckpointFacts, NotKeptFile, Origin, Repaired, TxMeta};
 use agent_guard_types::{CheckpointPlan, CompensationStatus, Plan, Strategy, TxId};
 
 use crate::RecoveryError;
@@ -62,7 +61,7 @@ impl Compensation for Checkpoint {
                 Failure::with_detail(FailureKind::Failed, "not a checkpoint plan"),
             );
         };
-        match take(job.store, plan, &job.txid, job.meta.clone()) {
+        match take(job.store, plan, &job.txid, job.origin.clone()) {
             Ok(taken) => Applied {
                 moved: usize::try_from(taken.files).unwrap_or(usize::MAX),
                 skipped: taken.not_kept.len(),
@@ -156,28 +155,13 @@ pub fn watch(
     Ok(agent_guard_checkpoint::watch::serve(&dir, &watched)?)
 }
 
-/// The plan a checkpoint was taken with, as its record's `meta` keeps it.
+/// The plan a checkpoint was taken with, as its record keeps it.
 fn recorded_plan(tx: &Transaction) -> CheckpointPlan {
-    let meta = &tx.meta;
+    let facts = tx.meta.checkpoint.clone().unwrap_or_default();
     CheckpointPlan {
-        artifacts: meta
-            .get("checkpoint_artifacts")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
-        skip_regenerable: meta
-            .get("checkpoint_skip_regenerable")
-            .and_then(Value::as_bool)
-            .unwrap_or(true),
-        max_file_bytes: meta
-            .get("checkpoint_max_file_bytes")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX),
+        artifacts: facts.artifacts,
+        skip_regenerable: facts.skip_regenerable,
+        max_file_bytes: facts.max_file_bytes,
     }
 }
 
@@ -191,7 +175,7 @@ pub fn take(
     store: &Quarantine,
     plan: &CheckpointPlan,
     txid: &TxId,
-    meta: Map<String, Value>,
+    origin: Origin,
 ) -> Result<agent_guard_checkpoint::Taken, RecoveryError> {
     fs_err::create_dir_all(store.trash())
         .map_err(|source| io_error("create", store.trash(), source))?;
@@ -215,49 +199,38 @@ pub fn take(
     store.faults().hit(FaultPoint::CheckpointAfterObjects);
     let refname = checkpoints.store_ref(txid.as_str(), &taken.commit)?;
     store.faults().hit(FaultPoint::CheckpointAfterRef);
-    let mut meta = meta;
-    meta.insert(
-        "strategy".to_owned(),
-        Value::from(Strategy::Checkpoint.as_str()),
-    );
-    meta.insert(
-        "checkpoint_artifacts".to_owned(),
-        Value::from(plan.artifacts.clone()),
-    );
-    meta.insert(
-        "checkpoint_skip_regenerable".to_owned(),
-        Value::from(plan.skip_regenerable),
-    );
-    meta.insert(
-        "checkpoint_max_file_bytes".to_owned(),
-        Value::from(plan.max_file_bytes),
-    );
-    meta.insert("files".to_owned(), Value::from(taken.files));
-    meta.insert("bytes".to_owned(), Value::from(taken.bytes));
-    meta.insert("hashed".to_owned(), Value::from(taken.hashed));
-    meta.insert("new_objects".to_owned(), Value::from(taken.new_objects));
-    meta.insert("new_bytes".to_owned(), Value::from(taken.new_bytes));
-    meta.insert("git_objects_added".to_owned(), Value::from(objects.added));
-    if !taken.repaired.is_empty() {
-        let repaired: Vec<Value> = taken
+    let facts = CheckpointFacts {
+        artifacts: plan.artifacts.clone(),
+        skip_regenerable: plan.skip_regenerable,
+        max_file_bytes: plan.max_file_bytes,
+        files: taken.files,
+        bytes: taken.bytes,
+        hashed: taken.hashed,
+        new_objects: taken.new_objects,
+        new_bytes: taken.new_bytes,
+        git_objects_added: objects.added,
+        repaired: taken
             .repaired
             .iter()
-            .map(|d| serde_json::json!({"pack": d.pack, "problem": d.problem}))
-            .collect();
-        meta.insert("repaired".to_owned(), Value::from(repaired));
-    }
-    let not_kept: Vec<Value> = taken
-        .not_kept
-        .iter()
-        .map(|n| {
-            serde_json::json!({
-                "path": StoredPath::new(Path::new(OsStr::from_bytes(&n.path))),
-                "size": n.size,
-                "reason": n.reason.as_str(),
+            .map(|d| Repaired {
+                pack: d.pack.clone(),
+                problem: d.problem.clone(),
             })
-        })
-        .collect();
-    meta.insert("not_kept".to_owned(), Value::from(not_kept));
+            .collect(),
+        not_kept: taken
+            .not_kept
+            .iter()
+            .map(|n| NotKeptFile {
+                path: StoredPath::new(Path::new(OsStr::from_bytes(&n.path))),
+                size: n.size,
+                reason: n.reason.as_str().to_owned(),
+            })
+            .collect(),
+    };
+    let meta = TxMeta {
+        checkpoint: Some(facts),
+        ..TxMeta::of(origin).with_strategy(Strategy::Checkpoint.as_str())
+    };
     let record = SnapshotRecord {
         txid: txid.to_string(),
         sha: Some(taken.commit.clone()),
@@ -398,9 +371,7 @@ fn restore_one(
                 raw: c.relative().display().to_string(),
             })
             .collect();
-        let mut meta = Map::new();
-        meta.insert("tool".to_owned(), Value::from("restore"));
-        meta.insert("restoring_txid".to_owned(), Value::from(tx.txid.clone()));
+        let meta = TxMeta::of(Origin::restoring(&tx.txid));
         match store.relocate_locked(&items, &backup, meta, &NoProgress) {
             Ok(report) if report.complete() => {}
             Ok(report) => {

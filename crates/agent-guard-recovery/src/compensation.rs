@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
+use agent_guard_quarantine::{Origin, TxMeta};
 use agent_guard_quarantine::{
     OtherItems, OtherOutcome, OtherRequest, Progress, Quarantine, Transaction,
 };
@@ -20,10 +20,17 @@ pub struct Job<'a> {
     pub store: &'a Quarantine,
     /// The new transaction's id.
     pub txid: TxId,
-    /// Who created it (`tool`, `check_id`, `code`, …), journaled with the transaction.
-    pub meta: Map<String, Value>,
+    /// Who created it, journaled with the transaction.
+    pub origin: Origin,
     /// Progress of long copies.
     pub progress: &'a dyn Progress,
+}
+
+impl Job<'_> {
+    /// The journal's `meta` of this job's transaction, made by `strategy`.
+    pub fn meta(&self, strategy: Strategy) -> TxMeta {
+        TxMeta::of(self.origin.clone()).with_strategy(strategy.as_str())
+    }
 }
 
 impl std::fmt::Debug for Job<'_> {
@@ -31,7 +38,7 @@ impl std::fmt::Debug for Job<'_> {
         f.debug_struct("Job")
             .field("trash", &self.store.trash())
             .field("txid", &self.txid)
-            .field("meta", &self.meta)
+            .field("origin", &self.origin)
             .finish_non_exhaustive()
     }
 }

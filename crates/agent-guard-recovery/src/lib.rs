@@ -65,9 +65,9 @@ pub use agent_guard_git::{KeptRef, RefSubject, Subject};
 // What the engine and the CLI use of the store, by name (issue 36): the store and its
 // journal, restore, gc, reconciliation and the crash-test fault points.
 pub use agent_guard_quarantine::{
-    DirectOutcome, FaultPoint, Faults, GcEntry, GcOutcome, GcPlan, GcPolicy, GcReason, GcSelection,
-    ItemKind, Migration, NoProgress, OtherItems, OtherOutcome, OtherRequest, Progress, Quarantine,
-    QuarantineError, Reconciled, Record, RestoreOptions, RestoreRefusal, RestoreReport, SkipKind,
-    SnapshotItem, Transaction, TxState, Usage, ensure_layout, list_files, migrate_store, path_size,
-    transactions,
+    CheckpointFacts, DirectOutcome, EditedFile, FaultPoint, Faults, GcEntry, GcOutcome, GcPlan,
+    GcPolicy, GcReason, GcSelection, ItemKind, Migration, NoProgress, Origin, OtherItems,
+    OtherOutcome, OtherRequest, Progress, Quarantine, QuarantineError, Reconciled, Record,
+    RestoreOptions, RestoreRefusal, RestoreReport, SkipKind, SnapshotItem, Transaction, TxMeta,
+    TxState, Usage, ensure_layout, list_files, migrate_store, path_size, transactions,
 };

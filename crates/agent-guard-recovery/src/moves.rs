@@ -30,12 +30,12 @@ impl Compensation for Move {
                 Failure::with_detail(FailureKind::Failed, "not a move plan"),
             );
         };
-        let mut meta = job.meta.clone();
-        meta.insert("strategy".to_owned(), Strategy::Move.as_str().into());
-        match job
-            .store
-            .record_moves(&recording(plan), &job.txid, meta, job.progress)
-        {
+        match job.store.record_moves(
+            &recording(plan),
+            &job.txid,
+            job.meta(Strategy::Move),
+            job.progress,
+        ) {
             Ok(report) => outcome(&report, job),
             Err(error) => Applied::failed(
                 Strategy::Move,

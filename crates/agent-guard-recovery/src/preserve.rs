@@ -29,12 +29,12 @@ impl Compensation for Preserve {
                 Failure::with_detail(FailureKind::Failed, "not a preserve plan"),
             );
         };
-        let mut meta = job.meta.clone();
-        meta.insert("strategy".to_owned(), Strategy::Preserve.as_str().into());
-        match job
-            .store
-            .preserve(&items(files), &job.txid, meta, job.progress)
-        {
+        match job.store.preserve(
+            &items(files),
+            &job.txid,
+            job.meta(Strategy::Preserve),
+            job.progress,
+        ) {
             Ok(report) => outcome(&report, job),
             Err(error) => Applied::failed(
                 Strategy::Preserve,

@@ -3,13 +3,12 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
-
 use agent_guard_git::{KeptRef, RefSubject, Subject, WorkTree};
 use agent_guard_quarantine::{
     MANIFEST_SCHEMA, OtherOutcome, OtherRequest, Quarantine, Record, Snapshot as SnapshotRecord,
     StoredPath, Transaction,
 };
+use agent_guard_quarantine::{Origin, TxMeta};
 use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
 
 use crate::RecoveryError;
@@ -45,11 +44,7 @@ impl Compensation for PreserveRefs {
             (true, false) => RefSubject::StashEntries(refs.clone()),
             (false, _) => RefSubject::Branches(refs.clone()),
         };
-        let mut meta = job.meta.clone();
-        meta.insert(
-            "strategy".to_owned(),
-            Value::from(Strategy::PreserveRefs.as_str()),
-        );
+        let meta = job.meta(Strategy::PreserveRefs);
         match preserve_refs(job.store, cwd, &job.txid, &subject, &meta) {
             Ok(kept) => Applied {
                 moved: kept.len(),
@@ -149,13 +144,8 @@ fn force_branches(
                 }
                 .into());
             }
-            let mut meta = Map::new();
-            meta.insert("tool".to_owned(), Value::from("restore"));
-            meta.insert("restoring_txid".to_owned(), Value::from(tx.txid.clone()));
-            meta.insert(
-                "strategy".to_owned(),
-                Value::from(Strategy::PreserveRefs.as_str()),
-            );
+            let meta = TxMeta::of(Origin::restoring(&tx.txid))
+                .with_strategy(Strategy::PreserveRefs.as_str());
             keep_refs_locked(
                 store,
                 &tree,
@@ -194,7 +184,7 @@ pub fn preserve_refs(
     cwd: &Path,
     txid: &TxId,
     subject: &RefSubject,
-    meta: &Map<String, Value>,
+    meta: &TxMeta,
 ) -> Result<Vec<KeptRef>, RecoveryError> {
     let tree = WorkTree::discover(cwd, store.git_user_dir())?;
     let _lock = store.lock()?;
@@ -207,7 +197,7 @@ fn keep_refs_locked(
     tree: &WorkTree,
     txid: &TxId,
     subject: &RefSubject,
-    meta: &Map<String, Value>,
+    meta: &TxMeta,
 ) -> Result<Vec<KeptRef>, RecoveryError> {
     let keeps = agent_guard_git::resolve_keeps(tree, txid, subject)?;
     let created = agent_guard_git::create_kept_refs(tree, &keeps)?;

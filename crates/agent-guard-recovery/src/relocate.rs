@@ -4,6 +4,7 @@
 //! copy, verification, outcome record); this module maps a plan onto it and its report onto
 //! the typed outcome. Relocated files are restored by the quarantine itself.
 
+use agent_guard_quarantine::TxMeta;
 use agent_guard_quarantine::{RelocateItem, RelocationReport, SkipKind};
 use agent_guard_types::{CompensationStatus, PathSpec, Plan, Strategy};
 
@@ -46,10 +47,11 @@ pub fn items(specs: &[PathSpec]) -> Vec<RelocateItem> {
 
 /// Relocates `items` in `job`'s transaction and reports it as `strategy`.
 pub(crate) fn relocate_items(job: &Job<'_>, strategy: Strategy, items: &[RelocateItem]) -> Applied {
-    let mut meta = job.meta.clone();
-    if strategy != Strategy::Relocate {
-        meta.insert("strategy".to_owned(), strategy.as_str().into());
-    }
+    let meta = if strategy == Strategy::Relocate {
+        TxMeta::of(job.origin.clone())
+    } else {
+        job.meta(strategy)
+    };
     match job.store.relocate(items, &job.txid, meta, job.progress) {
         Ok(report) => outcome(strategy, &report, job),
         Err(error) => Applied::failed(

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use agent_guard_git::{GitItem, PreparedSnapshot, Subject, WorkTree};
+use agent_guard_quarantine::TxMeta;
 use agent_guard_quarantine::{
     MANIFEST_SCHEMA, OtherOutcome, OtherRequest, Quarantine, Record, Snapshot as SnapshotRecord,
     SnapshotItem, StoredPath, Transaction,
@@ -45,14 +45,8 @@ impl Compensation for Snapshot {
                 Failure::with_detail(FailureKind::Failed, "not a snapshot plan"),
             );
         };
-        let mut meta = job.meta.clone();
-        meta.insert(
-            "strategy".to_owned(),
-            Value::from(Strategy::Snapshot.as_str()),
-        );
-        if let Some(revision) = reset_target {
-            meta.insert("writes_revision".to_owned(), Value::from(revision.clone()));
-        }
+        let mut meta = job.meta(Strategy::Snapshot);
+        meta.snapshot.writes_revision.clone_from(reset_target);
         match snapshot_worktree(job.store, cwd, &job.txid, meta) {
             Ok(snapshot) => Applied {
                 moved: usize::from(snapshot.sha.is_some()),
@@ -102,15 +96,15 @@ pub fn snapshot_worktree(
     store: &Quarantine,
     cwd: &Path,
     txid: &TxId,
-    meta: Map<String, Value>,
+    meta: TxMeta,
 ) -> Result<GitSnapshot, RecoveryError> {
     let tree = WorkTree::discover(cwd, store.git_user_dir())?;
-    let writes = meta.get("writes_revision").and_then(Value::as_str);
+    let writes = meta.snapshot.writes_revision.as_deref();
     let prepared = PreparedSnapshot::capture(&tree, txid, writes)?;
     let mut meta = meta;
-    if let Some(commit) = &prepared.writes_commit {
-        meta.insert("writes_commit".to_owned(), Value::from(commit.clone()));
-    }
+    meta.snapshot
+        .writes_commit
+        .clone_from(&prepared.writes_commit);
     let record = SnapshotRecord {
         txid: txid.to_string(),
         sha: prepared.sha.clone(),

@@ -33,7 +33,7 @@ fn take(store: &Quarantine, id: &TxId) -> agent_guard_recovery::Applied {
     let job = Job {
         store,
         txid: id.clone(),
-        meta: serde_json::Map::new(),
+        origin: agent_guard_recovery::Origin::default(),
         progress: &NoProgress,
     };
     compensation(Strategy::Checkpoint)

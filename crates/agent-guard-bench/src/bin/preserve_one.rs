@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agent_guard_quarantine::{NoProgress, PreserveItem, Quarantine};
+use agent_guard_quarantine::{NoProgress, PreserveItem, Quarantine, TxMeta};
 use agent_guard_types::TxId;
 
 #[expect(
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         max_copy: Some(u64::MAX),
         by_name: how == "link",
     };
-    match quarantine.preserve(&[item], &txid, serde_json::Map::new(), &NoProgress) {
+    match quarantine.preserve(&[item], &txid, TxMeta::default(), &NoProgress) {
         Ok(report) if report.complete() => ExitCode::SUCCESS,
         Ok(report) => {
             eprintln!("error: not kept: {:?}", report.skipped);

@@ -1,7 +1,5 @@
 //! `show`: one transaction, in detail.
 
-use serde_json::Value;
-
 use agent_guard_engine::{
     EnvSnapshot, ItemKind, ItemReport, SHOWN_FILES, ShowReport, SnapshotReport, TxState,
 };
@@ -63,13 +61,9 @@ fn print(report: &ShowReport, env: &EnvSnapshot) {
         human::local(ts),
         human::ago(ts, human::now(env))
     ));
-    let by = report
-        .meta
-        .get("tool")
-        .and_then(Value::as_str)
-        .unwrap_or("-");
+    let by = report.meta.origin.tool.as_deref().unwrap_or("-");
     printer::out(&format!("  by    {by}"));
-    if let Some(call) = edit_call(&report.meta) {
+    if let Some(call) = edit_call(&report.meta.origin) {
         printer::out(&format!("  call  {}", sanitize(&call)));
     }
     if !report.items.is_empty() {
@@ -98,16 +92,12 @@ fn print(report: &ShowReport, env: &EnvSnapshot) {
 }
 
 /// The files of an edit-tool call with what it does to each (`edit notes.txt; delete
-/// old.rs; write new.rs`), from the journal's `meta.files` (issue 13); `None` for anything else.
-fn edit_call(meta: &serde_json::Map<String, Value>) -> Option<String> {
-    let files = meta.get("files")?.as_array()?;
-    let words: Vec<String> = files
+/// old.rs; write new.rs`), from the journal (issue 13); `None` for anything else.
+fn edit_call(origin: &agent_guard_engine::Origin) -> Option<String> {
+    let words: Vec<String> = origin
+        .files
         .iter()
-        .filter_map(|file| {
-            let path = file.get("path")?.as_str()?;
-            let effect = file.get("effect")?.as_str()?;
-            Some(format!("{effect} {path}"))
-        })
+        .map(|file| format!("{} {}", file.effect, file.path))
         .collect();
     (!words.is_empty()).then(|| words.join("; "))
 }

@@ -31,8 +31,8 @@ fn kept_and_hashed(env: &TestEnv, txid: &str) -> (u64, u64) {
         .find(|r| r["txid"] == txid && r["meta"]["strategy"] == "checkpoint")
         .unwrap_or_else(|| panic!("no checkpoint record for {txid}"));
     (
-        record["meta"]["files"].as_u64().unwrap(),
-        record["meta"]["hashed"].as_u64().unwrap(),
+        record["meta"]["checkpoint"]["files"].as_u64().unwrap(),
+        record["meta"]["checkpoint"]["hashed"].as_u64().unwrap(),
     )
 }
 

@@ -8,8 +8,6 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
 use agent_guard_types::TxId;
 
 use crate::copy::{Progress, write_into};
@@ -20,6 +18,7 @@ use crate::restore::paths::{Bounds, SOURCE_OUTSIDE, TARGET_OVERLAPS, resolve_exi
 use crate::restore::plan::Unit;
 use crate::restore::transfer::{Transfer, chain, create_parents, remove_any, transfer};
 use crate::store::Quarantine;
+use crate::tx_meta::{Origin, TxMeta};
 use agent_guard_fsops as fsops;
 
 /// The error of a target whose physical paths moved while its occupant was preserved.
@@ -417,11 +416,8 @@ impl Restorer<'_> {
     }
 
     /// The `meta` of a backup transaction made by this restore.
-    pub(crate) fn backup_meta(&self) -> Map<String, Value> {
-        let mut meta = Map::new();
-        meta.insert("tool".to_owned(), Value::from("restore"));
-        meta.insert("restoring_txid".to_owned(), Value::from(self.txid.as_str()));
-        meta
+    pub(crate) fn backup_meta(&self) -> TxMeta {
+        TxMeta::of(Origin::restoring(self.txid.as_str()))
     }
 
     /// `--force`: preserves every clashing occupant in one new transaction, then moves the

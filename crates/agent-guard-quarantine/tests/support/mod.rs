@@ -114,7 +114,12 @@ impl Env {
             })
             .collect();
         let report = store
-            .relocate(&items, id, serde_json::Map::new(), &NoProgress)
+            .relocate(
+                &items,
+                id,
+                agent_guard_quarantine::TxMeta::default(),
+                &NoProgress,
+            )
             .unwrap();
         assert_eq!(report.moved.len(), rels.len(), "{report:?}");
     }
@@ -125,7 +130,7 @@ impl Env {
             .append(&[Record::TxStart(TxStart {
                 txid: id.to_owned(),
                 strategy: "relocate".to_owned(),
-                meta: serde_json::Map::new(),
+                meta: agent_guard_quarantine::TxMeta::default(),
                 workspace: Some(StoredPath::new(&self.ws)),
                 ts: self.store.now(),
                 schema: MANIFEST_SCHEMA,

@@ -131,14 +131,14 @@ pub(crate) trait GitOps {
         &self,
         cwd: &Path,
         txid: &TxId,
-        meta: serde_json::Map<String, serde_json::Value>,
+        meta: agent_guard_recovery::TxMeta,
     ) -> Result<GitSnapshot, RecoveryError>;
     fn preserve_refs(
         &self,
         cwd: &Path,
         txid: &TxId,
         subject: &RefSubject,
-        meta: serde_json::Map<String, serde_json::Value>,
+        meta: agent_guard_recovery::TxMeta,
     ) -> Result<Vec<KeptRef>, RecoveryError>;
     /// What every compensation's restore puts back of `tx` apart from its files.
     fn restore_git_items(&self, tx: &Transaction) -> OtherOutcome;
@@ -157,7 +157,7 @@ impl GitOps for Quarantine {
         &self,
         cwd: &Path,
         txid: &TxId,
-        meta: serde_json::Map<String, serde_json::Value>,
+        meta: agent_guard_recovery::TxMeta,
     ) -> Result<GitSnapshot, RecoveryError> {
         agent_guard_recovery::snapshot_worktree(self, cwd, txid, meta)
     }
@@ -167,7 +167,7 @@ impl GitOps for Quarantine {
         cwd: &Path,
         txid: &TxId,
         subject: &RefSubject,
-        meta: serde_json::Map<String, serde_json::Value>,
+        meta: agent_guard_recovery::TxMeta,
     ) -> Result<Vec<KeptRef>, RecoveryError> {
         agent_guard_recovery::preserve_refs(self, cwd, txid, subject, &meta)
     }
@@ -202,10 +202,8 @@ pub(crate) fn txid(n: u32) -> TxId {
     TxId::generated("20260101-000000", n).expect("valid id")
 }
 
-pub(crate) fn meta() -> serde_json::Map<String, serde_json::Value> {
-    let mut meta = serde_json::Map::new();
-    meta.insert("tool".into(), "test".into());
-    meta
+pub(crate) fn meta() -> agent_guard_recovery::TxMeta {
+    agent_guard_recovery::TxMeta::of(agent_guard_recovery::Origin::tool("test"))
 }
 
 /// Removes a file or symlink, setting up a scenario.
