@@ -7,12 +7,13 @@
 //! that `agent-guard undo` brings it back) and what cannot be restored. Nothing in the plan
 //! moves or deletes, so a person who says no finds the workspace as it was.
 
-use agent_guard_audit::{AuditLog, AuditRecord, Event, Phase};
-use agent_guard_recovery::{Applied, Job, Progress, compensation};
+use agent_guard_audit::{AuditRecord, Event, Phase};
+use agent_guard_recovery::{Applied, Progress};
 use agent_guard_types::{Strategy, Unkept, UnkeptWhy};
 
 use crate::check::{CheckRequest, audit_record};
-use crate::enforce::{compensations_record, kept_what, new_txid, origin};
+use crate::enforce::{compensations_record, kept_what, origin};
+use crate::pipeline::{Applier, Audit, Carried};
 use crate::report::CheckReport;
 use crate::runtime::Runtime;
 use crate::store::quarantine;
@@ -23,7 +24,7 @@ pub(crate) struct Asking<'a> {
     pub request: &'a CheckRequest,
     pub workspace: &'a Workspace,
     pub runtime: &'a Runtime,
-    pub log: Option<&'a AuditLog>,
+    pub audit: &'a Audit,
     pub edit: &'a agent_guard_recovery::Origin,
     pub progress: &'a dyn Progress,
 }
@@ -35,26 +36,24 @@ pub(crate) fn keep_then_ask(report: &mut CheckReport, asking: &Asking<'_>) -> bo
     let mut unkept = plan.unkept;
     let mut compensations: Vec<Applied> = report.compensations.take().unwrap_or_default();
     let store = quarantine(asking.workspace, asking.runtime, &asking.request.env);
+    let keeper = Applier {
+        store: &store,
+        runtime: asking.runtime,
+        origin: origin(&report.check_id, asking.edit),
+        progress: asking.progress,
+    };
     for verdict in &plan.keep {
-        let Some(strategy) = Strategy::for_plan(&verdict.plan) else {
-            continue;
-        };
-        let Some(compensation) = compensation(strategy) else {
-            unkept.push(Unkept::new(
+        match keeper.apply(&verdict.plan) {
+            Carried::NothingToDo => {}
+            Carried::Unregistered(strategy) => unkept.push(Unkept::new(
                 format!("what the {strategy} compensation would have kept"),
                 UnkeptWhy::NotKept,
-            ));
-            continue;
-        };
-        let job = Job {
-            store: &store,
-            txid: new_txid(asking.runtime),
-            origin: origin(&report.check_id, asking.edit),
-            progress: asking.progress,
-        };
-        let applied = compensation.apply(&job, &verdict.plan);
-        unkept.extend(shortfall(&applied));
-        compensations.push(applied);
+            )),
+            Carried::Ran(applied) => {
+                unkept.extend(shortfall(&applied));
+                compensations.push(*applied);
+            }
+        }
     }
     settle(report, compensations, unkept);
     let record = AuditRecord {
@@ -65,7 +64,7 @@ pub(crate) fn keep_then_ask(report: &mut CheckReport, asking: &Asking<'_>) -> bo
         )),
         ..audit_record(report, Event::Ask)
     };
-    asking.log.is_some_and(|log| log.append(&record).is_ok())
+    asking.audit.durable(&record)
 }
 
 /// Puts what was kept and what was not into the report, and the question's sentence.

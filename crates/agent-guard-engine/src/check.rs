@@ -6,9 +6,8 @@ use std::time::Instant;
 use agent_guard_audit::{AuditLog, AuditRecord, Clock, Event, REDACTED, Tool};
 use agent_guard_classify::{classify, smells};
 use agent_guard_config::EnvSnapshot;
-use agent_guard_policy::{PolicyContext, decide, dialect_verdict};
+use agent_guard_policy::{decide, dialect_verdict};
 use agent_guard_recovery::{NoProgress, Progress, ensure_layout};
-use agent_guard_session::read_mode;
 use agent_guard_types::{
     Dialect, DialectOutcome, DialectResolution, OpSpec, ReasonCode, SessionMode, Verdict,
 };
@@ -159,17 +158,8 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
     if !ops.is_empty() {
         match open(request) {
             Ok(ws) => {
-                let mode = read_mode(ws.trash(), ws.settings.session.as_deref()).mode;
-                report.mode = mode;
-                let ctx = PolicyContext {
-                    cwd: request.cwd.clone(),
-                    mode,
-                    allow_regenerable: ws.settings.allow_regenerable,
-                    artifacts: ws.settings.artifacts.clone(),
-                    preserve_max_bytes: ws.settings.preserve_max_bytes,
-                    checkpoint: ws.settings.checkpoint,
-                    checkpoint_max_file_bytes: ws.settings.checkpoint_max_file_bytes,
-                };
+                let ctx = crate::pipeline::policy_context(&ws, &request.cwd);
+                report.mode = ctx.mode;
                 let decided = decide(&ops, &ctx, &ws.world());
                 report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
                 report.verdicts = decided.verdicts;
@@ -355,12 +345,10 @@ pub(crate) fn audit_log(workspace: &Workspace, runtime: &Runtime) -> Result<Audi
     )
 }
 
+/// Writes the `check` record of an advisory check.
 pub(crate) fn audit_check(report: &mut CheckReport, workspace: &Workspace, runtime: &Runtime) {
-    let stored = audit_log(workspace, runtime).and_then(|log| {
-        log.append_relaxed(&audit_record(report, Event::Check))
-            .map_err(|e| error_chain(&e))
-    });
-    if stored.is_err() {
+    let audit = crate::pipeline::Audit::open(workspace, runtime);
+    if !audit.relaxed(&audit_record(report, Event::Check)) {
         report
             .warnings
             .push("audit unavailable: record could not be stored".to_owned());

@@ -12,9 +12,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use agent_guard_config::EnvSnapshot;
-use agent_guard_policy::{PolicyContext, decide};
+use agent_guard_policy::decide;
 use agent_guard_recovery::{EditedFile, NoProgress, Origin};
-use agent_guard_session::read_mode;
 use agent_guard_types::{
     Dialect, DialectResolution, EditFile, OpKind, OpSpec, ReasonCode, Target, WriteMode,
 };
@@ -97,17 +96,8 @@ pub fn check_edit(request: &EditRequest, on_deadline: &dyn Fn(u64)) -> CheckRepo
         report.guard_latency_ms = latency_ms(started);
         return report;
     }
-    let mode = read_mode(workspace.trash(), workspace.settings.session.as_deref()).mode;
-    report.mode = mode;
-    let ctx = PolicyContext {
-        cwd: request.cwd.clone(),
-        mode,
-        allow_regenerable: workspace.settings.allow_regenerable,
-        artifacts: workspace.settings.artifacts.clone(),
-        preserve_max_bytes: workspace.settings.preserve_max_bytes,
-        checkpoint: workspace.settings.checkpoint,
-        checkpoint_max_file_bytes: workspace.settings.checkpoint_max_file_bytes,
-    };
+    let ctx = crate::pipeline::policy_context(&workspace, &request.cwd);
+    report.mode = ctx.mode;
     let decided = decide(std::slice::from_ref(&op), &ctx, &workspace.world());
     report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
     report.verdicts = decided.verdicts;

@@ -7,10 +7,11 @@
 //! put back (`put_back`), or, where it cannot go back, still restorable.
 
 use agent_guard_audit::{AuditRecord, CompensationRecord, ErrorLabel, Event, Phase};
-use agent_guard_recovery::{Applied, FailureKind, Job, Origin, Progress, compensation};
+use agent_guard_recovery::{Applied, FailureKind, Origin, Progress};
 use agent_guard_types::{Decision, ReasonCode, Strategy, TxId, Unkept};
 
-use crate::check::{CheckRequest, Judged, audit_log, audit_record};
+use crate::check::{CheckRequest, Judged, audit_record};
+use crate::pipeline::{Applier, Audit, Carried};
 use crate::report::CheckReport;
 use crate::store::quarantine;
 
@@ -34,9 +35,7 @@ pub(crate) fn enforce(
         // The no-op path: nothing destructive, nothing written.
         return report;
     };
-    let log = audit_log(&workspace, &runtime);
-    let durable =
-        |record: &AuditRecord| -> bool { log.as_ref().is_ok_and(|log| log.append(record).is_ok()) };
+    let audit = Audit::open(&workspace, &runtime);
     if report.decision == Decision::Ask {
         // A person's approval turns the ASK parts into ALLOW_APPROVED, which carry what the
         // policy keeps of them; the rest still runs through the compensations below.
@@ -49,7 +48,7 @@ pub(crate) fn enforce(
                 request,
                 workspace: &workspace,
                 runtime: &runtime,
-                log: log.as_ref().ok(),
+                audit: &audit,
                 edit: &edit_origin,
                 progress,
             };
@@ -67,7 +66,7 @@ pub(crate) fn enforce(
                 reasons: Some([]),
                 ..audit_record(&report, Event::EnforceBlock)
             };
-            if !durable(&record) {
+            if !audit.durable(&record) {
                 report
                     .warnings
                     .push("audit unavailable: record could not be stored".to_owned());
@@ -82,11 +81,8 @@ pub(crate) fn enforce(
     // The intent's flush runs beside the compensations' own manifest intent: the quarantine
     // waits for it before it moves or deletes anything, and so does the answer below.
     let intent = if needs_intent {
-        match log.as_ref().map_err(Clone::clone).and_then(|log| {
-            log.append_in_flight(&audit_record(&report, Event::EnforceIntent))
-                .map_err(|e| intent_cause(&e))
-        }) {
-            Ok((_, sync)) => Some(sync),
+        match audit.in_flight(&audit_record(&report, Event::EnforceIntent), intent_cause) {
+            Ok(sync) => Some(sync),
             Err(cause) => {
                 refuse_without_intent(&mut report, &cause);
                 return report;
@@ -100,27 +96,27 @@ pub(crate) fn enforce(
         store = store.with_before_effect(sync.clone());
     }
     let mut compensations: Vec<Applied> = Vec::new();
+    let keeper = Applier {
+        store: &store,
+        runtime: &runtime,
+        origin: origin(&report.check_id, &edit_origin),
+        progress,
+    };
     let verdicts = report.verdicts.clone();
     for verdict in &verdicts {
-        let Some(strategy) = Strategy::for_plan(&verdict.plan) else {
-            continue;
+        let applied = match keeper.apply(&verdict.plan) {
+            Carried::NothingToDo => continue,
+            Carried::Ran(applied) => *applied,
+            // A plan no registered compensation carries out must not run unprotected.
+            Carried::Unregistered(_) => {
+                refuse(
+                    &mut report,
+                    ReasonCode::CompensationFailed,
+                    "compensation failed",
+                );
+                return report;
+            }
         };
-        // A plan no registered compensation carries out must not run unprotected.
-        let Some(compensation) = compensation(strategy) else {
-            refuse(
-                &mut report,
-                ReasonCode::CompensationFailed,
-                "compensation failed",
-            );
-            return report;
-        };
-        let job = Job {
-            store: &store,
-            txid: new_txid(&runtime),
-            origin: origin(&report.check_id, &edit_origin),
-            progress,
-        };
-        let applied = compensation.apply(&job, &verdict.plan);
         let failure = applied.failure.clone();
         compensations.push(applied);
         let put_back = failure
@@ -155,7 +151,7 @@ pub(crate) fn enforce(
                 )),
                 ..audit_record(&report, Event::Ask)
             };
-            if !durable(&record) {
+            if !audit.durable(&record) {
                 refuse(
                     &mut report,
                     ReasonCode::CompensationFailed,
@@ -184,7 +180,7 @@ pub(crate) fn enforce(
                     None => format!("agent-guard: {sentence}"),
                 });
             }
-            let _ = durable(&AuditRecord {
+            let _ = audit.durable(&AuditRecord {
                 error: Some(ErrorLabel::CompensationFailed),
                 ..audit_record(&report, Event::EnforceError)
             });
@@ -231,9 +227,7 @@ pub(crate) fn enforce(
     report.compensations = Some(compensations);
     // Not synced: the intent is on disk, and the manifest journals what moved; a crash that
     // loses this last record leaves a shorter, still valid chain (docs/audit.md).
-    let recorded = log
-        .as_ref()
-        .is_ok_and(|log| log.append_relaxed(&proceed).is_ok());
+    let recorded = audit.relaxed(&proceed);
     if !recorded {
         if needs_intent {
             refuse(

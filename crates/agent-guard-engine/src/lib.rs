@@ -22,6 +22,7 @@ mod history;
 mod list;
 mod location;
 mod mode;
+mod pipeline;
 mod put_back;
 mod report;
 mod runtime;

@@ -8,18 +8,17 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use agent_guard_audit::{AuditRecord, Event, Phase, SyncInFlight, Tool};
+use agent_guard_audit::{AuditRecord, Event, Phase, Tool};
 
 use agent_guard_config::EnvSnapshot;
-use agent_guard_policy::{DeleteMode, PolicyContext, decide_paths};
-use agent_guard_recovery::{DirectOutcome, Progress, SkipKind};
-use agent_guard_session::read_mode;
+use agent_guard_policy::{DeleteMode, decide_paths};
+use agent_guard_recovery::{DirectOutcome, Origin, Progress, SkipKind};
 use agent_guard_types::{
     Decision, PathSpec, Plan, ReasonCode, SafeDeleteOutcome, SessionMode, Verdict, World as _,
 };
 
-use crate::check::{audit_log, error_chain};
-use crate::enforce::new_txid;
+use crate::check::error_chain;
+use crate::pipeline::{Applier, Audit, Carried};
 use crate::runtime::Runtime;
 use crate::store::quarantine;
 use crate::workspace::Workspace;
@@ -139,8 +138,8 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         report.outcome = SafeDeleteOutcome::NoMatches;
         return report;
     }
-    let mode = read_mode(workspace.trash(), workspace.settings.session.as_deref()).mode;
-    report.mode = mode;
+    let ctx = crate::pipeline::policy_context(&workspace, &request.cwd);
+    report.mode = ctx.mode;
     let world = workspace.world();
     let specs: Vec<PathSpec> = targets
         .iter()
@@ -151,15 +150,6 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         .filter(|s| s.error.is_none() && !s.glob && !s.exists())
         .map(|s| s.raw.clone())
         .collect();
-    let ctx = PolicyContext {
-        cwd: request.cwd.clone(),
-        mode,
-        allow_regenerable: workspace.settings.allow_regenerable,
-        artifacts: workspace.settings.artifacts.clone(),
-        preserve_max_bytes: workspace.settings.preserve_max_bytes,
-        checkpoint: workspace.settings.checkpoint,
-        checkpoint_max_file_bytes: workspace.settings.checkpoint_max_file_bytes,
-    };
     let verdict = decide_paths(
         specs,
         DeleteMode {
@@ -172,47 +162,15 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
     );
     set_verdict(&mut report, &verdict);
     // One record per phase; the `complete` one also says what moved and what came of it.
-    // `Synced` waits for the disk; `InFlight` hands back the sync to wait for before the
-    // first move (it overlaps the manifest intent's); `Relaxed` does not wait.
-    let audit =
-        |report: &SafeDeleteReport, phase: Phase, durability: Durability| -> Option<SyncInFlight> {
-            let Ok(log) = audit_log(&workspace, &runtime) else {
-                return None;
-            };
-            let complete = phase == Phase::Complete;
-            let event = if complete {
-                Event::Outcome
-            } else {
-                Event::Decision
-            };
-            let record = AuditRecord {
-                decision: Some(report.verdict.decision),
-                code: Some(report.verdict.code),
-                target_count: Some(report.targets.len()),
-                phase: Some(phase),
-                mode: Some(report.mode),
-                txid: report.txid.clone().filter(|_| complete),
-                moved_count: complete.then_some(report.moved.len()),
-                skipped_count: complete.then_some(report.skipped.len()),
-                outcome: complete.then_some(report.outcome),
-                ..AuditRecord::new(event, Tool::SafeDelete)
-            };
-            match durability {
-                Durability::InFlight => log.append_in_flight(&record).ok().map(|(_, sync)| sync),
-                Durability::Relaxed => log
-                    .append_relaxed(&record)
-                    .ok()
-                    .map(|_| SyncInFlight::done(Ok(()))),
-            }
-        };
+    let audit = Audit::open(&workspace, &runtime);
     if verdict.decision == Decision::Block {
         report.outcome = SafeDeleteOutcome::Blocked(verdict.code);
-        let _ = audit(&report, Phase::Advisory, Durability::Relaxed);
+        let _ = audit.relaxed(&report.audit_record(Phase::Advisory));
         return report;
     }
     if request.dry_run {
         report.outcome = SafeDeleteOutcome::Would(verdict.decision, verdict.code);
-        if audit(&report, Phase::Advisory, Durability::Relaxed).is_none() {
+        if !audit.relaxed(&report.audit_record(Phase::Advisory)) {
             report
                 .warnings
                 .push("audit unavailable: record could not be stored".to_owned());
@@ -223,7 +181,9 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         report.outcome = SafeDeleteOutcome::AlreadyAbsent;
         return report;
     }
-    let Some(intent) = audit(&report, Phase::Intent, Durability::InFlight) else {
+    // Its flush overlaps the manifest intent's; every move waits for it.
+    let Ok(intent) = audit.in_flight(&report.audit_record(Phase::Intent), ToString::to_string)
+    else {
         refuse(
             &mut report,
             ReasonCode::CompensationFailed,
@@ -253,7 +213,18 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
                 );
             }
         }
-        Plan::Relocate(specs) => relocate(&mut report, &store, &specs, &runtime, progress),
+        plan @ Plan::Relocate(_) => {
+            let keeper = Applier {
+                store: &store,
+                runtime: &runtime,
+                origin: Origin {
+                    code: Some(report.verdict.code.to_string()),
+                    ..Origin::tool("safe_delete")
+                },
+                progress,
+            };
+            relocated(&mut report, keeper.apply(&plan));
+        }
         _ => refuse(
             &mut report,
             ReasonCode::CompensationFailed,
@@ -269,7 +240,7 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
         );
         report.warnings.push(cause);
     }
-    if audit(&report, Phase::Complete, Durability::Relaxed).is_none() {
+    if !audit.relaxed(&report.audit_record(Phase::Complete)) {
         report
             .warnings
             .push("audit unavailable: outcome record could not be stored".to_owned());
@@ -277,33 +248,32 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
     report
 }
 
-fn relocate(
-    report: &mut SafeDeleteReport,
-    store: &agent_guard_recovery::Quarantine,
-    specs: &[PathSpec],
-    runtime: &Runtime,
-    progress: &dyn Progress,
-) {
-    let txid = new_txid(runtime);
-    let items = agent_guard_recovery::relocate_items(specs);
-    let meta = agent_guard_recovery::TxMeta::of(agent_guard_recovery::Origin {
-        code: Some(report.verdict.code.to_string()),
-        ..agent_guard_recovery::Origin::tool("safe_delete")
-    });
-    let result = match store.relocate(&items, &txid, meta, progress) {
-        Ok(result) => result,
-        Err(error) => {
-            report.warnings.push(error_chain(&error));
-            refuse(
+/// What the relocation did, in the report: what moved, what did not, and how it ended.
+fn relocated(report: &mut SafeDeleteReport, carried: Carried) {
+    let applied = match carried {
+        Carried::Ran(applied) => *applied,
+        Carried::NothingToDo | Carried::Unregistered(_) => {
+            return refuse(
                 report,
                 ReasonCode::CompensationFailed,
-                SafeDeleteOutcome::BlockedPreflight,
+                SafeDeleteOutcome::BlockedNothingToCompensate,
             );
-            return;
         }
+    };
+    let Some(result) = applied.relocation else {
+        // Nothing was moved: the lock, the reconciliation or the first record failed.
+        report
+            .warnings
+            .extend(applied.failure.and_then(|f| f.detail));
+        return refuse(
+            report,
+            ReasonCode::CompensationFailed,
+            SafeDeleteOutcome::BlockedPreflight,
+        );
     };
     if !result.moved.is_empty() {
         report.txid = Some(result.txid.clone());
+        report.restore_command = Some(format!("agent-guard restore {}", result.txid));
     }
     report.moved = result
         .moved
@@ -323,9 +293,6 @@ fn relocate(
             reason: s.reason.clone(),
         })
         .collect();
-    if !result.moved.is_empty() {
-        report.restore_command = Some(format!("agent-guard restore {}", result.txid));
-    }
     if result.storage_failure {
         refuse(
             report,
@@ -340,6 +307,31 @@ fn relocate(
         );
     } else {
         report.outcome = SafeDeleteOutcome::Relocated;
+    }
+}
+
+impl SafeDeleteReport {
+    /// Its audit record for `phase`; the `complete` one also says what moved and what came
+    /// of it.
+    fn audit_record(&self, phase: Phase) -> AuditRecord {
+        let complete = phase == Phase::Complete;
+        let event = if complete {
+            Event::Outcome
+        } else {
+            Event::Decision
+        };
+        AuditRecord {
+            decision: Some(self.verdict.decision),
+            code: Some(self.verdict.code),
+            target_count: Some(self.targets.len()),
+            phase: Some(phase),
+            mode: Some(self.mode),
+            txid: self.txid.clone().filter(|_| complete),
+            moved_count: complete.then_some(self.moved.len()),
+            skipped_count: complete.then_some(self.skipped.len()),
+            outcome: complete.then_some(self.outcome),
+            ..AuditRecord::new(event, Tool::SafeDelete)
+        }
     }
 }
 
@@ -386,12 +378,4 @@ fn refuse(report: &mut SafeDeleteReport, code: ReasonCode, outcome: SafeDeleteOu
         reasons: Vec::new(),
     };
     report.outcome = outcome;
-}
-/// How a safe-delete audit record reaches the disk.
-#[derive(Debug, Clone, Copy)]
-enum Durability {
-    /// Synced on a helper thread; moves and deletes wait for it.
-    InFlight,
-    /// Written, not waited for.
-    Relaxed,
 }

@@ -117,6 +117,10 @@ pub struct Applied {
     /// this plan ([`crate::watch_checkpoints`]) so that the next checkpoint is cheaper.
     #[serde(skip)]
     pub start_watcher: Option<agent_guard_types::CheckpointPlan>,
+    /// A relocation's own report: what moved where, and why the rest did not (`safe-delete`
+    /// shows it item by item); `None` for other strategies and when nothing was attempted.
+    #[serde(skip)]
+    pub relocation: Option<agent_guard_quarantine::RelocationReport>,
 }
 
 impl Applied {
@@ -133,6 +137,7 @@ impl Applied {
             paths: Vec::new(),
             failure: None,
             start_watcher: None,
+            relocation: None,
         }
     }
 

@@ -99,6 +99,7 @@ pub(crate) fn outcome(strategy: Strategy, report: &RelocationReport, job: &Job<'
             .collect(),
         failure,
         txid: report.txid.clone(),
+        relocation: Some(report.clone()),
         ..Applied::new(strategy, &job.txid, status)
     }
 }
