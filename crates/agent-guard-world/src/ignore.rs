@@ -42,20 +42,17 @@ pub(crate) fn git_ignored(world: &RealWorld, path: &Path) -> bool {
     if !excludes.is_ignored(&spelled, is_dir) {
         return false;
     }
-    let Ok(mut index) = repo.repo.index() else {
+    // The index as it is now (a read, never a write), on the same reader as `git clean`'s
+    // enumeration; any failure is "tracked".
+    let Ok(index) = agent_guard_git::IndexFile::load(&repo.repo) else {
         return false;
     };
-    // Pick up an index written since the repository was opened (a read, never a write).
-    if index.read(false).is_err() {
-        return false;
-    }
-    let tracked_here = (0..=3).any(|stage| index.get_path(relative, stage).is_some());
-    let mut under = spelled.clone();
-    under.push(b'/');
-    let tracked_below = index.find_prefix(under.as_slice()).is_ok();
+    let tracked = if repo.ignorecase {
+        index.folded_at_or_below(&spelled)
+    } else {
+        index.contains(index.all(), &spelled) || !index.below(index.all(), &spelled).is_empty()
+    };
     // Another repository (a nested clone, a linked worktree, a submodule) at, below or
     // above the path keeps a history the outer index does not see.
-    !(tracked_here
-        || tracked_below
-        || agent_guard_git::in_or_holds_a_repository(&workdir, &spelled))
+    !(tracked || agent_guard_git::in_or_holds_a_repository(&workdir, &spelled))
 }

@@ -32,6 +32,7 @@ const BARE: &str = "bare repository";
 const NOT_THE_ROOT: &str = "the workspace is not the repository's work-tree root";
 const UNRESOLVABLE: &str = "unresolvable reset target";
 pub(crate) const SUBMODULES: &str = "submodules";
+const SPARSE_INDEX: &str = "sparse index";
 pub(crate) const UNREADABLE: &str = "unreadable work-tree content";
 const QUARANTINE_OVERLAP: &str = "quarantine overlaps the workspace root";
 const UNKNOWN_EFFECTS: &str = "could not determine effects";
@@ -120,6 +121,11 @@ fn analyse(
     let (mut collisions, tree_paths) = if let Some(index) = index {
         if index.has_gitlink() {
             return Err(Stop::Undeterminable(SUBMODULES));
+        }
+        if index.is_sparse() {
+            // Whole directories stand as one entry: what the reset writes there is not
+            // judged here (libgit2 could not read such an index before either).
+            return Err(Stop::Undeterminable(SPARSE_INDEX));
         }
         let found = reset_walk::collisions(&repo.repo, workspace, &target_tree, &index)?;
         (found, None)
