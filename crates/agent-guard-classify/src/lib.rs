@@ -32,6 +32,8 @@ mod powershell;
 mod runners;
 mod shapes;
 mod smell;
+#[cfg(test)]
+mod test_support;
 mod windows;
 mod windows_verbs;
 mod wrappers;
@@ -67,9 +69,11 @@ impl Classification {
 
     /// A line the lexer rejected: unparseable when it has destructive words (fail closed),
     /// otherwise no ops, with the error kept.
+    /// A nesting deeper than the lexer follows is unparseable whatever its words: what lies
+    /// past the limit was never read.
     fn lex_failed(script: &Script, error: &LexError, text: &str, dialect: Dialect) -> Self {
         let parse_error = Some(error.to_string());
-        if smells(text) {
+        if error.kind == agent_guard_lex::LexErrorKind::TooDeep || smells(text) {
             let mut result = Classification::unparseable(dialect, error.kind.as_str().to_owned());
             result.parse_error = parse_error;
             return result;
@@ -112,7 +116,26 @@ fn place(op: &mut OpSpec, index: usize, command: &SimpleCommand) {
 
 /// Classifies `text` in `dialect`.
 pub fn classify(text: &str, dialect: Dialect) -> Classification {
+    if let Some(note) = unfollowable(text) {
+        return Classification::unparseable(dialect, note.to_owned());
+    }
     classify_nested(text, dialect, 0)
+}
+
+/// The longest command line followed, in bytes; a longer one is not read at all.
+pub const MAX_COMMAND_BYTES: usize = 1 << 20;
+
+/// Why `text` cannot be followed as the shell will read it, if it cannot: a NUL byte (a
+/// shell reading the line drops it, or stops there, so what runs is not what was judged),
+/// or more text than [`MAX_COMMAND_BYTES`].
+fn unfollowable(text: &str) -> Option<&'static str> {
+    if text.contains('\0') {
+        Some("the command holds a NUL byte, which the shell drops or stops at")
+    } else if text.len() > MAX_COMMAND_BYTES {
+        Some("the command is longer than the guard reads (1 MiB)")
+    } else {
+        None
+    }
 }
 
 /// Classifies `text` in `dialect`, `nesting` interpreter hops deep.

@@ -135,13 +135,23 @@ impl Lexer<'_> {
         let text = self.slice(start, end);
         let mut child = Lexer::new(text, self.guard);
         child.arith.budget = self.arith.budget;
+        // Read as if outside any substitution, so that a command the child lists in one was
+        // in a substitution inside the arithmetic text (listed already); the line's own
+        // context is given back below. (`echo $( ((rm -rf a)) )` deletes under dash.)
         let inner = CommandContext {
             maybe_arithmetic: true,
+            in_substitution: false,
             ..ctx
         };
         child.subshell(inner, Separator::Start);
         let valid = child.error.is_none() && !child.aborted && child.pos == text.len();
-        let aborted = child.aborted;
+        // Too deep anywhere below is too deep here: the commands past the limit were never
+        // read, so the line must not look as if it had none.
+        let aborted = child.aborted
+            || child
+                .error
+                .as_ref()
+                .is_some_and(|e| e.kind == LexErrorKind::TooDeep);
         self.arith.budget = child.arith.budget;
         let (commands, _) = child.finish();
         if valid {
@@ -149,6 +159,7 @@ impl Lexer<'_> {
                 if cmd.context.in_substitution {
                     continue;
                 }
+                cmd.context.in_substitution = ctx.in_substitution;
                 remap::command(&mut cmd, &|off| off + start);
                 self.commands.push(cmd);
             }
