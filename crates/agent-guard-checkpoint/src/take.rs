@@ -101,12 +101,7 @@ impl CheckpointStore {
             since.as_ref(),
             watch::filter_digest(selection),
         );
-        let (watcher, answer_token, heard_since) = match asked {
-            Asked::Absent => (WatcherState::Absent, None, None),
-            Asked::Unavailable => (WatcherState::Unavailable, None, None),
-            Asked::Full(token) => (WatcherState::Answered, Some(token), None),
-            Asked::Heard(token, heard) => (WatcherState::Answered, Some(token), Some(heard)),
-        };
+        let (watcher, answer_token, heard_since) = answer_of(asked);
         // Nothing heard since the last checkpoint: the workspace is that checkpoint.
         if let (Some(heard), Some(fast)) = (&heard_since, &fast)
             && heard.is_empty()
@@ -130,145 +125,20 @@ impl CheckpointStore {
         let trust = heard_since.is_some() && since.is_some() && previous.head.watch == since;
         let (found, trusted) = settle(walked.found, &previous, trust, &selection.workspace);
         let mut entries: Vec<Entry> = found;
-        let mut pending: Vec<usize> = Vec::new();
-        let mut not_kept = Vec::new();
-        // Whether every entry is the last checkpoint's, path for path; and the paths whose
-        // leaf (blob and mode) may differ from the last checkpoint's, whose directories are
-        // rebuilt. Entries hashed again are compared once hashed.
-        let mut same = entries.len() == previous.len();
-        let mut changed: Vec<Vec<u8>> = Vec::new();
-        let mut priors: Vec<Option<EntryRef<'_>>> = Vec::new();
-        // What the private index must change, in path order (a pending entry's slot is
-        // filled once it is hashed).
-        let mut recent: Vec<Change> = Vec::new();
-        let mut slots: Vec<usize> = Vec::new();
-        let mut old = previous.entries();
-        let mut next_old = old.next();
-        for (at, found) in entries.iter_mut().enumerate() {
-            // Paths before this one are gone from the workspace.
-            while let Some(gone) = next_old.filter(|e| path_order(e.path, &found.path).is_lt()) {
-                same = false;
-                changed.push(gone.path.to_vec());
-                recent.push((gone.path.to_vec(), None));
-                next_old = old.next();
-            }
-            let prior = next_old.filter(|e| e.path == found.path);
-            if prior.is_some() {
-                next_old = old.next();
-            }
-            let stat = found.stat;
-            let reason = if !stat.is_file() && !stat.is_symlink() {
-                Some(NotKeptReason::Special)
-            } else if stat.is_file()
-                && stat.size > super::gitdir::size_cap(&found.path, selection.max_file_bytes)
-            {
-                Some(NotKeptReason::TooLarge)
-            } else {
-                None
-            };
-            found.id = None;
-            if let Some(reason) = reason {
-                if prior != Some(found.as_ref()) {
-                    same = false;
-                    recent.push((found.path.clone(), Some(found.clone())));
-                }
-                if prior.is_none_or(|p| p.id.is_some()) {
-                    changed.push(found.path.clone());
-                }
-                not_kept.push(NotKept {
-                    path: found.path.clone(),
-                    size: stat.size,
-                    reason,
-                });
-                continue;
-            }
-            match prior {
-                Some(p)
-                    if (trusted[at] || previous.unchanged(&p.stat, &stat)) && p.id.is_some() =>
-                {
-                    found.id = p.id;
-                }
-                _ => {
-                    same &= prior.is_some_and(|p| p.stat == stat);
-                    pending.push(at);
-                    priors.push(prior);
-                    slots.push(recent.len());
-                    recent.push((found.path.clone(), None));
-                }
-            }
-        }
-        while let Some(gone) = next_old {
-            same = false;
-            changed.push(gone.path.to_vec());
-            recent.push((gone.path.to_vec(), None));
-            next_old = old.next();
-        }
+        let mut comparison = compare(&mut entries, &previous, &trusted, selection);
         let mut new = NewObjects::default();
-        let hashed = if pending.is_empty() {
-            super::hash::HashRun::default()
-        } else {
-            let before: Vec<Option<Oid>> = priors.iter().map(|p| p.and_then(|p| p.id)).collect();
-            self.hash(selection, &entries, &pending, &before, &mut new)?
-        };
-        let mut gone = Vec::new();
-        for (((at, outcome), prior), slot) in
-            pending.iter().zip(hashed.outcomes).zip(&priors).zip(&slots)
-        {
-            match outcome {
-                Hashed::Stored(id) => entries[*at].id = Some(id),
-                Hashed::Unreadable => not_kept.push(NotKept {
-                    path: entries[*at].path.clone(),
-                    size: entries[*at].stat.size,
-                    reason: NotKeptReason::Unreadable,
-                }),
-                Hashed::TooLarge => not_kept.push(NotKept {
-                    path: entries[*at].path.clone(),
-                    size: entries[*at].stat.size,
-                    reason: NotKeptReason::TooLarge,
-                }),
-                Hashed::Gone => gone.push(*at),
-            }
-            let entry = &entries[*at];
-            let leaf = entry.id.map(|id| (id, entry.stat.git_mode()));
-            let before = prior.and_then(|p| Some((p.id?, p.stat.git_mode())));
-            if leaf != before || outcome == Hashed::Gone {
-                same = false;
-                changed.push(entry.path.clone());
-            }
-            if outcome != Hashed::Gone {
-                recent[*slot].1 = Some(entry.clone());
-            }
-        }
-        for at in gone.into_iter().rev() {
-            entries.remove(at);
-        }
-        for dir in &walked.unreadable {
-            not_kept.push(NotKept {
-                path: dir.clone(),
-                size: 0,
-                reason: NotKeptReason::Unreadable,
-            });
-        }
-        for git in &walked.nested_git {
-            not_kept.push(NotKept {
-                path: git.clone(),
-                size: 0,
-                reason: NotKeptReason::NestedRepository,
-            });
-        }
-        not_kept.sort_by(|a, b| path_order(&a.path, &b.path));
-        not_kept.dedup_by(|a, b| a.path == b.path);
-        let permissions: Vec<(&[u8], u32)> = entries
-            .iter()
-            .filter(|e| e.id.is_some())
-            .filter_map(|e| Some((e.path.as_slice(), e.stat.unusual_permissions()?)))
-            .collect();
-        let meta = Meta::encode(
-            &not_kept,
-            &permissions,
-            &walked.empty_dirs,
-            &walked.dir_modes,
-        );
+        let (new_objects, new_bytes) =
+            self.hash_pending(selection, &mut entries, &mut comparison, &mut new)?;
+        let Comparison {
+            same,
+            changed,
+            pending,
+            recent,
+            mut not_kept,
+            ..
+        } = comparison;
+        add_unwalked(&mut not_kept, &walked.unreadable, &walked.nested_git);
+        let meta = encode_meta(&entries, &not_kept, &walked.empty_dirs, &walked.dir_modes);
 
         let kept = entries.iter().filter(|e| e.id.is_some());
         let mut taken = Taken {
@@ -276,8 +146,8 @@ impl CheckpointStore {
             files: kept.clone().count() as u64,
             bytes: kept.map(|e| e.stat.size).sum(),
             hashed: pending.len() as u64,
-            new_objects: hashed.new_objects,
-            new_bytes: hashed.new_bytes,
+            new_objects,
+            new_bytes,
             not_kept,
             watcher,
             repaired,
@@ -325,6 +195,29 @@ impl CheckpointStore {
             },
         ))
     }
+    /// Hashes the pending entries of `comparison` into `new` and records what was found;
+    /// returns how many objects, and how many bytes, are new.
+    fn hash_pending(
+        &self,
+        selection: &Selection,
+        entries: &mut Vec<Entry>,
+        comparison: &mut Comparison<'_>,
+        new: &mut NewObjects,
+    ) -> Result<(u64, u64), GitError> {
+        let hashed = if comparison.pending.is_empty() {
+            super::hash::HashRun::default()
+        } else {
+            let before: Vec<Option<Oid>> = comparison
+                .priors
+                .iter()
+                .map(|p| p.and_then(|p| p.id))
+                .collect();
+            self.hash(selection, entries, &comparison.pending, &before, new)?
+        };
+        comparison.record_hashed(entries, hashed.outcomes);
+        Ok((hashed.new_objects, hashed.new_bytes))
+    }
+
     /// Stores what changed: the trees above `changed` rebuilt (the others are
     /// `previous_trees`'), the commit of `entries` and `meta`, and `new`'s objects written
     /// as a pack whose flush is under way. Returns the commit, every directory's tree and
@@ -380,6 +273,208 @@ impl CheckpointStore {
             pack::consolidate(&self.dir, &odb).map_err(self.error("merge the checkpoint packs"))?;
         }
         Ok((commit, trees, packs))
+    }
+}
+
+/// What the walk's entries are, compared with the last checkpoint's private index.
+struct Comparison<'p> {
+    /// Whether every entry is the last checkpoint's, path for path.
+    same: bool,
+    /// The paths whose leaf (blob and mode) may differ from the last checkpoint's, whose
+    /// directories are rebuilt.
+    changed: Vec<Vec<u8>>,
+    /// The entries to hash, by position.
+    pending: Vec<usize>,
+    /// The index entry of each pending entry, if it has one.
+    priors: Vec<Option<EntryRef<'p>>>,
+    /// What the private index must change, in path order.
+    recent: Vec<Change>,
+    /// Each pending entry's slot in `recent`, filled once it is hashed.
+    slots: Vec<usize>,
+    /// The entries that are not kept, and why.
+    not_kept: Vec<NotKept>,
+}
+
+/// Compares the walk's `entries` with the `previous` index, path for path: an entry whose
+/// stat data is unchanged (or `trusted`) gets its index entry's object id, a special or too
+/// large file is not kept, and the others are pending, to be hashed.
+fn compare<'p>(
+    entries: &mut [Entry],
+    previous: &'p Index,
+    trusted: &[bool],
+    selection: &Selection,
+) -> Comparison<'p> {
+    let mut pending: Vec<usize> = Vec::new();
+    let mut not_kept = Vec::new();
+    // Whether every entry is the last checkpoint's, path for path; and the paths whose
+    // leaf (blob and mode) may differ from the last checkpoint's, whose directories are
+    // rebuilt. Entries hashed again are compared once hashed.
+    let mut same = entries.len() == previous.len();
+    let mut changed: Vec<Vec<u8>> = Vec::new();
+    let mut priors: Vec<Option<EntryRef<'_>>> = Vec::new();
+    // What the private index must change, in path order (a pending entry's slot is
+    // filled once it is hashed).
+    let mut recent: Vec<Change> = Vec::new();
+    let mut slots: Vec<usize> = Vec::new();
+    let mut old = previous.entries();
+    let mut next_old = old.next();
+    for (at, found) in entries.iter_mut().enumerate() {
+        // Paths before this one are gone from the workspace.
+        while let Some(gone) = next_old.filter(|e| path_order(e.path, &found.path).is_lt()) {
+            same = false;
+            changed.push(gone.path.to_vec());
+            recent.push((gone.path.to_vec(), None));
+            next_old = old.next();
+        }
+        let prior = next_old.filter(|e| e.path == found.path);
+        if prior.is_some() {
+            next_old = old.next();
+        }
+        let stat = found.stat;
+        let reason = if !stat.is_file() && !stat.is_symlink() {
+            Some(NotKeptReason::Special)
+        } else if stat.is_file()
+            && stat.size > super::gitdir::size_cap(&found.path, selection.max_file_bytes)
+        {
+            Some(NotKeptReason::TooLarge)
+        } else {
+            None
+        };
+        found.id = None;
+        if let Some(reason) = reason {
+            if prior != Some(found.as_ref()) {
+                same = false;
+                recent.push((found.path.clone(), Some(found.clone())));
+            }
+            if prior.is_none_or(|p| p.id.is_some()) {
+                changed.push(found.path.clone());
+            }
+            not_kept.push(NotKept {
+                path: found.path.clone(),
+                size: stat.size,
+                reason,
+            });
+            continue;
+        }
+        match prior {
+            Some(p) if (trusted[at] || previous.unchanged(&p.stat, &stat)) && p.id.is_some() => {
+                found.id = p.id;
+            }
+            _ => {
+                same &= prior.is_some_and(|p| p.stat == stat);
+                pending.push(at);
+                priors.push(prior);
+                slots.push(recent.len());
+                recent.push((found.path.clone(), None));
+            }
+        }
+    }
+    while let Some(gone) = next_old {
+        same = false;
+        changed.push(gone.path.to_vec());
+        recent.push((gone.path.to_vec(), None));
+        next_old = old.next();
+    }
+    Comparison {
+        same,
+        changed,
+        pending,
+        priors,
+        recent,
+        slots,
+        not_kept,
+    }
+}
+
+impl Comparison<'_> {
+    /// Records what hashing each pending entry found (`outcomes`, in the order of
+    /// `pending`): its object id, a file not kept, or a file gone since (dropped from
+    /// `entries`); and whether its leaf differs from the last checkpoint's.
+    fn record_hashed(&mut self, entries: &mut Vec<Entry>, outcomes: Vec<Hashed>) {
+        let mut gone = Vec::new();
+        for (((at, outcome), prior), slot) in self
+            .pending
+            .iter()
+            .zip(outcomes)
+            .zip(&self.priors)
+            .zip(&self.slots)
+        {
+            match outcome {
+                Hashed::Stored(id) => entries[*at].id = Some(id),
+                Hashed::Unreadable => self.not_kept.push(NotKept {
+                    path: entries[*at].path.clone(),
+                    size: entries[*at].stat.size,
+                    reason: NotKeptReason::Unreadable,
+                }),
+                Hashed::TooLarge => self.not_kept.push(NotKept {
+                    path: entries[*at].path.clone(),
+                    size: entries[*at].stat.size,
+                    reason: NotKeptReason::TooLarge,
+                }),
+                Hashed::Gone => gone.push(*at),
+            }
+            let entry = &entries[*at];
+            let leaf = entry.id.map(|id| (id, entry.stat.git_mode()));
+            let before = prior.and_then(|p| Some((p.id?, p.stat.git_mode())));
+            if leaf != before || outcome == Hashed::Gone {
+                self.same = false;
+                self.changed.push(entry.path.clone());
+            }
+            if outcome != Hashed::Gone {
+                self.recent[*slot].1 = Some(entry.clone());
+            }
+        }
+        for at in gone.into_iter().rev() {
+            entries.remove(at);
+        }
+    }
+}
+
+/// Adds to `not_kept` the directories the walk could not list and the nested repositories
+/// it left out, then sorts it in path order without duplicates.
+fn add_unwalked(not_kept: &mut Vec<NotKept>, unreadable: &[Vec<u8>], nested_git: &[Vec<u8>]) {
+    for dir in unreadable {
+        not_kept.push(NotKept {
+            path: dir.clone(),
+            size: 0,
+            reason: NotKeptReason::Unreadable,
+        });
+    }
+    for git in nested_git {
+        not_kept.push(NotKept {
+            path: git.clone(),
+            size: 0,
+            reason: NotKeptReason::NestedRepository,
+        });
+    }
+    not_kept.sort_by(|a, b| path_order(&a.path, &b.path));
+    not_kept.dedup_by(|a, b| a.path == b.path);
+}
+
+/// The checkpoint's meta: what is not kept, the unusual permissions of the kept files, the
+/// empty directories and the directories' unusual modes.
+fn encode_meta(
+    entries: &[Entry],
+    not_kept: &[NotKept],
+    empty_dirs: &[Vec<u8>],
+    dir_modes: &[(Vec<u8>, u32)],
+) -> Vec<u8> {
+    let permissions: Vec<(&[u8], u32)> = entries
+        .iter()
+        .filter(|e| e.id.is_some())
+        .filter_map(|e| Some((e.path.as_slice(), e.stat.unusual_permissions()?)))
+        .collect();
+    Meta::encode(not_kept, &permissions, empty_dirs, dir_modes)
+}
+
+/// What the watcher's answer says: its state, the token it answered with, and what it
+/// heard since the token asked with (`None` when it could not say).
+fn answer_of(asked: Asked) -> (WatcherState, Option<Token>, Option<watch::Heard>) {
+    match asked {
+        Asked::Absent => (WatcherState::Absent, None, None),
+        Asked::Unavailable => (WatcherState::Unavailable, None, None),
+        Asked::Full(token) => (WatcherState::Answered, Some(token), None),
+        Asked::Heard(token, heard) => (WatcherState::Answered, Some(token), Some(heard)),
     }
 }
 

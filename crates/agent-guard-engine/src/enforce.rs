@@ -62,15 +62,7 @@ pub(crate) fn enforce(
             return report;
         }
         Decision::Block => {
-            let record = AuditRecord {
-                reasons: Some([]),
-                ..audit_record(&report, Event::EnforceBlock)
-            };
-            if !audit.durable(&record) {
-                report
-                    .warnings
-                    .push("audit unavailable: record could not be stored".to_owned());
-            }
+            record_block(&mut report, &audit);
             return report;
         }
         _ => {}
@@ -95,98 +87,21 @@ pub(crate) fn enforce(
     if let Some(sync) = &intent {
         store = store.with_before_effect(sync.clone());
     }
-    let mut compensations: Vec<Applied> = Vec::new();
     let keeper = Applier {
         store: &store,
         runtime: &runtime,
         origin: origin(&report.check_id, &edit_origin),
         progress,
     };
-    let verdicts = report.verdicts.clone();
-    for verdict in &verdicts {
-        let applied = match keeper.apply(&verdict.plan) {
-            Carried::NothingToDo => continue,
-            Carried::Ran(applied) => *applied,
-            // A plan no registered compensation carries out must not run unprotected.
-            Carried::Unregistered(_) => {
-                refuse(
-                    &mut report,
-                    ReasonCode::CompensationFailed,
-                    "compensation failed",
-                );
-                return report;
-            }
-        };
-        let failure = applied.failure.clone();
-        compensations.push(applied);
-        let put_back = failure
-            .as_ref()
-            .map(|_| crate::put_back::put_back(&store, &compensations, &runtime, progress));
-        if let Some(failure) = failure.clone().filter(|f| f.kind == FailureKind::TooLarge) {
-            // Keeping the file would mean copying more than the cap: a person decides. What
-            // was kept so far stays kept, what was moved away is back, and the question
-            // names the file.
-            report.set_verdict(Decision::Ask, ReasonCode::AskPreserveTooLarge);
-            report.reasons = failure.detail.into_iter().collect();
-            report.reasons.extend(
-                put_back
-                    .as_ref()
-                    .and_then(crate::put_back::PutBack::sentence),
-            );
-            let unkept = compensations
-                .iter()
-                .flat_map(crate::ask::shortfall)
-                .collect();
-            // A relocation put back keeps nothing: the question must not count it as kept.
-            if let Some(put_back) = &put_back {
-                compensations.retain(|c| !put_back.txids.contains(&c.txid));
-            }
-            crate::ask::settle(&mut report, compensations, unkept);
-            crate::approval::settle_ask(&mut report, request, &workspace, &runtime);
-            let record = AuditRecord {
-                phase: Some(Phase::Intent),
-                reasons: Some([]),
-                compensations: Some(compensations_record(
-                    report.compensations.as_deref().unwrap_or_default(),
-                )),
-                ..audit_record(&report, Event::Ask)
-            };
-            if !audit.durable(&record) {
-                refuse(
-                    &mut report,
-                    ReasonCode::CompensationFailed,
-                    "durable ASK audit intent unavailable",
-                );
-            }
-            return report;
-        }
-        if let Some(failure) = failure {
-            let (code, reason) = refusal(failure.kind);
-            report.compensations = Some(compensations);
-            refuse(&mut report, code, reason);
-            // Name the cause (a read-only quarantine, a full disk): the fix depends on it. The
-            // audit record keeps only the static reason.
-            if let Some(detail) = &failure.detail {
-                report.reasons.push(detail.clone());
-                report.message = Some(format!("agent-guard: the cause: {detail}"));
-            }
-            if let Some(sentence) = put_back
-                .as_ref()
-                .and_then(crate::put_back::PutBack::sentence)
-            {
-                report.reasons.push(sentence.clone());
-                report.message = Some(match report.message.take() {
-                    Some(text) => format!("{text}\nagent-guard: {sentence}"),
-                    None => format!("agent-guard: {sentence}"),
-                });
-            }
-            let _ = audit.durable(&AuditRecord {
-                error: Some(ErrorLabel::CompensationFailed),
-                ..audit_record(&report, Event::EnforceError)
-            });
-            return report;
-        }
-    }
+    let kept = Kept {
+        request,
+        workspace: &workspace,
+        runtime: &runtime,
+        audit: &audit,
+    };
+    let Some(compensations) = compensate(&mut report, &keeper, &kept) else {
+        return report;
+    };
     if let Some(Err(cause)) = intent.as_ref().map(agent_guard_audit::SyncInFlight::wait) {
         // Nothing was destroyed (a move would have waited for it): the command must not run.
         report.compensations = Some(compensations);
@@ -200,29 +115,80 @@ pub(crate) fn enforce(
         .map(|plan| crate::WatcherStart::new(&workspace, &request.env, plan));
     report.message = message(&compensations);
     if report.code == ReasonCode::AllowApproved {
-        // What the approved parts destroy that nothing kept: said once more, after the fact.
-        report.not_kept = report
-            .verdicts
-            .iter()
-            .flat_map(|v| v.unkept.iter().cloned())
-            .chain(compensations.iter().flat_map(crate::ask::shortfall))
-            .collect();
-        if !report.not_kept.is_empty() {
-            let lost: Vec<String> = report.not_kept.iter().map(Unkept::phrase).collect();
-            let note = format!(
-                "agent-guard: approved; not kept, so not restorable: {}",
-                lost.join(", ")
-            );
-            report.message = Some(match report.message.take() {
-                Some(text) => format!("{text}\n{note}"),
-                None => note,
-            });
+        say_what_approval_loses(&mut report, &compensations);
+    }
+    record_proceed(&mut report, compensations, &audit, needs_intent);
+    report
+}
+
+/// Runs every plan of the line through its compensation, in order; `None` when one could
+/// not keep what it had to, and the report says what happens instead (a question or a
+/// refusal, with what was moved away put back).
+fn compensate(
+    report: &mut CheckReport,
+    keeper: &Applier<'_>,
+    kept: &Kept<'_>,
+) -> Option<Vec<Applied>> {
+    let mut compensations: Vec<Applied> = Vec::new();
+    let verdicts = report.verdicts.clone();
+    for verdict in &verdicts {
+        let applied = match keeper.apply(&verdict.plan) {
+            Carried::NothingToDo => continue,
+            Carried::Ran(applied) => *applied,
+            // A plan no registered compensation carries out must not run unprotected.
+            Carried::Unregistered(_) => {
+                refuse(
+                    report,
+                    ReasonCode::CompensationFailed,
+                    "compensation failed",
+                );
+                return None;
+            }
+        };
+        let failure = applied.failure.clone();
+        compensations.push(applied);
+        let put_back = failure.as_ref().map(|_| {
+            crate::put_back::put_back(keeper.store, &compensations, kept.runtime, keeper.progress)
+        });
+        if let Some(failure) = failure.clone().filter(|f| f.kind == FailureKind::TooLarge) {
+            ask_too_large(report, compensations, failure, put_back.as_ref(), kept);
+            return None;
+        }
+        if let Some(failure) = failure {
+            report.compensations = Some(compensations);
+            refuse_failed(report, &failure, put_back.as_ref(), kept.audit);
+            return None;
         }
     }
+    Some(compensations)
+}
+
+/// Stores the `enforce-block` record of a refused line.
+fn record_block(report: &mut CheckReport, audit: &Audit) {
+    let record = AuditRecord {
+        reasons: Some([]),
+        ..audit_record(report, Event::EnforceBlock)
+    };
+    if !audit.durable(&record) {
+        report
+            .warnings
+            .push("audit unavailable: record could not be stored".to_owned());
+    }
+}
+
+/// Everything is kept: the line may run. Stores the `enforce-proceed` record (not synced:
+/// the intent is on disk, and the manifest journals what moved); without it, a line that
+/// needed an intent is refused after all.
+fn record_proceed(
+    report: &mut CheckReport,
+    compensations: Vec<Applied>,
+    audit: &Audit,
+    needs_intent: bool,
+) {
     report.set_verdict(Decision::Allow, report.code);
     let proceed = AuditRecord {
         compensations: Some(compensations_record(&compensations)),
-        ..audit_record(&report, Event::EnforceProceed)
+        ..audit_record(report, Event::EnforceProceed)
     };
     report.compensations = Some(compensations);
     // Not synced: the intent is on disk, and the manifest journals what moved; a crash that
@@ -231,7 +197,7 @@ pub(crate) fn enforce(
     if !recorded {
         if needs_intent {
             refuse(
-                &mut report,
+                report,
                 ReasonCode::CompensationFailed,
                 "durable execution audit unavailable after compensation",
             );
@@ -241,7 +207,104 @@ pub(crate) fn enforce(
                 .push("audit unavailable: record could not be stored".to_owned());
         }
     }
+}
+
+/// What a failed keep needs besides the report: the request, where, and the log.
+struct Kept<'a> {
+    request: &'a CheckRequest,
+    workspace: &'a crate::workspace::Workspace,
+    runtime: &'a crate::runtime::Runtime,
+    audit: &'a Audit,
+}
+
+/// Keeping a file would mean copying more than the cap: a person decides. What was kept so
+/// far stays kept, what was moved away is back (`put_back`), and the question names the file.
+fn ask_too_large(
+    report: &mut CheckReport,
+    mut compensations: Vec<Applied>,
+    failure: agent_guard_recovery::Failure,
+    put_back: Option<&crate::put_back::PutBack>,
+    kept: &Kept<'_>,
+) {
+    report.set_verdict(Decision::Ask, ReasonCode::AskPreserveTooLarge);
+    report.reasons = failure.detail.into_iter().collect();
     report
+        .reasons
+        .extend(put_back.and_then(crate::put_back::PutBack::sentence));
+    let unkept = compensations
+        .iter()
+        .flat_map(crate::ask::shortfall)
+        .collect();
+    // A relocation put back keeps nothing: the question must not count it as kept.
+    if let Some(put_back) = put_back {
+        compensations.retain(|c| !put_back.txids.contains(&c.txid));
+    }
+    crate::ask::settle(report, compensations, unkept);
+    crate::approval::settle_ask(report, kept.request, kept.workspace, kept.runtime);
+    let record = AuditRecord {
+        phase: Some(Phase::Intent),
+        reasons: Some([]),
+        compensations: Some(compensations_record(
+            report.compensations.as_deref().unwrap_or_default(),
+        )),
+        ..audit_record(report, Event::Ask)
+    };
+    if !kept.audit.durable(&record) {
+        refuse(
+            report,
+            ReasonCode::CompensationFailed,
+            "durable ASK audit intent unavailable",
+        );
+    }
+}
+
+/// A compensation failed: the command is refused, naming the cause (a read-only quarantine,
+/// a full disk: the fix depends on it; the audit record keeps only the static reason) and
+/// what was put back.
+fn refuse_failed(
+    report: &mut CheckReport,
+    failure: &agent_guard_recovery::Failure,
+    put_back: Option<&crate::put_back::PutBack>,
+    audit: &Audit,
+) {
+    let (code, reason) = refusal(failure.kind);
+    refuse(report, code, reason);
+    if let Some(detail) = &failure.detail {
+        report.reasons.push(detail.clone());
+        report.message = Some(format!("agent-guard: the cause: {detail}"));
+    }
+    if let Some(sentence) = put_back.and_then(crate::put_back::PutBack::sentence) {
+        report.reasons.push(sentence.clone());
+        report.message = Some(match report.message.take() {
+            Some(text) => format!("{text}\nagent-guard: {sentence}"),
+            None => format!("agent-guard: {sentence}"),
+        });
+    }
+    let _ = audit.durable(&AuditRecord {
+        error: Some(ErrorLabel::CompensationFailed),
+        ..audit_record(report, Event::EnforceError)
+    });
+}
+
+/// What the approved parts destroy that nothing kept: said once more, after the fact.
+fn say_what_approval_loses(report: &mut CheckReport, compensations: &[Applied]) {
+    report.not_kept = report
+        .verdicts
+        .iter()
+        .flat_map(|v| v.unkept.iter().cloned())
+        .chain(compensations.iter().flat_map(crate::ask::shortfall))
+        .collect();
+    if !report.not_kept.is_empty() {
+        let lost: Vec<String> = report.not_kept.iter().map(Unkept::phrase).collect();
+        let note = format!(
+            "agent-guard: approved; not kept, so not restorable: {}",
+            lost.join(", ")
+        );
+        report.message = Some(match report.message.take() {
+            Some(text) => format!("{text}\n{note}"),
+            None => note,
+        });
+    }
 }
 
 /// Why the audit intent could not be written: the whole error chain, and, when the disk

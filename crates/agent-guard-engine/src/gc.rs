@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use agent_guard_audit::{Action, AuditRecord, Event, Tool};
 use agent_guard_config::EnvSnapshot;
-use agent_guard_recovery::{GcOutcome, GcPlan, GcPolicy, GcSelection};
+use agent_guard_recovery::{GcOutcome, GcPlan, GcPolicy, GcSelection, Quarantine};
 use agent_guard_types::is_generated_id;
 
 use crate::check::{audit_log, error_chain};
@@ -118,38 +118,12 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
             refusal: None,
         });
     }
-    let selection = match &request.targets {
-        GcTargets::Everything => {
-            let txs = crate::list::workspace_transactions(&store, &workspace.root)?;
-            GcSelection::Ids(
-                txs.into_iter()
-                    .filter(|t| !t.purged)
-                    .map(|t| t.txid)
-                    .collect(),
-            )
-        }
-        GcTargets::AllEligible => GcSelection::AllEligible,
-        GcTargets::Unselected => {
-            return Ok(GcReport {
-                plan,
-                outcome: None,
-                refusal: Some(GcRefusal::NothingSelected),
-            });
-        }
-        GcTargets::Ids(references) => {
-            // References (a unique prefix or suffix, `@-N`) name their transaction; anything
-            // else is passed on for the quarantine to refuse.
-            let txs = crate::list::workspace_transactions(&store, &workspace.root)?;
-            let mut ids = Vec::new();
-            for reference in references {
-                ids.push(match crate::txref::resolve(reference, &txs) {
-                    Ok(Some(id)) => id,
-                    Ok(None) | Err(crate::TxRefError::Unknown(_)) => reference.clone(),
-                    Err(error) => return Err(error.into()),
-                });
-            }
-            GcSelection::Ids(ids)
-        }
+    let Some(selection) = selection(&request.targets, &store, &workspace)? else {
+        return Ok(GcReport {
+            plan,
+            outcome: None,
+            refusal: Some(GcRefusal::NothingSelected),
+        });
     };
     // The intent is durable before anything is purged; without it nothing is.
     let targets: Vec<String> = match &selection {
@@ -211,4 +185,40 @@ pub fn gc(cwd: &Path, env: &EnvSnapshot, request: &GcRequest) -> Result<GcReport
             refusal: Some(GcRefusal::Purge(error_chain(&error))),
         }),
     }
+}
+
+/// The transactions `targets` select in `workspace`'s quarantine `store`; `None` when none
+/// are named.
+fn selection(
+    targets: &GcTargets,
+    store: &Quarantine,
+    workspace: &Workspace,
+) -> Result<Option<GcSelection>> {
+    Ok(Some(match targets {
+        GcTargets::Everything => {
+            let txs = crate::list::workspace_transactions(store, &workspace.root)?;
+            GcSelection::Ids(
+                txs.into_iter()
+                    .filter(|t| !t.purged)
+                    .map(|t| t.txid)
+                    .collect(),
+            )
+        }
+        GcTargets::AllEligible => GcSelection::AllEligible,
+        GcTargets::Unselected => return Ok(None),
+        GcTargets::Ids(references) => {
+            // References (a unique prefix or suffix, `@-N`) name their transaction; anything
+            // else is passed on for the quarantine to refuse.
+            let txs = crate::list::workspace_transactions(store, &workspace.root)?;
+            let mut ids = Vec::new();
+            for reference in references {
+                ids.push(match crate::txref::resolve(reference, &txs) {
+                    Ok(Some(id)) => id,
+                    Ok(None) | Err(crate::TxRefError::Unknown(_)) => reference.clone(),
+                    Err(error) => return Err(error.into()),
+                });
+            }
+            GcSelection::Ids(ids)
+        }
+    }))
 }

@@ -80,19 +80,9 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
         let mut with = Vec::new();
         let chosen = match &request.target {
             RestoreTarget::Undo => {
-                let queue = undoable(&txs);
-                // One command, one undo: the newest transaction and the others its command
-                // made (its check id), newest first.
-                if let Some(first) = queue.first()
-                    && let Some(check) = check_id(first)
-                {
-                    with = queue[1..]
-                        .iter()
-                        .filter(|t| check_id(t) == Some(check))
-                        .map(|t| t.txid.clone())
-                        .collect();
-                }
-                queue.first().map(|t| (*t).clone())
+                let (newest, others) = undo_of_last_command(&txs);
+                with = others;
+                newest
             }
             RestoreTarget::Redo => txs
                 .iter()
@@ -104,16 +94,7 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
                 Ok(None) => {
                     // Not a transaction: a path held by one.
                     let wanted = physical_target(&request.cwd.join(text));
-                    let found = txs
-                        .iter()
-                        .rev()
-                        .filter(|t| t.state() == TxState::Restorable)
-                        .find(|t| {
-                            t.items
-                                .iter()
-                                .any(|i| i.restorable() && wanted.starts_with(&i.origin))
-                        })
-                        .cloned();
+                    let found = newest_holding(&txs, &wanted);
                     if found.is_none() {
                         return Ok(refused(text, RestoreRefusal::NotHeld(text.clone())));
                     }
@@ -126,18 +107,7 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
             },
         };
         let Some(tx) = chosen else {
-            let refusal = match request.target {
-                RestoreTarget::Redo => RestoreRefusal::Unsafe(
-                    "nothing to redo: no restore kept anything it replaced".to_owned(),
-                ),
-                _ => RestoreRefusal::NothingToUndo,
-            };
-            let mut outcome = refused("", refusal);
-            outcome.report.errors = vec![match request.target {
-                RestoreTarget::Redo => "nothing to redo".to_owned(),
-                _ => "nothing to undo".to_owned(),
-            }];
-            return Ok(outcome);
+            return Ok(nothing_to_restore(&request.target));
         };
         // Redoing a checkpoint's undo puts the command's versions back over what the undo
         // wrote, which the checkpoint still holds: the occupants are expected, and (as with
@@ -151,16 +121,7 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
     let options = RestoreOptions {
         force,
         to: request.to.as_ref().map(|to| request.cwd.join(to)),
-        paths: paths
-            .iter()
-            .map(|p| {
-                let absolute = request.cwd.join(p);
-                absolute
-                    .strip_prefix(&workspace.root)
-                    .map(Path::to_path_buf)
-                    .unwrap_or(p.clone())
-            })
-            .collect(),
+        paths: workspace_relative(&paths, &request.cwd, &workspace.root),
     };
     let mut report = agent_guard_recovery::restore(
         &store,
@@ -177,31 +138,9 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
             &mut || new_txid(&runtime),
             progress,
         );
-        report.ok &= more.ok;
-        report.already_restored &= more.already_restored;
-        report.restored.extend(more.restored);
-        report.conflicts.extend(more.conflicts);
-        report.errors.extend(more.errors);
-        report.backup_txids.extend(more.backup_txids);
-        report.previously_restored.extend(more.previously_restored);
-        report.left_outside.extend(more.left_outside);
+        merge_reports(&mut report, more);
     }
-    let (txid_field, txid_sha256) = if is_generated_id(&txid) {
-        (Some(txid.clone()), None)
-    } else {
-        (None, Some(agent_guard_audit::sha256_hex(&txid)))
-    };
-    let record = AuditRecord {
-        force: Some(request.force),
-        ok: Some(report.ok),
-        restored_count: Some(report.restored.len()),
-        conflict_count: Some(report.conflicts.len()),
-        error_count: Some(report.errors.len()),
-        backup_txids: Some(report.backup_txids.clone()),
-        txid: txid_field,
-        txid_sha256,
-        ..AuditRecord::new(Event::Restore, Tool::Restore)
-    };
+    let record = restore_record(&txid, request.force, &report);
     // A refusal never creates the quarantine just to audit itself.
     let log = if store.trash().is_dir() {
         audit_log(&workspace, &runtime).ok()
@@ -221,6 +160,101 @@ pub fn restore(request: &RestoreRequest, progress: &dyn Progress) -> Result<Rest
         transaction: Some(summary),
         with,
     })
+}
+
+/// The newest restorable transaction of `txs` that holds `wanted` (or a tree above it).
+fn newest_holding(txs: &[Transaction], wanted: &Path) -> Option<Transaction> {
+    txs.iter()
+        .rev()
+        .filter(|t| t.state() == TxState::Restorable)
+        .find(|t| {
+            t.items
+                .iter()
+                .any(|i| i.restorable() && wanted.starts_with(&i.origin))
+        })
+        .cloned()
+}
+
+/// `paths` (relative to `cwd`) relative to the workspace `root`, when they are inside it.
+fn workspace_relative(paths: &[PathBuf], cwd: &Path, root: &Path) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|p| {
+            let absolute = cwd.join(p);
+            absolute
+                .strip_prefix(root)
+                .map(Path::to_path_buf)
+                .unwrap_or(p.clone())
+        })
+        .collect()
+}
+
+/// The transaction `undo` takes (the newest undoable one) and, newest first, the others
+/// the same command made: one command, one undo.
+fn undo_of_last_command(txs: &[Transaction]) -> (Option<Transaction>, Vec<String>) {
+    let mut with = Vec::new();
+    let queue = undoable(txs);
+    // One command, one undo: the newest transaction and the others its command
+    // made (its check id), newest first.
+    if let Some(first) = queue.first()
+        && let Some(check) = check_id(first)
+    {
+        with = queue[1..]
+            .iter()
+            .filter(|t| check_id(t) == Some(check))
+            .map(|t| t.txid.clone())
+            .collect();
+    }
+    (queue.first().map(|t| (*t).clone()), with)
+}
+
+/// The refusal of a restore of `target` when there is nothing to undo or redo.
+fn nothing_to_restore(target: &RestoreTarget) -> RestoreOutcome {
+    let refusal = match target {
+        RestoreTarget::Redo => RestoreRefusal::Unsafe(
+            "nothing to redo: no restore kept anything it replaced".to_owned(),
+        ),
+        _ => RestoreRefusal::NothingToUndo,
+    };
+    let mut outcome = refused("", refusal);
+    outcome.report.errors = vec![match target {
+        RestoreTarget::Redo => "nothing to redo".to_owned(),
+        _ => "nothing to undo".to_owned(),
+    }];
+    outcome
+}
+
+/// Adds to `report` what restoring one more transaction of the same command did.
+fn merge_reports(report: &mut RestoreReport, more: RestoreReport) {
+    report.ok &= more.ok;
+    report.already_restored &= more.already_restored;
+    report.restored.extend(more.restored);
+    report.conflicts.extend(more.conflicts);
+    report.errors.extend(more.errors);
+    report.backup_txids.extend(more.backup_txids);
+    report.previously_restored.extend(more.previously_restored);
+    report.left_outside.extend(more.left_outside);
+}
+
+/// The audit record of the restore of `txid` (with `--force` if `force`) that `report`
+/// describes.
+fn restore_record(txid: &str, force: bool, report: &RestoreReport) -> AuditRecord {
+    let (txid_field, txid_sha256) = if is_generated_id(txid) {
+        (Some(txid.to_owned()), None)
+    } else {
+        (None, Some(agent_guard_audit::sha256_hex(txid)))
+    };
+    AuditRecord {
+        force: Some(force),
+        ok: Some(report.ok),
+        restored_count: Some(report.restored.len()),
+        conflict_count: Some(report.conflicts.len()),
+        error_count: Some(report.errors.len()),
+        backup_txids: Some(report.backup_txids.clone()),
+        txid: txid_field,
+        txid_sha256,
+        ..AuditRecord::new(Event::Restore, Tool::Restore)
+    }
 }
 
 /// The check id of the command that made `tx`, if recorded.

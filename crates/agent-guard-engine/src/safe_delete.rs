@@ -193,44 +193,7 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
     };
     // Every move and direct delete waits for the intent first.
     let store = quarantine(&workspace, &runtime, &request.env).with_before_effect(intent.clone());
-    match verdict.plan {
-        Plan::Direct(specs) => {
-            report.deleted = specs
-                .iter()
-                .filter_map(|s| s.physical.as_deref())
-                .map(|p| store.delete_direct(p))
-                .collect();
-            report.outcome = if verdict.code == ReasonCode::AllowTrashGc {
-                SafeDeleteOutcome::DeletedHousekeeping
-            } else {
-                SafeDeleteOutcome::DeletedRegenerable
-            };
-            if report.deleted.contains(&DirectOutcome::Failed) {
-                refuse(
-                    &mut report,
-                    ReasonCode::CompensationFailed,
-                    SafeDeleteOutcome::BlockedDirectFailed,
-                );
-            }
-        }
-        plan @ Plan::Relocate(_) => {
-            let keeper = Applier {
-                store: &store,
-                runtime: &runtime,
-                origin: Origin {
-                    code: Some(report.verdict.code.to_string()),
-                    ..Origin::tool("safe_delete")
-                },
-                progress,
-            };
-            relocated(&mut report, keeper.apply(&plan));
-        }
-        _ => refuse(
-            &mut report,
-            ReasonCode::CompensationFailed,
-            SafeDeleteOutcome::BlockedNothingToCompensate,
-        ),
-    }
+    carry_out(&mut report, verdict, &store, &runtime, progress);
     if let Err(cause) = intent.wait() {
         // A move or delete waits for the intent and would have stopped: nothing was done.
         refuse(
@@ -246,6 +209,54 @@ pub fn safe_delete(request: &SafeDeleteRequest, progress: &dyn Progress) -> Safe
             .push("audit unavailable: outcome record could not be stored".to_owned());
     }
     report
+}
+
+/// Deletes or relocates what `verdict` plans, into `report`.
+fn carry_out(
+    report: &mut SafeDeleteReport,
+    verdict: Verdict,
+    store: &agent_guard_recovery::Quarantine,
+    runtime: &Runtime,
+    progress: &dyn Progress,
+) {
+    match verdict.plan {
+        Plan::Direct(specs) => {
+            report.deleted = specs
+                .iter()
+                .filter_map(|s| s.physical.as_deref())
+                .map(|p| store.delete_direct(p))
+                .collect();
+            report.outcome = if verdict.code == ReasonCode::AllowTrashGc {
+                SafeDeleteOutcome::DeletedHousekeeping
+            } else {
+                SafeDeleteOutcome::DeletedRegenerable
+            };
+            if report.deleted.contains(&DirectOutcome::Failed) {
+                refuse(
+                    report,
+                    ReasonCode::CompensationFailed,
+                    SafeDeleteOutcome::BlockedDirectFailed,
+                );
+            }
+        }
+        plan @ Plan::Relocate(_) => {
+            let keeper = Applier {
+                store,
+                runtime,
+                origin: Origin {
+                    code: Some(report.verdict.code.to_string()),
+                    ..Origin::tool("safe_delete")
+                },
+                progress,
+            };
+            relocated(report, keeper.apply(&plan));
+        }
+        _ => refuse(
+            report,
+            ReasonCode::CompensationFailed,
+            SafeDeleteOutcome::BlockedNothingToCompensate,
+        ),
+    }
 }
 
 /// What the relocation did, in the report: what moved, what did not, and how it ended.

@@ -87,50 +87,61 @@ fn run_case(
             case.decision, case.code, report.decision, report.code, report.ops, report.warnings
         ));
     }
-    if let Some(expected) = &case.ops {
-        let resolved = DialectResolution::resolve(dialect.as_deref())
-            .dialect()
-            .unwrap_or_default();
-        let ops = classify(&command, resolved).ops;
-        let actual: Vec<_> = ops
-            .iter()
-            .map(|op| {
-                let shape = match op.shape {
-                    Some(Shape::F1) => "F1",
-                    Some(Shape::F2) => "F2",
-                    None => "none",
-                };
-                (
-                    op.kind.as_str().to_owned(),
-                    op.targets
-                        .iter()
-                        .map(|t| t.text.clone())
-                        .collect::<Vec<_>>(),
-                    op.recursive,
-                    op.undeterminable,
-                    shape,
-                )
-            })
-            .collect();
-        let matches = expected.len() == actual.len()
-            && expected.iter().zip(&actual).all(|(e, a)| {
-                e.kind == a.0
-                    && e.targets.as_ref().is_none_or(|t| {
-                        t.iter().map(|x| fixture.expand(x)).collect::<Vec<_>>() == a.1
-                    })
-                    && e.recursive.is_none_or(|r| r == a.2)
-                    && e.undeterminable.is_none_or(|u| u == a.3)
-                    && e.shape.as_deref().is_none_or(|s| s == a.4)
-            });
-        if !matches {
-            problems.push(format!("ops: expected {expected:?}, got {actual:?}"));
-        }
+    if let Some(expected) = &case.ops
+        && let Some(problem) = ops_mismatch(expected, &command, dialect.as_deref(), &fixture)
+    {
+        problems.push(problem);
     }
     if problems.is_empty() {
         Ok(())
     } else {
         Err(problems.join("; "))
     }
+}
+
+/// Compares the ops the classifier finds in `command` with the `expected` ones (their
+/// targets expanded in `fixture`); says how they differ, if they do.
+fn ops_mismatch(
+    expected: &[ExpectedOp],
+    command: &str,
+    dialect: Option<&str>,
+    fixture: &Fixture,
+) -> Option<String> {
+    let resolved = DialectResolution::resolve(dialect)
+        .dialect()
+        .unwrap_or_default();
+    let ops = classify(command, resolved).ops;
+    let actual: Vec<_> = ops
+        .iter()
+        .map(|op| {
+            let shape = match op.shape {
+                Some(Shape::F1) => "F1",
+                Some(Shape::F2) => "F2",
+                None => "none",
+            };
+            (
+                op.kind.as_str().to_owned(),
+                op.targets
+                    .iter()
+                    .map(|t| t.text.clone())
+                    .collect::<Vec<_>>(),
+                op.recursive,
+                op.undeterminable,
+                shape,
+            )
+        })
+        .collect();
+    let matches = expected.len() == actual.len()
+        && expected.iter().zip(&actual).all(|(e, a)| {
+            e.kind == a.0
+                && e.targets
+                    .as_ref()
+                    .is_none_or(|t| t.iter().map(|x| fixture.expand(x)).collect::<Vec<_>>() == a.1)
+                && e.recursive.is_none_or(|r| r == a.2)
+                && e.undeterminable.is_none_or(|u| u == a.3)
+                && e.shape.as_deref().is_none_or(|s| s == a.4)
+        });
+    (!matches).then(|| format!("ops: expected {expected:?}, got {actual:?}"))
 }
 
 fn run_dir(subdir: &str) -> Vec<LoadedCase> {

@@ -309,32 +309,8 @@ fn text_of(result: &Value) -> String {
         .join("\n")
 }
 
-#[test]
-fn stdio_round_trip() {
-    let temp = tempfile::tempdir().expect("tempdir");
-    let parent = temp.path().join("parent");
-    let ws = parent.join("ws");
-    let home = temp.path().join("home");
-    std::fs::create_dir_all(&home).expect("home");
-    write(&parent.join("sibling.txt"), b"next to the workspace\n");
-    write(&ws.join("src/main.rs"), b"fn main() {}\n");
-    write(&ws.join("notes.txt"), b"notes\n");
-    write(&ws.join("data/report.txt"), b"report\n");
-    write(
-        &ws.join("data/deep/blob.bin"),
-        &[0, 159, 146, 150, 255, 10, 13],
-    );
-    git(&ws, &["init", "-q", "."]);
-    git(&ws, &["add", "src/main.rs"]);
-    git(&ws, &["commit", "-q", "-m", "init"]);
-    let data_before = snapshot(&ws.join("data"));
-    let parent_before: Vec<_> = std::fs::read_dir(&parent)
-        .expect("ls")
-        .map(|e| e.expect("entry").file_name())
-        .collect();
-
-    let mut server = Server::start(&ws, &home);
-
+/// Initializes the session and checks what the server says about itself.
+fn handshake(server: &mut Server) {
     // Handshake.
     let init = server.request(
         "initialize",
@@ -347,7 +323,10 @@ fn stdio_round_trip() {
     assert!(init["serverInfo"]["version"].is_string());
     assert!(init["capabilities"]["tools"].is_object(), "{init}");
     server.notify("notifications/initialized");
+}
 
+/// Lists the tools and checks their schemas and annotations; returns them by name.
+fn check_tools(server: &mut Server) -> BTreeMap<String, Value> {
     // Tools, schemas and annotations.
     let listed = server.request("tools/list", json!({}));
     let tools: BTreeMap<String, Value> = listed["result"]["tools"]
@@ -393,6 +372,17 @@ fn stdio_round_trip() {
         restore_input["properties"].get("force").is_none(),
         "no force for models"
     );
+    tools
+}
+
+/// Deletes `data` in `ws`, lists and restores it (twice), and checks every answer against
+/// the tools' output schemas; `data_before` is the directory's content before.
+fn delete_restore_a_directory(
+    server: &mut Server,
+    ws: &Path,
+    tools: &BTreeMap<String, Value>,
+    data_before: &BTreeMap<PathBuf, Option<Vec<u8>>>,
+) {
     let schema = |name: &str| tools[name]["outputSchema"].clone();
 
     // safe_delete a directory: gone, with a txid.
@@ -432,7 +422,7 @@ fn stdio_round_trip() {
     assert_conforms(&restored, &schema("restore"));
     assert_eq!(
         snapshot(&ws.join("data")),
-        data_before,
+        *data_before,
         "restored byte-identical"
     );
     let again = server.call("restore", json!({"txid": txid}));
@@ -447,6 +437,40 @@ fn stdio_round_trip() {
     let unknown = server.call("restore", json!({"txid": "20000101-000000-00000000"}));
     assert_eq!(unknown["isError"], true, "{unknown}");
     assert!(text_of(&unknown).contains("`list`"), "{unknown}");
+}
+
+#[test]
+fn stdio_round_trip() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    let parent = temp.path().join("parent");
+    let ws = parent.join("ws");
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    write(&parent.join("sibling.txt"), b"next to the workspace\n");
+    write(&ws.join("src/main.rs"), b"fn main() {}\n");
+    write(&ws.join("notes.txt"), b"notes\n");
+    write(&ws.join("data/report.txt"), b"report\n");
+    write(
+        &ws.join("data/deep/blob.bin"),
+        &[0, 159, 146, 150, 255, 10, 13],
+    );
+    git(&ws, &["init", "-q", "."]);
+    git(&ws, &["add", "src/main.rs"]);
+    git(&ws, &["commit", "-q", "-m", "init"]);
+    let data_before = snapshot(&ws.join("data"));
+    let parent_before: Vec<_> = std::fs::read_dir(&parent)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+
+    let mut server = Server::start(&ws, &home);
+
+    handshake(&mut server);
+
+    let tools = check_tools(&mut server);
+    let schema = |name: &str| tools[name]["outputSchema"].clone();
+
+    delete_restore_a_directory(&mut server, &ws, &tools, &data_before);
 
     // dry_run changes nothing; a real delete of a file is undone by `undo`.
     let dry = server.call(

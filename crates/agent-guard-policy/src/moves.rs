@@ -25,39 +25,8 @@ use crate::reasons::{
 pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
     let sources: Vec<PathSpec> = op.sources.iter().map(|t| world.path(t, &ctx.cwd)).collect();
     let destinations: Vec<PathSpec> = op.targets.iter().map(|t| world.path(t, &ctx.cwd)).collect();
-    let both = || {
-        sources
-            .iter()
-            .chain(&destinations)
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    if let Some(verdict) = block_undeterminable_effect::batch(&both()) {
+    if let Some(verdict) = refusal(op, &sources, &destinations, ctx, world) {
         return verdict;
-    }
-    if block_protected_ancestor::applies(&both()) {
-        return Verdict::of(ReasonCode::BlockProtectedAncestor);
-    }
-    // Moving `.git`, the quarantine or the workspace away takes it from the workspace; moving
-    // onto them, or into the quarantine, tampers with them.
-    if block_protected_path::applies(&both())
-        || both().iter().any(|s| s.inside_trash)
-        || destinations
-            .iter()
-            .any(|s| s.entry == EntryKind::Special && !s.inside_workspace)
-    {
-        return Verdict::of(ReasonCode::BlockProtectedPath);
-    }
-    if destinations
-        .iter()
-        .any(|s| s.exists() && s.protected == Some(Protected::OutsideWorkspace))
-    {
-        return Verdict::of(ReasonCode::BlockOutOfWorkspace);
-    }
-    if block_wildcard::applies(&both()) {
-        // Sources only the shell knows, landing inside the workspace: a checkpoint.
-        return snapshot_checkpoint_delete::moves(op, &destinations, ctx, world)
-            .unwrap_or_else(|| Verdict::of(ReasonCode::BlockWildcard));
     }
     let leaves = destinations.iter().any(|s| !s.inside_workspace);
     let landings_of = |index: usize| -> Vec<std::path::PathBuf> {
@@ -148,6 +117,54 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
             .map(|big| ask_preserve_too_large::reason(&big.raw, big.size, ctx.preserve_max_bytes)),
     );
     verdict
+}
+
+/// The verdict that refuses the move (or, for sources only the shell knows, checkpoints
+/// it) before anything is planned; `None` when it is to be planned.
+fn refusal(
+    op: &OpSpec,
+    sources: &[PathSpec],
+    destinations: &[PathSpec],
+    ctx: &PolicyContext,
+    world: &dyn World,
+) -> Option<Verdict> {
+    let both = || {
+        sources
+            .iter()
+            .chain(destinations)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    if let Some(verdict) = block_undeterminable_effect::batch(&both()) {
+        return Some(verdict);
+    }
+    if block_protected_ancestor::applies(&both()) {
+        return Some(Verdict::of(ReasonCode::BlockProtectedAncestor));
+    }
+    // Moving `.git`, the quarantine or the workspace away takes it from the workspace; moving
+    // onto them, or into the quarantine, tampers with them.
+    if block_protected_path::applies(&both())
+        || both().iter().any(|s| s.inside_trash)
+        || destinations
+            .iter()
+            .any(|s| s.entry == EntryKind::Special && !s.inside_workspace)
+    {
+        return Some(Verdict::of(ReasonCode::BlockProtectedPath));
+    }
+    if destinations
+        .iter()
+        .any(|s| s.exists() && s.protected == Some(Protected::OutsideWorkspace))
+    {
+        return Some(Verdict::of(ReasonCode::BlockOutOfWorkspace));
+    }
+    if block_wildcard::applies(&both()) {
+        // Sources only the shell knows, landing inside the workspace: a checkpoint.
+        return Some(
+            snapshot_checkpoint_delete::moves(op, destinations, ctx, world)
+                .unwrap_or_else(|| Verdict::of(ReasonCode::BlockWildcard)),
+        );
+    }
+    None
 }
 
 /// Records, for a source the line itself moves into place first (`mv dir y && mv y/x z`),

@@ -145,69 +145,12 @@ impl Quarantine {
             },
             skipped: Vec::new(),
         };
-        let kept_paths: Vec<&Path> = plan.kept.iter().map(|k| k.origin.as_path()).collect();
-        let mut copies: Vec<(&MoveItem, PathBuf)> = Vec::new();
-        for source in &plan.sources {
-            let Ok(meta) = source.origin.symlink_metadata() else {
-                report
-                    .skipped
-                    .push(skipped(source, SkipKind::Absent, "already absent"));
-                continue;
-            };
-            let Some(place) = destination(self.workspace(), &tx_dir, &source.origin) else {
-                report.skipped.push(skipped(
-                    source,
-                    SkipKind::Failed,
-                    "uncontained destination: the source is not inside the workspace",
-                ));
-                continue;
-            };
-            // A source that is also a destination whose version is kept: that version is its
-            // copy (the same path, the same moment).
-            let copy_path = source.copy.then(|| place.clone());
-            if source.copy && !kept_paths.contains(&source.origin.as_path()) {
-                copies.push((source, place));
-            }
-            records.push(Record::MoveSource(MoveSource {
-                txid: txid.to_string(),
-                origin_path: StoredPath::new(&source.origin),
-                kind: kind_of(&meta),
-                dev: meta.dev(),
-                ino: meta.ino(),
-                mode: meta.mode() & 0o7777,
-                size: if meta.is_file() { meta.len() } else { 0 },
-                copy_path: copy_path.as_ref().map(StoredPath::new),
-                landings: source.landings.iter().map(StoredPath::new).collect(),
-                ts: self.now(),
-                schema: MANIFEST_SCHEMA,
-            }));
-            report.sources.push(StoredPath::new(&source.origin));
-        }
-        for landing in &plan.landings {
-            let (was, mode) = match landing.path.symlink_metadata() {
-                Err(_) => (WasThere::Absent, None),
-                Ok(meta) if meta.is_dir() => {
-                    let empty =
-                        fs_err::read_dir(&landing.path).is_ok_and(|mut e| e.next().is_none());
-                    let was = if empty {
-                        WasThere::EmptyDir
-                    } else {
-                        WasThere::Dir
-                    };
-                    (was, Some(meta.mode() & 0o7777))
-                }
-                Ok(meta) => (WasThere::Kept, Some(meta.mode() & 0o7777)),
-            };
-            records.push(Record::MoveDestination(MoveDestination {
-                txid: txid.to_string(),
-                path: StoredPath::new(&landing.path),
-                was,
-                mode,
-                inside: landing.inside,
-                ts: self.now(),
-                schema: MANIFEST_SCHEMA,
-            }));
-        }
+        let copies = self.record_sources(plan, txid, &tx_dir, &mut records, &mut report);
+        records.extend(
+            plan.landings
+                .iter()
+                .map(|landing| self.destination_record(txid, landing)),
+        );
         let index = plan
             .index
             .then(|| agent_guard_git::index_path(self.workspace()))
@@ -258,6 +201,83 @@ impl Quarantine {
         }
         self.manifest().store_checkpoint(closed);
         Ok(report)
+    }
+
+    /// Records where each of `plan`'s sources is (`move-source`), or why it is skipped;
+    /// returns the sources to copy into the transaction, each with its place there.
+    fn record_sources<'p>(
+        &self,
+        plan: &'p MoveRecording,
+        txid: &TxId,
+        tx_dir: &Path,
+        records: &mut Vec<Record>,
+        report: &mut MoveReport,
+    ) -> Vec<(&'p MoveItem, PathBuf)> {
+        let kept_paths: Vec<&Path> = plan.kept.iter().map(|k| k.origin.as_path()).collect();
+        let mut copies: Vec<(&MoveItem, PathBuf)> = Vec::new();
+        for source in &plan.sources {
+            let Ok(meta) = source.origin.symlink_metadata() else {
+                report
+                    .skipped
+                    .push(skipped(source, SkipKind::Absent, "already absent"));
+                continue;
+            };
+            let Some(place) = destination(self.workspace(), tx_dir, &source.origin) else {
+                report.skipped.push(skipped(
+                    source,
+                    SkipKind::Failed,
+                    "uncontained destination: the source is not inside the workspace",
+                ));
+                continue;
+            };
+            // A source that is also a destination whose version is kept: that version is its
+            // copy (the same path, the same moment).
+            let copy_path = source.copy.then(|| place.clone());
+            if source.copy && !kept_paths.contains(&source.origin.as_path()) {
+                copies.push((source, place));
+            }
+            records.push(Record::MoveSource(MoveSource {
+                txid: txid.to_string(),
+                origin_path: StoredPath::new(&source.origin),
+                kind: kind_of(&meta),
+                dev: meta.dev(),
+                ino: meta.ino(),
+                mode: meta.mode() & 0o7777,
+                size: if meta.is_file() { meta.len() } else { 0 },
+                copy_path: copy_path.as_ref().map(StoredPath::new),
+                landings: source.landings.iter().map(StoredPath::new).collect(),
+                ts: self.now(),
+                schema: MANIFEST_SCHEMA,
+            }));
+            report.sources.push(StoredPath::new(&source.origin));
+        }
+        copies
+    }
+
+    /// The `move-destination` record of `landing`: what it holds before the line runs.
+    fn destination_record(&self, txid: &TxId, landing: &Landing) -> Record {
+        let (was, mode) = match landing.path.symlink_metadata() {
+            Err(_) => (WasThere::Absent, None),
+            Ok(meta) if meta.is_dir() => {
+                let empty = fs_err::read_dir(&landing.path).is_ok_and(|mut e| e.next().is_none());
+                let was = if empty {
+                    WasThere::EmptyDir
+                } else {
+                    WasThere::Dir
+                };
+                (was, Some(meta.mode() & 0o7777))
+            }
+            Ok(meta) => (WasThere::Kept, Some(meta.mode() & 0o7777)),
+        };
+        Record::MoveDestination(MoveDestination {
+            txid: txid.to_string(),
+            path: StoredPath::new(&landing.path),
+            was,
+            mode,
+            inside: landing.inside,
+            ts: self.now(),
+            schema: MANIFEST_SCHEMA,
+        })
     }
 
     /// Copies one source into the transaction at `place`, durably; the copy appears under

@@ -299,70 +299,10 @@ impl Quarantine {
                 before_start: false,
             }
         };
-        let parent = dest.parent().unwrap_or(tx_dir);
-        if let Err(error) = create_dirs(parent, tx_dir) {
-            let kind = if fsops::is_storage_full(&error) {
-                SkipKind::Storage
-            } else {
-                SkipKind::Failed
-            };
-            return Err(failed(self, kind, error.to_string()));
-        }
-        let partial = partial_sibling(&dest);
-        // A link is noted before it is made: if the command does not replace the name, the
-        // next writer of the store turns it into a copy (see `links`).
-        let noted = if item.link && !symlink {
-            match crate::links::note(self.trash(), &item.origin, &dest) {
-                Ok(file) => Some(file),
-                Err(error) => return Err(failed(self, SkipKind::Failed, error.to_string())),
-            }
-        } else {
-            None
-        };
-        let kept = if symlink {
-            copy_link(&item.origin, &partial)
-        } else {
-            keep_file(item, &partial, self.faults())
-        };
-        let cloned = match kept {
+        let cloned = match self.keep_version(item, symlink, &dest, tx_dir, &journal) {
             Ok(cloned) => cloned,
-            Err(CopyError::TooLarge { size, cap, .. }) => {
-                return Err(failed(
-                    self,
-                    SkipKind::TooLarge,
-                    format!(
-                        "{} is {size} bytes, over the {cap}-byte copy cap, and can be neither \
-                         hard-linked nor reflinked",
-                        item.raw
-                    ),
-                ));
-            }
-            Err(error) if error.is_storage() => {
-                return Err(failed(
-                    self,
-                    SkipKind::Storage,
-                    format!(
-                        "storage unavailable: no room to keep {}: {error} (free space on the \
-                         disk that holds the guard's store, or point AGENT_GUARD_TRASH at a \
-                         store on another disk, then run the command again)",
-                        item.raw
-                    ),
-                ));
-            }
-            Err(error) => return Err(failed(self, SkipKind::Failed, error.to_string())),
+            Err((kind, reason)) => return Err(failed(self, kind, reason)),
         };
-        self.faults().hit(FaultPoint::PreserveAfterCopy);
-        // Renamed before the flush: a crash leaves either no copy under its final name or a
-        // complete one (a partial copy is removed by the reconciliation).
-        if let Err(error) = fsops::rename_noreplace(&partial, &dest) {
-            let _ = fsops::remove_file(&partial);
-            return Err(failed(self, SkipKind::Failed, error.to_string()));
-        }
-        // A link's or a symlink's bytes are not new: the directory entry is what to flush.
-        let written = matches!(cloned, Cloned::Reflink | Cloned::Copy(_)).then_some(dest.as_path());
-        if let Err(reason) = self.flush_kept(&journal, written, parent, noted) {
-            return Err(failed(self, SkipKind::Failed, reason));
-        }
         self.faults().hit(FaultPoint::AfterMove);
         let (method, digest, by) = match cloned {
             Cloned::Link => (PreserveMethod::Link, None, KeptBy::Link),
@@ -399,6 +339,82 @@ impl Quarantine {
             by,
             bytes: before.len(),
         }))
+    }
+
+    /// Keeps `item`'s current version at `dest` in the transaction at `tx_dir` (a link, a
+    /// reflink, a copy, or a symlink's copy), renamed into place once complete and flushed
+    /// with the intent's `journal`; `Err` says what kind of failure stopped it, and why.
+    fn keep_version(
+        &self,
+        item: &PreserveItem,
+        symlink: bool,
+        dest: &Path,
+        tx_dir: &Path,
+        journal: &std::fs::File,
+    ) -> Result<Cloned, (SkipKind, String)> {
+        let parent = dest.parent().unwrap_or(tx_dir);
+        if let Err(error) = create_dirs(parent, tx_dir) {
+            let kind = if fsops::is_storage_full(&error) {
+                SkipKind::Storage
+            } else {
+                SkipKind::Failed
+            };
+            return Err((kind, error.to_string()));
+        }
+        let partial = partial_sibling(dest);
+        // A link is noted before it is made: if the command does not replace the name, the
+        // next writer of the store turns it into a copy (see `links`).
+        let noted = if item.link && !symlink {
+            match crate::links::note(self.trash(), &item.origin, dest) {
+                Ok(file) => Some(file),
+                Err(error) => return Err((SkipKind::Failed, error.to_string())),
+            }
+        } else {
+            None
+        };
+        let kept = if symlink {
+            copy_link(&item.origin, &partial)
+        } else {
+            keep_file(item, &partial, self.faults())
+        };
+        let cloned = match kept {
+            Ok(cloned) => cloned,
+            Err(CopyError::TooLarge { size, cap, .. }) => {
+                return Err((
+                    SkipKind::TooLarge,
+                    format!(
+                        "{} is {size} bytes, over the {cap}-byte copy cap, and can be neither \
+                         hard-linked nor reflinked",
+                        item.raw
+                    ),
+                ));
+            }
+            Err(error) if error.is_storage() => {
+                return Err((
+                    SkipKind::Storage,
+                    format!(
+                        "storage unavailable: no room to keep {}: {error} (free space on the \
+                         disk that holds the guard's store, or point AGENT_GUARD_TRASH at a \
+                         store on another disk, then run the command again)",
+                        item.raw
+                    ),
+                ));
+            }
+            Err(error) => return Err((SkipKind::Failed, error.to_string())),
+        };
+        self.faults().hit(FaultPoint::PreserveAfterCopy);
+        // Renamed before the flush: a crash leaves either no copy under its final name or a
+        // complete one (a partial copy is removed by the reconciliation).
+        if let Err(error) = fsops::rename_noreplace(&partial, dest) {
+            let _ = fsops::remove_file(&partial);
+            return Err((SkipKind::Failed, error.to_string()));
+        }
+        // A link's or a symlink's bytes are not new: the directory entry is what to flush.
+        let written = matches!(cloned, Cloned::Reflink | Cloned::Copy(_)).then_some(dest);
+        if let Err(reason) = self.flush_kept(journal, written, parent, noted) {
+            return Err((SkipKind::Failed, reason));
+        }
+        Ok(cloned)
     }
 
     /// One durability epoch for a kept version: the copy and the directory naming it on a

@@ -79,39 +79,11 @@ impl Quarantine {
         let unread = manifest.read_unread()?;
         let closed = unread.closed_after_reconcile();
         let records = crate::manifest::parse(&unread.bytes);
-        let mut open: BTreeMap<(String, PathBuf), Intent> = BTreeMap::new();
-        let mut open_preserves: BTreeMap<(String, PathBuf), PreserveIntent> = BTreeMap::new();
-        let mut verified: BTreeSet<(String, PathBuf)> = BTreeSet::new();
-        for record in &records {
-            match record {
-                Record::RelocateIntent(r) => {
-                    open.insert((r.txid.clone(), r.origin_path.0.clone()), r.clone());
-                }
-                Record::PreserveIntent(r) => {
-                    open_preserves.insert((r.txid.clone(), r.origin_path.0.clone()), r.clone());
-                }
-                Record::Preserve(Preserved {
-                    txid, origin_path, ..
-                })
-                | Record::PreserveFailed(Failed {
-                    txid, origin_path, ..
-                }) => {
-                    open_preserves.remove(&(txid.clone(), origin_path.0.clone()));
-                }
-                Record::CopyVerified(r) => {
-                    verified.insert((r.txid.clone(), r.origin_path.0.clone()));
-                }
-                Record::Relocate(Relocated {
-                    txid, origin_path, ..
-                })
-                | Record::RelocateFailed(Failed {
-                    txid, origin_path, ..
-                }) => {
-                    open.remove(&(txid.clone(), origin_path.0.clone()));
-                }
-                _ => {}
-            }
-        }
+        let OpenIntents {
+            open,
+            open_preserves,
+            verified,
+        } = open_intents(&records);
         let mut summary = Reconciled::default();
         let mut outcomes = Vec::new();
         for (key, intent) in open {
@@ -185,6 +157,59 @@ impl Quarantine {
             manifest.store_checkpoint(closed);
         }
         Ok((summary, closed))
+    }
+}
+
+/// The intents of a manifest's records that no outcome record closes, and the relocations
+/// whose copy was verified.
+struct OpenIntents {
+    /// Relocation intents, by transaction and origin.
+    open: BTreeMap<(String, PathBuf), Intent>,
+    /// Preservation intents, by transaction and origin.
+    open_preserves: BTreeMap<(String, PathBuf), PreserveIntent>,
+    /// The relocations (transaction and origin) whose copy was verified.
+    verified: BTreeSet<(String, PathBuf)>,
+}
+
+/// Finds the open intents of `records`.
+fn open_intents(records: &[Record]) -> OpenIntents {
+    let mut open: BTreeMap<(String, PathBuf), Intent> = BTreeMap::new();
+    let mut open_preserves: BTreeMap<(String, PathBuf), PreserveIntent> = BTreeMap::new();
+    let mut verified: BTreeSet<(String, PathBuf)> = BTreeSet::new();
+    for record in records {
+        match record {
+            Record::RelocateIntent(r) => {
+                open.insert((r.txid.clone(), r.origin_path.0.clone()), r.clone());
+            }
+            Record::PreserveIntent(r) => {
+                open_preserves.insert((r.txid.clone(), r.origin_path.0.clone()), r.clone());
+            }
+            Record::Preserve(Preserved {
+                txid, origin_path, ..
+            })
+            | Record::PreserveFailed(Failed {
+                txid, origin_path, ..
+            }) => {
+                open_preserves.remove(&(txid.clone(), origin_path.0.clone()));
+            }
+            Record::CopyVerified(r) => {
+                verified.insert((r.txid.clone(), r.origin_path.0.clone()));
+            }
+            Record::Relocate(Relocated {
+                txid, origin_path, ..
+            })
+            | Record::RelocateFailed(Failed {
+                txid, origin_path, ..
+            }) => {
+                open.remove(&(txid.clone(), origin_path.0.clone()));
+            }
+            _ => {}
+        }
+    }
+    OpenIntents {
+        open,
+        open_preserves,
+        verified,
     }
 }
 

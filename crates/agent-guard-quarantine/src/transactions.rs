@@ -9,7 +9,8 @@ use serde::Serialize;
 use agent_guard_types::Strategy;
 
 use crate::records::{
-    ItemKind, Method, MoveDestination, MoveIndex, MoveSource, PreserveMethod, Record, Restored,
+    ItemKind, Method, MoveDestination, MoveIndex, MoveSource, PreserveMethod, Preserved, Record,
+    Relocated, Restored, Snapshot,
 };
 
 /// A transaction's lifecycle state.
@@ -362,16 +363,7 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
             Record::Relocate(r) => {
                 open_intents.remove(&(txid.to_owned(), r.origin_path.0.clone()));
                 tx.items.retain(|i| i.origin != r.origin_path.0);
-                tx.items.push(Item {
-                    origin: r.origin_path.0.clone(),
-                    trash: r.trash_path.0.clone(),
-                    kind: r.kind,
-                    size: r.size,
-                    method: r.method,
-                    recovered_from_intent: r.recovered_from_intent,
-                    origin_leftovers: r.origin_leftovers,
-                    kept_from: None,
-                });
+                tx.items.push(relocated_item(r));
             }
             Record::PreserveIntent(r) => {
                 open_preserves.insert((txid.to_owned(), r.origin_path.0.clone()), r.clone());
@@ -379,21 +371,7 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
             Record::Preserve(r) => {
                 open_preserves.remove(&(txid.to_owned(), r.origin_path.0.clone()));
                 tx.items.retain(|i| i.origin != r.origin_path.0);
-                tx.items.push(Item {
-                    origin: r.origin_path.0.clone(),
-                    trash: r.trash_path.0.clone(),
-                    kind: Some(ItemKind::File),
-                    size: Some(r.size),
-                    method: None,
-                    recovered_from_intent: r.recovered_from_intent,
-                    origin_leftovers: false,
-                    kept_from: Some(Kept {
-                        dev: r.dev,
-                        ino: r.ino,
-                        by_name: r.by_name
-                            || r.method.is_some_and(PreserveMethod::restores_by_name),
-                    }),
-                });
+                tx.items.push(preserved_item(r));
             }
             Record::PreserveFailed(r) => {
                 open_preserves.remove(&(txid.to_owned(), r.origin_path.0.clone()));
@@ -413,17 +391,7 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
                     tx.ts = Some(r.ts.clone());
                     tx.meta.clone_from(&r.meta);
                 }
-                tx.snapshots.push(SnapshotItem {
-                    sha: r.sha.clone(),
-                    refname: r.refname.clone(),
-                    subject: r.subject.clone(),
-                    name: r.name.clone(),
-                    repository: r.repository.as_ref().map(|p| p.0.clone()),
-                    stored: r.stored,
-                    note: r.note.clone(),
-                    writes_commit: r.meta.snapshot.writes_commit.clone(),
-                    stored_bytes: r.meta.checkpoint.as_ref().map_or(0, |c| c.new_bytes),
-                });
+                tx.snapshots.push(snapshot_item(r));
             }
             Record::Restore(r) => {
                 tx.restored_paths
@@ -433,6 +401,67 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
             Record::Purged(_) => tx.purged = true,
         }
     }
+    settle_open_intents(&mut by_id, open_intents, open_preserves);
+    order
+        .into_iter()
+        .filter_map(|id| by_id.remove(&id))
+        .collect()
+}
+
+/// The item a `relocate` record describes.
+fn relocated_item(r: &Relocated) -> Item {
+    Item {
+        origin: r.origin_path.0.clone(),
+        trash: r.trash_path.0.clone(),
+        kind: r.kind,
+        size: r.size,
+        method: r.method,
+        recovered_from_intent: r.recovered_from_intent,
+        origin_leftovers: r.origin_leftovers,
+        kept_from: None,
+    }
+}
+
+/// The kept version a `preserve` record describes.
+fn preserved_item(r: &Preserved) -> Item {
+    Item {
+        origin: r.origin_path.0.clone(),
+        trash: r.trash_path.0.clone(),
+        kind: Some(ItemKind::File),
+        size: Some(r.size),
+        method: None,
+        recovered_from_intent: r.recovered_from_intent,
+        origin_leftovers: false,
+        kept_from: Some(Kept {
+            dev: r.dev,
+            ino: r.ino,
+            by_name: r.by_name || r.method.is_some_and(PreserveMethod::restores_by_name),
+        }),
+    }
+}
+
+/// The git snapshot or checkpoint a `snapshot` record describes.
+fn snapshot_item(r: &Snapshot) -> SnapshotItem {
+    SnapshotItem {
+        sha: r.sha.clone(),
+        refname: r.refname.clone(),
+        subject: r.subject.clone(),
+        name: r.name.clone(),
+        repository: r.repository.as_ref().map(|p| p.0.clone()),
+        stored: r.stored,
+        note: r.note.clone(),
+        writes_commit: r.meta.snapshot.writes_commit.clone(),
+        stored_bytes: r.meta.checkpoint.as_ref().map_or(0, |c| c.new_bytes),
+    }
+}
+
+/// Settles the intents no outcome record closed: an item whose quarantine path exists is
+/// counted as kept (`recovered_from_intent`), any other is pending.
+fn settle_open_intents(
+    by_id: &mut BTreeMap<String, Transaction>,
+    open_intents: BTreeMap<(String, PathBuf), crate::records::Intent>,
+    open_preserves: BTreeMap<(String, PathBuf), crate::records::PreserveIntent>,
+) {
     for ((txid, _), intent) in open_intents {
         let Some(tx) = by_id.get_mut(&txid) else {
             continue;
@@ -478,8 +507,4 @@ pub fn transactions(records: &[Record]) -> Vec<Transaction> {
             tx.pending.push(intent.origin_path.0.clone());
         }
     }
-    order
-        .into_iter()
-        .filter_map(|id| by_id.remove(&id))
-        .collect()
 }

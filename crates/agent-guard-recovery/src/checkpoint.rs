@@ -357,37 +357,11 @@ fn restore_one(
         .filter(|c| matches!(c.kind, ChangeKind::Modified | ChangeKind::Created))
         .collect();
     if !current.is_empty() {
-        let backup = (request.new_txid)();
-        if store.tx_dir(&backup).symlink_metadata().is_ok() {
-            out.errors.push(format!(
-                "backup transaction {backup} already exists; nothing was restored"
-            ));
-            return;
-        }
-        let items: Vec<RelocateItem> = current
-            .iter()
-            .map(|c| RelocateItem {
-                origin: workspace.join(c.relative()),
-                raw: c.relative().display().to_string(),
-            })
-            .collect();
-        let meta = TxMeta::of(Origin::restoring(&tx.txid));
-        match store.relocate_locked(&items, &backup, meta, &NoProgress) {
-            Ok(report) if report.complete() => {}
-            Ok(report) => {
-                out.backup_txids.push(backup.to_string());
-                for skipped in &report.skipped {
-                    out.errors.push(format!(
-                        "could not keep the current {}: {}",
-                        skipped.raw, skipped.reason
-                    ));
-                }
-                return;
-            }
+        match keep_current(store, tx, request, &workspace, &current, out) {
+            Ok(true) => {}
+            Ok(false) => return,
             Err(error) => return failed(out, &error),
         }
-        out.backup_txids.push(backup.to_string());
-        store.faults().hit(FaultPoint::CheckpointRestoreAfterBackup);
     }
     // Directories created since that hold nothing now (moving the created files away
     // emptied them, or the command made them empty) go; they hold nothing to keep.
@@ -438,9 +412,69 @@ fn restore_one(
     }
     // 3. Directories get their bits back, deepest first (a private parent last), once
     //    everything below them is written.
-    for mode in &diff.dir_modes {
+    restore_dir_modes(&checkpoints, &workspace, &diff.dir_modes, out, &failed);
+    checkpoints.clear_staging();
+    if request.paths.is_empty() && out.errors.is_empty() && out.conflicts.is_empty() {
+        out.restored.push(format!("{SUBJECT}:{sha}"));
+    }
+}
+
+/// Step 1 of a checkpoint restore: keeps what is there now and differs (`current`) in a new
+/// backup transaction. `Ok(false)` when the restore must stop (`out` says why).
+fn keep_current(
+    store: &Quarantine,
+    tx: &Transaction,
+    request: &mut OtherRequest<'_>,
+    workspace: &Path,
+    current: &[&agent_guard_checkpoint::CheckpointChange],
+    out: &mut OtherOutcome,
+) -> Result<bool, agent_guard_quarantine::QuarantineError> {
+    let backup = (request.new_txid)();
+    if store.tx_dir(&backup).symlink_metadata().is_ok() {
+        out.errors.push(format!(
+            "backup transaction {backup} already exists; nothing was restored"
+        ));
+        return Ok(false);
+    }
+    let items: Vec<RelocateItem> = current
+        .iter()
+        .map(|c| RelocateItem {
+            origin: workspace.join(c.relative()),
+            raw: c.relative().display().to_string(),
+        })
+        .collect();
+    let meta = TxMeta::of(Origin::restoring(&tx.txid));
+    match store.relocate_locked(&items, &backup, meta, &NoProgress) {
+        Ok(report) if report.complete() => {}
+        Ok(report) => {
+            out.backup_txids.push(backup.to_string());
+            for skipped in &report.skipped {
+                out.errors.push(format!(
+                    "could not keep the current {}: {}",
+                    skipped.raw, skipped.reason
+                ));
+            }
+            return Ok(false);
+        }
+        Err(error) => return Err(error),
+    }
+    out.backup_txids.push(backup.to_string());
+    store.faults().hit(FaultPoint::CheckpointRestoreAfterBackup);
+    Ok(true)
+}
+
+/// Step 3 of a checkpoint restore: gives the directories of `modes` their bits back, in
+/// order; `failed` records an error.
+fn restore_dir_modes(
+    checkpoints: &CheckpointStore,
+    workspace: &Path,
+    modes: &[agent_guard_checkpoint::DirMode],
+    out: &mut OtherOutcome,
+    failed: &dyn Fn(&mut OtherOutcome, &dyn std::error::Error),
+) {
+    for mode in modes {
         let target = workspace.join(OsStr::from_bytes(&mode.path));
-        match checkpoints.restore_dir_mode(&workspace, mode) {
+        match checkpoints.restore_dir_mode(workspace, mode) {
             Ok(true) => {
                 let shown = target.display().to_string();
                 if !out.restored.contains(&shown) {
@@ -452,10 +486,6 @@ fn restore_one(
             Ok(false) => out.conflicts.push(target.display().to_string()),
             Err(error) => failed(out, &error),
         }
-    }
-    checkpoints.clear_staging();
-    if request.paths.is_empty() && out.errors.is_empty() && out.conflicts.is_empty() {
-        out.restored.push(format!("{SUBJECT}:{sha}"));
     }
 }
 

@@ -123,164 +123,124 @@ impl Bench {
     }
 }
 
-/// One change to the workspace.
-type Step = Box<dyn Fn()>;
-
 fn write(path: &Path, text: &str) {
     fs_err::create_dir_all(path.parent().unwrap()).unwrap();
     fs_err::write(path, text).unwrap();
 }
 
+/// One change to the workspace (`ws`), using a directory `outside` it.
+type Change = fn(ws: &Path, outside: &Path);
+
+/// Changes of every kind, in order (each one may rely on the ones before): what a step is,
+/// and the change.
+const CHANGES: &[(&str, Change)] = &[
+    ("append to a file", |ws, _| {
+        use std::io::Write as _;
+        let mut file = fs_err::OpenOptions::new()
+            .append(true)
+            .open(ws.join("d00/f0.txt"))
+            .unwrap();
+        file.write_all(b"more\n").unwrap();
+    }),
+    ("rewrite a file with as many bytes at once", |ws, _| {
+        fs_err::write(ws.join("d01/f1.txt"), "FILE 1 1\n").unwrap();
+        fs_err::write(ws.join("d01/f1.txt"), "fIlE 1 1\n").unwrap();
+    }),
+    ("create, delete and rename files", |ws, _| {
+        write(&ws.join("d02/new.txt"), "new\n");
+        agent_guard_fsops::remove_file(&ws.join("d02/f0.txt")).unwrap();
+        agent_guard_fsops::rename(&ws.join("d02/f1.txt"), &ws.join("d02/g1.txt")).unwrap();
+        agent_guard_fsops::rename(&ws.join("d02/f2.txt"), &ws.join("d03/f2b.txt")).unwrap();
+    }),
+    ("a new tree filled at once", |ws, _| {
+        for i in 0..20 {
+            write(&ws.join(format!("new/a/b{}/x{i}.txt", i % 3)), "deep\n");
+        }
+        fs_err::create_dir_all(ws.join("new/empty")).unwrap();
+    }),
+    ("a directory moved within the workspace", |ws, _| {
+        fs_err::create_dir_all(ws.join("moved")).unwrap();
+        agent_guard_fsops::rename(&ws.join("d04"), &ws.join("moved/d04")).unwrap();
+    }),
+    ("a file changed where the directory went", |ws, _| {
+        fs_err::write(ws.join("moved/d04/f3.txt"), "after move\n").unwrap();
+    }),
+    ("a directory moved in from outside", |ws, outside| {
+        write(&outside.join("inbound/sub/i.txt"), "in\n");
+        agent_guard_fsops::rename(&outside.join("inbound"), &ws.join("inbound")).unwrap();
+    }),
+    ("a directory moved out", |ws, outside| {
+        agent_guard_fsops::rename(&ws.join("d05"), &outside.join("d05")).unwrap();
+    }),
+    (
+        "a directory deleted and made again with other contents",
+        |ws, _| {
+            agent_guard_fsops::remove_tree(&ws.join("d06")).unwrap();
+            for f in 0..10 {
+                write(&ws.join(format!("d06/f{f}.txt")), "again\n");
+            }
+        },
+    ),
+    ("modes of a file and a directory", |ws, _| {
+        let perm = std::fs::Permissions::from_mode(0o755);
+        std::fs::set_permissions(ws.join("d07/f0.txt"), perm).unwrap();
+        let perm = std::fs::Permissions::from_mode(0o700);
+        std::fs::set_permissions(ws.join("d08"), perm).unwrap();
+    }),
+    (
+        "a file replaced by a link and a link by a directory",
+        |ws, _| {
+            agent_guard_fsops::remove_file(&ws.join("d09/f0.txt")).unwrap();
+            std::os::unix::fs::symlink("f1.txt", ws.join("d09/f0.txt")).unwrap();
+            agent_guard_fsops::remove_file(&ws.join("d09/f0.txt")).unwrap();
+            write(&ws.join("d09/f0.txt/inside.txt"), "was a file\n");
+        },
+    ),
+    ("a directory made where a file will be", |ws, _| {
+        fs_err::create_dir_all(ws.join("notes")).unwrap();
+        fs_err::create_dir_all(ws.join("releases/v1")).unwrap();
+        fs_err::create_dir_all(ws.join("releases/v2")).unwrap();
+        fs_err::create_dir_all(ws.join("current")).unwrap();
+    }),
+    ("the directories replaced by a file and a link", |ws, _| {
+        agent_guard_fsops::remove_dir(&ws.join("notes")).unwrap();
+        fs_err::write(ws.join("notes"), "v1\n").unwrap();
+        agent_guard_fsops::remove_dir(&ws.join("current")).unwrap();
+        std::os::unix::fs::symlink("releases/v1", ws.join("current")).unwrap();
+    }),
+    ("the file and the link changed again", |ws, _| {
+        fs_err::write(ws.join("notes"), "important v2\n").unwrap();
+        agent_guard_fsops::remove_file(&ws.join("current")).unwrap();
+        std::os::unix::fs::symlink("releases/v2", ws.join("current")).unwrap();
+    }),
+    ("a second name for a file", |ws, _| {
+        std::fs::hard_link(ws.join("d10/f0.txt"), ws.join("d11/second.txt")).unwrap();
+    }),
+    (
+        "a write and a mode change through the second name",
+        |ws, _| {
+            use std::io::Write as _;
+            let mut file = fs_err::OpenOptions::new()
+                .append(true)
+                .open(ws.join("d11/second.txt"))
+                .unwrap();
+            file.write_all(b"through the other name\n").unwrap();
+            let perm = std::fs::Permissions::from_mode(0o700);
+            std::fs::set_permissions(ws.join("d11/second.txt"), perm).unwrap();
+        },
+    ),
+    ("a nested repository made", |ws, _| {
+        fs_err::create_dir_all(ws.join("vendor/lib/.git")).unwrap();
+    }),
+];
+
 #[test]
 fn after_every_kind_of_change_the_watched_checkpoint_is_the_full_walks() {
     let bench = Bench::new(&[], false);
-    let ws = bench.ws().to_path_buf();
     let first = bench.same("first");
     assert_eq!(first.files, 120);
-    let steps: Vec<(&str, Step)> = vec![
-        ("append to a file", {
-            let ws = ws.clone();
-            Box::new(move || {
-                use std::io::Write as _;
-                let mut file = fs_err::OpenOptions::new()
-                    .append(true)
-                    .open(ws.join("d00/f0.txt"))
-                    .unwrap();
-                file.write_all(b"more\n").unwrap();
-            })
-        }),
-        ("rewrite a file with as many bytes at once", {
-            let ws = ws.clone();
-            Box::new(move || {
-                fs_err::write(ws.join("d01/f1.txt"), "FILE 1 1\n").unwrap();
-                fs_err::write(ws.join("d01/f1.txt"), "fIlE 1 1\n").unwrap();
-            })
-        }),
-        ("create, delete and rename files", {
-            let ws = ws.clone();
-            Box::new(move || {
-                write(&ws.join("d02/new.txt"), "new\n");
-                agent_guard_fsops::remove_file(&ws.join("d02/f0.txt")).unwrap();
-                agent_guard_fsops::rename(&ws.join("d02/f1.txt"), &ws.join("d02/g1.txt")).unwrap();
-                agent_guard_fsops::rename(&ws.join("d02/f2.txt"), &ws.join("d03/f2b.txt")).unwrap();
-            })
-        }),
-        ("a new tree filled at once", {
-            let ws = ws.clone();
-            Box::new(move || {
-                for i in 0..20 {
-                    write(&ws.join(format!("new/a/b{}/x{i}.txt", i % 3)), "deep\n");
-                }
-                fs_err::create_dir_all(ws.join("new/empty")).unwrap();
-            })
-        }),
-        ("a directory moved within the workspace", {
-            let ws = ws.clone();
-            Box::new(move || {
-                fs_err::create_dir_all(ws.join("moved")).unwrap();
-                agent_guard_fsops::rename(&ws.join("d04"), &ws.join("moved/d04")).unwrap();
-            })
-        }),
-        ("a file changed where the directory went", {
-            let ws = ws.clone();
-            Box::new(move || fs_err::write(ws.join("moved/d04/f3.txt"), "after move\n").unwrap())
-        }),
-        ("a directory moved in from outside", {
-            let ws = ws.clone();
-            let outside = bench.outside.clone();
-            Box::new(move || {
-                write(&outside.join("inbound/sub/i.txt"), "in\n");
-                agent_guard_fsops::rename(&outside.join("inbound"), &ws.join("inbound")).unwrap();
-            })
-        }),
-        ("a directory moved out", {
-            let ws = ws.clone();
-            let outside = bench.outside.clone();
-            Box::new(move || {
-                agent_guard_fsops::rename(&ws.join("d05"), &outside.join("d05")).unwrap();
-            })
-        }),
-        ("a directory deleted and made again with other contents", {
-            let ws = ws.clone();
-            Box::new(move || {
-                agent_guard_fsops::remove_tree(&ws.join("d06")).unwrap();
-                for f in 0..10 {
-                    write(&ws.join(format!("d06/f{f}.txt")), "again\n");
-                }
-            })
-        }),
-        ("modes of a file and a directory", {
-            let ws = ws.clone();
-            Box::new(move || {
-                let perm = std::fs::Permissions::from_mode(0o755);
-                std::fs::set_permissions(ws.join("d07/f0.txt"), perm).unwrap();
-                let perm = std::fs::Permissions::from_mode(0o700);
-                std::fs::set_permissions(ws.join("d08"), perm).unwrap();
-            })
-        }),
-        ("a file replaced by a link and a link by a directory", {
-            let ws = ws.clone();
-            Box::new(move || {
-                agent_guard_fsops::remove_file(&ws.join("d09/f0.txt")).unwrap();
-                std::os::unix::fs::symlink("f1.txt", ws.join("d09/f0.txt")).unwrap();
-                agent_guard_fsops::remove_file(&ws.join("d09/f0.txt")).unwrap();
-                write(&ws.join("d09/f0.txt/inside.txt"), "was a file\n");
-            })
-        }),
-        ("a directory made where a file will be", {
-            let ws = ws.clone();
-            Box::new(move || {
-                fs_err::create_dir_all(ws.join("notes")).unwrap();
-                fs_err::create_dir_all(ws.join("releases/v1")).unwrap();
-                fs_err::create_dir_all(ws.join("releases/v2")).unwrap();
-                fs_err::create_dir_all(ws.join("current")).unwrap();
-            })
-        }),
-        ("the directories replaced by a file and a link", {
-            let ws = ws.clone();
-            Box::new(move || {
-                agent_guard_fsops::remove_dir(&ws.join("notes")).unwrap();
-                fs_err::write(ws.join("notes"), "v1\n").unwrap();
-                agent_guard_fsops::remove_dir(&ws.join("current")).unwrap();
-                std::os::unix::fs::symlink("releases/v1", ws.join("current")).unwrap();
-            })
-        }),
-        ("the file and the link changed again", {
-            let ws = ws.clone();
-            Box::new(move || {
-                fs_err::write(ws.join("notes"), "important v2\n").unwrap();
-                agent_guard_fsops::remove_file(&ws.join("current")).unwrap();
-                std::os::unix::fs::symlink("releases/v2", ws.join("current")).unwrap();
-            })
-        }),
-        ("a second name for a file", {
-            let ws = ws.clone();
-            Box::new(move || {
-                std::fs::hard_link(ws.join("d10/f0.txt"), ws.join("d11/second.txt")).unwrap();
-            })
-        }),
-        ("a write and a mode change through the second name", {
-            let ws = ws.clone();
-            Box::new(move || {
-                use std::io::Write as _;
-                let mut file = fs_err::OpenOptions::new()
-                    .append(true)
-                    .open(ws.join("d11/second.txt"))
-                    .unwrap();
-                file.write_all(b"through the other name\n").unwrap();
-                let perm = std::fs::Permissions::from_mode(0o700);
-                std::fs::set_permissions(ws.join("d11/second.txt"), perm).unwrap();
-            })
-        }),
-        ("a nested repository made", {
-            let ws = ws.clone();
-            Box::new(move || {
-                fs_err::create_dir_all(ws.join("vendor/lib/.git")).unwrap();
-            })
-        }),
-    ];
-    for (step, change) in steps {
-        change();
+    for (step, change) in CHANGES {
+        change(bench.ws(), &bench.outside);
         let taken = bench.same(step);
         assert!(
             taken.hashed < 40,

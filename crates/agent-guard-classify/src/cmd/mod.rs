@@ -132,60 +132,73 @@ fn command_ops(
         .cloned()
         .chain(words.iter().map(windows::whole))
         .collect();
+    by_name(&name, &head_text, &args, command, line)
+}
+
+/// Classifies a command by its (lowercased) name `name`, spelled `head_text`, and its
+/// arguments `args`, once it is known to be neither a delete, a copy or move, nor a shell
+/// host.
+fn by_name(
+    name: &str,
+    head_text: &str,
+    args: &[Tok],
+    command: &SimpleCommand,
+    line: &Line<'_>,
+) -> Vec<OpSpec> {
     let text = line.text(command);
-    match name.as_str() {
-        "start" if windows::noop::starts_nothing(&args, Dialect::Cmd) => Vec::new(),
+    match name {
+        "start" if windows::noop::starts_nothing(args, Dialect::Cmd) => Vec::new(),
         "start" => windows::or_opaque(
             windows::opaque_if_smelly(
                 text,
                 Dialect::Cmd,
                 "start runs its command in another process",
             ),
-            &name,
-            &args,
+            name,
+            args,
             Dialect::Cmd,
             "start runs a program whose effects the guard does not model",
         ),
-        "robocopy" => windows::robocopy(&args, Dialect::Cmd),
-        "xcopy" => copy::xcopy(&args).into_iter().collect(),
-        "replace" => copy::replace(&args).into_iter().collect(),
-        "sort" => copy::sort(&args).into_iter().collect(),
-        "format" => copy::format(&args).into_iter().collect(),
-        "fsutil" => copy::fsutil(&args).into_iter().collect(),
-        "curl" | "tar" | "clang-format" => windows::native_writer(&name, &args, Dialect::Cmd),
-        _ if crate::runners::starts(&name, args.first().and_then(Tok::literal)) => {
+        "robocopy" => windows::robocopy(args, Dialect::Cmd),
+        "xcopy" => copy::xcopy(args).into_iter().collect(),
+        "replace" => copy::replace(args).into_iter().collect(),
+        "sort" => copy::sort(args).into_iter().collect(),
+        "format" => copy::format(args).into_iter().collect(),
+        "fsutil" => copy::fsutil(args).into_iter().collect(),
+        "curl" | "tar" | "clang-format" => windows::native_writer(name, args, Dialect::Cmd),
+        _ if crate::runners::starts(name, args.first().and_then(Tok::literal)) => {
             windows::or_opaque(
                 windows::runner(text, Dialect::Cmd),
-                &name,
-                &args,
+                name,
+                args,
                 Dialect::Cmd,
                 "a package runner or task runner runs a script whose effects the guard does not model",
             )
         }
-        "rm" | "remove-item" | "ri" => vec![windows::mismatch(&name, Dialect::Cmd)],
-        _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::or_opaque(
-            windows::interpreter(lang, &args, windows::stdin_stream(command), Dialect::Cmd),
-            &name,
-            &args,
+        "rm" | "remove-item" | "ri" => vec![windows::mismatch(name, Dialect::Cmd)],
+        _ if let Some(lang) = crate::inline_code::interpreter(name) => windows::or_opaque(
+            windows::interpreter(lang, args, windows::stdin_stream(command), Dialect::Cmd),
+            name,
+            args,
             Dialect::Cmd,
             "an interpreter runs code whose effects the guard does not model",
         ),
-        _ if POSIX_SHELLS.contains(&name.as_str()) => windows::or_opaque(
+        _ if POSIX_SHELLS.contains(&name) => windows::or_opaque(
             windows::posix_shell(text, windows::stdin_stream(command), Dialect::Cmd),
-            &name,
-            &args,
+            name,
+            args,
             Dialect::Cmd,
             "a POSIX shell runs a script whose effects the guard does not model",
         ),
-        "forfiles" => windows::later::forfiles(&args, line.nesting, Dialect::Cmd),
+        "forfiles" => windows::later::forfiles(args, line.nesting, Dialect::Cmd),
         "doskey" => windows::later::doskey(command, line.source, line.nesting),
-        "set" => windows::later::set(&args, Dialect::Cmd),
-        _ if glued_deleter(&head_text) => vec![windows::unknown(
-            &name,
+        "set" => windows::later::set(args, Dialect::Cmd),
+        _ if glued_deleter(head_text) => vec![windows::unknown(
+            name,
             Dialect::Cmd,
             "a delete command glued to its arguments",
         )],
-        _ => windows::unmodelled(&name, &args, Dialect::Cmd),
+        _ => windows::unmodelled(name, args, Dialect::Cmd),
     }
 }
 

@@ -101,81 +101,15 @@ const MAX_ALIASES: u32 = 4;
 
 fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
     let mut parsed = Parsed::default();
-    let mut uncertain = context.context_env;
-    let mut aliases: Vec<(String, Option<String>)> = Vec::new();
-    let mut opaque_word = false;
-    let mut index = 0;
-    while let Some(arg) = args.get(index) {
-        let Some(text) = arg.known() else {
-            uncertain = true;
-            opaque_word = true;
-            index += 1;
-            continue;
-        };
-        if !text.starts_with('-') {
-            break;
-        }
-        match global_option(text) {
-            Global::Harmless => index += 1,
-            Global::Context { takes_value } => {
-                // A `-c` setting the guard understands does not move the repository.
-                let understood = text.starts_with("-c")
-                    && (if text == "-c" {
-                        args.get(index + 1).and_then(Arg::known)
-                    } else {
-                        Some(&text[2..])
-                    })
-                    .is_some_and(|pair| config::understood(&config::pair(pair).0));
-                uncertain |= !understood;
-                if let Some(glued) = text.strip_prefix("-c") {
-                    let value = if glued.is_empty() {
-                        args.get(index + 1).map(Arg::known)
-                    } else {
-                        Some(Some(glued))
-                    };
-                    match value {
-                        Some(Some(pair)) => {
-                            config_pair(
-                                &config::pair(pair),
-                                &mut parsed,
-                                &mut aliases,
-                                &mut context,
-                            );
-                        }
-                        Some(None) => parsed.programs.push(Program {
-                            script: None,
-                            exact: false,
-                            repo_root: false,
-                            note: "git -c with a setting that is not literal".to_owned(),
-                            editor: false,
-                        }),
-                        None => {}
-                    }
-                }
-                if text.starts_with("--config-env") {
-                    // `--config-env=KEY=VAR`: the value comes from the environment.
-                    let spec = text
-                        .split_once('=')
-                        .map(|(_, s)| s)
-                        .or_else(|| args.get(index + 1).and_then(Arg::known));
-                    if let Some((key, _)) = spec.and_then(|s| s.split_once('=')) {
-                        config_pair(
-                            &(key.to_owned(), None),
-                            &mut parsed,
-                            &mut aliases,
-                            &mut context,
-                        );
-                    }
-                }
-                index += 1 + usize::from(takes_value);
-            }
-            Global::NoCommand => return parsed,
-            Global::Unknown => {
-                uncertain = true;
-                index += 1;
-            }
-        }
-    }
+    let Some(Globals {
+        mut index,
+        uncertain,
+        opaque_word,
+        aliases,
+    }) = scan_globals(args, &mut context, &mut parsed)
+    else {
+        return parsed;
+    };
     let known_sub = |t: &str| DESTRUCTIVE.contains(&t) || aliases.iter().any(|(n, _)| n == t);
     if uncertain
         && args
@@ -227,7 +161,131 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         }
         return parsed;
     }
-    let op = match sub {
+    let op = subcommand_op(sub, rest, context);
+    parsed.op = op.map(|mut op| {
+        op.sub = Some(sub.to_owned());
+        if op.targets.iter().any(|t| t.opaque.is_some()) {
+            op.mark_undeterminable("a git argument is not literal");
+        }
+        if uncertain && op.kind != OpKind::Other {
+            op.mark_undeterminable(
+                "git global options or environment change the repository or work tree",
+            );
+        }
+        op
+    });
+    parsed
+}
+
+/// The global options before git's subcommand, as far as the guard read them.
+struct Globals {
+    /// Index of the first argument after the global options.
+    index: usize,
+    /// Global options or the environment may change the repository or work tree.
+    uncertain: bool,
+    /// An argument among the global options is not literal.
+    opaque_word: bool,
+    /// Aliases defined with `-c alias.NAME=VALUE`, in order.
+    aliases: Vec<(String, Option<String>)>,
+}
+
+/// Reads the global options before the subcommand, recording the programs and disarmed
+/// settings their `-c` pairs bring; `None` if one of them means git runs no subcommand.
+fn scan_globals(args: &[Arg], context: &mut GitContext, parsed: &mut Parsed) -> Option<Globals> {
+    let mut globals = Globals {
+        index: 0,
+        uncertain: context.context_env,
+        opaque_word: false,
+        aliases: Vec::new(),
+    };
+    while let Some(arg) = args.get(globals.index) {
+        let Some(text) = arg.known() else {
+            globals.uncertain = true;
+            globals.opaque_word = true;
+            globals.index += 1;
+            continue;
+        };
+        if !text.starts_with('-') {
+            break;
+        }
+        match global_option(text) {
+            Global::Harmless => globals.index += 1,
+            Global::Context { takes_value } => {
+                let understood = context_option(
+                    text,
+                    args.get(globals.index + 1),
+                    parsed,
+                    &mut globals.aliases,
+                    context,
+                );
+                globals.uncertain |= !understood;
+                globals.index += 1 + usize::from(takes_value);
+            }
+            Global::NoCommand => return None,
+            Global::Unknown => {
+                globals.uncertain = true;
+                globals.index += 1;
+            }
+        }
+    }
+    Some(globals)
+}
+
+/// One global option that may change the repository or tree (`text`, followed by `next`):
+/// records what its `-c` or `--config-env` setting does, and returns `true` if it is a `-c`
+/// setting the guard understands (one that does not move the repository).
+fn context_option(
+    text: &str,
+    next: Option<&Arg>,
+    parsed: &mut Parsed,
+    aliases: &mut Vec<(String, Option<String>)>,
+    context: &mut GitContext,
+) -> bool {
+    // A `-c` setting the guard understands does not move the repository.
+    let understood = text.starts_with("-c")
+        && (if text == "-c" {
+            next.and_then(Arg::known)
+        } else {
+            Some(&text[2..])
+        })
+        .is_some_and(|pair| config::understood(&config::pair(pair).0));
+    if let Some(glued) = text.strip_prefix("-c") {
+        let value = if glued.is_empty() {
+            next.map(Arg::known)
+        } else {
+            Some(Some(glued))
+        };
+        match value {
+            Some(Some(pair)) => {
+                config_pair(&config::pair(pair), parsed, aliases, context);
+            }
+            Some(None) => parsed.programs.push(Program {
+                script: None,
+                exact: false,
+                repo_root: false,
+                note: "git -c with a setting that is not literal".to_owned(),
+                editor: false,
+            }),
+            None => {}
+        }
+    }
+    if text.starts_with("--config-env") {
+        // `--config-env=KEY=VAR`: the value comes from the environment.
+        let spec = text
+            .split_once('=')
+            .map(|(_, s)| s)
+            .or_else(|| next.and_then(Arg::known));
+        if let Some((key, _)) = spec.and_then(|s| s.split_once('=')) {
+            config_pair(&(key.to_owned(), None), parsed, aliases, context);
+        }
+    }
+    understood
+}
+
+/// The op of subcommand `sub` (neither `config` nor an alias) with arguments `rest`, if it
+/// destroys, overwrites or runs something.
+fn subcommand_op(sub: &str, rest: &[Arg], context: GitContext) -> Option<OpSpec> {
+    match sub {
         "clean" => Some(clean::parse(rest, context.disarmed.require_force)),
         "reset" => reset::parse(rest, context.wrapped),
         "restore" => discard::restore(rest),
@@ -294,20 +352,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         // Any other printing subcommand told to write its output to a file (`diff`, `log`,
         // `show`, `rev-list`, `shortlog`, `show-branch`, … `--output=FILE`).
         _ => output_file(rest),
-    };
-    parsed.op = op.map(|mut op| {
-        op.sub = Some(sub.to_owned());
-        if op.targets.iter().any(|t| t.opaque.is_some()) {
-            op.mark_undeterminable("a git argument is not literal");
-        }
-        if uncertain && op.kind != OpKind::Other {
-            op.mark_undeterminable(
-                "git global options or environment change the repository or work tree",
-            );
-        }
-        op
-    });
-    parsed
+    }
 }
 
 /// An opaque-program op for a git subcommand that runs other programs or writes files it

@@ -159,28 +159,9 @@ fn words(
         return ops;
     }
     if hosts::host(&name).is_some() {
-        let host_args: Vec<HostArg> = args
-            .iter()
-            .map(|w| HostArg {
-                text: windows::whole(w).literal().map(str::to_owned),
-                tail: None,
-            })
-            .collect();
-        let call = hosts::Call {
-            program: &name,
-            args: &host_args,
-            nesting: line.nesting,
-            dialect: Dialect::PowerShell,
-            piped: windows::stdin_stream(command),
-        };
-        let hop = hosts::run(call, &mut || line.smells());
-        if hop.changes_cwd {
-            positions.note_cwd_change(index);
-        }
-        return hop.ops;
+        return host(&name, args, command, index, line, positions);
     }
     let toks: Vec<Tok> = args.iter().map(windows::whole).collect();
-    let text = line.text(command);
     // A statement that starts with a string (`'x' | Set-Content f`, a .NET call's
     // `('build', $true)`) is an expression, not a command: without `&` nothing runs.
     let expression = !invoked
@@ -188,91 +169,145 @@ fn words(
             .source
             .get(first.span.start..)
             .is_some_and(|t| t.starts_with(['\'', '"', '@']));
-    match name.as_str() {
-        "invoke-expression" | "iex" => invoke_expression(&toks, piped, line),
-        "set-alias" | "new-alias" | "sal" | "nal" => windows::later::set_alias(&toks),
-        "forfiles" => windows::later::forfiles(&toks, line.nesting, Dialect::PowerShell),
-        _ if STARTERS.contains(&name.as_str())
-            && windows::noop::starts_nothing(&toks, Dialect::PowerShell) =>
+    by_name(&name, &toks, command, piped, expression, line)
+}
+
+/// A command that hands its arguments to another shell or interpreter (`cmd /c …`,
+/// `powershell -Command …`): the ops of what it runs.
+fn host(
+    name: &str,
+    args: &[Word],
+    command: &SimpleCommand,
+    index: usize,
+    line: &mut Line<'_>,
+    positions: &mut Positions,
+) -> Vec<OpSpec> {
+    let host_args: Vec<HostArg> = args
+        .iter()
+        .map(|w| HostArg {
+            text: windows::whole(w).literal().map(str::to_owned),
+            tail: None,
+        })
+        .collect();
+    let call = hosts::Call {
+        program: name,
+        args: &host_args,
+        nesting: line.nesting,
+        dialect: Dialect::PowerShell,
+        piped: windows::stdin_stream(command),
+    };
+    let hop = hosts::run(call, &mut || line.smells());
+    if hop.changes_cwd {
+        positions.note_cwd_change(index);
+    }
+    hop.ops
+}
+
+/// Classifies a command by its (lowercased) name `name` and its arguments `toks`, once it is
+/// known to be neither `Remove-Item`, a modelled writer nor a shell host; `expression` is a
+/// statement that starts with a string.
+fn by_name(
+    name: &str,
+    toks: &[Tok],
+    command: &SimpleCommand,
+    piped: bool,
+    expression: bool,
+    line: &mut Line<'_>,
+) -> Vec<OpSpec> {
+    let text = line.text(command);
+    match name {
+        "invoke-expression" | "iex" => invoke_expression(toks, piped, line),
+        "set-alias" | "new-alias" | "sal" | "nal" => windows::later::set_alias(toks),
+        "forfiles" => windows::later::forfiles(toks, line.nesting, Dialect::PowerShell),
+        _ if STARTERS.contains(&name)
+            && windows::noop::starts_nothing(toks, Dialect::PowerShell) =>
         {
             Vec::new()
         }
-        _ if STARTERS.contains(&name.as_str()) => windows::or_opaque(
+        _ if STARTERS.contains(&name) => windows::or_opaque(
             windows::opaque_if_smelly(
                 text,
                 Dialect::PowerShell,
                 "the command runs in another process or later",
             ),
-            &name,
-            &toks,
+            name,
+            toks,
             Dialect::PowerShell,
             "it starts a program whose effects the guard does not model",
         ),
         // `gci | % Delete`: ForEach-Object -MemberName calls the method on every item.
         "foreach-object" | "%" | "foreach"
-            if toks.first().and_then(Tok::literal).is_some_and(|m| {
-                let m = m.to_ascii_lowercase();
-                m.contains("delete")
-                    || m.contains("move")
-                    || m.contains("replace")
-                    || m.contains("copy")
-                    || m == "create"
-                    || m.contains("encrypt")
-            }) =>
+            if toks
+                .first()
+                .and_then(Tok::literal)
+                .is_some_and(is_destructive_member) =>
         {
             vec![windows::unknown(
-                &name,
+                name,
                 Dialect::PowerShell,
                 "ForEach-Object calls a .NET method that deletes, moves or replaces every item",
             )]
         }
         // A module given by path runs its code when imported.
-        "import-module" | "ipmo"
-            if toks.iter().filter_map(Tok::literal).any(|t| {
-                t.contains(['/', '\\'])
-                    || t.to_ascii_lowercase().ends_with(".psm1")
-                    || t.to_ascii_lowercase().ends_with(".ps1")
-            }) =>
-        {
+        "import-module" | "ipmo" if toks.iter().filter_map(Tok::literal).any(is_module_file) => {
             vec![crate::noop::opaque(
-                &name,
+                name,
                 Dialect::PowerShell,
                 "importing a module file runs its code",
             )]
         }
-        "robocopy" => windows::robocopy(&toks, Dialect::PowerShell),
-        "tar" | "clang-format" => windows::native_writer(&name, &toks, Dialect::PowerShell),
-        _ if crate::runners::starts(&name, toks.first().and_then(Tok::literal)) => {
+        "robocopy" => windows::robocopy(toks, Dialect::PowerShell),
+        "tar" | "clang-format" => windows::native_writer(name, toks, Dialect::PowerShell),
+        _ if crate::runners::starts(name, toks.first().and_then(Tok::literal)) => {
             windows::or_opaque(
                 windows::runner(text, Dialect::PowerShell),
-                &name,
-                &toks,
+                name,
+                toks,
                 Dialect::PowerShell,
                 "a package runner or task runner runs a script whose effects the guard does not model",
             )
         }
-        _ if let Some(lang) = crate::inline_code::interpreter(&name) => windows::or_opaque(
+        _ if let Some(lang) = crate::inline_code::interpreter(name) => windows::or_opaque(
             windows::interpreter(
                 lang,
-                &toks,
+                toks,
                 windows::stdin_stream(command),
                 Dialect::PowerShell,
             ),
-            &name,
-            &toks,
+            name,
+            toks,
             Dialect::PowerShell,
             "an interpreter runs code whose effects the guard does not model",
         ),
-        _ if POSIX_SHELLS.contains(&name.as_str()) => windows::or_opaque(
+        _ if POSIX_SHELLS.contains(&name) => windows::or_opaque(
             windows::posix_shell(text, windows::stdin_stream(command), Dialect::PowerShell),
-            &name,
-            &toks,
+            name,
+            toks,
             Dialect::PowerShell,
             "a POSIX shell runs a script whose effects the guard does not model",
         ),
         _ if expression => Vec::new(),
-        _ => windows::unmodelled(&name, &toks, Dialect::PowerShell),
+        _ => windows::unmodelled(name, toks, Dialect::PowerShell),
     }
+}
+
+/// Returns `true` if `member`, a .NET member name given to `ForEach-Object`, deletes, moves
+/// or replaces the item it is called on.
+fn is_destructive_member(member: &str) -> bool {
+    let m = member.to_ascii_lowercase();
+    m.contains("delete")
+        || m.contains("move")
+        || m.contains("replace")
+        || m.contains("copy")
+        || m == "create"
+        || m.contains("encrypt")
+}
+
+/// Returns `true` if `module`, an argument of `Import-Module`, names a module file by path.
+fn is_module_file(module: &str) -> bool {
+    module.contains(['/', '\\'])
+        || module.to_ascii_lowercase().ends_with(".psm1")
+        || module.to_ascii_lowercase().ends_with(".ps1")
 }
 
 /// `$env:GIT_EDITOR = '…'`: a program variable set to destructive words (or to a value

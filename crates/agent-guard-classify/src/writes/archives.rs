@@ -126,13 +126,116 @@ fn decompressed_name(input: &str, suffix: &str) -> Option<String> {
 /// under `-f`.
 pub(super) fn compressor(name: &str, args: &[Arg]) -> Option<Vec<OpSpec>> {
     let family = family(name);
+    let mut consumed = consume(name);
+    let Compression {
+        keep,
+        stdout,
+        force,
+        recursive,
+        names_from_header,
+        decompress,
+        multiple,
+        mut output,
+        mut inputs,
+    } = compression(name, &family, args, &mut consumed)?;
+    if stdout {
+        return None;
+    }
+    // `lz4 IN OUT` names its output (unless `-m`).
+    if name == "lz4" && !multiple && inputs.len() == 2 {
+        output = inputs.pop();
+    }
+    let mut ops = Vec::new();
+    if !keep && output.is_none() {
+        consumed.targets = inputs.iter().map(|a| file(a, false)).collect();
+        if recursive {
+            consumed.recursive = true;
+            consumed.mark_undeterminable(format!("{name} -r {RECURSIVE}"));
+        }
+        ops.push(consumed);
+    } else if recursive && !keep {
+        consumed.recursive = true;
+        consumed.mark_undeterminable(format!("{name} -r {RECURSIVE}"));
+        ops.push(consumed);
+    }
+    if force {
+        let mut replaced = overwrite(name, WriteMode::Replace);
+        replaced.note(format!("{name} -f replaces an existing output file"));
+        match output {
+            Some(out) => replaced.targets.push(file(out, false)),
+            None => {
+                for input in &inputs {
+                    let Some(text) = input.known() else {
+                        replaced.targets.push(file(input, false));
+                        continue;
+                    };
+                    let out = if decompress {
+                        if names_from_header {
+                            replaced.mark_undeterminable(format!(
+                                "{name} -N names the output from the archive header"
+                            ));
+                            continue;
+                        }
+                        decompressed_name(text, family.suffix)
+                    } else {
+                        Some(format!("{text}{}", family.suffix))
+                    };
+                    if let Some(out) = out {
+                        replaced.targets.push(Target {
+                            text: out,
+                            ..file(input, false)
+                        });
+                    }
+                }
+            }
+        }
+        if !replaced.targets.is_empty() || replaced.undeterminable {
+            ops.push(replaced);
+        }
+    }
+    Some(ops)
+}
+
+/// What a compressor's command line asks for.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts read from the options, not a state machine"
+)]
+struct Compression<'a> {
+    /// The inputs are kept (`-k`, or `zstd`/`lz4` without `--rm`).
+    keep: bool,
+    /// The output goes to stdout, or nothing is written (`-c`, `-l`, `-t`).
+    stdout: bool,
+    /// An existing output is replaced (`-f`).
+    force: bool,
+    /// Directories are walked (`-r`).
+    recursive: bool,
+    /// A decompressed output is named from the archive header (`-N`).
+    names_from_header: bool,
+    /// It decompresses rather than compresses.
+    decompress: bool,
+    /// `lz4 -m`: every operand is an input.
+    multiple: bool,
+    /// The output file named with `-o` / `--output`.
+    output: Option<&'a Arg>,
+    /// The input files.
+    inputs: Vec<&'a Arg>,
+}
+
+/// Reads a compressor's options and operands; `None` for `--help` and `--version`. A list
+/// of file names read from a file makes `consumed` undeterminable.
+fn compression<'a>(
+    name: &str,
+    family: &Family,
+    args: &'a [Arg],
+    consumed: &mut OpSpec,
+) -> Option<Compression<'a>> {
     let (mut keep, mut stdout, mut force, mut recursive, mut names_from_header) =
         (family.keeps, false, false, false, false);
     let mut decompress = family.decompresses;
     let mut multiple = false;
     let mut output: Option<&Arg> = None;
     let mut inputs: Vec<&Arg> = Vec::new();
-    let mut consumed = consume(name);
     let mut index = 0;
     let mut options_done = false;
     while let Some(arg) = args.get(index) {
@@ -203,62 +306,17 @@ pub(super) fn compressor(name: &str, args: &[Arg]) -> Option<Vec<OpSpec>> {
             }
         }
     }
-    if stdout {
-        return None;
-    }
-    // `lz4 IN OUT` names its output (unless `-m`).
-    if name == "lz4" && !multiple && inputs.len() == 2 {
-        output = inputs.pop();
-    }
-    let mut ops = Vec::new();
-    if !keep && output.is_none() {
-        consumed.targets = inputs.iter().map(|a| file(a, false)).collect();
-        if recursive {
-            consumed.recursive = true;
-            consumed.mark_undeterminable(format!("{name} -r {RECURSIVE}"));
-        }
-        ops.push(consumed);
-    } else if recursive && !keep {
-        consumed.recursive = true;
-        consumed.mark_undeterminable(format!("{name} -r {RECURSIVE}"));
-        ops.push(consumed);
-    }
-    if force {
-        let mut replaced = overwrite(name, WriteMode::Replace);
-        replaced.note(format!("{name} -f replaces an existing output file"));
-        match output {
-            Some(out) => replaced.targets.push(file(out, false)),
-            None => {
-                for input in &inputs {
-                    let Some(text) = input.known() else {
-                        replaced.targets.push(file(input, false));
-                        continue;
-                    };
-                    let out = if decompress {
-                        if names_from_header {
-                            replaced.mark_undeterminable(format!(
-                                "{name} -N names the output from the archive header"
-                            ));
-                            continue;
-                        }
-                        decompressed_name(text, family.suffix)
-                    } else {
-                        Some(format!("{text}{}", family.suffix))
-                    };
-                    if let Some(out) = out {
-                        replaced.targets.push(Target {
-                            text: out,
-                            ..file(input, false)
-                        });
-                    }
-                }
-            }
-        }
-        if !replaced.targets.is_empty() || replaced.undeterminable {
-            ops.push(replaced);
-        }
-    }
-    Some(ops)
+    Some(Compression {
+        keep,
+        stdout,
+        force,
+        recursive,
+        names_from_header,
+        decompress,
+        multiple,
+        output,
+        inputs,
+    })
 }
 
 /// `zip [-m] [-r] ZIPFILE FILE…`: `-m` (`--move`) deletes what it archived. The first

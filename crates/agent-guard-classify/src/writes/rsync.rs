@@ -134,8 +134,9 @@ fn long_option(options: &mut Options, name: &str, value: Option<&str>) {
     }
 }
 
-/// The ops of an rsync invocation.
-pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
+/// Reads rsync's options and operands: the options, the operands (sources, then the
+/// destination), and whether an option is not literal.
+fn command_line(args: &[Arg]) -> (Options, Vec<&Arg>, bool) {
     let mut options = Options::default();
     let mut operands: Vec<&Arg> = Vec::new();
     let mut opaque_option = false;
@@ -188,6 +189,12 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
             }
         }
     }
+    (options, operands, opaque_option)
+}
+
+/// The ops of an rsync invocation.
+pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
+    let (options, mut operands, opaque_option) = command_line(args);
     if options.dry_run || operands.len() < 2 {
         return Vec::new();
     }
@@ -219,31 +226,7 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
     if let Some(dest) = dest.filter(|d| d.opaque.is_some() || !remote(&d.text))
         && !(options.ignore_existing || options.appends)
     {
-        let mode = if options.in_place {
-            WriteMode::InPlace
-        } else {
-            WriteMode::ReplaceAfterRead
-        };
-        let mut op = overwrite("rsync", mode);
-        let mut placement = Placement {
-            sources: operands.iter().map(|a| a.target()).collect(),
-            dest: Some(dest),
-            ..Placement::default()
-        };
-        placement.parents = options.relative;
-        op.targets = placement.targets();
-        if options.backup_dir {
-            op.mark_undeterminable("rsync --backup-dir may replace older backups there");
-        } else if options.backup {
-            let suffix = options.suffix.as_deref().unwrap_or("~");
-            for target in &mut op.targets {
-                target.text.push_str(suffix);
-            }
-            op.write = WriteMode::Replace;
-            op.note(format!(
-                "rsync -b keeps the old file as its `{suffix}` backup"
-            ));
-        }
+        let mut op = destination_overwrite(&options, &operands, dest);
         uncertain(&mut op);
         // A recursive copy writes only below its destination: a checkpoint can keep what
         // it overwrites there, when the destination is a literal local path.
@@ -279,6 +262,37 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
         ops.push(op);
     }
     ops
+}
+
+/// The op for the files rsync writes over at `dest` (or, with `-b`, the backups it
+/// replaces), before the uncertainty and confinement of the whole command are applied.
+fn destination_overwrite(options: &Options, sources: &[&Arg], dest: Target) -> OpSpec {
+    let mode = if options.in_place {
+        WriteMode::InPlace
+    } else {
+        WriteMode::ReplaceAfterRead
+    };
+    let mut op = overwrite("rsync", mode);
+    let mut placement = Placement {
+        sources: sources.iter().map(|a| a.target()).collect(),
+        dest: Some(dest),
+        ..Placement::default()
+    };
+    placement.parents = options.relative;
+    op.targets = placement.targets();
+    if options.backup_dir {
+        op.mark_undeterminable("rsync --backup-dir may replace older backups there");
+    } else if options.backup {
+        let suffix = options.suffix.as_deref().unwrap_or("~");
+        for target in &mut op.targets {
+            target.text.push_str(suffix);
+        }
+        op.write = WriteMode::Replace;
+        op.note(format!(
+            "rsync -b keeps the old file as its `{suffix}` backup"
+        ));
+    }
+    op
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use agent_guard_engine::{EnvSnapshot, StoreKind};
+use agent_guard_engine::{EnvSnapshot, StatusReport, StoreKind};
 
 use crate::args::StatusArgs;
 use crate::check::absolute_cwd;
@@ -25,7 +25,23 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
              (BLOCK_CONFIG_INVALID) until it is fixed. The defaults are shown.\n{error}"
         ));
     }
-    let label = |text: &str| paint(style::BOLD, &format!("{text:<11}"));
+    print_location(&report);
+    print_usage(&report);
+    print_health(&report);
+    print_recent(&report, args.tail);
+    if !report.retention.gc_eligible.is_empty() {
+        printer::hint("`agent-guard gc` shows what garbage collection would purge");
+    }
+    Ok(ExitCode::Success)
+}
+
+/// Pads `text` to the width of the labels and makes it bold.
+fn label(text: &str) -> String {
+    paint(style::BOLD, &format!("{text:<11}"))
+}
+
+/// Prints where the workspace and its quarantine are, and what kind of store that is.
+fn print_location(report: &StatusReport) {
     printer::out(&format!(
         "{} {}",
         label("workspace"),
@@ -58,6 +74,11 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = &report.store_migration {
         printer::out(&format!("{} {}", label(""), sanitize(note)));
     }
+}
+
+/// Prints the mode, the quarantine's usage and retention, and what was reconciled after a
+/// crash.
+fn print_usage(report: &StatusReport) {
     let since = report
         .mode_since
         .as_deref()
@@ -102,6 +123,11 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
             report.reconciled_total
         ));
     }
+}
+
+/// Prints the state of the audit chain, of the checkpoint watcher and of damaged checkpoint
+/// packs.
+fn print_health(report: &StatusReport) {
     printer::out(&format!(
         "{} {}",
         label("audit chain"),
@@ -127,13 +153,17 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
             sanitize(&damage.problem)
         ));
     }
+}
+
+/// Prints the recent decisions and the last `tail` audit records.
+fn print_recent(report: &StatusReport, tail: usize) {
     if !report.decisions.is_empty() {
         printer::out(&paint(style::BOLD, "decisions (recent)"));
         for (code, count) in &report.decisions {
             printer::out(&format!("  {count:>6}  {code}"));
         }
     }
-    if args.tail > 0 && !report.recent_audit.is_empty() {
+    if tail > 0 && !report.recent_audit.is_empty() {
         printer::out(&paint(
             style::BOLD,
             &format!("last {} audit record(s)", report.recent_audit.len()),
@@ -159,8 +189,4 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    if !report.retention.gc_eligible.is_empty() {
-        printer::hint("`agent-guard gc` shows what garbage collection would purge");
-    }
-    Ok(ExitCode::Success)
 }

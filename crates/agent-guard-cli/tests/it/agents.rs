@@ -11,6 +11,7 @@
 )]
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use crate::kill::json;
 use crate::support::{TestEnv, run_shell, snapshot};
@@ -39,92 +40,11 @@ fn lines(i: usize) -> Vec<String> {
 fn agents(count: usize) {
     let env = TestEnv::new();
     let ws = env.ws();
-    for j in 0..SHARED {
-        std::fs::write(ws.join(format!("shared{j}.txt")), format!("shared {j}\n")).unwrap();
-    }
-    for i in 0..count {
-        std::fs::write(ws.join(format!("own{i}.txt")), format!("own {i}\n")).unwrap();
-        std::fs::write(ws.join(format!("move{i}.txt")), format!("move {i}\n")).unwrap();
-        std::fs::write(ws.join(format!("edit{i}.txt")), format!("edit {i}\n")).unwrap();
-        std::fs::write(
-            ws.join(format!("script{i}.sh")),
-            format!("echo changed >> edit{i}.txt\nrm -f notes.txt\n"),
-        )
-        .unwrap();
-    }
+    write_files(ws, count);
     let before = snapshot(ws, &["**"]);
-    let refused = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for i in 0..count {
-            let (env, refused) = (&env, &refused);
-            scope.spawn(move || {
-                for line in lines(i) {
-                    let output = env
-                        .cmd("agent-guard")
-                        .args(["check", "--enforce", "--json", "--", &line])
-                        .output()
-                        .unwrap();
-                    let report = json(&output);
-                    match output.status.code() {
-                        Some(0) => run_shell(env, &line),
-                        Some(_) => {
-                            // A refusal is allowed (the line does not run), never a silent
-                            // allow: the refusal names why.
-                            assert_ne!(report["decision"], "ALLOW", "`{line}`: {report}");
-                            refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        None => panic!("`{line}`: the guard died: {output:?}"),
-                    }
-                }
-            });
-        }
-    });
-    eprintln!(
-        "{count} agents: {} lines refused",
-        refused.load(std::sync::atomic::Ordering::Relaxed)
-    );
-
-    // The journal: whole lines, a healthy status, a list that parses.
-    let manifest = std::fs::read_to_string(env.trash().join("manifest.jsonl")).unwrap();
-    for (n, line) in manifest.lines().enumerate() {
-        let value: serde_json::Value =
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("line {n}: {e}: {line}"));
-        assert!(value.is_object(), "line {n}");
-    }
-    let status = env
-        .cmd("agent-guard")
-        .args(["status", "--json"])
-        .output()
-        .unwrap();
-    assert!(status.status.success(), "{status:?}");
-    let status = json(&status);
-    assert_eq!(status["reconciled_now"]["vanished"], 0, "{status}");
-    let list = json(
-        &env.cmd("agent-guard")
-            .args(["list", "--json", "--limit", "0"])
-            .output()
-            .unwrap(),
-    );
-    let restorable: Vec<String> = list["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|t| t["state"] == "RESTORABLE" && t["backup"] != true)
-        .map(|t| t["txid"].as_str().unwrap().to_owned())
-        .collect();
-
-    // Everything back, newest first; what stands in the way is kept (`--force`).
-    let mut errors: BTreeMap<String, String> = BTreeMap::new();
-    for txid in &restorable {
-        let output = env
-            .cmd("agent-guard")
-            .args(["restore", "--force", "--json", txid])
-            .output()
-            .unwrap();
-        if !output.status.success() {
-            errors.insert(txid.clone(), json(&output)["errors"].to_string());
-        }
-    }
+    run_agents(&env, count);
+    let restorable = check_journal(&env);
+    let errors = restore_all(&env, &restorable);
     // Files the agents made are not originals: they are left out of the comparison only if
     // they were kept aside (they are in backup transactions, not lost).
     let after = snapshot(ws, &["**"]);
@@ -178,4 +98,107 @@ fn eight_agents_at_once_lose_nothing() {
 #[ignore = "heavy: 32 agents at once"]
 fn thirty_two_agents_at_once_lose_nothing() {
     agents(32);
+}
+
+/// Writes the files the agents work on: the shared ones, and each agent's own.
+fn write_files(ws: &Path, count: usize) {
+    for j in 0..SHARED {
+        std::fs::write(ws.join(format!("shared{j}.txt")), format!("shared {j}\n")).unwrap();
+    }
+    for i in 0..count {
+        std::fs::write(ws.join(format!("own{i}.txt")), format!("own {i}\n")).unwrap();
+        std::fs::write(ws.join(format!("move{i}.txt")), format!("move {i}\n")).unwrap();
+        std::fs::write(ws.join(format!("edit{i}.txt")), format!("edit {i}\n")).unwrap();
+        std::fs::write(
+            ws.join(format!("script{i}.sh")),
+            format!("echo changed >> edit{i}.txt\nrm -f notes.txt\n"),
+        )
+        .unwrap();
+    }
+}
+
+/// Runs `count` agents at once, each checking then running its [`lines`]; a refusal must
+/// name why.
+fn run_agents(env: &TestEnv, count: usize) {
+    let refused = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for i in 0..count {
+            let (env, refused) = (env, &refused);
+            scope.spawn(move || {
+                for line in lines(i) {
+                    let output = env
+                        .cmd("agent-guard")
+                        .args(["check", "--enforce", "--json", "--", &line])
+                        .output()
+                        .unwrap();
+                    let report = json(&output);
+                    match output.status.code() {
+                        Some(0) => run_shell(env, &line),
+                        Some(_) => {
+                            // A refusal is allowed (the line does not run), never a silent
+                            // allow: the refusal names why.
+                            assert_ne!(report["decision"], "ALLOW", "`{line}`: {report}");
+                            refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        None => panic!("`{line}`: the guard died: {output:?}"),
+                    }
+                }
+            });
+        }
+    });
+    eprintln!(
+        "{count} agents: {} lines refused",
+        refused.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
+/// Checks that the journal is consistent (whole lines, a healthy status, a list that parses)
+/// and returns the restorable transactions, newest first.
+fn check_journal(env: &TestEnv) -> Vec<String> {
+    // The journal: whole lines, a healthy status, a list that parses.
+    let manifest = std::fs::read_to_string(env.trash().join("manifest.jsonl")).unwrap();
+    for (n, line) in manifest.lines().enumerate() {
+        let value: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("line {n}: {e}: {line}"));
+        assert!(value.is_object(), "line {n}");
+    }
+    let status = env
+        .cmd("agent-guard")
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let status = json(&status);
+    assert_eq!(status["reconciled_now"]["vanished"], 0, "{status}");
+    let list = json(
+        &env.cmd("agent-guard")
+            .args(["list", "--json", "--limit", "0"])
+            .output()
+            .unwrap(),
+    );
+    list["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["state"] == "RESTORABLE" && t["backup"] != true)
+        .map(|t| t["txid"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Restores every transaction in `restorable`, in order, keeping what stands in the way;
+/// returns the errors of the ones that failed.
+fn restore_all(env: &TestEnv, restorable: &[String]) -> BTreeMap<String, String> {
+    // Everything back, newest first; what stands in the way is kept (`--force`).
+    let mut errors: BTreeMap<String, String> = BTreeMap::new();
+    for txid in restorable {
+        let output = env
+            .cmd("agent-guard")
+            .args(["restore", "--force", "--json", txid])
+            .output()
+            .unwrap();
+        if !output.status.success() {
+            errors.insert(txid.clone(), json(&output)["errors"].to_string());
+        }
+    }
+    errors
 }

@@ -92,22 +92,7 @@ fn payload(harness: &str, call: Call<'_>, ws: &Path) -> Option<Value> {
             value["tool_call_id"] = json!("call_1");
             value
         }
-        ("copilot", call) => {
-            let (tool, args) = match call {
-                Call::Write(p, c) => (
-                    "create",
-                    json!({"path": abs(p), "file_text": c}).to_string(),
-                ),
-                Call::Edit(p, o, n) => (
-                    "edit",
-                    json!({"path": abs(p), "old_str": o, "new_str": n}).to_string(),
-                ),
-                // Copilot CLI sends a freeform patch as the bare string.
-                Call::Patch(patch) => ("apply_patch", patch.to_owned()),
-            };
-            json!({"sessionId": "s", "timestamp": 1_764_496_800_000_u64, "cwd": cwd,
-                   "toolName": tool, "toolArgs": args})
-        }
+        ("copilot", call) => copilot_payload(call, ws),
         ("cursor", Call::Write(p, c) | Call::Edit(p, c, _)) => {
             let tool = if matches!(call, Call::Write(..)) {
                 "Write"
@@ -132,37 +117,66 @@ fn payload(harness: &str, call: Call<'_>, ws: &Path) -> Option<Value> {
             "agent_action_name": "pre_write_code", "trajectory_id": "tr-1",
             "execution_id": "ex-1", "timestamp": "t",
             "tool_info": {"file_path": abs(p), "edits": [{"old_string": "", "new_string": c}]}}),
-        ("opencode", call) => {
-            let (tool, args) = match call {
-                Call::Write(p, c) => ("write", json!({"filePath": abs(p), "content": c})),
-                Call::Edit(p, o, n) => (
-                    "edit",
-                    json!({"filePath": abs(p), "oldString": o, "newString": n}),
-                ),
-                Call::Patch(patch) => ("apply_patch", json!({"patchText": patch})),
-            };
-            json!({"hook_event_name": "tool.execute.before", "tool": tool, "sessionID": "ses",
-                   "callID": "c", "args": args, "directory": cwd, "worktree": cwd})
-        }
-        ("generic", call) => {
-            let files: Vec<Value> = match call {
-                Call::Write(p, _) => vec![json!({"path": p, "effect": "write"})],
-                Call::Edit(p, _, _) => vec![json!({"path": p, "effect": "edit"})],
-                Call::Patch(patch) => hunks(patch)
-                    .iter()
-                    .flat_map(|h| {
-                        let mut files = vec![json!({"path": h.path, "effect": h.effect()})];
-                        if let Some(to) = &h.move_to {
-                            files.push(json!({"path": to, "effect": "move-to"}));
-                        }
-                        files
-                    })
-                    .collect(),
-            };
-            json!({"cwd": cwd, "tool": "my_editor", "files": files})
-        }
+        ("opencode", call) => opencode_payload(call, ws),
+        ("generic", call) => generic_payload(call, ws),
         _ => return None,
     })
+}
+
+/// Copilot CLI's payload for `call` in `ws`.
+fn copilot_payload(call: Call<'_>, ws: &Path) -> Value {
+    let cwd = ws.to_str().unwrap();
+    let abs = |p: &str| absolute(ws, p);
+    let (tool, args) = match call {
+        Call::Write(p, c) => (
+            "create",
+            json!({"path": abs(p), "file_text": c}).to_string(),
+        ),
+        Call::Edit(p, o, n) => (
+            "edit",
+            json!({"path": abs(p), "old_str": o, "new_str": n}).to_string(),
+        ),
+        // Copilot CLI sends a freeform patch as the bare string.
+        Call::Patch(patch) => ("apply_patch", patch.to_owned()),
+    };
+    json!({"sessionId": "s", "timestamp": 1_764_496_800_000_u64, "cwd": cwd,
+           "toolName": tool, "toolArgs": args})
+}
+
+/// `OpenCode`'s payload for `call` in `ws`.
+fn opencode_payload(call: Call<'_>, ws: &Path) -> Value {
+    let cwd = ws.to_str().unwrap();
+    let abs = |p: &str| absolute(ws, p);
+    let (tool, args) = match call {
+        Call::Write(p, c) => ("write", json!({"filePath": abs(p), "content": c})),
+        Call::Edit(p, o, n) => (
+            "edit",
+            json!({"filePath": abs(p), "oldString": o, "newString": n}),
+        ),
+        Call::Patch(patch) => ("apply_patch", json!({"patchText": patch})),
+    };
+    json!({"hook_event_name": "tool.execute.before", "tool": tool, "sessionID": "ses",
+           "callID": "c", "args": args, "directory": cwd, "worktree": cwd})
+}
+
+/// The generic harness's payload for `call` in `ws`: the files it names, and their effects.
+fn generic_payload(call: Call<'_>, ws: &Path) -> Value {
+    let cwd = ws.to_str().unwrap();
+    let files: Vec<Value> = match call {
+        Call::Write(p, _) => vec![json!({"path": p, "effect": "write"})],
+        Call::Edit(p, _, _) => vec![json!({"path": p, "effect": "edit"})],
+        Call::Patch(patch) => hunks(patch)
+            .iter()
+            .flat_map(|h| {
+                let mut files = vec![json!({"path": h.path, "effect": h.effect()})];
+                if let Some(to) = &h.move_to {
+                    files.push(json!({"path": to, "effect": "move-to"}));
+                }
+                files
+            })
+            .collect(),
+    };
+    json!({"cwd": cwd, "tool": "my_editor", "files": files})
 }
 
 /// `call` as a Codex patch.

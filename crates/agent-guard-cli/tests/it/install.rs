@@ -786,6 +786,55 @@ fn doctor_reads_qwen_disable_all_hooks() {
     assert_eq!(check(entry, "hooks-enabled"), "pass", "{entry:#}");
 }
 
+/// A Node script that loads the `OpenCode` plugin (argv: the plugin, the workspace, the
+/// call's arguments as JSON), runs one `bash` call through its hooks and prints what
+/// happened as JSON.
+const PLUGIN_DRIVER: &str = r#"const [plugin, directory, args] = process.argv.slice(2);
+const hooks = await (await import(plugin)).AgentGuard({ directory, worktree: directory });
+const call = { tool: "bash", sessionID: "s", callID: "c1" };
+const output = { args: JSON.parse(args) };
+try {
+  await hooks["tool.execute.before"](call, output);
+  const result = { output: "tool output" };
+  await hooks["tool.execute.after"](call, result);
+  console.log(JSON.stringify({ ran: true, args: output.args, output: result.output }));
+} catch (error) {
+  console.log(JSON.stringify({ ran: false, error: error.message }));
+}
+"#;
+
+/// Guards that do not give an explicit allow: the name of the case, the guard's shell script
+/// (empty: the guard is missing), the plugin's timeout in milliseconds, and what the
+/// plugin's error says.
+const FAILING_GUARDS: &[(&str, &str, u64, &str)] = &[
+    ("missing", "", 30_000, "could not judge"),
+    (
+        "exit-1",
+        "cat >/dev/null; echo crash >&2; exit 1",
+        30_000,
+        "exit 1: crash",
+    ),
+    (
+        "allow-exit-3",
+        "cat >/dev/null; echo '{\"decision\":\"allow\"}'; exit 3",
+        30_000,
+        "exit 3",
+    ),
+    (
+        "garbage",
+        "cat >/dev/null; echo allow",
+        30_000,
+        "no verdict",
+    ),
+    ("silent", "cat >/dev/null", 30_000, "no verdict"),
+    (
+        "stall",
+        "cat >/dev/null; exec sleep 30",
+        300,
+        "no answer within 300 ms",
+    ),
+];
+
 /// The `OpenCode` plugin install writes, driven by `node` outside `OpenCode`: it lets a call
 /// run only on the guard's explicit allow, applies the rewrite, appends the note, and throws
 /// on a deny, a guard that cannot start, fails, answers garbage or does not answer in time.
@@ -805,23 +854,7 @@ fn the_opencode_plugin_runs_a_call_only_on_an_explicit_allow() {
     let scratch = env.fixture.outside.join("plugin");
     std::fs::create_dir_all(&scratch).unwrap();
     let driver = scratch.join("drive.mjs");
-    std::fs::write(
-        &driver,
-        r#"const [plugin, directory, args] = process.argv.slice(2);
-const hooks = await (await import(plugin)).AgentGuard({ directory, worktree: directory });
-const call = { tool: "bash", sessionID: "s", callID: "c1" };
-const output = { args: JSON.parse(args) };
-try {
-  await hooks["tool.execute.before"](call, output);
-  const result = { output: "tool output" };
-  await hooks["tool.execute.after"](call, result);
-  console.log(JSON.stringify({ ran: true, args: output.args, output: result.output }));
-} catch (error) {
-  console.log(JSON.stringify({ ran: false, error: error.message }));
-}
-"#,
-    )
-    .unwrap();
+    std::fs::write(&driver, PLUGIN_DRIVER).unwrap();
     // The plugin with its guard replaced by `guard` (a shell script, or a missing path).
     let drive = |name: &str, guard: Option<&str>, timeout_ms: u64, command: &str| -> Value {
         let mut text = plugin.replace("TIMEOUT_MS = 30000", &format!("TIMEOUT_MS = {timeout_ms}"));
@@ -887,34 +920,7 @@ try {
         "{refused}"
     );
 
-    for (name, script, timeout_ms, says) in [
-        ("missing", "", 30_000, "could not judge"),
-        (
-            "exit-1",
-            "cat >/dev/null; echo crash >&2; exit 1",
-            30_000,
-            "exit 1: crash",
-        ),
-        (
-            "allow-exit-3",
-            "cat >/dev/null; echo '{\"decision\":\"allow\"}'; exit 3",
-            30_000,
-            "exit 3",
-        ),
-        (
-            "garbage",
-            "cat >/dev/null; echo allow",
-            30_000,
-            "no verdict",
-        ),
-        ("silent", "cat >/dev/null", 30_000, "no verdict"),
-        (
-            "stall",
-            "cat >/dev/null; exec sleep 30",
-            300,
-            "no answer within 300 ms",
-        ),
-    ] {
+    for &(name, script, timeout_ms, says) in FAILING_GUARDS {
         let result = drive(name, Some(script), timeout_ms, "ls");
         assert_eq!(result["ran"], false, "{name}: {result}");
         let error = result["error"].as_str().unwrap();

@@ -276,6 +276,24 @@ impl Outcome {
             ..Outcome::default()
         }
     }
+
+    /// The report of the restore of `txid` that this outcome describes.
+    fn into_report(self, txid: &str) -> RestoreReport {
+        let outcome = self;
+        let text =
+            |paths: Vec<PathBuf>| paths.into_iter().map(|p| p.display().to_string()).collect();
+        RestoreReport {
+            ok: outcome.errors.is_empty() && outcome.conflicts.is_empty(),
+            restored: text(outcome.restored),
+            conflicts: text(outcome.conflicts),
+            errors: outcome.errors,
+            backup_txids: outcome.backup_txids,
+            previously_restored: text(outcome.previously),
+            left_outside: text(outcome.left_outside),
+            error: outcome.refusal,
+            ..RestoreReport::new(txid)
+        }
+    }
 }
 
 impl Quarantine {
@@ -326,35 +344,8 @@ impl Quarantine {
             return unknown();
         };
         let tx = &tx;
-        if tx.purged {
-            return RestoreReport::refused(txid, RestoreRefusal::Purged(id.to_string()));
-        }
-        if !self.owns(tx) {
-            return RestoreReport::refused(txid, RestoreRefusal::OtherWorkspace(id.to_string()));
-        }
-        if tx.restorable_items() == 0
-            && tx
-                .last_restore
-                .as_ref()
-                .is_some_and(|r| r.errors.is_empty() && r.conflicts.is_empty())
-        {
-            return RestoreReport {
-                ok: true,
-                already_restored: true,
-                ..RestoreReport::new(txid)
-            };
-        }
-        // Git snapshots and workspace checkpoints put back into their original places only.
-        if options.to.is_some() && tx.items.is_empty() && !tx.snapshots.is_empty() {
-            return RestoreReport::refused(
-                txid,
-                RestoreRefusal::Unsafe(format!(
-                    "transaction {id} holds no quarantined files, only a git snapshot or a \
-                     workspace checkpoint, which restore into their original places only: \
-                     run it without --to (add --force to keep the current versions in a new \
-                     transaction), or --path to restore part of it"
-                )),
-            );
+        if let Some(refused) = self.not_restorable(txid, &id, tx, options) {
+            return refused;
         }
         let known_ids = index.ids().map(str::to_owned).collect();
         let mut outcome = if tx.items.is_empty() && !tx.snapshots.is_empty() {
@@ -388,7 +379,66 @@ impl Quarantine {
                 .extend(others.conflicts.into_iter().map(PathBuf::from));
             outcome.errors.extend(others.errors);
         }
-        let record = Record::Restore(Restored {
+        let record = self.restore_record(&id, options, &outcome);
+        if self.append(&[record]).is_err() {
+            outcome
+                .errors
+                .push("restore journal could not be stored".to_owned());
+        }
+        outcome.into_report(txid)
+    }
+
+    /// The refusal of a restore of `tx` (spelled `txid`) with `options`, or its report when
+    /// there is nothing left to restore; `None` when it may go ahead.
+    fn not_restorable(
+        &self,
+        txid: &str,
+        id: &TxId,
+        tx: &Transaction,
+        options: &RestoreOptions,
+    ) -> Option<RestoreReport> {
+        if tx.purged {
+            return Some(RestoreReport::refused(
+                txid,
+                RestoreRefusal::Purged(id.to_string()),
+            ));
+        }
+        if !self.owns(tx) {
+            return Some(RestoreReport::refused(
+                txid,
+                RestoreRefusal::OtherWorkspace(id.to_string()),
+            ));
+        }
+        if tx.restorable_items() == 0
+            && tx
+                .last_restore
+                .as_ref()
+                .is_some_and(|r| r.errors.is_empty() && r.conflicts.is_empty())
+        {
+            return Some(RestoreReport {
+                ok: true,
+                already_restored: true,
+                ..RestoreReport::new(txid)
+            });
+        }
+        // Git snapshots and workspace checkpoints put back into their original places only.
+        if options.to.is_some() && tx.items.is_empty() && !tx.snapshots.is_empty() {
+            return Some(RestoreReport::refused(
+                txid,
+                RestoreRefusal::Unsafe(format!(
+                    "transaction {id} holds no quarantined files, only a git snapshot or a \
+                     workspace checkpoint, which restore into their original places only: \
+                     run it without --to (add --force to keep the current versions in a new \
+                     transaction), or --path to restore part of it"
+                )),
+            ));
+        }
+        None
+    }
+
+    /// The `restore` record of transaction `id` restored with `options`, as `outcome` says.
+    fn restore_record(&self, id: &TxId, options: &RestoreOptions, outcome: &Outcome) -> Record {
+        Record::Restore(Restored {
             txid: id.to_string(),
             force: options.force,
             restored: outcome.restored.iter().map(StoredPath::new).collect(),
@@ -399,25 +449,7 @@ impl Quarantine {
             paths: options.paths.iter().map(StoredPath::new).collect(),
             ts: self.now(),
             schema: MANIFEST_SCHEMA,
-        });
-        if self.append(&[record]).is_err() {
-            outcome
-                .errors
-                .push("restore journal could not be stored".to_owned());
-        }
-        let text =
-            |paths: Vec<PathBuf>| paths.into_iter().map(|p| p.display().to_string()).collect();
-        RestoreReport {
-            ok: outcome.errors.is_empty() && outcome.conflicts.is_empty(),
-            restored: text(outcome.restored),
-            conflicts: text(outcome.conflicts),
-            errors: outcome.errors,
-            backup_txids: outcome.backup_txids,
-            previously_restored: text(outcome.previously),
-            left_outside: text(outcome.left_outside),
-            error: outcome.refusal,
-            ..RestoreReport::new(txid)
-        }
+        })
     }
 
     /// The restore proper, once the transaction is known to be ours and not done. `Err` is a

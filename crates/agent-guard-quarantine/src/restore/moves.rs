@@ -53,6 +53,117 @@ fn swap_name(base: &Path, txid: &str, index: usize) -> PathBuf {
     base.join(format!(".agent-guard-swap-{txid}-{index}"))
 }
 
+/// Where the sources of `tx` may be, besides their names: the destinations, the swap names
+/// (`swaps`), and the numbered backups beside either.
+fn places_to_look(tx: &Transaction, swaps: &[PathBuf]) -> Vec<PathBuf> {
+    // Where a source may be: the destinations and the swap names; and, below a source
+    // found elsewhere, wherever its destinations moved along with it.
+    let mut places: Vec<PathBuf> = tx
+        .destinations
+        .iter()
+        .map(|d| d.path.path().to_path_buf())
+        .chain(swaps.iter().cloned())
+        .collect();
+    // A source the line renamed to a numbered backup name (`mv --backup=numbered b d &&
+    // mv a d`): beside a destination, under a name no record can know beforehand.
+    let numbered: Vec<PathBuf> = tx
+        .destinations
+        .iter()
+        .map(|d| d.path.path())
+        .chain(tx.moves.iter().map(|m| m.origin_path.path()))
+        .flat_map(numbered_backups)
+        .collect();
+    places.extend(numbered);
+    places
+}
+
+/// Step 1: finds every source of `sources` away from its name, by its identity, among
+/// `places` (and below the sources found); where each one is, in the order of `sources`.
+fn find_sources(
+    tx: &Transaction,
+    sources: &[(usize, &MoveSource)],
+    mut places: Vec<PathBuf>,
+) -> Vec<Option<PathBuf>> {
+    // 1. Find every source, for as long as another one turns up (one may be found only
+    //    below a directory found before: `mv a d/ && mv d e`, `mv d e && mv a e/`).
+    let mut found_at: Vec<Option<PathBuf>> = vec![None; sources.len()];
+    let mut looked: Vec<bool> = sources.iter().map(|(_, m)| m.at_origin()).collect();
+    let mut claimed: HashSet<PathBuf> = HashSet::new();
+    loop {
+        let mut progress = false;
+        for (slot, (_, source)) in sources.iter().enumerate() {
+            if looked[slot] {
+                continue;
+            }
+            // Its own landings first (two names of one file, moved apart, are told apart
+            // by where each went), then anywhere; a place found for one source is no
+            // other's.
+            let wanted = Some(identity_of(source));
+            let own: Vec<PathBuf> = source
+                .landings
+                .iter()
+                .map(|l| l.path().to_path_buf())
+                .flat_map(|l| {
+                    let numbered = numbered_backups(&l);
+                    std::iter::once(l).chain(numbered)
+                })
+                .collect();
+            let Some(found) = own
+                .iter()
+                .chain(places.iter())
+                .find(|p| !claimed.contains(*p) && identity_at(p) == wanted)
+                .cloned()
+            else {
+                continue;
+            };
+            claimed.insert(found.clone());
+            looked[slot] = true;
+            progress = true;
+            // What was below its name, or went below where it is now, is below it.
+            let origin = source.origin_path.path();
+            let below: Vec<PathBuf> = places
+                .iter()
+                .map(PathBuf::as_path)
+                .chain(tx.moves.iter().map(|m| m.origin_path.path()))
+                .filter_map(|p| p.strip_prefix(origin).ok())
+                .filter(|rest| !rest.as_os_str().is_empty())
+                .map(|rest| found.join(rest))
+                .collect();
+            places.extend(below);
+            found_at[slot] = Some(found);
+        }
+        if !progress {
+            break;
+        }
+    }
+    // A source at its own name inside a directory source found elsewhere is there only
+    // because that directory now stands at its parent's name (`mv d1/y d2 && mv -T d2
+    // d1`): it leaves with the directory unless it is staged too.
+    for slot in 0..sources.len() {
+        let origin = sources[slot].1.origin_path.path();
+        let carried = found_at.iter().enumerate().any(|(other, found)| {
+            other != slot
+                && found
+                    .as_deref()
+                    .is_some_and(|f| f != origin && origin.starts_with(f))
+        });
+        if found_at[slot].is_none() && carried && sources[slot].1.at_origin() {
+            found_at[slot] = Some(origin.to_path_buf());
+        }
+    }
+    found_at
+}
+
+/// What staging the sources did, by source.
+struct Staging {
+    /// The swap name each source was staged at.
+    staged: Vec<Option<PathBuf>>,
+    /// Where the sources the line changed after moving them are.
+    changed: Vec<PathBuf>,
+    /// The same, by source.
+    changed_at: Vec<Option<PathBuf>>,
+}
+
 impl Restorer<'_> {
     /// Steps 1 to 3: stages the sources, sets aside what is in the way, brings them home.
     pub(crate) fn moves_back(&mut self, tx: &Transaction, selected: &dyn Fn(&Path) -> bool) {
@@ -73,91 +184,65 @@ impl Restorer<'_> {
             .iter()
             .map(|(index, _)| swap_name(&self.base, &txid, *index))
             .collect();
-        // Where a source may be: the destinations and the swap names; and, below a source
-        // found elsewhere, wherever its destinations moved along with it.
-        let mut places: Vec<PathBuf> = tx
-            .destinations
+        let places = places_to_look(tx, &swaps);
+        let mut found_at = find_sources(tx, &sources, places);
+        let Staging {
+            staged,
+            changed,
+            changed_at,
+        } = self.stage_sources(&sources, &mut found_at, &swaps);
+        self.store.faults().hit(FaultPoint::UndoMoveAfterStage);
+        // 3. Aside, what stands at a source's name (a destination's occupant is looked at
+        //    once everything is home: it may be inside a directory that moved).
+        let in_way = |path: &Path| identity_at(path).is_some_and(|id| !identities.contains(&id));
+        let aside: Vec<PathBuf> = sources
             .iter()
-            .map(|d| d.path.path().to_path_buf())
-            .chain(swaps.iter().cloned())
+            .enumerate()
+            .filter(|(slot, (_, source))| {
+                (staged[*slot].is_some() || changed_at[*slot].is_some())
+                    && in_way(source.origin_path.path())
+            })
+            .map(|(_, (_, source))| source.origin_path.path().to_path_buf())
             .collect();
-        // A source the line renamed to a numbered backup name (`mv --backup=numbered b d &&
-        // mv a d`): beside a destination, under a name no record can know beforehand.
-        let numbered: Vec<PathBuf> = tx
+        if !aside.is_empty() {
+            self.set_aside(&aside);
+        }
+        self.store.faults().hit(FaultPoint::UndoMoveAfterAside);
+        let entries = self.bring_sources_home(tx, &sources, &staged, &found_at, &changed_at);
+        self.put_back_index_entries(tx, entries, &swaps);
+        // What stands where the line's sources landed, where nothing (or an empty directory)
+        // was before, and is no source: the line's doing, or someone's since. Kept aside.
+        let inside = |path: &Path| physical(path).is_some_and(|p| strictly_inside(&p, &self.base));
+        let aside: Vec<PathBuf> = tx
             .destinations
             .iter()
+            .filter(|d| d.inside && selected(d.path.path()))
+            .filter(|d| match d.was {
+                WasThere::Absent => true,
+                WasThere::EmptyDir => !is_empty_dir(d.path.path()),
+                WasThere::Dir | WasThere::Kept => false,
+            })
             .map(|d| d.path.path())
-            .chain(tx.moves.iter().map(|m| m.origin_path.path()))
-            .flat_map(numbered_backups)
+            .filter(|path| in_way(path))
+            .map(Path::to_path_buf)
+            .chain(changed.iter().filter(|p| inside(p)).cloned())
             .collect();
-        places.extend(numbered);
-        // 1. Find every source, for as long as another one turns up (one may be found only
-        //    below a directory found before: `mv a d/ && mv d e`, `mv d e && mv a e/`).
-        let mut found_at: Vec<Option<PathBuf>> = vec![None; sources.len()];
-        let mut looked: Vec<bool> = sources.iter().map(|(_, m)| m.at_origin()).collect();
-        let mut claimed: HashSet<PathBuf> = HashSet::new();
-        loop {
-            let mut progress = false;
-            for (slot, (_, source)) in sources.iter().enumerate() {
-                if looked[slot] {
-                    continue;
-                }
-                // Its own landings first (two names of one file, moved apart, are told apart
-                // by where each went), then anywhere; a place found for one source is no
-                // other's.
-                let wanted = Some(identity_of(source));
-                let own: Vec<PathBuf> = source
-                    .landings
-                    .iter()
-                    .map(|l| l.path().to_path_buf())
-                    .flat_map(|l| {
-                        let numbered = numbered_backups(&l);
-                        std::iter::once(l).chain(numbered)
-                    })
-                    .collect();
-                let Some(found) = own
-                    .iter()
-                    .chain(places.iter())
-                    .find(|p| !claimed.contains(*p) && identity_at(p) == wanted)
-                    .cloned()
-                else {
-                    continue;
-                };
-                claimed.insert(found.clone());
-                looked[slot] = true;
-                progress = true;
-                // What was below its name, or went below where it is now, is below it.
-                let origin = source.origin_path.path();
-                let below: Vec<PathBuf> = places
-                    .iter()
-                    .map(PathBuf::as_path)
-                    .chain(tx.moves.iter().map(|m| m.origin_path.path()))
-                    .filter_map(|p| p.strip_prefix(origin).ok())
-                    .filter(|rest| !rest.as_os_str().is_empty())
-                    .map(|rest| found.join(rest))
-                    .collect();
-                places.extend(below);
-                found_at[slot] = Some(found);
-            }
-            if !progress {
-                break;
-            }
+        self.left_outside
+            .extend(changed.into_iter().filter(|p| !inside(p)));
+        if !aside.is_empty() {
+            self.set_aside(&aside);
         }
-        // A source at its own name inside a directory source found elsewhere is there only
-        // because that directory now stands at its parent's name (`mv d1/y d2 && mv -T d2
-        // d1`): it leaves with the directory unless it is staged too.
-        for slot in 0..sources.len() {
-            let origin = sources[slot].1.origin_path.path();
-            let carried = found_at.iter().enumerate().any(|(other, found)| {
-                other != slot
-                    && found
-                        .as_deref()
-                        .is_some_and(|f| f != origin && origin.starts_with(f))
-            });
-            if found_at[slot].is_none() && carried && sources[slot].1.at_origin() {
-                found_at[slot] = Some(origin.to_path_buf());
-            }
-        }
+    }
+
+    /// Step 2: stages every source found (`found_at`) at its swap name, the deepest first;
+    /// a source the line changed after moving it, and that has a kept copy, is not staged
+    /// but noted as changed (and no longer counted as found).
+    fn stage_sources(
+        &mut self,
+        sources: &[(usize, &MoveSource)],
+        found_at: &mut [Option<PathBuf>],
+        swaps: &[PathBuf],
+    ) -> Staging {
         // 2. Stage, the deepest first (what went into a directory leaves it before the
         //    directory is compared with its copy or moved).
         let mut order: Vec<usize> = (0..sources.len())
@@ -204,28 +289,28 @@ impl Restorer<'_> {
             }
             staged[slot] = self.stage(&found, &swaps[slot]);
         }
-        self.store.faults().hit(FaultPoint::UndoMoveAfterStage);
-        // 3. Aside, what stands at a source's name (a destination's occupant is looked at
-        //    once everything is home: it may be inside a directory that moved).
-        let in_way = |path: &Path| identity_at(path).is_some_and(|id| !identities.contains(&id));
-        let aside: Vec<PathBuf> = sources
-            .iter()
-            .enumerate()
-            .filter(|(slot, (_, source))| {
-                (staged[*slot].is_some() || changed_at[*slot].is_some())
-                    && in_way(source.origin_path.path())
-            })
-            .map(|(_, (_, source))| source.origin_path.path().to_path_buf())
-            .collect();
-        if !aside.is_empty() {
-            self.set_aside(&aside);
+        Staging {
+            staged,
+            changed,
+            changed_at,
         }
-        self.store.faults().hit(FaultPoint::UndoMoveAfterAside);
+    }
+
+    /// Step 4: brings each staged source home, or, where it is found nowhere, its kept copy;
+    /// returns the moves a `git mv`'s index entries must follow back.
+    fn bring_sources_home(
+        &mut self,
+        tx: &Transaction,
+        sources: &[(usize, &MoveSource)],
+        staged: &[Option<PathBuf>],
+        found_at: &[Option<PathBuf>],
+        changed_at: &[Option<PathBuf>],
+    ) -> Vec<MovedEntries> {
         // 4. Home.
         let kept_origins: HashSet<&Path> = tx.items.iter().map(|i| i.origin.as_path()).collect();
         let mut entries: Vec<MovedEntries> = Vec::new();
         for (slot, (((_, source), swap), found)) in
-            sources.iter().zip(&staged).zip(&found_at).enumerate()
+            sources.iter().zip(staged).zip(found_at).enumerate()
         {
             let origin = source.origin_path.path();
             if let Some(swap) = swap {
@@ -266,6 +351,17 @@ impl Restorer<'_> {
                 )),
             }
         }
+        entries
+    }
+
+    /// Puts the index entries of `tx`'s `git mv` back with the paths that moved back
+    /// (`entries`, less those found at a swap name).
+    fn put_back_index_entries(
+        &mut self,
+        tx: &Transaction,
+        mut entries: Vec<MovedEntries>,
+        swaps: &[PathBuf],
+    ) {
         // A `git mv`'s index entries follow their paths back (a swap name is no landing: a
         // source staged by an interrupted undo was already where it is now).
         entries.retain(|e| !swaps.contains(&e.landed));
@@ -280,28 +376,6 @@ impl Restorer<'_> {
                 "the work tree is back, but the index entries of the moved paths are not: {}",
                 chain(&error)
             ));
-        }
-        // What stands where the line's sources landed, where nothing (or an empty directory)
-        // was before, and is no source: the line's doing, or someone's since. Kept aside.
-        let inside = |path: &Path| physical(path).is_some_and(|p| strictly_inside(&p, &self.base));
-        let aside: Vec<PathBuf> = tx
-            .destinations
-            .iter()
-            .filter(|d| d.inside && selected(d.path.path()))
-            .filter(|d| match d.was {
-                WasThere::Absent => true,
-                WasThere::EmptyDir => !is_empty_dir(d.path.path()),
-                WasThere::Dir | WasThere::Kept => false,
-            })
-            .map(|d| d.path.path())
-            .filter(|path| in_way(path))
-            .map(Path::to_path_buf)
-            .chain(changed.iter().filter(|p| inside(p)).cloned())
-            .collect();
-        self.left_outside
-            .extend(changed.into_iter().filter(|p| !inside(p)));
-        if !aside.is_empty() {
-            self.set_aside(&aside);
         }
     }
 

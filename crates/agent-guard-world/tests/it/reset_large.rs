@@ -72,6 +72,14 @@ fn large_tree(scratch: &Scratch, packages: usize, files: usize) -> (std::path::P
     scratch.file("ws/pkg002/mod3/f003.txt/t.txt", "tracked in HEAD\n");
     commit_all(&ws, "head");
 
+    add_colliding_content(scratch, &ws, packages);
+    add_harmless_content(scratch, packages);
+    (ws, old)
+}
+
+/// Adds the personal content a hard reset to `old` would destroy: at old files, below a
+/// tracked directory, a nested repository, a file at an old directory.
+fn add_colliding_content(scratch: &Scratch, ws: &Path, packages: usize) {
     // Collisions.
     scratch.file("ws/gone/a.txt", "personal: at an old file");
     scratch.file(
@@ -104,7 +112,10 @@ fn large_tree(scratch: &Scratch, packages: usize, files: usize) -> (std::path::P
         "personal: nested repository",
     );
     scratch.file("ws/pkg006/docs", "personal: a file at an old directory");
+}
 
+/// Adds the personal content a hard reset to `old` leaves alone.
+fn add_harmless_content(scratch: &Scratch, packages: usize) {
     // No collisions: an empty directory at an old file (git removes it without loss),
     // content beside the old tree's paths, and large untracked and ignored directories.
     scratch.dir("ws/pkg004/mod5/f005.txt/nothing/here");
@@ -129,7 +140,6 @@ fn large_tree(scratch: &Scratch, packages: usize, files: usize) -> (std::path::P
             );
         }
     }
-    (ws, old)
 }
 
 fn collisions(preflight: ResetPreflight) -> Vec<String> {
