@@ -15,8 +15,7 @@
 # (non-PIE on Linux, see crates/agent-guard-cli/build.rs). The floor is always the trivial
 # binary as a plain `cargo build --release` makes it; with --link static its static twin is
 # measured beside it, as the stricter floor.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 runs=300
 export_md=""
 host=$(rustc -vV | sed -n 's/^host: //p')
@@ -24,16 +23,10 @@ case "$host" in
   *-linux-gnu) link=static ;;
   *) link=dynamic ;;
 esac
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs="$2"; shift 2 ;;
-    --export) export_md="$2"; shift 2 ;;
-    --link) link="$2"; shift 2 ;;
-    *) echo "usage: bench/check.sh [--runs N] [--export FILE.md] [--link static|dynamic]" >&2; exit 2 ;;
-  esac
-done
-command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+options "bench/check.sh [--runs N] [--export FILE.md] [--link static|dynamic]" \
+  --runs=runs --export=export_md --link=link -- "$@"
+need_hyperfine
+target=$(target_dir)
 trivial="$target/release/trivial-rust"
 floors=(-n 'trivial Rust binary' "$trivial")
 case "$link" in
@@ -65,8 +58,7 @@ trap 'rm -rf "$ws"' EXIT
   git add -A src .gitignore && git commit -qm init
   echo 'changed' >> src/main.rs
 )
-export HOME="$ws/home"; mkdir -p "$HOME"
-unset AGENT_GUARD_DIALECT AGENT_GUARD_WORKSPACE AGENT_GUARD_TRASH
+isolate_home "$ws/home"
 # Warm the quarantine layout once so every measured run does the same work.
 "$check" --cwd "$ws" -- 'rm -rf build' >/dev/null
 
@@ -93,7 +85,7 @@ hyperfine "${enforce_args[@]}" \
 # Hook mode, no-op path: the payload comes on stdin.
 payload="$ws.hook-ls.json"
 trap 'rm -rf "$ws" "$prep" "$payload"' EXIT
-printf '{"session_id":"bench","transcript_path":"/dev/null","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la","description":"list"},"tool_use_id":"toolu_bench"}' "$ws" > "$payload"
+hook_payload "$ws" Bash '{"command":"ls -la","description":"list"}' > "$payload"
 hook_args=(--warmup 20 --runs "$runs" --style basic)
 [ -n "$export_md" ] && hook_args+=(--export-markdown "${export_md%.md}-hook.md")
 if hyperfine --help | grep -q -- '--input'; then

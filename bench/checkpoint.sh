@@ -16,29 +16,21 @@
 # is printed after each size. `--no-watch` measures without it (AGENT_GUARD_CHECKPOINT_WATCH=0).
 #
 #   bench/checkpoint.sh [--runs N] [--sizes "10000 100000"] [--export-dir DIR] [--no-watch]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 runs=10
 sizes="10000 100000"
 export_dir=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs="$2"; shift 2 ;;
-    --sizes) sizes="$2"; shift 2 ;;
-    --export-dir) export_dir="$2"; shift 2 ;;
-    --no-watch) export AGENT_GUARD_CHECKPOINT_WATCH=0; shift ;;
-    *) echo "usage: bench/checkpoint.sh [--runs N] [--sizes \"10000 100000\"] [--export-dir DIR] [--no-watch]" >&2; exit 2 ;;
-  esac
-done
-command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release -q -p agent-guard-cli
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+no_watch=""
+options "bench/checkpoint.sh [--runs N] [--sizes \"10000 100000\"] [--export-dir DIR] [--no-watch]" \
+  --runs=runs --sizes=sizes --export-dir=export_dir --no-watch=no_watch! -- "$@"
+[ -z "$no_watch" ] || export AGENT_GUARD_CHECKPOINT_WATCH=0
+release_build -p agent-guard-cli
 ag="$target/release/agent-guard"
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-export HOME="$root/home" GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@agent-guard.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@agent-guard.invalid
+export HOME="$root/home"
+isolate_git
 mkdir -p "$HOME"
 
 export_args() { # $1: case name; JSON always (for the summary), markdown with --export-dir
@@ -86,19 +78,8 @@ PY
   # Three quarters tracked, one quarter untracked.
   git -C "$ws" add -A && git -C "$ws" reset -q -- $(cd "$ws" && ls -d d*[0-9] | awk 'NR % 4 == 0')
   git -C "$ws" commit -qm "$n files"
-  sleep 1.1 && git -C "$ws" update-index -q --refresh
-  cat > "$root/modify$n.sh" <<SH
-#!/bin/sh
-n=\$(date +%s%N)
-python3 - "$ws" "\$n" <<'PY'
-import os, sys
-ws, tag = sys.argv[1], sys.argv[2]
-for i in range(100):
-    with open(os.path.join(ws, f"d{i:04}", "f000.txt"), "w") as out:
-        out.write(f"modified {tag} {i}\n")
-PY
-SH
-  chmod +x "$root/modify$n.sh"
+  settle_index "$ws"
+  modify_script "$root/modify$n.sh" "$ws" 100 'f"d{i:04}", "f000.txt"'
   take="$ag check --cwd $ws --enforce -- make -q"
   status="git -C $ws status --porcelain"
 

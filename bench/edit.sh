@@ -7,20 +7,9 @@
 #
 # Every measured edit makes a transaction (the hook keeps the file; the edit itself is not
 # performed, so every run keeps the same 100 KiB). Needs hyperfine. Builds the release binary.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-runs=200
-export_md=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs="$2"; shift 2 ;;
-    --export) export_md="$2"; shift 2 ;;
-    *) echo "usage: bench/edit.sh [--runs N] [--export FILE.md]" >&2; exit 2 ;;
-  esac
-done
-command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release --locked -q -p agent-guard-cli
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+. "$(dirname "$0")/lib.sh"
+runs_and_export 200 "$@"
+release_build --locked -p agent-guard-cli
 check="$target/release/check"
 
 ws=$(mktemp -d)
@@ -35,14 +24,13 @@ trap 'rm -rf "$ws" "$ws".*.json' EXIT
   head -c 76800 /dev/urandom | base64 -w 100 > src/big.txt && truncate -s 102400 src/big.txt
   git add -A && git commit -qm init
 )
-export HOME="$ws/home"; mkdir -p "$HOME"
+isolate_home "$ws/home"
 export AGENT_GUARD_SESSION=bench
-unset AGENT_GUARD_DIALECT AGENT_GUARD_WORKSPACE AGENT_GUARD_TRASH
 
 noop="$ws.hook-ls.json"
 edit="$ws.hook-edit.json"
-printf '{"session_id":"bench","transcript_path":"/dev/null","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la","description":"list"},"tool_use_id":"toolu_bench"}' "$ws" > "$noop"
-printf '{"session_id":"bench","transcript_path":"/dev/null","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"%s/src/big.txt","old_string":"a","new_string":"b"},"tool_use_id":"toolu_bench"}' "$ws" "$ws" > "$edit"
+hook_payload "$ws" Bash '{"command":"ls -la","description":"list"}' > "$noop"
+hook_payload "$ws" Edit "{\"file_path\":\"$ws/src/big.txt\",\"old_string\":\"a\",\"new_string\":\"b\"}" > "$edit"
 # Warm the quarantine layout once so every measured run does the same work.
 "$check" --harness claude-code < "$edit" >/dev/null
 

@@ -21,20 +21,9 @@
 # (btrfs-progs), and are skipped with a note otherwise. Every run starts from a store
 # that exists (made once, as the guard makes it) without the versions earlier runs kept
 # (removed, untimed, in --prepare), so the disk use stays bounded.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-runs=20
-export_md=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs="$2"; shift 2 ;;
-    --export) export_md="$2"; shift 2 ;;
-    *) echo "usage: bench/preserve.sh [--runs N] [--export FILE.md]" >&2; exit 2 ;;
-  esac
-done
-command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release --locked -q -p agent-guard-cli -p agent-guard-bench
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+. "$(dirname "$0")/lib.sh"
+runs_and_export 20 "$@"
+release_build --locked -p agent-guard-cli -p agent-guard-bench
 guard="$target/release/agent-guard"
 one="$target/release/preserve-one"
 
@@ -45,8 +34,7 @@ cleanup() {
   rm -rf "$scratch"
 }
 trap cleanup EXIT
-export HOME="$scratch/home"; mkdir -p "$HOME"
-unset AGENT_GUARD_DIALECT AGENT_GUARD_WORKSPACE AGENT_GUARD_TRASH
+isolate_home "$scratch/home"
 
 # A workspace (a git repository) with the two files, on the filesystem at $1.
 workspace() {

@@ -6,22 +6,13 @@
 #
 # Needs hyperfine. Builds the release binaries first. Uses $TMPDIR (default /tmp) for the
 # workspace and /dev/shm for the other device.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 files=100000
 runs=5
 export_md=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --files) files="$2"; shift 2 ;;
-    --runs) runs="$2"; shift 2 ;;
-    --export) export_md="$2"; shift 2 ;;
-    *) echo "usage: bench/quarantine.sh [--files N] [--runs N] [--export FILE.md]" >&2; exit 2 ;;
-  esac
-done
-command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release -q -p agent-guard-cli
-target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+options "bench/quarantine.sh [--files N] [--runs N] [--export FILE.md]" \
+  --files=files --runs=runs --export=export_md -- "$@"
+release_build -p agent-guard-cli
 ag="$target/release/agent-guard"
 
 root=$(mktemp -d)
@@ -80,21 +71,7 @@ hyperfine -N --runs "$runs" --style basic "${md_args[@]/%.md/-cross.md}" \
 # 10,000 transactions: list, status and gc plan.
 many="$root/many"
 mkdir -p "$many/.agent-trash" && git -C "$many" init -q
-python3 - "$many" <<'PY'
-import json, os, sys
-ws = sys.argv[1]
-trash = os.path.join(ws, ".agent-trash")
-with open(os.path.join(trash, "manifest.jsonl"), "w") as manifest:
-    for n in range(10000):
-        txid = f"20260101-{n // 3600 % 24:02d}{n // 60 % 60:02d}{n % 60:02d}-{n:08x}"
-        d = os.path.join(trash, txid)
-        os.makedirs(d)
-        with open(os.path.join(d, "f.txt"), "w") as f:
-            f.write("x")
-        ts = "2026-01-01T00:00:00Z"
-        manifest.write(json.dumps({"type": "tx-start", "txid": txid, "strategy": "relocate", "meta": {"tool": "safe_delete"}, "workspace": ws, "ts": ts, "schema": 1}) + "\n")
-        manifest.write(json.dumps({"type": "relocate", "txid": txid, "origin_path": os.path.join(ws, f"f{n}.txt"), "trash_path": os.path.join(d, "f.txt"), "kind": "file", "ts": ts, "schema": 1}) + "\n")
-PY
+fake_history "$many"
 "$ag" status --cwd "$many" >/dev/null
 hyperfine -N --warmup 2 --runs 10 --style basic "${md_args[@]/%.md/-many.md}" \
   -n "list (10,000 transactions)" "$ag list --cwd $many --json --limit 0" \

@@ -21,8 +21,7 @@
 # Needs hyperfine and GNU time (/usr/bin/time). Builds the release binaries first. The
 # repository is generated deterministically with `git fast-import` (one pack, as a clone
 # has) and checked out by git, so the index carries real stat data.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 runs=15
 files="${AGENT_GUARD_SCALE_FILES:-100000}"
 packages=$((files / 1000))
@@ -32,21 +31,13 @@ out_dir=""
 keep=""
 bin=""
 only=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs="$2"; shift 2 ;;
-    --export) out_dir="$2"; shift 2 ;;
-    --keep) keep="$2"; shift 2 ;;
-    --bin) bin="$2"; shift 2 ;;
-    --only) only="$2"; shift 2 ;;
-    *) echo "usage: bench/scale.sh [--runs N] [--export DIR] [--keep DIR] [--bin DIR] [--only GROUPS]" >&2; exit 2 ;;
-  esac
-done
-command -v hyperfine >/dev/null || { echo "error: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
+options "bench/scale.sh [--runs N] [--export DIR] [--keep DIR] [--bin DIR] [--only GROUPS]" \
+  --runs=runs --export=out_dir --keep=keep --bin=bin --only=only -- "$@"
+need_hyperfine
 [ -x /usr/bin/time ] || { echo "error: GNU time is not installed (apt-get install time)" >&2; exit 1; }
 if [ -z "$bin" ]; then
   cargo build --release --locked -q -p agent-guard-cli --bin agent-guard -p agent-guard-bench
-  target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+  target=$(target_dir)
   bin="$target/release"
 fi
 ag="$bin/agent-guard"
@@ -61,10 +52,9 @@ else
 fi
 root=$(cd "$root" && pwd -P)
 ws="$root/ws"
-export HOME="$root/home" GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+isolate_home "$root/home"
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
 export AGENT_GUARD_SESSION=bench
-unset AGENT_GUARD_DIALECT AGENT_GUARD_WORKSPACE AGENT_GUARD_TRASH
-mkdir -p "$HOME"
 [ -n "$out_dir" ] && mkdir -p "$out_dir"
 
 # The 50 modified files, spread over the packages: file i is pkg(i mod P)/mod0/f(i div P).
@@ -96,8 +86,7 @@ PY
   git -C "$ws" reset -q --hard
   # Let every index entry age past the racy window, then refresh once, so that neither git
   # nor agent-guard must re-hash files that are unchanged.
-  sleep 1.1
-  git -C "$ws" update-index -q --refresh
+  settle_index "$ws"
   mkdir -p "$root/build.pristine/out"
   for i in $(seq 1 200); do echo "object $i" > "$root/build.pristine/out/f$i.o"; done
   cp -a "$root/build.pristine" "$ws/build"
@@ -110,22 +99,7 @@ hist="$root/history"
 if [ ! -d "$hist/.agent-trash" ]; then
   git init -q -b main "$hist"
   "$ag" check --cwd "$hist" -- 'rm -rf build' >/dev/null
-  python3 - "$hist" <<'PY'
-import json, os, sys
-ws = sys.argv[1]
-trash = os.path.join(ws, ".agent-trash")
-os.makedirs(trash, exist_ok=True)
-with open(os.path.join(trash, "manifest.jsonl"), "a") as manifest:
-    for n in range(10000):
-        txid = f"20260101-{n // 3600 % 24:02d}{n // 60 % 60:02d}{n % 60:02d}-{n:08x}"
-        d = os.path.join(trash, txid)
-        os.makedirs(d)
-        with open(os.path.join(d, "f.txt"), "w") as f:
-            f.write("x")
-        ts = "2026-01-01T00:00:00Z"
-        manifest.write(json.dumps({"type": "tx-start", "txid": txid, "strategy": "relocate", "meta": {"tool": "safe_delete"}, "workspace": ws, "ts": ts, "schema": 1}) + "\n")
-        manifest.write(json.dumps({"type": "relocate", "txid": txid, "origin_path": os.path.join(ws, f"old/f{n}.txt"), "trash_path": os.path.join(d, "f.txt"), "kind": "file", "ts": ts, "schema": 1}) + "\n")
-PY
+  fake_history "$hist" old/
   "$ag" status --cwd "$hist" >/dev/null
 fi
 echo "repository: $(git -C "$ws" ls-files | wc -l) tracked, $(git -C "$ws" status --porcelain | grep -c '^ M') modified, $(find "$ws/build" -type f | wc -l) untracked in build/; $(git --version)" >&2

@@ -18,15 +18,11 @@ Every request is appended to `--log` as one JSON line: method, path, which answe
 the text of every `tool_result` block (with `is_error`), and the full body. Stdlib only.
 """
 
-import argparse
 import json
-import os
 import sys
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-LOG_LOCK = threading.Lock()
+import mock_server
+from mock_server import AUX, FINAL, SHELL, MockHandler, next_answer, sse
 
 
 def block_text(content):
@@ -69,36 +65,13 @@ def offers_bash(body):
     )
 
 
-def sse(events):
-    out = []
-    for event in events:
-        out.append("event: %s\ndata: %s\n\n" % (event["type"], json.dumps(event)))
-    return "".join(out).encode()
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(MockHandler):
     server_version = "mock-anthropic/1"
-
-    def log_message(self, fmt, *args):  # keep stderr quiet; the JSONL log is the record
-        pass
-
-    def record(self, entry):
-        with LOG_LOCK:
-            with open(self.server.opts.log, "a", encoding="utf-8") as log:
-                log.write(json.dumps(dict(entry, time=round(time.time(), 3))) + "\n")
-
-    def reply(self, status, content_type, payload):
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(payload)))
-        self.send_header("request-id", "req_mock")
-        self.end_headers()
-        self.wfile.write(payload)
+    extra_headers = (("request-id", "req_mock"),)
+    not_found_body = b'{"type":"error","error":{"type":"not_found_error","message":"mock"}}'
 
     def do_GET(self):  # noqa: N802 (http.server naming)
-        self.record({"method": "GET", "path": self.path, "answer": "404"})
-        self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"mock"}}')
+        self.not_found("GET")
 
     def do_HEAD(self):  # noqa: N802
         self.record({"method": "HEAD", "path": self.path, "answer": "200"})
@@ -107,13 +80,8 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_POST(self):  # noqa: N802
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {"unparsed": raw.decode("utf-8", "replace")}
-        path = self.path.split("?", 1)[0]
+        body = self.read_body()
+        path = self.route()
         opts = self.server.opts
 
         if path.endswith("/count_tokens"):
@@ -121,32 +89,25 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, "application/json", b'{"input_tokens": 100}')
             return
         if not path.endswith("/v1/messages"):
-            self.record({"method": "POST", "path": self.path, "answer": "404", "body": body})
-            self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"mock"}}')
+            self.not_found("POST", body)
             return
 
         results = tool_results(body)
-        script = self.server.script
-        if script is not None:
-            step = len(results)
-            if step < len(script) and body.get("tools"):
-                call = script[step]
-                tool_id = "toolu_mock_%02d" % (step + 1)
-                blocks = [{"type": "tool_use", "id": tool_id, "name": call["name"], "input": call["input"]}]
-                answer, stop = "tool_use:" + call["name"], "tool_use"
-            elif step >= len(script):
-                answer, blocks, stop = "final", [{"type": "text", "text": opts.final_text}], "end_turn"
-            else:
-                answer, blocks, stop = "aux", [{"type": "text", "text": "ok"}], "end_turn"
-        elif results or self.server.tool_calls >= opts.max_tool_calls:
-            answer, blocks, stop = "final", [{"type": "text", "text": opts.final_text}], "end_turn"
-        elif offers_bash(body):
+        step = next_answer(self.server, results, body, offers_bash(body))
+        if step == FINAL:
+            answer, blocks, stop = FINAL, [{"type": "text", "text": opts.final_text}], "end_turn"
+        elif step == SHELL:
             self.server.tool_calls += 1
             tool_id = "toolu_mock_%02d" % self.server.tool_calls
             blocks = [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": opts.command, "description": "scripted by the mock"}}]
             answer, stop = "tool_use", "tool_use"
+        elif step == AUX:
+            answer, blocks, stop = AUX, [{"type": "text", "text": "ok"}], "end_turn"
         else:
-            answer, blocks, stop = "aux", [{"type": "text", "text": "ok"}], "end_turn"
+            call = self.server.script[step]
+            tool_id = "toolu_mock_%02d" % (step + 1)
+            blocks = [{"type": "tool_use", "id": tool_id, "name": call["name"], "input": call["input"]}]
+            answer, stop = "tool_use:" + call["name"], "tool_use"
 
         self.record(
             {"method": "POST", "path": self.path, "answer": answer, "tool_results": results, "body": body}
@@ -179,36 +140,5 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, "text/event-stream", sse(events))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--command", default="", help="the Bash command of the scripted tool call")
-    parser.add_argument("--tool-calls", help="a JSON file: the list of tool calls to script, in order")
-    parser.add_argument("--log", required=True, help="JSONL file that receives one line per request")
-    parser.add_argument("--ready-file", required=True, help="written with the port once listening")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--max-tool-calls", type=int, default=3,
-                        help="after this many scripted tool calls, always answer with the final text")
-    parser.add_argument("--final-text", default="Done: the scripted command was handled.")
-    opts = parser.parse_args()
-
-    server = ThreadingHTTPServer(("127.0.0.1", opts.port), Handler)
-    server.daemon_threads = True
-    server.opts = opts
-    server.tool_calls = 0
-    server.script = None
-    if opts.tool_calls:
-        with open(opts.tool_calls, encoding="utf-8") as script:
-            server.script = json.load(script)
-    with open(opts.ready_file + ".tmp", "w", encoding="utf-8") as ready:
-        ready.write(str(server.server_address[1]))
-
-    os.replace(opts.ready_file + ".tmp", opts.ready_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(mock_server.main(__doc__, Handler, command_help="the Bash command of the scripted tool call"))

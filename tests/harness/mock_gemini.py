@@ -20,15 +20,12 @@ Every request is appended to `--log` as one JSON line: method, path, which answe
 the `response` of every `functionResponse` (as `content` text), and the full body. Stdlib only.
 """
 
-import argparse
 import json
-import os
 import sys
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-LOG_LOCK = threading.Lock()
+import mock_server
+from mock_server import AUX, FINAL, LOG_LOCK, SHELL, MockHandler, next_answer
+
 SHELL_TOOL = "run_shell_command"
 # The id the mock gives its scripted call (Gemini CLI echoes it in the functionResponse).
 CALL_ID = "call_mock_01"
@@ -88,77 +85,46 @@ def schema_answer(body):
     return json.dumps(answer)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(MockHandler):
     server_version = "mock-gemini/1"
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def record(self, entry):
-        with LOG_LOCK:
-            with open(self.server.opts.log, "a", encoding="utf-8") as log:
-                log.write(json.dumps(dict(entry, time=round(time.time(), 3))) + "\n")
-
-    def reply(self, status, content_type, payload):
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+    not_found_body = b'{"error":{"code":404,"message":"mock: not found"}}'
 
     def do_GET(self):  # noqa: N802
-        self.record({"method": "GET", "path": self.path, "answer": "404"})
-        self.reply(404, "application/json", b'{"error":{"code":404,"message":"mock: not found"}}')
+        self.not_found("GET")
 
     def do_POST(self):  # noqa: N802
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {"unparsed": raw.decode("utf-8", "replace")}
-        path = self.path.split("?", 1)[0]
+        body = self.read_body()
+        path = self.route()
         opts = self.server.opts
         if path.endswith(":countTokens"):
             self.record({"method": "POST", "path": self.path, "answer": "count", "body": body})
             self.reply(200, "application/json", b'{"totalTokens": 10}')
             return
         if not (path.endswith(":generateContent") or path.endswith(":streamGenerateContent")):
-            self.record({"method": "POST", "path": self.path, "answer": "404", "body": body})
-            self.reply(404, "application/json", b'{"error":{"code":404,"message":"mock: not found"}}')
+            self.not_found("POST", body)
             return
 
         results = function_responses(body)
         with LOG_LOCK:
-            scripted = self.server.tool_calls
-        script = self.server.script
-        if script is not None:
-            step = len(results)
-            if step < len(script) and body.get("tools"):
-                call = script[step]
-                answer = "tool_call:" + call["name"]
-                parts = [{"functionCall": {"id": "call_mock_%02d" % (step + 1), "name": call["name"],
-                                           "args": call["input"]}}]
-            elif step >= len(script):
-                answer = "final"
-                parts = [{"text": opts.final_text}]
-            else:
-                answer = "aux"
-                parts = [{"text": schema_answer(body) or "ok"}]
-        elif results or scripted >= opts.max_tool_calls:
-            answer = "final"
+            step = next_answer(self.server, results, body, declares_shell(body))
+        if step == FINAL:
+            answer = FINAL
             parts = [{"text": opts.final_text}]
-        elif declares_shell(body):
+        elif step == SHELL:
             with LOG_LOCK:
                 self.server.tool_calls += 1
             answer = "tool_call:" + SHELL_TOOL
             parts = [{"functionCall": {"id": CALL_ID, "name": SHELL_TOOL,
                                        "args": {"command": opts.command,
                                                 "description": "scripted by the mock"}}}]
-        else:
-            answer = "aux"
+        elif step == AUX:
+            answer = AUX
             parts = [{"text": schema_answer(body) or "ok"}]
+        else:
+            call = self.server.script[step]
+            answer = "tool_call:" + call["name"]
+            parts = [{"functionCall": {"id": "call_mock_%02d" % (step + 1), "name": call["name"],
+                                       "args": call["input"]}}]
         self.record({"method": "POST", "path": self.path, "answer": answer, "tool_results": results, "body": body})
 
         response = {
@@ -172,35 +138,5 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, "application/json", json.dumps(response).encode())
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--command", default="", help="the shell command of the scripted tool call")
-    parser.add_argument("--tool-calls", help="a JSON file: the list of tool calls to script, in order")
-    parser.add_argument("--log", required=True, help="JSONL file that receives one line per request")
-    parser.add_argument("--ready-file", required=True, help="written with the port once listening")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--max-tool-calls", type=int, default=3,
-                        help="after this many scripted tool calls, always answer with the final text")
-    parser.add_argument("--final-text", default="Done: the scripted command was handled.")
-    opts = parser.parse_args()
-
-    server = ThreadingHTTPServer(("127.0.0.1", opts.port), Handler)
-    server.daemon_threads = True
-    server.opts = opts
-    server.tool_calls = 0
-    server.script = None
-    if opts.tool_calls:
-        with open(opts.tool_calls, encoding="utf-8") as script:
-            server.script = json.load(script)
-    with open(opts.ready_file + ".tmp", "w", encoding="utf-8") as ready:
-        ready.write(str(server.server_address[1]))
-    os.replace(opts.ready_file + ".tmp", opts.ready_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(mock_server.main(__doc__, Handler, command_help="the shell command of the scripted tool call"))

@@ -21,15 +21,13 @@ Every request is appended to `--log` as one JSON line: method, path, which answe
 every tool result (`call_id` and `content` text), and the full body. Stdlib only.
 """
 
-import argparse
 import json
-import os
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-LOG_LOCK = threading.Lock()
+import mock_server
+from mock_server import AUX, FINAL, LOG_LOCK, SHELL, MockHandler, next_answer, sse
+
 # The id of the scripted call in a Chat Completions answer.
 TOOL_CALL_ID = "call_mock_01"
 
@@ -113,96 +111,62 @@ def chat_shell_call(tools, command):
     return None
 
 
-def sse(events):
-    return "".join("event: %s\ndata: %s\n\n" % (e["type"], json.dumps(e)) for e in events).encode()
+def output_message(resp_id, text):
+    """A Responses output item: the assistant's message `text`."""
+    return {"type": "message", "role": "assistant", "id": "msg_" + resp_id, "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(MockHandler):
     server_version = "mock-openai/1"
 
-    def log_message(self, fmt, *args):
-        pass
-
-    def record(self, entry):
-        with LOG_LOCK:
-            with open(self.server.opts.log, "a", encoding="utf-8") as log:
-                log.write(json.dumps(dict(entry, time=round(time.time(), 3))) + "\n")
-
-    def reply(self, status, content_type, payload):
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
     def do_GET(self):  # noqa: N802
-        path = self.path.split("?", 1)[0]
-        self.record({"method": "GET", "path": self.path, "answer": "models" if path.endswith("/models") else "404"})
-        if path.endswith("/models"):
+        if self.route().endswith("/models"):
+            self.record({"method": "GET", "path": self.path, "answer": "models"})
             self.reply(200, "application/json", b'{"object":"list","data":[],"models":[]}')
         else:
-            self.reply(404, "application/json", b'{"error":{"message":"mock: not found"}}')
+            self.not_found("GET")
 
     def do_POST(self):  # noqa: N802
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        body = self.read_body()
         if self.headers.get("content-encoding", "").lower() == "zstd":
             body = {"unparsed": "zstd body"}
-        else:
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {"unparsed": raw.decode("utf-8", "replace")}
-        path = self.path.split("?", 1)[0]
+        path = self.route()
         opts = self.server.opts
         if path.endswith("/chat/completions"):
             self.chat(body)
             return
         if not path.endswith("/responses"):
-            self.record({"method": "POST", "path": self.path, "answer": "404", "body": body})
-            self.reply(404, "application/json", b'{"error":{"message":"mock: not found"}}')
+            self.not_found("POST", body)
             return
 
         outputs = call_outputs(body)
         self.server.requests += 1
         resp_id = "resp_mock_%02d" % self.server.requests
         call = shell_call(body.get("tools"), opts.command)
-        script = self.server.script
-        if script is not None:
-            step = len(outputs)
-            if step < len(script) and body.get("tools"):
-                scripted = script[step]
-                call_id = "call_mock_%02d" % (step + 1)
-                answer = "tool_call:" + scripted["name"]
-                if scripted.get("type") == "custom":
-                    item = {"type": "custom_tool_call", "id": "ctc_" + resp_id, "status": "completed",
-                            "call_id": call_id, "name": scripted["name"], "input": scripted["input"]}
-                else:
-                    item = {"type": "function_call", "id": "fc_" + resp_id, "status": "completed",
-                            "call_id": call_id, "name": scripted["name"],
-                            "arguments": json.dumps(scripted["input"])}
-            elif step >= len(script):
-                answer = "final"
-                item = {"type": "message", "role": "assistant", "id": "msg_" + resp_id, "status": "completed",
-                        "content": [{"type": "output_text", "text": opts.final_text, "annotations": []}]}
-            else:
-                answer = "aux"
-                item = {"type": "message", "role": "assistant", "id": "msg_" + resp_id, "status": "completed",
-                        "content": [{"type": "output_text", "text": "ok", "annotations": []}]}
-        elif outputs or self.server.tool_calls >= opts.max_tool_calls:
-            answer = "final"
-            item = {"type": "message", "role": "assistant", "id": "msg_" + resp_id, "status": "completed",
-                    "content": [{"type": "output_text", "text": opts.final_text, "annotations": []}]}
-        elif call is not None:
+        step = next_answer(self.server, outputs, body, call is not None)
+        if step == FINAL:
+            answer = FINAL
+            item = output_message(resp_id, opts.final_text)
+        elif step == SHELL:
             self.server.tool_calls += 1
             answer = "tool_call:" + call[0]
             item = {"type": "function_call", "id": "fc_" + resp_id, "status": "completed",
                     "call_id": "call_mock_%02d" % self.server.tool_calls, "name": call[0], "arguments": call[1]}
+        elif step == AUX:
+            answer = AUX
+            item = output_message(resp_id, "ok")
         else:
-            answer = "aux"
-            item = {"type": "message", "role": "assistant", "id": "msg_" + resp_id, "status": "completed",
-                    "content": [{"type": "output_text", "text": "ok", "annotations": []}]}
+            scripted = self.server.script[step]
+            call_id = "call_mock_%02d" % (step + 1)
+            answer = "tool_call:" + scripted["name"]
+            if scripted.get("type") == "custom":
+                item = {"type": "custom_tool_call", "id": "ctc_" + resp_id, "status": "completed",
+                        "call_id": call_id, "name": scripted["name"], "input": scripted["input"]}
+            else:
+                item = {"type": "function_call", "id": "fc_" + resp_id, "status": "completed",
+                        "call_id": call_id, "name": scripted["name"],
+                        "arguments": json.dumps(scripted["input"])}
         self.record({"method": "POST", "path": self.path, "answer": answer, "tool_results": outputs, "body": body})
 
         usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
@@ -224,33 +188,29 @@ class Handler(BaseHTTPRequestHandler):
         """Answers a Chat Completions request (streamed when it asks for a stream)."""
         opts = self.server.opts
         results = chat_tool_results(body)
-        call = None
-        script = self.server.script
+        shell = chat_shell_call(body.get("tools"), opts.command)
         with LOG_LOCK:
             self.server.requests += 1
             number = self.server.requests
-            if script is not None:
-                # The Responses script, read as function calls: call N+1 after N tool results.
-                step = len(results)
-                done = step >= len(script)
-                if not done and body.get("tools"):
-                    call = (script[step]["name"], json.dumps(script[step]["input"]), "call_mock_%02d" % (step + 1))
+            # With a script, the Responses script read as function calls: call N+1 after N
+            # tool results.
+            step = next_answer(self.server, results, body, shell is not None)
+            if step == SHELL:
+                self.server.tool_calls += 1
+        if step == FINAL:
+            answer, message = FINAL, {"role": "assistant", "content": opts.final_text}
+        elif step == AUX:
+            answer, message = AUX, {"role": "assistant", "content": "ok"}
+        else:
+            if step == SHELL:
+                call = (shell[0], shell[1], TOOL_CALL_ID)
             else:
-                done = bool(results) or self.server.tool_calls >= opts.max_tool_calls
-            if not done and script is None:
-                shell = chat_shell_call(body.get("tools"), opts.command)
-                if shell is not None:
-                    call = (shell[0], shell[1], TOOL_CALL_ID)
-                    self.server.tool_calls += 1
-        if done:
-            answer, message = "final", {"role": "assistant", "content": opts.final_text}
-        elif call is not None:
+                scripted = self.server.script[step]
+                call = (scripted["name"], json.dumps(scripted["input"]), "call_mock_%02d" % (step + 1))
             answer = "tool_call:" + call[0]
             message = {"role": "assistant", "content": None, "tool_calls": [
                 {"index": 0, "id": call[2], "type": "function",
                  "function": {"name": call[0], "arguments": call[1]}}]}
-        else:
-            answer, message = "aux", {"role": "assistant", "content": "ok"}
         self.record({"method": "POST", "path": self.path, "answer": answer, "tool_results": results, "body": body})
 
         finish = "tool_calls" if "tool_calls" in message else "stop"
@@ -274,36 +234,8 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, "text/event-stream", payload.encode())
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--command", default="", help="the shell command of the scripted tool call")
-    parser.add_argument("--tool-calls", help="a JSON file: the list of tool calls to script, in order (Responses, or Chat Completions function calls)")
-    parser.add_argument("--log", required=True, help="JSONL file that receives one line per request")
-    parser.add_argument("--ready-file", required=True, help="written with the port once listening")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--max-tool-calls", type=int, default=3,
-                        help="after this many scripted tool calls, always answer with the final text")
-    parser.add_argument("--final-text", default="Done: the scripted command was handled.")
-    opts = parser.parse_args()
-
-    server = ThreadingHTTPServer(("127.0.0.1", opts.port), Handler)
-    server.daemon_threads = True
-    server.opts = opts
-    server.requests = 0
-    server.tool_calls = 0
-    server.script = None
-    if opts.tool_calls:
-        with open(opts.tool_calls, encoding="utf-8") as script:
-            server.script = json.load(script)
-    with open(opts.ready_file + ".tmp", "w", encoding="utf-8") as ready:
-        ready.write(str(server.server_address[1]))
-    os.replace(opts.ready_file + ".tmp", opts.ready_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(mock_server.main(
+        __doc__, Handler, command_help="the shell command of the scripted tool call",
+        tool_calls_help="the list of tool calls to script, in order (Responses, or Chat Completions function calls)",
+    ))

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod bins;
 pub mod check;
 pub mod commands;
 pub mod demo;

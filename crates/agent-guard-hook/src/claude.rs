@@ -20,14 +20,11 @@ use serde_json::{Map, Value};
 
 use agent_guard_types::EditEffect;
 
-use crate::edit::Shape;
+use crate::edit::{FILE_PATH, NOTEBOOK_PATH, Shape};
 use crate::outcome::Kind;
 use crate::payload::Field;
-use crate::tool_use::{reply, tool_use};
+use crate::tool_use::{deny, parse_bash_or_edit, reply};
 use crate::{HookReply, HookRequest, Outcome};
-
-/// `file_path`, the path field of Claude Code's file tools.
-const FILE_PATH: &[(&str, &str)] = &[("file_path", "tool_input.file_path")];
 
 /// Claude Code's file-writing tools (2.1.328 offers `Write` and `Edit`; `MultiEdit` and
 /// `NotebookEdit` are older or deferred).
@@ -35,24 +32,11 @@ pub(crate) const EDIT_TOOLS: &[(&str, Shape)] = &[
     ("Write", Shape::Path(EditEffect::Write, FILE_PATH)),
     ("Edit", Shape::Path(EditEffect::Edit, FILE_PATH)),
     ("MultiEdit", Shape::Path(EditEffect::Edit, FILE_PATH)),
-    (
-        "NotebookEdit",
-        Shape::Path(
-            EditEffect::Edit,
-            &[("notebook_path", "tool_input.notebook_path")],
-        ),
-    ),
+    ("NotebookEdit", Shape::Path(EditEffect::Edit, NOTEBOOK_PATH)),
 ];
 
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
-    let tool = tool_use(map)?;
-    if tool.is("bash") {
-        return tool.shell(None).map(HookRequest::Shell);
-    }
-    if let Some(edit) = tool.edit(EDIT_TOOLS) {
-        return edit.map(HookRequest::Edit);
-    }
-    Ok(HookRequest::NotShell)
+    parse_bash_or_edit(map, EDIT_TOOLS)
 }
 
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
@@ -70,11 +54,7 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
             outcome.ask_context(),
             None,
         )),
-        Kind::Deny => {
-            let reason = outcome.deny_reason();
-            HookReply::json(&reply(Some("deny"), Some(reason.clone()), None, None))
-                .with_stderr(reason)
-        }
+        Kind::Deny => deny(outcome.deny_reason()),
     }
 }
 
@@ -83,6 +63,7 @@ mod tests {
     use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
+    use crate::test_support::{malformed, shell, stdout_json};
     use crate::{Harness, HookRequest, Outcome, Refusal, parse, render};
 
     fn payload(tool: &str, input: &Value) -> Vec<u8> {
@@ -92,18 +73,12 @@ mod tests {
         .into_bytes()
     }
 
-    fn stdout_json(reply: &crate::HookReply) -> Value {
-        serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap()
-    }
-
     #[test]
     fn bash_is_a_shell_call_and_other_tools_are_not() {
-        let HookRequest::Shell(call) = parse(
+        let call = shell(
             Harness::ClaudeCode,
             &payload("Bash", &json!({"command": "rm -rf build/"})),
-        ) else {
-            panic!("shell")
-        };
+        );
         assert_eq!(call.command, "rm -rf build/");
         assert_eq!(call.session.as_deref(), Some("abc"));
         assert_eq!(
@@ -113,12 +88,9 @@ mod tests {
             ),
             HookRequest::NotShell
         );
-        assert!(matches!(
-            parse(
-                Harness::ClaudeCode,
-                &payload("Bash", &json!({"command": 7}))
-            ),
-            HookRequest::Malformed(_)
+        assert!(malformed(
+            Harness::ClaudeCode,
+            &payload("Bash", &json!({"command": 7}))
         ));
     }
 
@@ -153,10 +125,7 @@ mod tests {
             json!("x"),
         ] {
             assert!(
-                matches!(
-                    parse(Harness::ClaudeCode, &payload("Write", &bad)),
-                    HookRequest::Malformed(_)
-                ),
+                malformed(Harness::ClaudeCode, &payload("Write", &bad)),
                 "{bad}"
             );
         }

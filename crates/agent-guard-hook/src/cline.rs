@@ -18,7 +18,7 @@ use agent_guard_types::EditEffect;
 use crate::edit::{self, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field, Malformed};
-use crate::{HookReply, HookRequest, Outcome, ShellCall};
+use crate::{HookReply, HookRequest, Outcome};
 
 /// `path`, the path field of Cline's file tools.
 const PATH: &[(&str, &str)] = &[("path", "preToolUse.parameters.path")];
@@ -53,13 +53,8 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
         .get("workspaceRoots")
         .ok_or(Malformed::Missing("workspaceRoots"))?;
     let cwd = payload::cwd(None, "workspaceRoots", Some((roots, "workspaceRoots")))?;
-    Ok(HookRequest::Shell(ShellCall {
-        command,
-        cwd,
-        dialect: payload::dialect(&[map, parameters]),
-        session: payload::session(map, &["taskId"]),
-        input: Map::new(),
-    }))
+    let call = payload::shell_call(map, parameters, &["taskId"], command, cwd);
+    Ok(HookRequest::Shell(call))
 }
 
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
@@ -88,6 +83,7 @@ mod tests {
     use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
+    use crate::test_support::{edit, malformed, shell, stdout_json};
     use crate::{Harness, HookRequest, Outcome, parse, render};
 
     fn payload(tool: &str, parameters: &Value) -> Vec<u8> {
@@ -100,31 +96,24 @@ mod tests {
 
     #[test]
     fn execute_command_is_shell() {
-        let HookRequest::Shell(call) = parse(
+        let call = shell(
             Harness::Cline,
             &payload("execute_command", &json!({"command": "rm -rf dist"})),
-        ) else {
-            panic!("shell")
-        };
+        );
         assert_eq!(call.cwd, std::path::PathBuf::from("/home/u/proj"));
         assert_eq!(
             parse(Harness::Cline, &payload("read_file", &json!({"path": "a"}))),
             HookRequest::NotShell
         );
-        let HookRequest::Edit(call) = parse(
+        let call = edit(
             Harness::Cline,
             &payload("replace_in_file", &json!({"path": "src/a.rs", "diff": "x"})),
-        ) else {
-            panic!("edit")
-        };
+        );
         assert_eq!(call.cwd, Some(std::path::PathBuf::from("/home/u/proj")));
         assert_eq!(call.files[0].path, "src/a.rs");
-        assert!(matches!(
-            parse(
-                Harness::Cline,
-                &payload("write_to_file", &json!({"content": "x"}))
-            ),
-            HookRequest::Malformed(_)
+        assert!(malformed(
+            Harness::Cline,
+            &payload("write_to_file", &json!({"content": "x"}))
         ));
     }
 
@@ -134,7 +123,7 @@ mod tests {
             Harness::Cline,
             &Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split."),
         );
-        let value: Value = serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap();
+        let value = stdout_json(&reply);
         assert_eq!(value["cancel"], true);
         assert!(
             value["errorMessage"]

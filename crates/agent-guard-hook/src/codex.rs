@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use crate::edit::Shape;
 use crate::outcome::Kind;
 use crate::payload::Field;
-use crate::tool_use::{exit_2, reply, tool_use};
+use crate::tool_use::{exit_2, parse_bash_or_edit, reply};
 use crate::{HookReply, HookRequest, Outcome};
 
 /// Codex's file-writing tool: `apply_patch` (the patch text is `tool_input.command` today;
@@ -31,14 +31,7 @@ use crate::{HookReply, HookRequest, Outcome};
 const EDIT_TOOLS: &[(&str, Shape)] = &[("apply_patch", Shape::Patch)];
 
 pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
-    let tool = tool_use(map)?;
-    if tool.is("bash") {
-        return tool.shell(None).map(HookRequest::Shell);
-    }
-    if let Some(edit) = tool.edit(EDIT_TOOLS) {
-        return edit.map(HookRequest::Edit);
-    }
-    Ok(HookRequest::NotShell)
+    parse_bash_or_edit(map, EDIT_TOOLS)
 }
 
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
@@ -62,6 +55,7 @@ mod tests {
     use agent_guard_types::{Decision, EditEffect, ReasonCode};
     use serde_json::{Value, json};
 
+    use crate::test_support::{edit, malformed, stdout_json};
     use crate::{Harness, HookRequest, Outcome, parse, render};
 
     fn payload(tool: &str, input: &Value) -> Vec<u8> {
@@ -76,12 +70,10 @@ mod tests {
     #[test]
     fn apply_patch_is_an_edit_of_every_file_it_names() {
         let patch = "*** Begin Patch\n*** Delete File: a.txt\n*** Update File: b.txt\n@@\n-x\n+y\n*** End Patch";
-        let HookRequest::Edit(call) = parse(
+        let call = edit(
             Harness::Codex,
             &payload("apply_patch", &json!({"command": patch})),
-        ) else {
-            panic!("edit")
-        };
+        );
         assert_eq!(call.tool, "apply_patch");
         let names: Vec<(&str, EditEffect)> = call
             .files
@@ -103,19 +95,13 @@ mod tests {
             json!(3),
         ] {
             assert!(
-                matches!(
-                    parse(Harness::Codex, &payload("apply_patch", &bad)),
-                    HookRequest::Malformed(_)
-                ),
+                malformed(Harness::Codex, &payload("apply_patch", &bad)),
                 "{bad}"
             );
         }
-        assert!(matches!(
-            parse(
-                Harness::Codex,
-                &payload("Bash", &json!({"command": ["rm", "x"]}))
-            ),
-            HookRequest::Malformed(_)
+        assert!(malformed(
+            Harness::Codex,
+            &payload("Bash", &json!({"command": ["rm", "x"]}))
         ));
     }
 
@@ -142,7 +128,7 @@ mod tests {
             .with_txids(vec!["tx1".into()]);
         let reply = render(Harness::Codex, &done);
         assert_eq!(reply.exit, 0);
-        let value: Value = serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap();
+        let value = stdout_json(&reply);
         assert!(
             value["hookSpecificOutput"]
                 .get("permissionDecision")

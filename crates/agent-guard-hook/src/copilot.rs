@@ -195,6 +195,7 @@ mod tests {
     use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
+    use crate::test_support::{malformed, shell, stdout_json};
     use crate::{Harness, HookRequest, Outcome, Refusal, parse, render};
 
     fn payload(tool: &str, args: &Value) -> Vec<u8> {
@@ -209,27 +210,23 @@ mod tests {
         let as_string = payload("bash", &json!("{\"command\":\"rm -rf dist\"}"));
         let as_object = payload("bash", &json!({"command": "rm -rf dist"}));
         for bytes in [as_string, as_object] {
-            let HookRequest::Shell(call) = parse(Harness::Copilot, &bytes) else {
-                panic!("shell")
-            };
+            let call = shell(Harness::Copilot, &bytes);
             assert_eq!(call.command, "rm -rf dist");
             assert_eq!(call.dialect, None);
             assert_eq!(call.session.as_deref(), Some("s1"));
         }
-        let HookRequest::Shell(call) = parse(
+        let call = shell(
             Harness::Copilot,
             &payload("powershell", &json!({"command": "Remove-Item x"})),
-        ) else {
-            panic!("shell")
-        };
+        );
         assert_eq!(call.dialect.as_deref(), Some("powershell"));
         assert_eq!(
             parse(Harness::Copilot, &payload("view", &json!({"path": "a"}))),
             HookRequest::NotShell
         );
-        assert!(matches!(
-            parse(Harness::Copilot, &payload("bash", &json!("not json"))),
-            HookRequest::Malformed(_)
+        assert!(malformed(
+            Harness::Copilot,
+            &payload("bash", &json!("not json"))
         ));
     }
 
@@ -274,12 +271,9 @@ mod tests {
             };
             assert_eq!(call.files[0].path, "gone.txt");
         }
-        assert!(matches!(
-            parse(
-                Harness::Copilot,
-                &payload("create", &json!({"file_text": "x"}))
-            ),
-            HookRequest::Malformed(_)
+        assert!(malformed(
+            Harness::Copilot,
+            &payload("create", &json!({"file_text": "x"}))
         ));
     }
 
@@ -303,7 +297,7 @@ mod tests {
         ] {
             let reply = render(Harness::Copilot, &outcome);
             assert_eq!(reply.exit, 0);
-            let value: Value = serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap();
+            let value = stdout_json(&reply);
             assert_eq!(value["permissionDecision"], "deny");
         }
     }

@@ -25,7 +25,7 @@ use agent_guard_types::EditEffect;
 use crate::edit::{self, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
-use crate::{HookReply, HookRequest, Outcome, ShellCall};
+use crate::{HookReply, HookRequest, Outcome};
 
 /// Where Cursor's file tools name their path.
 const PATH: &[(&str, &str)] = &[
@@ -70,13 +70,8 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     let command = payload::command(source, "command", field)?;
     let roots = map.get("workspace_roots").map(|v| (v, "workspace_roots"));
     let cwd = payload::cwd(payload::opt_str(map, "cwd", "cwd")?, "cwd", roots)?;
-    Ok(HookRequest::Shell(ShellCall {
-        command,
-        cwd,
-        dialect: payload::dialect(&[map, source]),
-        session: payload::session(map, &["conversation_id"]),
-        input: Map::new(),
-    }))
+    let call = payload::shell_call(map, source, &["conversation_id"], command, cwd);
+    Ok(HookRequest::Shell(call))
 }
 
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
@@ -111,8 +106,9 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
 mod tests {
     use std::path::PathBuf;
 
-    use serde_json::{Value, json};
+    use serde_json::json;
 
+    use crate::test_support::{edit, malformed, shell, stdout_json};
     use crate::{Harness, HookRequest, Outcome, Refusal, parse, render};
 
     #[test]
@@ -121,9 +117,7 @@ mod tests {
                            "workspace_roots": ["/home/u/proj"], "command": "rm -rf x",
                            "cwd": ""})
         .to_string();
-        let HookRequest::Shell(call) = parse(Harness::Cursor, bytes.as_bytes()) else {
-            panic!("shell")
-        };
+        let call = shell(Harness::Cursor, bytes.as_bytes());
         assert_eq!(call.cwd, PathBuf::from("/home/u/proj"));
         assert_eq!(call.session.as_deref(), Some("c-1"));
         let read = json!({"hook_event_name": "beforeReadFile", "file_path": "/a"}).to_string();
@@ -139,24 +133,19 @@ mod tests {
                            "workspace_roots": ["/home/u/proj"], "tool_name": "Delete",
                            "tool_input": {"path": "old.txt"}})
         .to_string();
-        let HookRequest::Edit(call) = parse(Harness::Cursor, bytes.as_bytes()) else {
-            panic!("edit")
-        };
+        let call = edit(Harness::Cursor, bytes.as_bytes());
         assert_eq!(call.cwd, Some(PathBuf::from("/home/u/proj")));
         assert_eq!(call.files[0].effect, agent_guard_types::EditEffect::Delete);
         let nameless = json!({"hook_event_name": "preToolUse", "cwd": "/p", "tool_name": "Write",
                               "tool_input": {"contents": "x"}})
         .to_string();
-        assert!(matches!(
-            parse(Harness::Cursor, nameless.as_bytes()),
-            HookRequest::Malformed(_)
-        ));
+        assert!(malformed(Harness::Cursor, nameless.as_bytes()));
     }
 
     #[test]
     fn deny_is_json_permission_deny() {
         let reply = render(Harness::Cursor, &Outcome::refused(Refusal::Internal));
-        let value: Value = serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap();
+        let value = stdout_json(&reply);
         assert_eq!(
             (value["permission"].as_str(), reply.exit),
             (Some("deny"), 0)

@@ -31,6 +31,14 @@ pub struct EditCall {
     pub files: Vec<EditFile>,
 }
 
+/// `tool_input.file_path`, the path field of the file tools of Claude Code, Gemini CLI and
+/// Qwen Code.
+pub(crate) const FILE_PATH: &[(&str, &str)] = &[("file_path", "tool_input.file_path")];
+
+/// `tool_input.notebook_path`, the path field of the notebook tools of Claude Code
+/// (`NotebookEdit`) and Qwen Code (`notebook_edit`).
+pub(crate) const NOTEBOOK_PATH: &[(&str, &str)] = &[("notebook_path", "tool_input.notebook_path")];
+
 /// How a known edit tool names its target.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Shape {

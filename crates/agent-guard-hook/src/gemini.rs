@@ -20,13 +20,10 @@ use serde_json::{Map, Value, json};
 
 use agent_guard_types::EditEffect;
 
-use crate::edit::{self, Shape};
+use crate::edit::{self, FILE_PATH, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
 use crate::{HookReply, HookRequest, Outcome, ShellCall};
-
-/// `file_path`, the path field of Gemini CLI's file tools.
-const FILE_PATH: &[(&str, &str)] = &[("file_path", "tool_input.file_path")];
 
 /// Gemini CLI's file-writing tools (0.61.0).
 const EDIT_TOOLS: &[(&str, Shape)] = &[
@@ -58,11 +55,8 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
         ],
     )?;
     Ok(HookRequest::Shell(ShellCall {
-        command,
-        cwd,
-        dialect: payload::dialect(&[map, input]),
-        session: payload::session(map, &["session_id"]),
         input: input.clone(),
+        ..payload::shell_call(map, input, &["session_id"], command, cwd)
     }))
 }
 
@@ -100,6 +94,7 @@ mod tests {
     use agent_guard_types::{Decision, ReasonCode};
     use serde_json::{Value, json};
 
+    use crate::test_support::{malformed, shell, stdout_json};
     use crate::{Harness, HookRequest, Outcome, parse, render};
 
     fn payload(tool: &str, input: &Value) -> Vec<u8> {
@@ -112,15 +107,13 @@ mod tests {
 
     #[test]
     fn the_directory_argument_moves_the_cwd() {
-        let HookRequest::Shell(call) = parse(
+        let call = shell(
             Harness::Gemini,
             &payload(
                 "run_shell_command",
                 &json!({"command": "rm -rf dist", "directory": "web"}),
             ),
-        ) else {
-            panic!("shell")
-        };
+        );
         assert_eq!(call.cwd, PathBuf::from("/home/u/proj/web"));
         assert_eq!(
             parse(
@@ -143,9 +136,9 @@ mod tests {
             assert_eq!(call.files[0].path, "src/a.rs");
             assert_eq!(call.cwd, Some(PathBuf::from("/home/u/proj")));
         }
-        assert!(matches!(
-            parse(Harness::Gemini, &payload("replace", &json!({"path": "a"}))),
-            HookRequest::Malformed(_)
+        assert!(malformed(
+            Harness::Gemini,
+            &payload("replace", &json!({"path": "a"}))
         ));
     }
 
@@ -155,7 +148,7 @@ mod tests {
             Harness::Gemini,
             &Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split."),
         );
-        let value: Value = serde_json::from_str(ask.stdout.as_deref().unwrap()).unwrap();
+        let value = stdout_json(&ask);
         assert_eq!((value["decision"].as_str(), ask.exit), (Some("deny"), 0));
         let plain = render(Harness::Gemini, &Outcome::pass());
         assert_eq!(plain.stdout.as_deref(), Some("{}"));

@@ -125,16 +125,15 @@ fn refusal_report(outcome: &Outcome) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use agent_guard_types::{Decision, ReasonCode};
-    use serde_json::{Value, json};
+    use serde_json::json;
 
+    use crate::test_support::{edit, malformed, shell, stdout_json};
     use crate::{Harness, HookRequest, Malformed, Outcome, Refusal, parse, render};
 
     #[test]
     fn command_and_absolute_cwd() {
         let ok = json!({"command": "ls", "cwd": "/w", "dialect": "cmd"}).to_string();
-        let HookRequest::Shell(call) = parse(Harness::Generic, ok.as_bytes()) else {
-            panic!("shell")
-        };
+        let call = shell(Harness::Generic, ok.as_bytes());
         assert_eq!(call.dialect.as_deref(), Some("cmd"));
         let relative = json!({"command": "ls", "cwd": "w"}).to_string();
         assert_eq!(
@@ -148,9 +147,7 @@ mod tests {
         let ok = json!({"cwd": "/w", "tool": "my_write",
                         "files": [{"path": "a", "effect": "write"}, {"path": "b", "effect": "move-from"}]})
         .to_string();
-        let HookRequest::Edit(call) = parse(Harness::Generic, ok.as_bytes()) else {
-            panic!("edit")
-        };
+        let call = edit(Harness::Generic, ok.as_bytes());
         assert_eq!((call.tool.as_str(), call.files.len()), ("my_write", 2));
         for bad in [
             json!({"cwd": "/w", "files": []}),
@@ -161,10 +158,7 @@ mod tests {
             json!({"files": [{"path": "a", "effect": "edit"}]}),
         ] {
             assert!(
-                matches!(
-                    parse(Harness::Generic, bad.to_string().as_bytes()),
-                    HookRequest::Malformed(_)
-                ),
+                malformed(Harness::Generic, bad.to_string().as_bytes()),
                 "{bad}"
             );
         }
@@ -178,7 +172,7 @@ mod tests {
         let ask = Outcome::verdict(Decision::Ask, ReasonCode::CompoundCwdDelete, "Split.");
         assert_eq!(render(Harness::Generic, &ask).exit, 3);
         let refused = render(Harness::Generic, &Outcome::refused(Refusal::Panic));
-        let value: Value = serde_json::from_str(refused.stdout.as_deref().unwrap()).unwrap();
+        let value = stdout_json(&refused);
         assert_eq!(
             (value["decision"].as_str(), value["exit"].as_i64()),
             (Some("BLOCK"), Some(2))

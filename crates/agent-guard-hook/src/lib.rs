@@ -45,6 +45,8 @@ mod opencode;
 mod outcome;
 mod payload;
 mod qwen;
+#[cfg(test)]
+mod test_support;
 mod tool_use;
 mod windsurf;
 
@@ -169,6 +171,7 @@ pub fn render(harness: Harness, outcome: &Outcome) -> HookReply {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{malformed, shell};
 
     #[test]
     fn the_five_malformed_kinds_are_malformed_for_every_harness() {
@@ -181,10 +184,7 @@ mod tests {
         ];
         for harness in Harness::ALL {
             for (bytes, what) in cases {
-                assert!(
-                    matches!(parse(harness, bytes), HookRequest::Malformed(_)),
-                    "{harness}: {what}"
-                );
+                assert!(malformed(harness, bytes), "{harness}: {what}");
             }
         }
     }
@@ -268,9 +268,7 @@ mod tests {
         use agent_guard_types::{Decision, ReasonCode};
         use serde_json::{Value, json};
         let bytes = shell_payload(Harness::ClaudeCode, Some(&json!("rm -r build")));
-        let HookRequest::Shell(call) = parse(Harness::ClaudeCode, &bytes) else {
-            panic!("shell")
-        };
+        let call = shell(Harness::ClaudeCode, &bytes);
         let done = Outcome::verdict(Decision::Allow, ReasonCode::RelocateTree, "Moved.")
             .with_txids(vec!["t1".into()])
             .with_rewrite(&call, "echo moved".into());

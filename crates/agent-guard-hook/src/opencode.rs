@@ -66,11 +66,8 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
     )?;
     let cwd = payload::run_dir(directory, args, &[("workdir", "args.workdir")])?;
     Ok(HookRequest::Shell(ShellCall {
-        command,
-        cwd,
-        dialect: payload::dialect(&[map, args]),
-        session: payload::session(map, &["sessionID"]),
         input: args.clone(),
+        ..payload::shell_call(map, args, &["sessionID"], command, cwd)
     }))
 }
 
@@ -108,6 +105,7 @@ mod tests {
     use agent_guard_types::Decision;
     use serde_json::{Value, json};
 
+    use crate::test_support::{edit, shell, stdout_json};
     use crate::{Harness, HookRequest, Malformed, Outcome, Refusal, parse, render};
 
     fn payload(tool: &str, args: &Value) -> Vec<u8> {
@@ -118,18 +116,12 @@ mod tests {
         .into_bytes()
     }
 
-    fn stdout_json(reply: &crate::HookReply) -> Value {
-        serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap()
-    }
-
     #[test]
     fn bash_runs_in_its_workdir_and_other_tools_pass() {
-        let HookRequest::Shell(call) = parse(
+        let call = shell(
             Harness::OpenCode,
             &payload("bash", &json!({"command": "rm -r build", "workdir": "web"})),
-        ) else {
-            panic!("shell")
-        };
+        );
         assert_eq!(call.cwd, PathBuf::from("/home/u/proj/web"));
         assert_eq!(call.session.as_deref(), Some("ses_1"));
         assert_eq!(call.input["workdir"], "web");
@@ -140,15 +132,13 @@ mod tests {
             ),
             HookRequest::NotShell
         );
-        let HookRequest::Edit(call) = parse(
+        let call = edit(
             Harness::OpenCode,
             &payload(
                 "edit",
                 &json!({"filePath": "/home/u/proj/a", "oldString": "x"}),
             ),
-        ) else {
-            panic!("edit")
-        };
+        );
         assert_eq!(
             (call.tool.as_str(), call.session.as_deref()),
             ("edit", Some("ses_1"))

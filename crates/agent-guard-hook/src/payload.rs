@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use crate::ShellCall;
+
 /// The most payload bytes accepted; a larger payload is [`Malformed::TooLarge`].
 pub const MAX_PAYLOAD_BYTES: usize = 1 << 20;
 
@@ -179,6 +181,25 @@ pub(crate) fn session(map: &Map<String, Value>, keys: &[&str]) -> Option<String>
     })
 }
 
+/// A shell call to judge: `command` run in `cwd`, its dialect selector read from the payload
+/// `map` or the tool's own object `source`, its session from the first of `session_keys` in
+/// `map`, and no tool input to rewrite.
+pub(crate) fn shell_call(
+    map: &Map<String, Value>,
+    source: &Map<String, Value>,
+    session_keys: &[&str],
+    command: String,
+    cwd: PathBuf,
+) -> ShellCall {
+    ShellCall {
+        command,
+        cwd,
+        dialect: dialect(&[map, source]),
+        session: session(map, session_keys),
+        input: Map::new(),
+    }
+}
+
 /// The dialect selector: the first present, non-blank `dialect`, `shell_dialect` or
 /// `shellDialect` of `maps`, in order.
 ///
@@ -263,13 +284,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn map(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => unreachable!(),
-        }
-    }
+    use crate::test_support::map;
 
     #[test]
     fn object_classifies_bad_input() {

@@ -24,17 +24,14 @@ use serde_json::{Map, Value, json};
 
 use agent_guard_types::EditEffect;
 
-use crate::edit::Shape;
+use crate::edit::{FILE_PATH, NOTEBOOK_PATH, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
-use crate::tool_use::{reply, tool_use};
+use crate::tool_use::{deny, reply, tool_use};
 use crate::{HookReply, HookRequest, Outcome};
 
 /// Qwen Code's shell tool.
 pub(crate) const SHELL_TOOL: &str = "run_shell_command";
-
-/// `file_path`, the path field of Qwen Code's file tools.
-const FILE_PATH: &[(&str, &str)] = &[("file_path", "tool_input.file_path")];
 
 /// Qwen Code's file-writing tools (0.24.4 offers `write_file`, `edit` and `notebook_edit`).
 const EDIT_TOOLS: &[(&str, Shape)] = &[
@@ -43,10 +40,7 @@ const EDIT_TOOLS: &[(&str, Shape)] = &[
     ("replace", Shape::Path(EditEffect::Edit, FILE_PATH)),
     (
         "notebook_edit",
-        Shape::Path(
-            EditEffect::Edit,
-            &[("notebook_path", "tool_input.notebook_path")],
-        ),
+        Shape::Path(EditEffect::Edit, NOTEBOOK_PATH),
     ),
 ];
 
@@ -70,11 +64,7 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
     match outcome.kind() {
         Kind::Allow => HookReply::json(&json!({})),
-        Kind::Compensated if outcome.rewrite().is_some() => {
-            let reason = outcome.done_reason();
-            HookReply::json(&reply(Some("deny"), Some(reason.clone()), None, None))
-                .with_stderr(reason)
-        }
+        Kind::Compensated if outcome.rewrite().is_some() => deny(outcome.done_reason()),
         Kind::Compensated => HookReply::json(&reply(
             outcome.grants().then_some("allow"),
             outcome.grants().then(|| outcome.allow_reason()),
@@ -82,11 +72,7 @@ pub(crate) fn render(outcome: &Outcome) -> HookReply {
             None,
         )),
         Kind::Ask => HookReply::json(&reply(Some("ask"), Some(outcome.ask_reason()), None, None)),
-        Kind::Deny => {
-            let reason = outcome.deny_reason();
-            HookReply::json(&reply(Some("deny"), Some(reason.clone()), None, None))
-                .with_stderr(reason)
-        }
+        Kind::Deny => deny(outcome.deny_reason()),
     }
 }
 
@@ -97,6 +83,7 @@ mod tests {
     use agent_guard_types::Decision;
     use serde_json::{Value, json};
 
+    use crate::test_support::{shell, stdout_json};
     use crate::{Harness, HookRequest, Outcome, ShellCall, parse, render};
 
     /// A payload as Qwen Code 0.24.4 sends it (recorded from the real CLI).
@@ -110,21 +97,15 @@ mod tests {
         .into_bytes()
     }
 
-    fn stdout_json(reply: &crate::HookReply) -> Value {
-        serde_json::from_str(reply.stdout.as_deref().unwrap()).unwrap()
-    }
-
     #[test]
     fn run_shell_command_is_the_shell_and_its_directory_moves_the_cwd() {
-        let HookRequest::Shell(call) = parse(
+        let call = shell(
             Harness::QwenCode,
             &payload(
                 "run_shell_command",
                 &json!({"command": "rm -r build", "directory": "/home/u/proj/web"}),
             ),
-        ) else {
-            panic!("shell")
-        };
+        );
         assert_eq!(call.command, "rm -r build");
         assert_eq!(call.cwd, PathBuf::from("/home/u/proj/web"));
         assert_eq!(call.session.as_deref(), Some("b95d"));

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::edit::{self, EditCall, Shape};
 use crate::payload::{self, Field};
-use crate::{HookReply, ShellCall};
+use crate::{HookReply, HookRequest, ShellCall};
 
 /// The common fields of a `PreToolUse` payload.
 pub(crate) struct ToolUse<'a> {
@@ -14,6 +14,22 @@ pub(crate) struct ToolUse<'a> {
     pub map: &'a Map<String, Value>,
     /// `tool_name`.
     pub name: &'a str,
+}
+
+/// Reads a payload whose shell tool is `Bash` and whose file-writing tools are `edit_tools`
+/// (Claude Code's and Codex's); any other tool is no shell call.
+pub(crate) fn parse_bash_or_edit(
+    map: &Map<String, Value>,
+    edit_tools: &[(&str, Shape)],
+) -> Field<HookRequest> {
+    let tool = tool_use(map)?;
+    if tool.is("bash") {
+        return tool.shell(None).map(HookRequest::Shell);
+    }
+    if let Some(edit) = tool.edit(edit_tools) {
+        return edit.map(HookRequest::Edit);
+    }
+    Ok(HookRequest::NotShell)
 }
 
 /// Reads the event and tool name; the event must be `PreToolUse`.
@@ -92,6 +108,11 @@ pub(crate) fn reply(
     json!({ "hookSpecificOutput": out })
 }
 
+/// A `deny` with `reason`, in the reply and on stderr.
+pub(crate) fn deny(reason: String) -> HookReply {
+    HookReply::json(&reply(Some("deny"), Some(reason.clone()), None, None)).with_stderr(reason)
+}
+
 /// Exit 2 with `reason` on stderr: the block every `PreToolUse` harness of this shape honours
 /// (stdout is ignored).
 pub(crate) fn exit_2(reason: String) -> HookReply {
@@ -108,13 +129,7 @@ mod tests {
 
     use super::*;
     use crate::Malformed;
-
-    fn map(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => unreachable!(),
-        }
-    }
+    use crate::test_support::map;
 
     #[test]
     fn event_and_tool_are_required() {

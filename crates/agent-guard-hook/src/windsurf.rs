@@ -18,7 +18,7 @@ use crate::edit::{self, Shape};
 use crate::outcome::Kind;
 use crate::payload::{self, Field};
 use crate::tool_use::exit_2;
-use crate::{HookReply, HookRequest, Outcome, ShellCall};
+use crate::{HookReply, HookRequest, Outcome};
 
 /// The action of a Cascade file write.
 const WRITE_ACTION: &str = "pre_write_code";
@@ -47,13 +47,8 @@ pub(crate) fn parse(map: &Map<String, Value>) -> Field<HookRequest> {
         "tool_info.cwd",
         None,
     )?;
-    Ok(HookRequest::Shell(ShellCall {
-        command,
-        cwd,
-        dialect: payload::dialect(&[map, info]),
-        session: payload::session(map, &["trajectory_id"]),
-        input: Map::new(),
-    }))
+    let call = payload::shell_call(map, info, &["trajectory_id"], command, cwd);
+    Ok(HookRequest::Shell(call))
 }
 
 pub(crate) fn render(outcome: &Outcome) -> HookReply {
@@ -74,6 +69,7 @@ mod tests {
     use agent_guard_types::Decision;
     use serde_json::json;
 
+    use crate::test_support::{edit, malformed, shell};
     use crate::{Harness, HookRequest, Outcome, parse, render};
 
     #[test]
@@ -81,9 +77,7 @@ mod tests {
         let bytes = json!({"agent_action_name": "pre_run_command", "trajectory_id": "tr-1",
                            "tool_info": {"command_line": "rm -rf dist", "cwd": "/p"}})
         .to_string();
-        let HookRequest::Shell(call) = parse(Harness::Windsurf, bytes.as_bytes()) else {
-            panic!("shell")
-        };
+        let call = shell(Harness::Windsurf, bytes.as_bytes());
         assert_eq!(
             (call.command.as_str(), call.session.as_deref()),
             ("rm -rf dist", Some("tr-1"))
@@ -101,9 +95,7 @@ mod tests {
                            "tool_info": {"file_path": "/p/src/a.rs",
                                          "edits": [{"old_string": "a", "new_string": "b"}]}})
         .to_string();
-        let HookRequest::Edit(call) = parse(Harness::Windsurf, bytes.as_bytes()) else {
-            panic!("edit")
-        };
+        let call = edit(Harness::Windsurf, bytes.as_bytes());
         assert_eq!(
             call.cwd, None,
             "the hook's own directory locates the workspace"
@@ -111,10 +103,7 @@ mod tests {
         let relative = json!({"agent_action_name": "pre_write_code",
                               "tool_info": {"file_path": "a.rs"}})
         .to_string();
-        assert!(matches!(
-            parse(Harness::Windsurf, relative.as_bytes()),
-            HookRequest::Malformed(_)
-        ));
+        assert!(malformed(Harness::Windsurf, relative.as_bytes()));
     }
 
     #[test]

@@ -15,6 +15,8 @@ mod list;
 pub mod posix;
 pub mod powershell;
 mod quote;
+#[cfg(test)]
+mod test_support;
 mod wordbuf;
 
 pub use ast::{

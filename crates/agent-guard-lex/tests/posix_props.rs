@@ -16,10 +16,6 @@ const META: &[&str] = &[
     "1", "2>", "é", "😀", "\r", "\\\n", "-",
 ];
 
-fn meta_text() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(META), 0..120).prop_map(|v| v.concat())
-}
-
 fn check_word_at_top(text: &str, w: &Word) {
     check_word(text, w, 0);
 }
@@ -52,32 +48,24 @@ const RESERVED: &[&str] = &[
 /// (`{`, `,`, `}`, `!` and `\r` are left out: `join` does not quote them, but bash would
 /// brace-expand, negate or treat `\r` as a blank.)
 fn argv_word() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        prop::sample::select(
-            &[
-                "a", "B", "z", "0", "9", " ", ".", "_", "/", "'", "\"", "-", "|", "&", ";", "<",
-                ">", "(", ")", "$", "`", "\\", "*", "?", "[", "#", "~", "=", "%", "\n", "\t", "é",
-                "😀",
-            ][..],
-        ),
+    common::pieces_of(
+        &[
+            "a", "B", "z", "0", "9", " ", ".", "_", "/", "'", "\"", "-", "|", "&", ";", "<", ">",
+            "(", ")", "$", "`", "\\", "*", "?", "[", "#", "~", "=", "%", "\n", "\t", "é", "😀",
+        ][..],
         0..12,
     )
-    .prop_map(|v| v.concat())
 }
 
 /// Plain word text for the differential test against `shell_words::split`: no operators,
 /// expansions, globs, braces, tildes or comments, and letters that spell no reserved word.
 fn plain_text() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        prop::sample::select(
-            &[
-                "a", "b", "c", "x", "y", "z", "0", "7", " ", "\t", "'", "\"", "\\", ".", "_", "/",
-                "-",
-            ][..],
-        ),
+    common::pieces_of(
+        &[
+            "a", "b", "c", "x", "y", "z", "0", "7", " ", "\t", "'", "\"", "\\", ".", "_", "/", "-",
+        ][..],
         0..40,
     )
-    .prop_map(|v| v.concat())
 }
 
 /// Constructs that nest: random stacks of them reach the depth limit through every path.
@@ -109,36 +97,14 @@ const OPENERS: &[&str] = &[
     "echo <<EOF $(",
 ];
 
+common::robustness_properties!(
+    never_panics_on_shell_metacharacters,
+    META,
+    OPENERS,
+    PATTERNS
+);
+
 proptest! {
-    #[test]
-    fn random_deep_nesting_stays_on_the_stack(
-        openers in prop::collection::vec(prop::sample::select(OPENERS), 40..300),
-    ) {
-        // Test threads have a 2 MiB stack: reaching the depth limit must not overflow it.
-        let text = openers.concat();
-        let script = lex(&text);
-        check_spans(&text, &script);
-    }
-
-    #[test]
-    fn never_panics_on_arbitrary_text(text in any::<String>()) {
-        let script = lex(&text);
-        check_spans(&text, &script);
-    }
-
-    #[test]
-    fn never_panics_on_shell_metacharacters(text in meta_text()) {
-        let script = lex(&text);
-        check_spans(&text, &script);
-    }
-
-    #[test]
-    fn repeated_fragments_finish(fragment in meta_text(), n in 0usize..2_000) {
-        let text = fragment.repeat(n.min(20_000 / fragment.len().max(1)));
-        let script = lex(&text);
-        check_spans(&text, &script);
-    }
-
     #[test]
     fn join_then_lex_round_trips(argv in prop::collection::vec(argv_word(), 1..6)) {
         prop_assume!(!RESERVED.contains(&argv[0].as_str()));
@@ -173,43 +139,38 @@ proptest! {
     }
 }
 
-/// Pathological input must finish (no hang, no stack overflow): deep nesting, unbalanced
-/// quotes and long runs, up to 100 000 repetitions. No timing assertion: finishing is the test.
-#[test]
-fn pathological_input_finishes() {
-    let patterns: &'static [&'static str] = &[
-        "$(",
-        "(",
-        "{ ",
-        "\"",
-        "'",
-        "`",
-        "\\`",
-        "${",
-        "$((",
-        "((",
-        "<(",
-        "$'",
-        "{a,",
-        "}",
-        "if ",
-        "! ",
-        "@(",
-        "f() ",
-        "a=(",
-        "[[ ",
-        "case x in a) ",
-        "cat <<EOF\n",
-        "((a) ; ",
-        "$((a) ",
-        "(( # ((\n a ) ) ; ",
-        "x ",
-        "\"$(",
-        "`$((",
-        ")",
-        ";",
-        "&&",
-        "|",
-    ];
-    common::pathological_input_finishes(patterns, lex, check_spans);
-}
+/// Patterns that must finish when repeated (deep nesting, unbalanced quotes, long runs).
+const PATTERNS: &[&str] = &[
+    "$(",
+    "(",
+    "{ ",
+    "\"",
+    "'",
+    "`",
+    "\\`",
+    "${",
+    "$((",
+    "((",
+    "<(",
+    "$'",
+    "{a,",
+    "}",
+    "if ",
+    "! ",
+    "@(",
+    "f() ",
+    "a=(",
+    "[[ ",
+    "case x in a) ",
+    "cat <<EOF\n",
+    "((a) ; ",
+    "$((a) ",
+    "(( # ((\n a ) ) ; ",
+    "x ",
+    "\"$(",
+    "`$((",
+    ")",
+    ";",
+    "&&",
+    "|",
+];

@@ -5,6 +5,20 @@ use std::process::{Command, Output};
 
 use agent_guard_quarantine::{EXCLUDE_COMMENT, LayoutReport, QuarantineError, ensure_layout};
 
+/// A quarantine created and made a nested repository, with no exclude rule needed.
+const CREATED_IN_GIT: LayoutReport = LayoutReport {
+    exclude_added: false,
+    created: true,
+    git_initialized: true,
+};
+
+/// A quarantine created outside any git repository.
+const CREATED_OUTSIDE_GIT: LayoutReport = LayoutReport {
+    exclude_added: false,
+    created: true,
+    git_initialized: false,
+};
+
 fn git_command(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new("git");
     command
@@ -244,14 +258,7 @@ fn tracked_gitignore_rule_is_enough_and_exclude_is_untouched() {
     let before = read_or_empty(&exclude);
     let trash = workspace.join(".agent-trash");
     let report = ensure_layout(&workspace, &trash).unwrap();
-    assert_eq!(
-        report,
-        LayoutReport {
-            exclude_added: false,
-            created: true,
-            git_initialized: true
-        }
-    );
+    assert_eq!(report, CREATED_IN_GIT);
     assert_eq!(read_or_empty(&exclude), before);
     assert_eq!(
         fs_err::read_to_string(workspace.join(".gitignore")).unwrap(),
@@ -269,14 +276,7 @@ fn tracked_gitignore_rule_is_enough_when_exclude_is_unwritable() {
     fs_err::write(&info, "not a directory").unwrap();
     let trash = workspace.join(".agent-trash");
     let report = ensure_layout(&workspace, &trash).unwrap();
-    assert_eq!(
-        report,
-        LayoutReport {
-            exclude_added: false,
-            created: true,
-            git_initialized: true
-        }
-    );
+    assert_eq!(report, CREATED_IN_GIT);
     assert_eq!(fs_err::read_to_string(&info).unwrap(), "not a directory");
     assert_eq!(git(&workspace, &["status", "--porcelain"]), "");
 }
@@ -286,14 +286,7 @@ fn no_git_just_creates_the_directory() {
     let dir = tempfile::tempdir().unwrap();
     let trash = dir.path().join(".agent-trash");
     let report = ensure_layout(dir.path(), &trash).unwrap();
-    assert_eq!(
-        report,
-        LayoutReport {
-            exclude_added: false,
-            created: true,
-            git_initialized: false
-        }
-    );
+    assert_eq!(report, CREATED_OUTSIDE_GIT);
     assert!(trash.is_dir());
     assert!(!trash.join(".git").exists());
     assert_eq!(
@@ -326,14 +319,7 @@ fn quarantine_outside_the_workspace_gets_no_rule() {
     let (dir, workspace) = repository();
     let trash = dir.path().join("elsewhere");
     let report = ensure_layout(&workspace, &trash).unwrap();
-    assert_eq!(
-        report,
-        LayoutReport {
-            exclude_added: false,
-            created: true,
-            git_initialized: false
-        }
-    );
+    assert_eq!(report, CREATED_OUTSIDE_GIT);
     assert!(!read_or_empty(&exclude_of(&workspace)).contains("elsewhere"));
 }
 

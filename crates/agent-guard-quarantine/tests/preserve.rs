@@ -12,10 +12,10 @@ mod support;
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 
 use agent_guard_quarantine::{
-    KeptBy, MANIFEST_SCHEMA, NoProgress, PreserveIntent, PreserveItem, Record, RestoreOptions,
-    StoredPath, TxState,
+    KeptBy, MANIFEST_SCHEMA, NoProgress, PreservationReport, PreserveIntent, PreserveItem,
+    Quarantine, Record, RestoreOptions, StoredPath, TxMeta, TxState,
 };
-use support::{Env, rm, txid};
+use support::{Env, durable, not_durable, rm, txid, undurable};
 
 /// An item for `rel`; `link`: the command only replaces its name.
 fn item(env: &Env, rel: &str, link: bool) -> PreserveItem {
@@ -28,18 +28,14 @@ fn item(env: &Env, rel: &str, link: bool) -> PreserveItem {
     }
 }
 
-fn preserve(
-    env: &Env,
-    id: u32,
-    items: &[PreserveItem],
-) -> agent_guard_quarantine::PreservationReport {
-    env.store
-        .preserve(
-            items,
-            &txid(id),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
+fn preserve(env: &Env, id: u32, items: &[PreserveItem]) -> PreservationReport {
+    preserve_through(&env.store, id, items)
+}
+
+/// [`preserve`] through `store` (the environment's, with a caller's intent to wait for).
+fn preserve_through(store: &Quarantine, id: u32, items: &[PreserveItem]) -> PreservationReport {
+    store
+        .preserve(items, &txid(id), TxMeta::default(), &NoProgress)
         .unwrap()
 }
 
@@ -326,47 +322,19 @@ fn a_kept_version_is_refused_when_the_callers_intent_is_not_durable() {
     // the file is untouched and the journal says why.
     let env = Env::new();
     let path = env.write("notes.txt", "notes\n");
-    let failed = env
-        .store
-        .clone()
-        .with_before_effect(agent_guard_fsops::SyncInFlight::done(Err(
-            "disk gone".to_owned()
-        )));
-    let report = failed
-        .preserve(
-            &[item(&env, "notes.txt", false)],
-            &txid(3),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let failed = undurable(&env.store);
+    let report = preserve_through(&failed, 3, &[item(&env, "notes.txt", false)]);
     assert!(!report.complete(), "{report:?}");
     assert!(report.kept.is_empty(), "{report:?}");
-    assert!(
-        report.skipped[0]
-            .reason
-            .contains("audit intent is not durable"),
-        "{report:?}"
-    );
+    assert!(not_durable(&report.skipped[0].reason), "{report:?}");
     assert_eq!(std::fs::read(&path).unwrap(), b"notes\n");
     let tx = env.store.transaction(&txid(3)).unwrap().unwrap();
     assert!(tx.items.is_empty() && tx.failures.len() == 1, "{tx:?}");
 
     // With a sync that succeeds, the same call keeps the version under its final name and
     // leaves no temporary copy behind.
-    let log = std::fs::File::create(env.ws.join("intent.log")).unwrap();
-    let ok = env
-        .store
-        .clone()
-        .with_before_effect(agent_guard_fsops::SyncInFlight::start(log));
-    let report = ok
-        .preserve(
-            &[item(&env, "notes.txt", false)],
-            &txid(4),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let ok = durable(&env.store, &env.ws.join("intent.log"));
+    let report = preserve_through(&ok, 4, &[item(&env, "notes.txt", false)]);
     assert!(report.complete() && report.kept.len() == 1, "{report:?}");
     let kept = &report.kept[0].trash.0;
     assert_eq!(std::fs::read(kept).unwrap(), b"notes\n");

@@ -6,15 +6,18 @@
     reason = "tests arrange crash states by hand"
 )]
 
+mod support;
+
 use std::fs;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use agent_guard_quarantine::{
-    Intent, ItemKind, MANIFEST_SCHEMA, Method, NoProgress, Quarantine, Record, RelocateItem,
-    SkipKind, StoredPath, TxState, ensure_layout,
+    Intent, ItemKind, MANIFEST_SCHEMA, Method, NoProgress, Quarantine, QuarantineError, Record,
+    RelocateItem, RelocationReport, SkipKind, StoredPath, TxMeta, TxState, ensure_layout,
 };
 use agent_guard_types::TxId;
+use support::txid;
 
 struct Env {
     _dir: tempfile::TempDir,
@@ -50,23 +53,26 @@ fn item(env: &Env, rel: &str) -> RelocateItem {
     }
 }
 
-fn txid(n: u32) -> TxId {
-    TxId::generated("20261130-120000", n).unwrap()
+/// Relocates `items` as transaction `txid(n)` through `store`.
+fn relocate_items(
+    store: &Quarantine,
+    items: &[RelocateItem],
+    n: u32,
+) -> Result<RelocationReport, QuarantineError> {
+    store.relocate(items, &txid(n), TxMeta::default(), &NoProgress)
+}
+
+/// Relocates the workspace paths `rels` as transaction `txid(n)`.
+fn relocate(env: &Env, rels: &[&str], n: u32) -> RelocationReport {
+    let items: Vec<RelocateItem> = rels.iter().map(|rel| item(env, rel)).collect();
+    relocate_items(&env.store, &items, n).unwrap()
 }
 
 #[test]
 fn a_tree_moves_with_one_rename_and_keeps_its_inode() {
     let env = env();
     let inode = fs::symlink_metadata(env.ws.join("build")).unwrap().ino();
-    let report = env
-        .store
-        .relocate(
-            &[item(&env, "build")],
-            &txid(1),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let report = relocate(&env, &["build"], 1);
     assert!(report.complete(), "{report:?}");
     assert_eq!(report.moved.len(), 1);
     assert_eq!(report.moved[0].method, Method::Rename);
@@ -82,15 +88,7 @@ fn a_tree_moves_with_one_rename_and_keeps_its_inode() {
 #[test]
 fn symlinks_move_as_links() {
     let env = env();
-    let report = env
-        .store
-        .relocate(
-            &[item(&env, "link")],
-            &txid(2),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let report = relocate(&env, &["link"], 2);
     assert!(report.complete());
     let dest = env.store.trash().join(txid(2).as_str()).join("link");
     assert_eq!(fs::read_link(&dest).unwrap(), Path::new("notes.txt"));
@@ -104,15 +102,7 @@ fn symlinks_move_as_links() {
 #[test]
 fn absent_items_are_reported_not_failed() {
     let env = env();
-    let report = env
-        .store
-        .relocate(
-            &[item(&env, "missing"), item(&env, "notes.txt")],
-            &txid(3),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let report = relocate(&env, &["missing", "notes.txt"], 3);
     assert!(report.complete());
     assert_eq!(report.skipped[0].kind, SkipKind::Absent);
 }
@@ -120,15 +110,7 @@ fn absent_items_are_reported_not_failed() {
 #[test]
 fn nested_targets_are_moved_with_their_ancestor() {
     let env = env();
-    let report = env
-        .store
-        .relocate(
-            &[item(&env, "build/out"), item(&env, "build")],
-            &txid(4),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let report = relocate(&env, &["build/out", "build"], 4);
     assert!(report.complete(), "{report:?}");
     assert_eq!(report.moved.len(), 1);
 }
@@ -138,18 +120,11 @@ fn items_outside_the_workspace_are_refused() {
     let env = env();
     let outside = env.ws.parent().unwrap().join("outside.txt");
     fs::write(&outside, "keep").unwrap();
-    let report = env
-        .store
-        .relocate(
-            &[RelocateItem {
-                origin: outside.clone(),
-                raw: "../outside.txt".into(),
-            }],
-            &txid(5),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let outside_item = RelocateItem {
+        origin: outside.clone(),
+        raw: "../outside.txt".into(),
+    };
+    let report = relocate_items(&env.store, &[outside_item], 5).unwrap();
     assert!(!report.complete());
     assert!(outside.exists());
 }
@@ -157,24 +132,8 @@ fn items_outside_the_workspace_are_refused() {
 #[test]
 fn an_existing_transaction_id_is_refused() {
     let env = env();
-    env.store
-        .relocate(
-            &[item(&env, "notes.txt")],
-            &txid(6),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
-    assert!(
-        env.store
-            .relocate(
-                &[item(&env, "build")],
-                &txid(6),
-                agent_guard_quarantine::TxMeta::default(),
-                &NoProgress
-            )
-            .is_err()
-    );
+    relocate(&env, &["notes.txt"], 6);
+    assert!(relocate_items(&env.store, &[item(&env, "build")], 6).is_err());
     assert!(env.ws.join("build").exists());
 }
 
@@ -189,15 +148,7 @@ fn cross_device_moves_are_verified_copies() {
         return;
     }
     let env = env_with_trash(Some(shm.path().join("q")));
-    let report = env
-        .store
-        .relocate(
-            &[item(&env, "build"), item(&env, "link")],
-            &txid(7),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let report = relocate(&env, &["build", "link"], 7);
     assert!(report.complete(), "{report:?}");
     assert!(report.moved.iter().all(|m| m.method == Method::Copy));
     assert!(!env.ws.join("build").exists());
@@ -282,15 +233,7 @@ fn checkpoint(env: &Env) -> Option<serde_json::Value> {
 fn relocations_checkpoint_the_manifest_and_later_crashes_are_still_reconciled() {
     let env = env();
     for (n, rel) in [(1, "build"), (2, "notes.txt"), (3, "link")] {
-        let report = env
-            .store
-            .relocate(
-                &[item(&env, rel)],
-                &txid(n),
-                agent_guard_quarantine::TxMeta::default(),
-                &NoProgress,
-            )
-            .unwrap();
+        let report = relocate(&env, &[rel], n);
         assert!(report.complete());
     }
     let manifest = fs::read(env.store.manifest().path()).unwrap();
@@ -324,14 +267,7 @@ fn relocations_checkpoint_the_manifest_and_later_crashes_are_still_reconciled() 
 fn a_checkpoint_of_another_manifest_never_hides_an_open_intent() {
     let env = env();
     for (n, rel) in [(1, "build"), (2, "notes.txt")] {
-        env.store
-            .relocate(
-                &[item(&env, rel)],
-                &txid(n),
-                agent_guard_quarantine::TxMeta::default(),
-                &NoProgress,
-            )
-            .unwrap();
+        relocate(&env, &[rel], n);
     }
     let stale = fs::read(env.store.trash().join("manifest.checkpoint")).unwrap();
     // The manifest is replaced (deleted by hand, restored from a backup…): its first record
@@ -365,26 +301,12 @@ fn a_checkpoint_of_another_manifest_never_hides_an_open_intent() {
 #[test]
 fn nothing_moves_before_the_callers_intent_is_durable() {
     let env = env();
-    let failed = env
-        .store
-        .clone()
-        .with_before_effect(agent_guard_fsops::SyncInFlight::done(Err(
-            "disk gone".to_owned()
-        )));
-    let report = failed
-        .relocate(
-            &[item(&env, "notes.txt")],
-            &txid(1),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let failed = support::undurable(&env.store);
+    let report = relocate_items(&failed, &[item(&env, "notes.txt")], 1).unwrap();
     assert!(!report.complete(), "{report:?}");
     assert!(report.moved.is_empty(), "{report:?}");
     assert!(
-        report.skipped[0]
-            .reason
-            .contains("audit intent is not durable"),
+        support::not_durable(&report.skipped[0].reason),
         "{report:?}"
     );
     assert_eq!(
@@ -398,19 +320,8 @@ fn nothing_moves_before_the_callers_intent_is_durable() {
     assert!(env.ws.join("build/out/a.o").exists());
 
     // A sync that succeeds (started on a real file) lets the move through.
-    let log = fs::File::create(env.ws.join("intent.log")).unwrap();
-    let ok = env
-        .store
-        .clone()
-        .with_before_effect(agent_guard_fsops::SyncInFlight::start(log));
-    let report = ok
-        .relocate(
-            &[item(&env, "notes.txt")],
-            &txid(2),
-            agent_guard_quarantine::TxMeta::default(),
-            &NoProgress,
-        )
-        .unwrap();
+    let ok = support::durable(&env.store, &env.ws.join("intent.log"));
+    let report = relocate_items(&ok, &[item(&env, "notes.txt")], 2).unwrap();
     assert!(report.complete(), "{report:?}");
     assert!(!env.ws.join("notes.txt").exists());
 }

@@ -14,7 +14,7 @@ use agent_guard_quarantine::{
 };
 use chrono::TimeDelta;
 
-use support::{Env, force, mv, now, rm, tree, txid};
+use support::{Env, force, mv, now, relocated, rm, tree, txid};
 
 const TARGET_OUTSIDE: &str = "restore target is outside workspace or cannot be resolved";
 const SOURCE_OUTSIDE: &str = "restore source is outside its transaction or cannot be resolved";
@@ -279,21 +279,13 @@ fn force_never_preserves_an_ancestor_of_the_quarantine() {
     let copy = trash.join("t1/sub");
     std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
     std::fs::write(&copy, "quarantined").unwrap();
-    let records = [Record::Relocate(agent_guard_quarantine::Relocated {
-        txid: "t1".into(),
-        origin_path: agent_guard_quarantine::StoredPath::new(ws.join("sub")),
-        trash_path: agent_guard_quarantine::StoredPath::new(&copy),
-        kind: None,
-        size: None,
-        mode: None,
-        mtime: None,
-        method: None,
-        digest: None,
-        recovered_from_intent: false,
-        origin_leftovers: false,
-        ts: "2026-11-30T12:00:00Z".into(),
-        schema: MANIFEST_SCHEMA,
-    })];
+    let records = [relocated(
+        "t1",
+        ws.join("sub"),
+        copy.clone(),
+        None,
+        "2026-11-30T12:00:00Z".into(),
+    )];
     store.append(&records).unwrap();
     let mut ids = || txid(0xc0);
     let report = store.restore(

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, reason = "test setup helpers")]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agent_guard_recovery::{
     CheckpointStore, GcPolicy, GcSelection, Job, NoProgress, Quarantine, RestoreOptions,
@@ -19,6 +19,17 @@ fn write(root: &Path, path: &str, text: &str) {
     let path = root.join(path);
     fs_err::create_dir_all(path.parent().unwrap()).unwrap();
     fs_err::write(path, text).unwrap();
+}
+
+/// A temporary workspace (kept alive by the returned directory) with its quarantine laid
+/// out: (directory, workspace, quarantine root, store).
+fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf, Quarantine) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = fs_err::canonicalize(dir.path()).unwrap();
+    let trash = ws.join(".agent-trash");
+    ensure_layout(&ws, &trash).unwrap();
+    let store = Quarantine::new(ws.clone(), trash.clone());
+    (dir, ws, trash, store)
 }
 
 fn plan() -> Plan {
@@ -43,11 +54,7 @@ fn take(store: &Quarantine, id: &TxId) -> agent_guard_recovery::Applied {
 
 #[test]
 fn restore_brings_back_deleted_and_modified_files_and_keeps_created_ones() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = fs_err::canonicalize(dir.path()).unwrap();
-    let trash = ws.join(".agent-trash");
-    ensure_layout(&ws, &trash).unwrap();
-    let store = Quarantine::new(ws.clone(), trash.clone());
+    let (_dir, ws, trash, store) = workspace();
     write(&ws, "a.txt", "a\n");
     write(&ws, "d/b.txt", "b\n");
 
@@ -90,11 +97,7 @@ fn restore_brings_back_deleted_and_modified_files_and_keeps_created_ones() {
 
 #[test]
 fn gc_frees_what_only_purged_checkpoints_held() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = fs_err::canonicalize(dir.path()).unwrap();
-    let trash = ws.join(".agent-trash");
-    ensure_layout(&ws, &trash).unwrap();
-    let store = Quarantine::new(ws.clone(), trash.clone());
+    let (_dir, ws, trash, store) = workspace();
     write(&ws, "a.txt", "a\n");
     assert!(take(&store, &txid(1)).succeeded());
     write(&ws, "a.txt", "a second, longer version\n");

@@ -57,6 +57,22 @@ pub struct Fixture {
     pub home: PathBuf,
 }
 
+impl FixtureSpec {
+    /// A git workspace holding `files` (workspace-relative path, content), of which the
+    /// paths in `commit` are committed.
+    pub fn git_with(files: &[(&str, &str)], commit: &[&str]) -> FixtureSpec {
+        FixtureSpec {
+            git: true,
+            files: files
+                .iter()
+                .map(|(path, content)| ((*path).to_owned(), (*content).to_owned()))
+                .collect(),
+            commit: commit.iter().map(|path| (*path).to_owned()).collect(),
+            ..FixtureSpec::default()
+        }
+    }
+}
+
 impl Fixture {
     /// Builds `spec` in a new temp directory.
     pub fn build(spec: &FixtureSpec) -> std::io::Result<Fixture> {

@@ -286,18 +286,9 @@ pub(super) fn fsutil(args: &[Tok]) -> Option<OpSpec> {
 
 #[cfg(test)]
 mod tests {
-    use agent_guard_types::{OpKind, OpSpec, WriteMode};
+    use agent_guard_types::{OpKind, WriteMode};
 
-    fn ops(line: &str) -> Vec<OpSpec> {
-        crate::cmd::classify(line, 0).ops
-    }
-
-    fn targets(line: &str) -> Vec<String> {
-        ops(line)
-            .iter()
-            .flat_map(|o| o.targets.iter().map(|t| t.text.clone()))
-            .collect()
-    }
+    crate::test_support::line_helpers!(crate::cmd::classify);
 
     #[test]
     fn copy_forms() {

@@ -1,21 +1,8 @@
-use agent_guard_types::{Dialect, OpKind, OpSpec, Shape};
+use agent_guard_types::{Dialect, OpKind, Shape};
 
 use super::classify;
 
-fn ops(line: &str) -> Vec<OpSpec> {
-    classify(line, 0).ops
-}
-
-fn kinds(line: &str) -> Vec<OpKind> {
-    ops(line).iter().map(|o| o.kind).collect()
-}
-
-fn targets(line: &str) -> Vec<String> {
-    ops(line)
-        .iter()
-        .flat_map(|o| o.targets.iter().map(|t| t.text.clone()))
-        .collect()
-}
+crate::test_support::line_helpers!(classify);
 
 #[test]
 fn reference_cmd_rows() {

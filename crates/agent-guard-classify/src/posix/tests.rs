@@ -2,20 +2,7 @@ use agent_guard_types::{OpKind, Shape};
 
 use super::classify;
 
-fn ops(line: &str) -> Vec<agent_guard_types::OpSpec> {
-    classify(line, 0).ops
-}
-
-fn kinds(line: &str) -> Vec<OpKind> {
-    ops(line).iter().map(|o| o.kind).collect()
-}
-
-fn targets(line: &str) -> Vec<String> {
-    ops(line)
-        .iter()
-        .flat_map(|o| o.targets.iter().map(|t| t.text.clone()))
-        .collect()
-}
+crate::test_support::line_helpers!(classify);
 
 #[test]
 fn deletes_inside_control_flow_and_groups_are_seen() {

@@ -404,18 +404,9 @@ fn web_request(mut op: OpSpec, words: &[Word], name: &str) -> Option<OpSpec> {
 
 #[cfg(test)]
 mod tests {
-    use agent_guard_types::{OpKind, OpSpec, WriteMode};
+    use agent_guard_types::{OpKind, WriteMode};
 
-    fn ops(line: &str) -> Vec<OpSpec> {
-        crate::powershell::classify(line, 0).ops
-    }
-
-    fn targets(line: &str) -> Vec<String> {
-        ops(line)
-            .iter()
-            .flat_map(|o| o.targets.iter().map(|t| t.text.clone()))
-            .collect()
-    }
+    crate::test_support::line_helpers!(crate::powershell::classify);
 
     #[test]
     fn content_cmdlets_truncate_their_paths() {

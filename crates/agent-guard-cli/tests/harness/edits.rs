@@ -7,7 +7,7 @@ use std::fs;
 use serde_json::{Value, json};
 
 use crate::cli::Harness;
-use crate::scenario::{Scenario, timing};
+use crate::scenario::{Run, Scenario, timing};
 
 /// Asserts `cond`, printing the run's full report when it fails.
 macro_rules! ensure {
@@ -16,6 +16,26 @@ macro_rules! ensure {
             panic!("{}\n\n{}", format!($($msg)+), $run.report());
         }
     };
+}
+
+/// Runs `agent-guard undo` `times` times, then ensures that every file of `before` (a path in
+/// the workspace, and its bytes before the run) holds its bytes again.
+fn undo_and_compare(run: &Run<'_>, scenario: &Scenario, times: usize, before: &[(&str, &[u8])]) {
+    for _ in 0..times {
+        let undone = scenario.guard(&["undo"]);
+        ensure!(
+            run,
+            undone.status.success(),
+            "agent-guard undo failed: {undone:?}"
+        );
+    }
+    for (path, bytes) in before {
+        ensure!(
+            run,
+            fs::read(scenario.ws().join(path)).unwrap() == *bytes,
+            "{path} is not back"
+        );
+    }
 }
 
 /// The transactions `list --json` shows whose `tool` is `tool`.
@@ -104,24 +124,8 @@ fn claude_code_write_and_edit_are_kept_and_undone() {
         "the hook's context naming {txid} did not reach the model"
     );
 
-    for _ in 0..2 {
-        let undone = scenario.guard(&["undo"]);
-        ensure!(
-            run,
-            undone.status.success(),
-            "agent-guard undo failed: {undone:?}"
-        );
-    }
-    ensure!(
-        run,
-        fs::read(&main).unwrap() == main_before,
-        "src/main.rs is not back"
-    );
-    ensure!(
-        run,
-        fs::read(&notes).unwrap() == notes_before,
-        "notes.txt is not back"
-    );
+    let before: [(&str, &[u8]); 2] = [("src/main.rs", &main_before), ("notes.txt", &notes_before)];
+    undo_and_compare(&run, &scenario, 2, &before);
     // What the last undo replaced is kept: redo brings the `Write` back.
     let redone = scenario.guard(&["redo"]);
     ensure!(
@@ -269,24 +273,8 @@ fn gemini_write_file_and_replace_are_kept_and_undone() {
         replace_tx[0]["what"] == "src/main.rs",
         "{replace_tx:?}"
     );
-    for _ in 0..2 {
-        let undone = scenario.guard(&["undo"]);
-        ensure!(
-            run,
-            undone.status.success(),
-            "agent-guard undo failed: {undone:?}"
-        );
-    }
-    ensure!(
-        run,
-        fs::read(&main).unwrap() == main_before,
-        "src/main.rs is not back"
-    );
-    ensure!(
-        run,
-        fs::read(&notes).unwrap() == notes_before,
-        "notes.txt is not back"
-    );
+    let before: [(&str, &[u8]); 2] = [("src/main.rs", &main_before), ("notes.txt", &notes_before)];
+    undo_and_compare(&run, &scenario, 2, &before);
 }
 
 /// Runs `calls` through `harness`'s real CLI, then checks that each `(path, content)` of
@@ -325,21 +313,11 @@ fn kept_and_undone(harness: Harness, calls: &Value, after: &[(&str, &str)], kept
             scenario.transactions()
         );
     }
-    for _ in kept {
-        let undone = scenario.guard(&["undo"]);
-        ensure!(
-            run,
-            undone.status.success(),
-            "agent-guard undo failed: {undone:?}"
-        );
-    }
-    for (path, bytes) in &before {
-        ensure!(
-            run,
-            fs::read(ws.join(path)).unwrap() == *bytes,
-            "{path} is not back"
-        );
-    }
+    let before: Vec<(&str, &[u8])> = before
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    undo_and_compare(&run, &scenario, kept.len(), &before);
 }
 
 /// Qwen Code: `write_file` and `edit` (each after a `read_file`, as Qwen Code requires)

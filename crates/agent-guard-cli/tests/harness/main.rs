@@ -32,7 +32,7 @@ use std::fs;
 use serde_json::Value;
 
 use cli::{Context, Harness};
-use scenario::{Scenario, plant, timing, tree};
+use scenario::{Run, Scenario, plant, timing, tree};
 
 /// Asserts `cond`, printing the run's full report when it fails.
 macro_rules! ensure {
@@ -41,6 +41,16 @@ macro_rules! ensure {
             panic!("{}\n\n{}", format!($($msg)+), $run.report());
         }
     };
+}
+
+/// Ensures that the mock issued one tool call; returns the content of its one result.
+fn one_tool_result(run: &Run<'_>) -> String {
+    ensure!(
+        run,
+        run.tool_call_requests() == 1,
+        "the mock issued no tool call"
+    );
+    run.tool_result().0
 }
 
 // ---------------------------------------------------------------------------------------
@@ -85,12 +95,7 @@ fn hook_is_invoked(harness: Harness) {
         call.get("rc").map(|rc| rc.trim()) == Some("0"),
         "the hook did not exit 0 on `ls`"
     );
-    ensure!(
-        run,
-        run.tool_call_requests() == 1,
-        "the mock issued no tool call"
-    );
-    let (content, _) = run.tool_result();
+    let content = one_tool_result(&run);
     ensure!(
         run,
         content.contains("build") && content.contains("notes.txt"),
@@ -180,12 +185,7 @@ fn rm_build_is_relocated_and_restorable(harness: Harness) {
     timing(&run, "rm -r build");
     ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
     ensure!(run, !build.exists(), "build/ is still in the workspace");
-    ensure!(
-        run,
-        run.tool_call_requests() == 1,
-        "the mock issued no tool call"
-    );
-    let (content, _) = run.tool_result();
+    let content = one_tool_result(&run);
 
     let transactions = scenario.transactions();
     let restorable: Vec<&Value> = transactions
@@ -267,12 +267,7 @@ fn delete_outside_is_refused(harness: Harness) {
         outside.is_dir() && tree(&outside) == before,
         "the directory outside the workspace was touched"
     );
-    ensure!(
-        run,
-        run.tool_call_requests() == 1,
-        "the mock issued no tool call"
-    );
-    let (content, _) = run.tool_result();
+    let content = one_tool_result(&run);
     ensure!(
         run,
         content.contains("agent-guard") && content.contains("BLOCK"),
@@ -296,12 +291,7 @@ fn guard_fault_denies(harness: Harness, fault: &str) {
         build.is_dir() && tree(&build) == before,
         "build/ was deleted although the hook failed ({fault})"
     );
-    ensure!(
-        run,
-        run.tool_call_requests() == 1,
-        "the mock issued no tool call"
-    );
-    let (content, _) = run.tool_result();
+    let content = one_tool_result(&run);
     let code = if fault == "hook-panic" {
         "HOOK_INTERNAL_ERROR"
     } else {

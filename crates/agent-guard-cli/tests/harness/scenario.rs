@@ -179,20 +179,16 @@ impl Scenario {
     /// required.
     pub(crate) fn new(harness: Harness) -> Option<Scenario> {
         let cli = cli(harness)?;
-        let mut spec = FixtureSpec {
-            git: true,
-            ..FixtureSpec::default()
-        };
-        for (path, content) in [
-            ("src/main.rs", "fn main() {}\n"),
-            ("build/out/app.o", "object code\n"),
-            ("build/report.txt", "build report\n"),
-            ("build/nested/deep/data.txt", "deep data\n"),
-            ("notes.txt", "notes\n"),
-        ] {
-            spec.files.insert(path.into(), content.into());
-        }
-        spec.commit.push("src/main.rs".into());
+        let mut spec = FixtureSpec::git_with(
+            &[
+                ("src/main.rs", "fn main() {}\n"),
+                ("build/out/app.o", "object code\n"),
+                ("build/report.txt", "build report\n"),
+                ("build/nested/deep/data.txt", "deep data\n"),
+                ("notes.txt", "notes\n"),
+            ],
+            &["src/main.rs"],
+        );
         spec.outside
             .insert("keep.txt".into(), "must survive\n".into());
         spec.outside

@@ -14,12 +14,7 @@ const CANNOT_PROMPT: &[&str] = &["codex", "gemini", "cline", "windsurf", "openco
 const COMMAND: &str = "cd sub && rm -rf build";
 
 fn waiting(env: &TestEnv) -> Vec<Value> {
-    let output = env
-        .cmd("agent-guard")
-        .args(["approve", "--json"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
+    let output = env.ag_ok(&["approve", "--json"]);
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     json["waiting"].as_array().unwrap().clone()
 }
@@ -27,7 +22,7 @@ fn waiting(env: &TestEnv) -> Vec<Value> {
 pub fn an_approved_ask_runs_once(harness: &str) {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.ws().join("sub/build")).unwrap();
-    std::fs::write(env.ws().join("sub/build/x.o"), "x").unwrap();
+    env.write("sub/build/x.o", "x");
     let payload = shell_payload(harness, Some(json!(COMMAND)), env.ws());
     let asked = run_payload(&env, harness, &payload);
     assert!(asks(harness, &asked), "{harness}: {asked:?}");
@@ -47,11 +42,7 @@ pub fn an_approved_ask_runs_once(harness: &str) {
     assert_eq!(waiting(&env).len(), 1);
 
     // The agent cannot approve without a terminal.
-    let refused = env
-        .cmd("agent-guard")
-        .args(["approve", &id])
-        .output()
-        .unwrap();
+    let refused = env.ag(&["approve", &id]);
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");
     assert!(String::from_utf8_lossy(&refused.stderr).contains("interactive terminal"));
     let still = run_payload(&env, harness, &payload);

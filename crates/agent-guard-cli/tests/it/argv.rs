@@ -3,36 +3,23 @@
 
 use std::os::unix::ffi::OsStrExt as _;
 
-use crate::support::{TestEnv, run_shell};
-
-fn json(output: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
-}
+use crate::support::{TestEnv, json, run_shell};
 
 /// Item 6: `check -- rm -- -rf` deletes a file named `-rf`; the words are judged as given.
 #[test]
 fn argv_words_are_judged_exactly_separators_included() {
     let env = TestEnv::new();
-    std::fs::write(env.ws().join("-rf"), "a file named -rf\n").unwrap();
-    let output = env
-        .cmd("agent-guard")
-        .args(["check", "--json", "--", "rm", "--", "-rf"])
-        .output()
-        .unwrap();
+    env.write("-rf", "a file named -rf\n");
+    let output = env.ag(&["check", "--json", "--", "rm", "--", "-rf"]);
     let report = json(&output);
     assert_eq!(report["code"], "RELOCATE_PATHS", "{report}");
 
     // `rm -rf 'my  dir'` names one directory with two spaces, not `my` and `dir`.
     std::fs::create_dir_all(env.ws().join("my  dir")).unwrap();
-    std::fs::write(env.ws().join("my  dir/f"), "f\n").unwrap();
-    std::fs::write(env.ws().join("my"), "my\n").unwrap();
-    std::fs::write(env.ws().join("dir"), "dir\n").unwrap();
-    let output = env
-        .cmd("agent-guard")
-        .args(["check", "--enforce", "--json", "--", "rm", "-rf", "my  dir"])
-        .output()
-        .unwrap();
+    env.write("my  dir/f", "f\n");
+    env.write("my", "my\n");
+    env.write("dir", "dir\n");
+    let output = env.ag(&["check", "--enforce", "--json", "--", "rm", "-rf", "my  dir"]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let report = json(&output);
     assert_eq!(report["code"], "RELOCATE_TREE", "{report}");
@@ -115,18 +102,14 @@ fn the_home_directory_and_the_root_are_never_fallback_workspaces() {
         "the message says how to set one: {report}"
     );
     assert!(!home.join(".agent-trash").exists());
-    let output = env
-        .cmd("agent-guard")
-        .args([
-            "check",
-            "--enforce",
-            "--cwd",
-            "/",
-            "--",
-            "rm -rf /nonexistent-x",
-        ])
-        .output()
-        .unwrap();
+    let output = env.ag(&[
+        "check",
+        "--enforce",
+        "--cwd",
+        "/",
+        "--",
+        "rm -rf /nonexistent-x",
+    ]);
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(!std::path::Path::new("/.agent-trash").exists());
     // An explicit workspace is honoured.
@@ -145,24 +128,15 @@ fn the_home_directory_and_the_root_are_never_fallback_workspaces() {
 fn safe_delete_globs_over_names_that_are_not_utf8() {
     let env = TestEnv::new();
     let odd = std::ffi::OsStr::from_bytes(b"r\xe9sum\xe9.txt");
-    std::fs::write(env.ws().join(odd), "latin-1 name\n").unwrap();
-    std::fs::write(env.ws().join("plain.txt"), "plain\n").unwrap();
-    let output = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--json", "*.txt"])
-        .output()
-        .unwrap();
+    env.write(odd, "latin-1 name\n");
+    env.write("plain.txt", "plain\n");
+    let output = env.ag(&["safe-delete", "--json", "*.txt"]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let report = json(&output);
     assert_eq!(report["outcome"], "relocated to quarantine", "{report}");
     assert!(!env.ws().join(odd).exists() && !env.ws().join("plain.txt").exists());
     let txid = report["txid"].as_str().unwrap().to_owned();
-    let output = env
-        .cmd("agent-guard")
-        .args(["restore", &txid])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
+    env.ag_ok(&["restore", &txid]);
     assert_eq!(
         std::fs::read(env.ws().join(odd)).unwrap(),
         b"latin-1 name\n"
@@ -174,25 +148,13 @@ fn safe_delete_globs_over_names_that_are_not_utf8() {
 #[test]
 fn a_restore_after_a_partial_restore_succeeds() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--json", "notes.txt", "dist"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["safe-delete", "--json", "notes.txt", "dist"]);
     let txid = json(&output)["txid"].as_str().unwrap().to_owned();
     run_shell(&env, "echo occupant > notes.txt");
-    let first = env
-        .cmd("agent-guard")
-        .args(["restore", "--json", &txid])
-        .output()
-        .unwrap();
+    let first = env.ag(&["restore", "--json", &txid]);
     assert_eq!(first.status.code(), Some(3), "a conflict: {first:?}");
     assert!(env.ws().join("dist/bundle.js").exists(), "dist came back");
-    let forced = env
-        .cmd("agent-guard")
-        .args(["restore", "--json", "--force", &txid])
-        .output()
-        .unwrap();
+    let forced = env.ag(&["restore", "--json", "--force", &txid]);
     assert_eq!(forced.status.code(), Some(0), "{forced:?}");
     let report = json(&forced);
     assert!(
@@ -200,8 +162,5 @@ fn a_restore_after_a_partial_restore_succeeds() {
         "{report}"
     );
     assert!(report["errors"].as_array().unwrap().is_empty(), "{report}");
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
-        "notes\n"
-    );
+    assert_eq!(env.read("notes.txt"), "notes\n");
 }

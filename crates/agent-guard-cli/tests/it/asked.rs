@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::hooks::{asks, run_payload, shell_payload};
-use crate::support::{Entry, TestEnv, pty, run_shell, snapshot};
+use crate::support::{Entry, TestEnv, enforce_in, pty, run_shell, snapshot};
 
 type Snapshot = std::collections::BTreeMap<Vec<u8>, Entry>;
 
@@ -31,29 +31,8 @@ fn state(env: &TestEnv) -> Snapshot {
     snapshot(env.ws(), &["**"])
 }
 
-/// `check --enforce --json [--dialect D] -- line`: (exit code, report).
-fn check(env: &TestEnv, dialect: &str, line: &str) -> (i32, Value) {
-    let output = env
-        .cmd("agent-guard")
-        .args([
-            "check",
-            "--enforce",
-            "--json",
-            "--dialect",
-            dialect,
-            "--",
-            line,
-        ])
-        .output()
-        .unwrap();
-    let report = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
-    (output.status.code().unwrap(), report)
-}
-
 fn undo(env: &TestEnv) -> String {
-    let output = env.cmd("agent-guard").arg("undo").output().unwrap();
-    assert!(output.status.success(), "{output:?}");
+    let output = env.ag_ok(&["undo"]);
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -99,7 +78,7 @@ fn an_asked_delete_is_checkpointed_first_and_undone_after_it_runs() {
     ] {
         let env = prepare();
         let before = state(&env);
-        let (exit, report) = check(&env, dialect, line);
+        let (exit, report) = enforce_in(&env, dialect, line);
         assert_eq!(exit, 3, "[{dialect}] {line}: {report}");
         assert_eq!(report["code"], code, "[{dialect}] {line}: {report}");
         assert_eq!(strategies(&report), ["checkpoint"], "{report}");
@@ -141,7 +120,7 @@ fn an_asked_delete_is_checkpointed_first_and_undone_after_it_runs() {
 fn a_declined_question_changes_nothing() {
     let env = prepare();
     let before = state(&env);
-    let (exit, _) = check(&env, "posix", "cd sub && rm -rf x");
+    let (exit, _) = enforce_in(&env, "posix", "cd sub && rm -rf x");
     assert_eq!(exit, 3);
     assert_eq!(state(&env), before);
     let said = undo(&env);
@@ -156,7 +135,7 @@ fn a_declined_question_changes_nothing() {
 fn a_file_over_the_cap_is_named_and_the_rest_is_kept() {
     let env = prepare();
     let line = "truncate -s 0 small.txt big.bin";
-    let (exit, report) = check(&env, "posix", line);
+    let (exit, report) = enforce_in(&env, "posix", line);
     if report["code"] == "SNAPSHOT_OVERWRITE" {
         eprintln!("skipped: this filesystem shares extents, so nothing is too large");
         return;
@@ -210,7 +189,7 @@ fn an_approved_retry_keeps_what_it_can() {
     for line in ["cd sub && rm -rf x", "truncate -s 0 small.txt big.bin"] {
         let env = prepare();
         let before = state(&env);
-        let (exit, report) = check(&env, "posix", line);
+        let (exit, report) = enforce_in(&env, "posix", line);
         if report["code"] == "SNAPSHOT_OVERWRITE" {
             continue;
         }
@@ -218,7 +197,7 @@ fn an_approved_retry_keeps_what_it_can() {
         let id = report["approval_id"].as_str().unwrap().to_owned();
         let approved = pty(&env, &["approve", &id], "y\n", &[]);
         assert_eq!(approved.code, 0, "{}", approved.text);
-        let (exit, retried) = check(&env, "posix", line);
+        let (exit, retried) = enforce_in(&env, "posix", line);
         assert_eq!(exit, 0, "{retried}");
         assert_eq!(retried["code"], "ALLOW_APPROVED", "{retried}");
         assert!(!strategies(&retried).is_empty(), "{retried}");

@@ -6,11 +6,7 @@ use std::os::unix::fs::MetadataExt as _;
 use crate::support::TestEnv;
 
 fn verify(env: &TestEnv) -> (i32, serde_json::Value) {
-    let output = env
-        .cmd("agent-guard")
-        .args(["audit", "verify", "--json"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["audit", "verify", "--json"]);
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {output:?}"));
     let code = output.status.code().expect("verify exits normally");
@@ -19,10 +15,7 @@ fn verify(env: &TestEnv) -> (i32, serde_json::Value) {
 }
 
 fn safe_delete(env: &TestEnv, path: &str) {
-    env.cmd("agent-guard")
-        .args(["safe-delete", path])
-        .assert()
-        .success();
+    env.ag_ok(&["safe-delete", path]);
 }
 
 fn audit_lines(env: &TestEnv) -> Vec<String> {
@@ -40,10 +33,7 @@ fn an_intact_chain_verifies_and_the_key_is_private_and_outside() {
     assert_eq!((code, report["state"].as_str()), (0, Some("empty")));
     assert!(report["key_id"].is_null(), "verify creates no key");
 
-    env.cmd("agent-guard")
-        .args(["check", "--enforce", "--", "rm -rf build"])
-        .assert()
-        .success();
+    env.ag_ok(&["check", "--enforce", "--", "rm -rf build"]);
     safe_delete(&env, "notes.txt");
     let (code, report) = verify(&env);
     assert_eq!(code, 0, "{report}");
@@ -66,25 +56,15 @@ fn an_intact_chain_verifies_and_the_key_is_private_and_outside() {
     assert!(!log.contains(secret.trim()), "the log never holds the key");
     assert!(log.contains(key_id));
 
-    let human = env
-        .cmd("agent-guard")
-        .args(["audit", "verify"])
-        .output()
-        .unwrap();
+    let human = env.ag(&["audit", "verify"]);
     let text = String::from_utf8(human.stdout).unwrap();
     assert!(text.contains("chain       intact"), "{text}");
 
-    let status = env.cmd("agent-guard").args(["status"]).output().unwrap();
+    let status = env.ag(&["status"]);
     let text = String::from_utf8(status.stdout).unwrap();
     assert!(text.contains("audit chain intact: "), "{text}");
-    let status: serde_json::Value = serde_json::from_slice(
-        &env.cmd("agent-guard")
-            .args(["status", "--json"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let status: serde_json::Value =
+        serde_json::from_slice(&env.ag(&["status", "--json"]).stdout).unwrap();
     assert_eq!(status["audit_chain"]["state"], "intact", "{status}");
 }
 
@@ -127,7 +107,7 @@ fn tampering_exits_5_with_the_line() {
     assert_eq!(report["findings"][0]["line"], 2);
     assert_eq!(report["findings"][0]["kind"], "gap");
 
-    let status = env.cmd("agent-guard").args(["status"]).output().unwrap();
+    let status = env.ag(&["status"]);
     let text = String::from_utf8(status.stdout).unwrap();
     assert!(
         text.contains("audit chain TAMPERED") && text.contains("first bad line 2"),
@@ -140,12 +120,11 @@ pub(crate) fn a_process_killed_mid_append_leaves_a_torn_tail_the_next_append_rep
     let env = TestEnv::new();
     safe_delete(&env, "notes.txt");
     let before = audit_lines(&env).len();
-    let crashed = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_FAULT", "audit-torn-append")
-        .args(["safe-delete", "build"])
-        .output()
-        .unwrap();
+    let crashed = env.ag_with(
+        "AGENT_GUARD_FAULT",
+        "audit-torn-append",
+        &["safe-delete", "build"],
+    );
     assert_eq!(
         crashed.status.code(),
         None,

@@ -1,6 +1,6 @@
 //! `agent-guard check` and the `check` binary, advisory mode.
 
-use crate::support::{TestEnv, tree};
+use crate::support::{TestEnv, json, tree};
 
 #[test]
 fn options_after_operands_relocate_the_tree() {
@@ -109,14 +109,13 @@ fn destructive_check_appends_one_redacted_audit_record() {
 #[test]
 fn a_named_store_inside_the_workspace_is_excluded_from_git_first() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_TRASH", ".agent-trash")
-        .args(["check", "--json", "--", "rm -rf build"])
-        .output()
-        .unwrap();
+    let output = env.ag_with(
+        "AGENT_GUARD_TRASH",
+        ".agent-trash",
+        &["check", "--json", "--", "rm -rf build"],
+    );
     assert!(output.status.success(), "{output:?}");
-    let exclude = std::fs::read_to_string(env.ws().join(".git/info/exclude")).unwrap();
+    let exclude = env.read(".git/info/exclude");
     assert!(
         exclude.contains("/.agent-trash/"),
         "the quarantine is excluded from git first"
@@ -138,20 +137,16 @@ fn advisory_exit_is_zero_even_for_block() {
 #[test]
 fn unknown_dialect_is_a_verdict_not_a_usage_error() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .args([
-            "check",
-            "--json",
-            "--dialect",
-            "fish-private_marker",
-            "--",
-            "rm -rf build",
-        ])
-        .output()
-        .unwrap();
+    let output = env.ag(&[
+        "check",
+        "--json",
+        "--dialect",
+        "fish-private_marker",
+        "--",
+        "rm -rf build",
+    ]);
     assert!(output.status.success());
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = json(&output);
     assert_eq!(report["code"], "BLOCK_DIALECT_UNKNOWN");
     assert_eq!(report["dialect_outcome"], "unusable");
     assert_eq!(report["dialect_requested"], "<redacted>");
@@ -162,13 +157,12 @@ fn unknown_dialect_is_a_verdict_not_a_usage_error() {
 #[test]
 fn dialect_comes_from_the_environment() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_DIALECT", "bash")
-        .args(["check", "--json", "--", "rm -rf build"])
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let output = env.ag_with(
+        "AGENT_GUARD_DIALECT",
+        "bash",
+        &["check", "--json", "--", "rm -rf build"],
+    );
+    let report = json(&output);
     assert_eq!(report["dialect_requested"], "bash");
     assert_eq!(report["code"], "RELOCATE_TREE");
 }
@@ -184,7 +178,7 @@ fn cwd_flag_sets_the_base_directory() {
         .args(["--", "rm report.txt"])
         .output()
         .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = json(&output);
     assert_eq!(report["code"], "RELOCATE_PATHS", "{report}");
 }
 
@@ -193,12 +187,7 @@ fn cwd_flag_sets_the_base_directory() {
 #[test]
 fn the_demo_runs_and_shows_the_verdicts_it_names() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .args(["demo", "--json"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
+    let output = env.ag_ok(&["demo", "--json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
     let expected = [
         ("ls -la && git status", "ALLOW_NOOP"),

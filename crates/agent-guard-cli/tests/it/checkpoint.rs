@@ -6,7 +6,7 @@ use std::path::Path;
 
 use agent_guard_testutil::{Fixture, FixtureSpec};
 
-use crate::support::{Entry, TestEnv, enforce, snapshot};
+use crate::support::{Entry, TestEnv, die_at, enforce, json, snapshot};
 
 type Tree = std::collections::BTreeMap<Vec<u8>, Entry>;
 
@@ -65,15 +65,6 @@ fn write(env: &TestEnv, path: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-fn json(output: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
-}
-
-fn agent_guard(env: &TestEnv, args: &[&str]) -> std::process::Output {
-    env.cmd("agent-guard").args(args).output().unwrap()
-}
-
 /// `check --enforce` takes one checkpoint and lets `command` run; returns its txid.
 fn checkpointed(env: &TestEnv, command: &str, code: &str) -> String {
     let (exit, report) = enforce(env, command);
@@ -92,7 +83,7 @@ fn round_trip(env: &TestEnv, command: &str, code: &str) -> serde_json::Value {
     let txid = checkpointed(env, command, code);
     run(env, command);
     assert_ne!(state(env), before, "`{command}` must change something");
-    let undo = agent_guard(env, &["undo", "--json"]);
+    let undo = env.ag(&["undo", "--json"]);
     assert!(undo.status.success(), "{command}: {undo:?}");
     let undo = json(&undo);
     assert_eq!(undo["txid"], txid, "{undo}");
@@ -137,7 +128,7 @@ fn a_python_script_is_undone_byte_for_byte() {
         "overwritten\n"
     );
     // Undoing again finds nothing left to undo in that checkpoint.
-    let again = agent_guard(&env, &["restore", "--json", undo["txid"].as_str().unwrap()]);
+    let again = env.ag(&["restore", "--json", undo["txid"].as_str().unwrap()]);
     assert!(again.status.success(), "{again:?}");
 }
 
@@ -238,7 +229,7 @@ fn a_checkpoint_survives_the_users_git_gc() {
     checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
     run(&env, "python3 tools/cleanup.py");
     run(&env, "git gc --prune=now --quiet");
-    let undo = agent_guard(&env, &["undo", "--json"]);
+    let undo = env.ag(&["undo", "--json"]);
     assert!(undo.status.success(), "{undo:?}");
     assert_eq!(state(&env), before);
 }
@@ -250,7 +241,7 @@ fn path_restores_part_of_a_checkpoint() {
     let before = state(&env);
     let txid = checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
     run(&env, "python3 tools/cleanup.py");
-    let restored = agent_guard(&env, &["restore", "--json", &txid, "--path", "build"]);
+    let restored = env.ag(&["restore", "--json", &txid, "--path", "build"]);
     assert!(restored.status.success(), "{restored:?}");
     assert!(env.ws().join("build/out/app.o").exists());
     assert!(!env.ws().join(".env").exists(), "outside --path: untouched");
@@ -258,7 +249,7 @@ fn path_restores_part_of_a_checkpoint() {
         env.ws().join("new.txt").exists(),
         "outside --path: untouched"
     );
-    let rest = agent_guard(&env, &["restore", "--json", &txid]);
+    let rest = env.ag(&["restore", "--json", &txid]);
     assert!(rest.status.success(), "{rest:?}");
     assert_eq!(state(&env), before);
 }
@@ -275,7 +266,7 @@ fn show_lists_the_changes_since_the_checkpoint_and_what_it_did_not_keep() {
     script_workspace(&env);
     let txid = checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
     run(&env, "python3 tools/cleanup.py");
-    let show = agent_guard(&env, &["show", "--json", &txid]);
+    let show = env.ag(&["show", "--json", &txid]);
     assert!(show.status.success(), "{show:?}");
     let show = json(&show);
     let snapshot = &show["snapshots"][0];
@@ -304,7 +295,7 @@ fn show_lists_the_changes_since_the_checkpoint_and_what_it_did_not_keep() {
         .find(|n| n["path"] == "big.bin")
         .unwrap_or_else(|| panic!("big.bin not kept: {show}"));
     assert_eq!(big["reason"], "too-large", "{show}");
-    let human = agent_guard(&env, &["show", &txid]);
+    let human = env.ag(&["show", &txid]);
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(
         text.contains("big.bin") && text.contains("not kept"),
@@ -340,7 +331,7 @@ fn status_and_gc_account_for_checkpoint_storage() {
     let env = TestEnv::new();
     write(&env, "data.txt", &"d".repeat(4096));
     checkpointed(&env, "make clean", "SNAPSHOT_CHECKPOINT");
-    let status = json(&agent_guard(&env, &["status", "--json"]));
+    let status = json(&env.ag(&["status", "--json"]));
     assert!(
         status["usage"]["checkpoint_bytes"].as_u64().unwrap() > 0,
         "{status}"
@@ -351,38 +342,24 @@ fn status_and_gc_account_for_checkpoint_storage() {
         "{status}"
     );
     // The checkpoint's transaction weighs what it added: `list`, and gc's size limit.
-    let list = json(&agent_guard(&env, &["list", "--json"]));
+    let list = json(&env.ag(&["list", "--json"]));
     assert!(
         list["transactions"][0]["bytes"].as_u64().unwrap() >= 4096,
         "{list}"
     );
-    let plan = json(&agent_guard(&env, &["gc", "--json"]));
+    let plan = json(&env.ag(&["gc", "--json"]));
     assert!(
         plan["plan"]["total_bytes"].as_u64().unwrap() >= 4096,
         "{plan}"
     );
-    let gc = agent_guard(
-        &env,
-        &["gc", "--execute", "--all", "--now", "--yes", "--json"],
-    );
-    assert!(gc.status.success(), "{gc:?}");
-    let status = json(&agent_guard(&env, &["status", "--json"]));
+    env.ag_ok(&["gc", "--execute", "--all", "--now", "--yes", "--json"]);
+    let status = json(&env.ag(&["status", "--json"]));
     assert_eq!(status["usage"]["checkpoint_objects"], 0, "{status}");
 }
 
 /// `check --enforce` with a fault armed: the process dies at the point.
 fn crash(env: &TestEnv, args: &[&str], point: &str) {
-    let crashed = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_FAULT", point)
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(
-        crashed.status.code(),
-        None,
-        "{point}: the process must die at the fault point: {crashed:?}"
-    );
+    die_at(env.cmd("agent-guard").args(args), point);
 }
 
 #[test]
@@ -395,7 +372,7 @@ fn a_crash_while_taking_a_checkpoint_loses_nothing() {
         crash(&env, &["check", "--enforce", "--json", "--", line], point);
         // The guard died before answering, so the command never ran; nothing moved.
         assert_eq!(state(&env), before, "{point}");
-        let status = agent_guard(&env, &["status", "--json"]);
+        let status = env.ag(&["status", "--json"]);
         assert!(status.status.success(), "{point}: {status:?}");
         // The next checkpoint reuses the objects already written and is undoable.
         round_trip(&env, line, "SNAPSHOT_CHECKPOINT");
@@ -418,13 +395,13 @@ fn a_crash_while_restoring_a_checkpoint_loses_nothing() {
         run(&env, line);
         crash(&env, &["restore", "--json", &txid], point);
         // Reconciliation, then the same restore again, finishes the job.
-        let status = agent_guard(&env, &["status", "--json"]);
+        let status = env.ag(&["status", "--json"]);
         assert!(status.status.success(), "{point}: {status:?}");
-        let restored = agent_guard(&env, &["restore", "--json", &txid]);
+        let restored = env.ag(&["restore", "--json", &txid]);
         assert!(restored.status.success(), "{point}: {restored:?}");
         assert_eq!(state(&env), before, "{point}: restored");
         // What the script left is kept, in the transactions the restores made.
-        let list = json(&agent_guard(&env, &["list", "--json"]));
+        let list = json(&env.ag(&["list", "--json"]));
         let backups: Vec<&str> = list["transactions"]
             .as_array()
             .unwrap()
@@ -463,7 +440,7 @@ fn mode_always_checkpoints_after_the_lines_own_compensation() {
     assert_eq!(strategies, ["relocate", "checkpoint"], "{report}");
     run(&env, "rm -rf build && touch made.txt");
     // One command, one undo: both of its transactions (issue 34).
-    let undo = agent_guard(&env, &["undo", "--json"]);
+    let undo = env.ag(&["undo", "--json"]);
     assert!(undo.status.success(), "{undo:?}");
     assert_eq!(state(&env), before);
 }
@@ -479,10 +456,7 @@ fn restore_to_another_directory_refuses_a_checkpoint_and_says_what_to_do() {
     run(&env, "python3 tools/cleanup.py");
     let after = state(&env);
     let rescue = env.fixture.root().join("rescue");
-    let to = agent_guard(
-        &env,
-        &["restore", "--json", &txid, "--to", rescue.to_str().unwrap()],
-    );
+    let to = env.ag(&["restore", "--json", &txid, "--to", rescue.to_str().unwrap()]);
     assert!(!to.status.success(), "{to:?}");
     let report = json(&to);
     let error = report["error"].as_str().unwrap();
@@ -490,7 +464,7 @@ fn restore_to_another_directory_refuses_a_checkpoint_and_says_what_to_do() {
     assert!(!rescue.exists());
     assert_eq!(state(&env), after, "nothing moved");
     // The checkpoint is still there to undo.
-    let undo = agent_guard(&env, &["undo", "--json"]);
+    let undo = env.ag(&["undo", "--json"]);
     assert!(undo.status.success(), "{undo:?}");
 }
 
@@ -538,7 +512,7 @@ fn directory_permissions_are_undone() {
     checkpointed(&env, "sh tools/go.sh", "SNAPSHOT_CHECKPOINT");
     run(&env, "sh tools/go.sh");
     assert_ne!(dir_modes(env.ws()), modes);
-    let show = json(&agent_guard(&env, &["show", "@", "--json"]));
+    let show = json(&env.ag(&["show", "@", "--json"]));
     let directories = show["snapshots"][0]["directories"].as_array().unwrap();
     assert!(
         directories.contains(&serde_json::json!(
@@ -546,7 +520,7 @@ fn directory_permissions_are_undone() {
         )),
         "{show}"
     );
-    let undo = agent_guard(&env, &["undo", "--json"]);
+    let undo = env.ag(&["undo", "--json"]);
     assert!(undo.status.success(), "{undo:?}");
     assert_eq!(state(&env), before);
     assert_eq!(dir_modes(env.ws()), modes);
@@ -568,10 +542,10 @@ fn redo_after_a_checkpoint_undo_puts_the_commands_versions_back() {
         .iter()
         .map(|p| read(p))
         .collect();
-    let undo = agent_guard(&env, &["undo", "--json"]);
+    let undo = env.ag(&["undo", "--json"]);
     assert!(undo.status.success(), "{undo:?}");
     assert_eq!(read("new.txt"), None);
-    let redo = agent_guard(&env, &["redo", "--json"]);
+    let redo = env.ag(&["redo", "--json"]);
     assert!(redo.status.success(), "{redo:?}");
     let redo = json(&redo);
     assert_eq!(redo["conflicts"], serde_json::json!([]), "{redo}");
@@ -610,7 +584,7 @@ fn a_nested_repositorys_git_is_listed_as_not_kept() {
     write(&env, "vendor/lib/v.txt", "v\n");
     write(&env, "vendor/lib/.git/HEAD", "ref: refs/heads/main\n");
     checkpointed(&env, "make clean", "SNAPSHOT_CHECKPOINT");
-    let show = json(&agent_guard(&env, &["show", "@", "--json"]));
+    let show = json(&env.ag(&["show", "@", "--json"]));
     let not_kept = show["snapshots"][0]["not_kept"].as_array().unwrap();
     assert!(
         not_kept.contains(&serde_json::json!(
@@ -619,12 +593,9 @@ fn a_nested_repositorys_git_is_listed_as_not_kept() {
         "{show}"
     );
     run(&env, "rm -rf vendor");
-    let undo = agent_guard(&env, &["undo", "--json"]);
+    let undo = env.ag(&["undo", "--json"]);
     assert!(undo.status.success(), "{undo:?}");
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("vendor/lib/v.txt")).unwrap(),
-        "v\n"
-    );
+    assert_eq!(env.read("vendor/lib/v.txt"), "v\n");
 }
 
 /// Checks `command` under `--enforce` (expecting `code`), runs it for real, and undoes it:
@@ -636,7 +607,7 @@ fn undone_for_real(env: &TestEnv, command: &str, code: &str) {
     assert_eq!(report["code"], code, "{command}: {report}");
     run(env, command);
     assert_ne!(state(env), before, "`{command}` must change something");
-    let undo = agent_guard(env, &["undo", "--json"]);
+    let undo = env.ag(&["undo", "--json"]);
     assert!(undo.status.success(), "{command}: {undo:?}");
     assert_eq!(state(env), before, "`{command}` undone");
 }

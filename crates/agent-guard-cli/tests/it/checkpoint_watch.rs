@@ -7,7 +7,7 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
+use crate::support::{TestEnv, enforce, json, run_shell, snapshot, txids};
 
 fn socket(env: &TestEnv) -> PathBuf {
     env.trash().join("watch/sock")
@@ -106,12 +106,7 @@ fn with_a_watcher_a_scripts_changes_are_still_undone_byte_for_byte() {
         before,
         "the script changed the workspace"
     );
-    let undo = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
-    assert!(undo.status.success(), "{undo:?}");
+    env.ag_ok(&["undo", "--json"]);
     assert_eq!(snapshot(&ws, &["**"]), before, "undone byte for byte");
     // What the undo wrote back is heard and read once; after that, nothing changed, and
     // the next checkpoint is the last one with nothing hashed.
@@ -133,14 +128,13 @@ fn with_a_watcher_a_scripts_changes_are_still_undone_byte_for_byte() {
 #[test]
 fn no_watcher_starts_when_turned_off() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_CHECKPOINT_WATCH", "off")
-        .args(["check", "--enforce", "--json", "--", "python3 tools/x.py"])
-        .output()
-        .unwrap();
+    let output = env.ag_with(
+        "AGENT_GUARD_CHECKPOINT_WATCH",
+        "off",
+        &["check", "--enforce", "--json", "--", "python3 tools/x.py"],
+    );
     assert!(output.status.success(), "{output:?}");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = json(&output);
     assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
     std::thread::sleep(Duration::from_millis(500));
     assert!(!socket(&env).exists(), "no watcher was started");
@@ -248,7 +242,7 @@ fn status_tells_whether_the_watcher_runs() {
     assert_eq!(status(&[])["checkpoint_watcher"]["state"], "running");
     let off = status(&[("AGENT_GUARD_CHECKPOINT_WATCH", "0")]);
     assert_eq!(off["checkpoint_watcher"]["state"], "disabled");
-    let human = env.cmd("agent-guard").arg("status").output().unwrap();
+    let human = env.ag(&["status"]);
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("watcher     running"), "{text}");
     for pid in watchers(env.ws()) {

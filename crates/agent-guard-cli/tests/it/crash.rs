@@ -3,12 +3,7 @@
 //! quarantine, restorable.
 
 use crate::evidence::{Kind, Scenario};
-use crate::support::{TestEnv, snapshot};
-
-fn json(output: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
-}
+use crate::support::{TestEnv, die_at, json, snapshot};
 
 /// A quarantine on another filesystem (/dev/shm is tmpfs), so moves are verified copies.
 pub(crate) fn cross_device_trash() -> Option<tempfile::TempDir> {
@@ -40,25 +35,14 @@ fn crash_at(point: &str, cross_device: bool) {
         &[""]
     };
     let before = snapshot(env.ws(), touched);
-    let crashed = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_TRASH", &trash)
-        .env("AGENT_GUARD_FAULT", point)
-        .args(["safe-delete", "--json", "build"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        crashed.status.code(),
-        None,
-        "{point}: the process must die at the fault point: {crashed:?}"
+    die_at(
+        env.cmd("agent-guard")
+            .env("AGENT_GUARD_TRASH", &trash)
+            .args(["safe-delete", "--json", "build"]),
+        point,
     );
 
-    let status = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_TRASH", &trash)
-        .args(["status", "--json"])
-        .output()
-        .unwrap();
+    let status = env.ag_with("AGENT_GUARD_TRASH", &trash, &["status", "--json"]);
     assert!(status.status.success(), "{status:?}");
     let status = json(&status);
     assert_eq!(
@@ -76,13 +60,7 @@ fn crash_at(point: &str, cross_device: bool) {
         status["reconciled_total"], 1,
         "{point}: the journal records one recovery: {status}"
     );
-    let again = json(
-        &env.cmd("agent-guard")
-            .env("AGENT_GUARD_TRASH", &trash)
-            .args(["status", "--json"])
-            .output()
-            .unwrap(),
-    );
+    let again = json(&env.ag_with("AGENT_GUARD_TRASH", &trash, &["status", "--json"]));
     assert_eq!(
         again["reconciled_now"]["relocated"].as_u64().unwrap()
             + again["reconciled_now"]["not_moved"].as_u64().unwrap()
@@ -92,22 +70,11 @@ fn crash_at(point: &str, cross_device: bool) {
     );
     assert_eq!(again["reconciled_total"], 1, "{point}: {again}");
 
-    let list = json(
-        &env.cmd("agent-guard")
-            .env("AGENT_GUARD_TRASH", &trash)
-            .args(["list", "--json"])
-            .output()
-            .unwrap(),
-    );
+    let list = json(&env.ag_with("AGENT_GUARD_TRASH", &trash, &["list", "--json"]));
     for tx in list["transactions"].as_array().unwrap() {
         if tx["state"] == "RESTORABLE" {
             let txid = tx["txid"].as_str().unwrap();
-            let restored = env
-                .cmd("agent-guard")
-                .env("AGENT_GUARD_TRASH", &trash)
-                .args(["restore", "--force", txid])
-                .output()
-                .unwrap();
+            let restored = env.ag_with("AGENT_GUARD_TRASH", &trash, &["restore", "--force", txid]);
             assert!(restored.status.success(), "{point}: {restored:?}");
         }
     }
@@ -155,27 +122,16 @@ fn crash_after_a_cross_device_move() {
 fn crash_while_keeping(point: &str) {
     let env = TestEnv::new();
     let notes = env.ws().join("notes.txt");
-    let crashed = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_FAULT", point)
-        .args(["check", "--enforce", "--json", "--", "echo new > notes.txt"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        crashed.status.code(),
-        None,
-        "{point}: the process must die at the fault point: {crashed:?}"
+    die_at(
+        env.cmd("agent-guard")
+            .args(["check", "--enforce", "--json", "--", "echo new > notes.txt"]),
+        point,
     );
     let copied = point != "after-intent";
     if copied {
         std::fs::write(&notes, "new\n").unwrap();
     }
-    let status = json(
-        &env.cmd("agent-guard")
-            .args(["status", "--json"])
-            .output()
-            .unwrap(),
-    );
+    let status = json(&env.ag(&["status", "--json"]));
     let (kept, not_moved) = if copied { (1, 0) } else { (0, 1) };
     assert_eq!(
         (
@@ -194,30 +150,16 @@ fn crash_while_keeping(point: &str) {
         );
         return;
     }
-    let list = json(
-        &env.cmd("agent-guard")
-            .args(["list", "--json"])
-            .output()
-            .unwrap(),
-    );
+    let list = json(&env.ag(&["list", "--json"]));
     let txid = list["transactions"][0]["txid"].as_str().unwrap().to_owned();
-    let restored = env
-        .cmd("agent-guard")
-        .args(["restore", "--force", "--json", &txid])
-        .output()
-        .unwrap();
+    let restored = env.ag(&["restore", "--force", "--json", &txid]);
     assert!(restored.status.success(), "{point}: {restored:?}");
     assert_eq!(
         std::fs::read(&notes).unwrap(),
         b"notes\n",
         "{point}: the old bytes are back"
     );
-    let list = json(
-        &env.cmd("agent-guard")
-            .args(["list", "--json"])
-            .output()
-            .unwrap(),
-    );
+    let list = json(&env.ag(&["list", "--json"]));
     let backup = &list["transactions"][0];
     assert!(
         backup["tool"] == "restore" && backup["backup"] == true && backup["first"] == "notes.txt",

@@ -3,12 +3,7 @@
 //! `doctor`, set aside, and the next checkpoint keeps everything again, so its undo is
 //! byte-exact.
 
-use crate::support::{TestEnv, enforce, snapshot};
-
-fn json(env: &TestEnv, args: &[&str]) -> serde_json::Value {
-    let output = env.cmd("agent-guard").args(args).output().unwrap();
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {output:?}"))
-}
+use crate::support::{TestEnv, enforce, json, snapshot};
 
 fn packs(env: &TestEnv) -> Vec<std::path::PathBuf> {
     let dir = env.trash().join("checkpoints/objects/pack");
@@ -23,18 +18,18 @@ fn packs(env: &TestEnv) -> Vec<std::path::PathBuf> {
 
 fn damaged_then_undone(damage: impl Fn(&std::path::Path), problem: &str) {
     let env = TestEnv::new();
-    std::fs::write(env.ws().join("keep.txt"), "precious\n").unwrap();
-    std::fs::write(env.ws().join("wipe.sh"), "rm -f keep.txt src/main.rs\n").unwrap();
+    env.write("keep.txt", "precious\n");
+    env.write("wipe.sh", "rm -f keep.txt src/main.rs\n");
     let (exit, report) = enforce(&env, "python3 -c pass");
     assert_eq!(exit, 0, "{report}");
     for pack in packs(&env) {
         damage(&pack);
     }
-    let status = json(&env, &["status", "--json"]);
+    let status = json(&env.ag(&["status", "--json"]));
     let found = status["checkpoint_damage"].as_array().unwrap();
     assert!(!found.is_empty(), "{status}");
     assert!(found.iter().all(|d| d["problem"] == problem), "{status}");
-    let doctor = json(&env, &["doctor", "--json"]);
+    let doctor = json(&env.ag(&["doctor", "--json"]));
     assert_eq!(
         doctor["checkpoint_damage"], status["checkpoint_damage"],
         "{doctor}\n{status}"
@@ -44,7 +39,7 @@ fn damaged_then_undone(damage: impl Fn(&std::path::Path), problem: &str) {
     let (exit, report) = enforce(&env, "sh wipe.sh");
     assert_eq!(exit, 0, "{report}");
     assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
-    let status = json(&env, &["status", "--json"]);
+    let status = json(&env.ag(&["status", "--json"]));
     assert_eq!(
         status["checkpoint_damage"],
         serde_json::json!([]),
@@ -55,12 +50,7 @@ fn damaged_then_undone(damage: impl Fn(&std::path::Path), problem: &str) {
         .current_dir(env.ws())
         .status()
         .unwrap();
-    let undo = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
-    assert!(undo.status.success(), "{undo:?}");
+    env.ag_ok(&["undo", "--json"]);
     assert_eq!(snapshot(env.ws(), &["**"]), before);
     // The damaged packs were set aside, not deleted.
     assert!(env.trash().join("checkpoints/objects/damaged").is_dir());

@@ -4,43 +4,17 @@
 //! the tree back from either.
 
 use std::collections::BTreeMap;
-use std::os::unix::ffi::OsStrExt as _;
-use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
-use crate::support::{TestEnv, txids};
+use crate::support::{Entry, TestEnv, enforce_in, json, snapshot, txids};
 
-/// One entry of a listing: kind, permission bits and content (or link target). Mtimes are
-/// left out: each run builds its own fixture, so they differ between runs.
-type Listing = BTreeMap<Vec<u8>, (&'static str, u32, Vec<u8>)>;
+/// Every entry under a root but `.git` and `.agent-trash`: kind, permission bits and content
+/// (or link target). Mtimes are left out: each run builds its own fixture, so they differ
+/// between runs.
+type Listing = BTreeMap<Vec<u8>, Entry>;
 
-/// Lists every entry under `root` except `.git` and `.agent-trash`, keyed by relative path.
 fn listing(root: &Path) -> Listing {
-    let mut out = Listing::new();
-    let mut stack = vec![root.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let relative = path.strip_prefix(root).unwrap().to_owned();
-            let first = relative.components().next().unwrap().as_os_str().to_owned();
-            if first == ".git" || first == ".agent-trash" {
-                continue;
-            }
-            let meta = path.symlink_metadata().unwrap();
-            let (kind, data) = if meta.file_type().is_symlink() {
-                let target = std::fs::read_link(&path).unwrap();
-                ("symlink", target.as_os_str().as_bytes().to_vec())
-            } else if meta.is_dir() {
-                stack.push(path.clone());
-                ("dir", Vec::new())
-            } else {
-                ("file", std::fs::read(&path).unwrap())
-            };
-            let key = relative.as_os_str().as_bytes().to_vec();
-            out.insert(key, (kind, meta.mode() & 0o7777, data));
-        }
-    }
-    out
+    snapshot(root, &["**"])
 }
 
 /// What one enforced check did.
@@ -61,23 +35,9 @@ struct Outcome {
 fn enforce(dialect: &str, command: &str) -> Outcome {
     let env = TestEnv::new();
     let before = listing(env.ws());
-    let output = env
-        .cmd("agent-guard")
-        .args([
-            "check",
-            "--enforce",
-            "--json",
-            "--dialect",
-            dialect,
-            "--",
-            command,
-        ])
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+    let (code, report) = enforce_in(&env, dialect, command);
     let context = format!("[{dialect}] `{command}`: {report}");
-    assert_eq!(output.status.code(), Some(0), "{context}");
+    assert_eq!(code, 0, "{context}");
     assert_eq!(report["decision"], "ALLOW", "{context}");
     assert_eq!(report["dialect"], dialect, "{context}");
     let ids = txids(&report);
@@ -114,10 +74,7 @@ fn enforce(dialect: &str, command: &str) -> Outcome {
         records,
         workspace: listing(env.ws()),
     };
-    env.cmd("agent-guard")
-        .args(["restore", txid])
-        .assert()
-        .success();
+    env.ag_ok(&["restore", txid]);
     assert_eq!(
         listing(env.ws()),
         before,
@@ -207,25 +164,8 @@ fn a_refused_windows_delete_moves_nothing() {
     ] {
         let env = TestEnv::new();
         let before = listing(env.ws());
-        let output = env
-            .cmd("agent-guard")
-            .args([
-                "check",
-                "--enforce",
-                "--json",
-                "--dialect",
-                dialect,
-                "--",
-                command,
-            ])
-            .output()
-            .unwrap();
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-        assert_eq!(
-            output.status.code(),
-            Some(2),
-            "[{dialect}] `{command}`: {report}"
-        );
+        let (code, report) = enforce_in(&env, dialect, command);
+        assert_eq!(code, 2, "[{dialect}] `{command}`: {report}");
         assert_eq!(
             report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
             "[{dialect}] `{command}`"
@@ -253,13 +193,9 @@ fn the_windows_acceptance_commands_get_their_verdicts() {
         ),
         ("cmd", "rm -rf build", "BLOCK_UNDETERMINABLE_EFFECT"),
     ] {
-        let output = env
-            .cmd("agent-guard")
-            .args(["check", "--json", "--dialect", dialect, "--", command])
-            .output()
-            .unwrap();
+        let output = env.ag(&["check", "--json", "--dialect", dialect, "--", command]);
         assert!(output.status.success(), "{dialect} {command}: {output:?}");
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let report = json(&output);
         assert_eq!(report["code"], code, "{dialect} {command}");
     }
 }

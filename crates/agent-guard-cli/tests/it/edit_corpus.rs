@@ -53,11 +53,7 @@ fn build_world(env: &TestEnv, case: &toml::Table) {
 
 /// The number of items of transaction `txid` (`list --json`).
 fn items_of(env: &TestEnv, txid: &str) -> Option<u64> {
-    let output = env
-        .cmd("agent-guard")
-        .args(["list", "--json"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["list", "--json"]);
     let list: Value = serde_json::from_slice(&output.stdout).ok()?;
     list["transactions"]
         .as_array()?

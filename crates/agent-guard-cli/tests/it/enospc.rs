@@ -9,10 +9,10 @@ use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 
-use crate::kill::{json, same_tree};
+use crate::kill::same_tree;
 
 type Tree = std::collections::BTreeMap<Vec<u8>, crate::support::Entry>;
-use crate::support::{TestEnv, snapshot};
+use crate::support::{TestEnv, json, snapshot};
 
 /// A private mount namespace holding a small tmpfs at `dir`, alive while `holder` runs.
 struct SmallFs {
@@ -296,7 +296,7 @@ fn a_full_store_refuses_or_keeps_and_loses_nothing() {
 #[test]
 fn a_full_workspace_filesystem_loses_nothing() {
     let env = TestEnv::new();
-    std::fs::write(env.ws().join("tool.sh"), TOOL).unwrap();
+    env.write("tool.sh", TOOL);
     let Some(fs) = or_skip(SmallFs::mount_over("4m", env.ws())) else {
         return;
     };

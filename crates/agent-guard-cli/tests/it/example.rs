@@ -1,6 +1,6 @@
 //! `status`, `list` and `show` read the committed example quarantine.
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, json};
 
 /// Copies `.agent-trash.example` into the test workspace as `.agent-trash`, where the
 /// reference tool (and earlier versions) kept the store: the first command moves it to the
@@ -40,21 +40,15 @@ fn walk(root: &std::path::Path) -> Vec<std::path::PathBuf> {
     out.into_iter().skip(1).collect()
 }
 
-fn json(env: &TestEnv, args: &[&str]) -> serde_json::Value {
-    let output = env.cmd("agent-guard").args(args).output().unwrap();
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
 #[test]
 fn list_reads_both_transactions_newest_first() {
     let env = TestEnv::new();
     install_example(&env);
     // By default only what can still be restored; the restored one is counted as hidden.
-    let live = json(&env, &["list", "--json"]);
+    let live = json(&env.ag_ok(&["list", "--json"]));
     assert_eq!(live["transactions"].as_array().unwrap().len(), 1);
     assert_eq!(live["hidden"], 1);
-    let list = json(&env, &["list", "--json", "--all"]);
+    let list = json(&env.ag_ok(&["list", "--json", "--all"]));
     let txs = list["transactions"].as_array().unwrap();
     assert_eq!(txs.len(), 2);
     assert_eq!(txs[0]["txid"], "20261130-102000-4e5f6a7b");
@@ -69,7 +63,7 @@ fn list_reads_both_transactions_newest_first() {
 fn show_lists_items_sizes_and_origins() {
     let env = TestEnv::new();
     install_example(&env);
-    let show = json(&env, &["show", "--json", "20261130-101500-0a1b2c3d"]);
+    let show = json(&env.ag_ok(&["show", "--json", "20261130-101500-0a1b2c3d"]));
     let items = show["items"].as_array().unwrap();
     assert_eq!(items.len(), 2);
     let build = items.iter().find(|i| i["kind"] == "dir").unwrap();
@@ -82,7 +76,7 @@ fn show_lists_items_sizes_and_origins() {
 fn status_counts_usage_and_decisions() {
     let env = TestEnv::new();
     install_example(&env);
-    let status = json(&env, &["status", "--json"]);
+    let status = json(&env.ag_ok(&["status", "--json"]));
     assert_eq!(status["usage"]["transactions"], 2);
     assert_eq!(status["usage"]["restorable_items"], 2);
     assert_eq!(status["decisions"]["BLOCK_PROTECTED_PATH"], 1);
@@ -95,16 +89,7 @@ fn the_example_restores_into_the_workspace() {
     install_example(&env);
     std::fs::remove_file(env.ws().join("notes.txt")).unwrap();
     std::fs::remove_dir_all(env.ws().join("build")).unwrap();
-    env.cmd("agent-guard")
-        .args(["restore", "20261130-101500-0a1b2c3d"])
-        .assert()
-        .success();
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
-        "my notes\n"
-    );
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("build/out/app.o")).unwrap(),
-        "object\n"
-    );
+    env.ag_ok(&["restore", "20261130-101500-0a1b2c3d"]);
+    assert_eq!(env.read("notes.txt"), "my notes\n");
+    assert_eq!(env.read("build/out/app.o"), "object\n");
 }

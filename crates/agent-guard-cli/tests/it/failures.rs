@@ -3,26 +3,20 @@
 
 use std::process::Command;
 
-use crate::support::TestEnv;
-
-fn json(output: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
-}
+use crate::support::{TestEnv, json};
 
 /// A quarantine that cannot be created (its parent is a regular file): the durable intent
 /// cannot be written, so nothing moves and the command is refused.
 #[test]
 fn an_unusable_quarantine_refuses_with_compensation_failed() {
     let env = TestEnv::new();
-    std::fs::write(env.ws().join("blocker"), "a file, not a directory\n").unwrap();
+    env.write("blocker", "a file, not a directory\n");
     let trash = env.ws().join("blocker/q");
-    let output = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_TRASH", &trash)
-        .args(["check", "--enforce", "--json", "--", "rm -rf build"])
-        .output()
-        .unwrap();
+    let output = env.ag_with(
+        "AGENT_GUARD_TRASH",
+        &trash,
+        &["check", "--enforce", "--json", "--", "rm -rf build"],
+    );
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     let report = json(&output);
     assert_eq!(report["decision"], "BLOCK", "{report}");
@@ -31,23 +25,21 @@ fn an_unusable_quarantine_refuses_with_compensation_failed() {
     let reasons = report["reasons"].to_string();
     assert!(reasons.contains("blocker"), "{reasons}");
     assert!(env.ws().join("build/report.txt").is_file(), "nothing moved");
-    let human = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_TRASH", &trash)
-        .args(["check", "--enforce", "--", "rm -rf build"])
-        .output()
-        .unwrap();
+    let human = env.ag_with(
+        "AGENT_GUARD_TRASH",
+        &trash,
+        &["check", "--enforce", "--", "rm -rf build"],
+    );
     assert!(
         String::from_utf8_lossy(&human.stdout).contains("blocker"),
         "{human:?}"
     );
 
-    let output = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_TRASH", &trash)
-        .args(["safe-delete", "--json", "notes.txt"])
-        .output()
-        .unwrap();
+    let output = env.ag_with(
+        "AGENT_GUARD_TRASH",
+        &trash,
+        &["safe-delete", "--json", "notes.txt"],
+    );
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert_eq!(json(&output)["verdict"]["code"], "COMPENSATION_FAILED");
     assert!(env.ws().join("notes.txt").is_file(), "nothing moved");
@@ -60,7 +52,7 @@ fn an_unusable_quarantine_refuses_with_compensation_failed() {
 fn a_full_quarantine_refuses_with_relocate_failed_storage() {
     let env = TestEnv::new();
     let big: Vec<u8> = (0..1024 * 1024).map(|i: u32| (i % 251) as u8).collect();
-    std::fs::write(env.ws().join("build/big.bin"), &big).unwrap();
+    env.write("build/big.bin", &big);
     let mount = tempfile::tempdir().unwrap();
     let probe = Command::new("unshare")
         .args(["-m", "sh", "-c"])

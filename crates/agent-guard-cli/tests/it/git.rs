@@ -2,23 +2,7 @@
 //! work tree, untracked files, the stash list and the branches equal what they were.
 
 use crate::evidence::{Kind, Scenario};
-use crate::support::{TestEnv, enforce, snapshot, txids};
-
-fn git(env: &TestEnv, args: &[&str]) -> String {
-    let output = std::process::Command::new("git")
-        .args(args)
-        .current_dir(env.ws())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use crate::support::{TestEnv, enforce, git, snapshot, txids};
 
 /// Everything a destructive git command could lose.
 #[derive(Debug, PartialEq, Eq)]
@@ -48,12 +32,11 @@ fn state(env: &TestEnv) -> State {
 
 /// Dirty tracked changes, a staged new file, untracked and ignored content.
 fn dirty(env: &TestEnv) {
-    std::fs::write(
-        env.ws().join("src/main.rs"),
+    env.write(
+        "src/main.rs",
         "fn main() { println!(\"work in progress\"); }\n",
-    )
-    .unwrap();
-    std::fs::write(env.ws().join("src/new.rs"), "pub fn new() {}\n").unwrap();
+    );
+    env.write("src/new.rs", "pub fn new() {}\n");
     git(env, &["add", "src/new.rs"]);
 }
 
@@ -72,20 +55,13 @@ fn round_trip(env: &TestEnv, command: &[&str], expected_code: &str) {
         "{line}: the command itself must change something"
     );
     for txid in &ids {
-        let output = env
-            .cmd("agent-guard")
-            .args(["restore", "--json", txid])
-            .output()
-            .unwrap();
+        let output = env.ag(&["restore", "--json", txid]);
         assert!(output.status.success(), "{line}: {output:?}");
     }
     assert_eq!(state(env), before, "{line}: restored");
     // Restoring again changes nothing.
     for txid in &ids {
-        env.cmd("agent-guard")
-            .args(["restore", txid])
-            .assert()
-            .success();
+        env.ag_ok(&["restore", txid]);
     }
     assert_eq!(state(env), before, "{line}: idempotent");
 }
@@ -141,11 +117,7 @@ fn clean_fdx_keeps_the_quarantine() {
 fn stash_drop() {
     let env = TestEnv::new();
     for n in 0..3 {
-        std::fs::write(
-            env.ws().join("src/main.rs"),
-            format!("fn main() {{ /* {n} */ }}\n"),
-        )
-        .unwrap();
+        env.write("src/main.rs", format!("fn main() {{ /* {n} */ }}\n"));
         git(&env, &["stash", "push", "-m", &format!("wip {n}")]);
     }
     round_trip(&env, &["stash", "drop", "stash@{1}"], "SNAPSHOT_GIT_REFS");
@@ -155,11 +127,7 @@ fn stash_drop() {
 fn stash_clear() {
     let env = TestEnv::new();
     for n in 0..2 {
-        std::fs::write(
-            env.ws().join("src/main.rs"),
-            format!("fn main() {{ /* {n} */ }}\n"),
-        )
-        .unwrap();
+        env.write("src/main.rs", format!("fn main() {{ /* {n} */ }}\n"));
         git(&env, &["stash", "push", "-m", &format!("wip {n}")]);
     }
     round_trip(&env, &["stash", "clear"], "SNAPSHOT_GIT_REFS");
@@ -169,7 +137,7 @@ fn stash_clear() {
 fn branch_delete() {
     let env = TestEnv::new();
     git(&env, &["checkout", "-q", "-b", "experiment"]);
-    std::fs::write(env.ws().join("src/exp.rs"), "// experiment\n").unwrap();
+    env.write("src/exp.rs", "// experiment\n");
     git(&env, &["add", "src/exp.rs"]);
     git(&env, &["commit", "-q", "-m", "experiment"]);
     git(&env, &["checkout", "-q", "-"]);
@@ -214,7 +182,7 @@ fn update_ref_delete() {
 fn moved_tag_comes_back_with_force() {
     let env = TestEnv::new();
     git(&env, &["tag", "-a", "v1", "-m", "release one"]);
-    std::fs::write(env.ws().join("src/next.rs"), "// next\n").unwrap();
+    env.write("src/next.rs", "// next\n");
     git(&env, &["add", "src/next.rs"]);
     git(&env, &["commit", "-q", "-m", "next"]);
     let before = state(&env);
@@ -241,11 +209,7 @@ fn moved_tag_comes_back_with_force() {
         .assert()
         .success();
     assert_eq!(state(&env), before, "the old tag is back");
-    let list = env
-        .cmd("agent-guard")
-        .args(["list", "--all", "--json"])
-        .output()
-        .unwrap();
+    let list = env.ag(&["list", "--all", "--json"]);
     let text = String::from_utf8_lossy(&list.stdout);
     assert!(
         text.matches("\"backup\": true").count() == 1 && text.matches("\"txid\"").count() == 2,
@@ -274,11 +238,7 @@ fn reflog_expire_then_gc_loses_nothing() {
     let env = TestEnv::new();
     git(&env, &["checkout", "-q", "-b", "topic"]);
     git(&env, &["checkout", "-q", "-"]);
-    std::fs::write(
-        env.ws().join("src/lost.rs"),
-        "// only the reflog has this\n",
-    )
-    .unwrap();
+    env.write("src/lost.rs", "// only the reflog has this\n");
     git(&env, &["add", "src/lost.rs"]);
     git(&env, &["commit", "-q", "-m", "soon unreachable"]);
     let lost = git(&env, &["rev-parse", "HEAD"]).trim().to_owned();
@@ -338,7 +298,7 @@ fn branch_renamed_over_comes_back_with_force() {
     let env = TestEnv::new();
     git(&env, &["branch", "target"]);
     git(&env, &["checkout", "-q", "-b", "source"]);
-    std::fs::write(env.ws().join("src/source.rs"), "// source\n").unwrap();
+    env.write("src/source.rs", "// source\n");
     git(&env, &["add", "src/source.rs"]);
     git(&env, &["commit", "-q", "-m", "source"]);
     git(&env, &["checkout", "-q", "-"]);
@@ -408,11 +368,7 @@ fn switch_force() {
 #[test]
 fn restore_from_another_revision() {
     let env = TestEnv::new();
-    std::fs::write(
-        env.ws().join("src/main.rs"),
-        "fn main() { /* second commit */ }\n",
-    )
-    .unwrap();
+    env.write("src/main.rs", "fn main() { /* second commit */ }\n");
     git(&env, &["commit", "-q", "-am", "second"]);
     dirty(&env);
     round_trip(
@@ -436,11 +392,7 @@ fn rm_force_on_a_modified_file() {
 /// Three stash entries `wip 0..2`, newest last.
 fn three_stash_entries(env: &TestEnv) {
     for n in 0..3 {
-        std::fs::write(
-            env.ws().join("src/main.rs"),
-            format!("fn main() {{ /* {n} */ }}\n"),
-        )
-        .unwrap();
+        env.write("src/main.rs", format!("fn main() {{ /* {n} */ }}\n"));
         git(env, &["stash", "push", "-m", &format!("wip {n}")]);
     }
 }
@@ -472,14 +424,7 @@ fn stash_ops_in_one_line_keep_every_entry_they_drop() {
             "{line}: the line drops entries"
         );
         // Undo everything: `undo` until nothing is left.
-        while env
-            .cmd("agent-guard")
-            .arg("undo")
-            .output()
-            .unwrap()
-            .status
-            .success()
-        {}
+        while env.ag(&["undo"]).status.success() {}
         let after = state(&env);
         let sorted = |s: &str| {
             let mut lines: Vec<&str> = s.lines().collect();
@@ -498,7 +443,7 @@ fn stash_ops_in_one_line_keep_every_entry_they_drop() {
 fn dropping_what_the_line_stashes_is_asked() {
     let env = TestEnv::new();
     dirty(&env);
-    std::fs::write(env.ws().join("scratch.txt"), "untracked work\n").unwrap();
+    env.write("scratch.txt", "untracked work\n");
     let before = state(&env);
     for line in [
         "git stash push -u && git stash drop",

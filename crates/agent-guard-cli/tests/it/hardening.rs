@@ -6,23 +6,11 @@
 
 use std::process::Command;
 
-use crate::support::{TestEnv, enforce, snapshot, txids};
+use crate::support::{self, TestEnv, enforce, snapshot, txids};
 
-/// Runs `git` in the workspace with a fixed identity and no user or system config.
+/// [`support::git`], its output trimmed.
 fn git(env: &TestEnv, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(env.ws())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    support::git(env, args).trim().to_owned()
 }
 
 /// Runs `sh -c COMMAND` in the workspace (hermetic env); returns (success, stdout).
@@ -91,10 +79,7 @@ fn compensated_round_trip(env: &TestEnv, command: &str, code: &str) {
     assert!(!ids.is_empty(), "{command}: no transaction: {report}");
     let _ = sh(env, command);
     for txid in &ids {
-        env.cmd("agent-guard")
-            .args(["restore", txid])
-            .assert()
-            .success();
+        env.ag_ok(&["restore", txid]);
     }
     assert_eq!(
         snapshot(env.ws(), &["*"]),
@@ -106,7 +91,7 @@ fn compensated_round_trip(env: &TestEnv, command: &str, code: &str) {
 #[test]
 fn byte_escapes_relocate_the_file_bash_would_delete() {
     let env = TestEnv::new();
-    std::fs::write(env.ws().join("résumé.txt"), "cv\n").unwrap();
+    env.write("résumé.txt", "cv\n");
     compensated_round_trip(
         &env,
         "rm -f $'r\\xc3\\xa9sum\\xc3\\xa9.txt'",
@@ -208,7 +193,7 @@ fn pruning_is_refused_and_branch_overwrites_keep_the_branch() {
     let env = TestEnv::new();
     git(&env, &["tag", "v1"]);
     git(&env, &["branch", "topic"]);
-    std::fs::write(env.ws().join("src/main.rs"), "fn main() { /* 2 */ }\n").unwrap();
+    env.write("src/main.rs", "fn main() { /* 2 */ }\n");
     git(&env, &["commit", "-qam", "second"]);
     // What drops unreachable objects, or moves a ref through its reflog, cannot be kept
     // first (tag and ref deletion and reflog expiry can: tests/it/git.rs).

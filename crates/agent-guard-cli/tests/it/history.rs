@@ -63,10 +63,7 @@ fn references_prefixes_suffixes_and_relative_forms() {
     // Restore by a unique part.
     let restored = ok_json(&env, &["restore", &first[first.len() - 8..], "--json"]);
     assert_eq!(restored["txid"], first.as_str());
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
-        "notes\n"
-    );
+    assert_eq!(env.read("notes.txt"), "notes\n");
     // The one that is left is `@` now.
     assert_eq!(ok_json(&env, &["show", "--json"])["txid"], second.as_str());
 }
@@ -117,11 +114,7 @@ fn show_lists_a_directory_and_hints_by_state() {
 #[test]
 fn show_gives_the_diffstat_of_a_git_snapshot() {
     let env = TestEnv::new();
-    std::fs::write(
-        env.ws().join("src/main.rs"),
-        "fn main() { println!(\"hi\"); }\n",
-    )
-    .unwrap();
+    env.write("src/main.rs", "fn main() { println!(\"hi\"); }\n");
     let (code, report) = enforce(&env, "git reset --hard");
     assert_eq!(code, 0, "{report}");
     run_shell(&env, "git reset --hard");
@@ -145,7 +138,7 @@ fn undo_names_what_it_undid_steps_back_and_skips_conflicts() {
     let build = delete(&env, "build");
     let dist = delete(&env, "dist");
     // Something new is at dist before the undo: its restore conflicts.
-    std::fs::write(env.ws().join("dist"), "new\n").unwrap();
+    env.write("dist", "new\n");
     let queue = ok_json(&env, &["undo", "--list", "--json"]);
     let ids: Vec<&str> = queue["queue"]
         .as_array()
@@ -174,26 +167,20 @@ fn undo_names_what_it_undid_steps_back_and_skips_conflicts() {
     // The conflicted one is still there for a person to decide.
     let forced = ok_json(&env, &["restore", &dist, "--force", "--json"]);
     assert_eq!(forced["ok"], true);
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("dist/bundle.js")).unwrap(),
-        "bundle\n"
-    );
+    assert_eq!(env.read("dist/bundle.js"), "bundle\n");
     // What the forced restore replaced (the new dist) is kept; redo puts it back.
     let backup = forced["backup_txids"][0].as_str().unwrap().to_owned();
     std::fs::remove_dir_all(env.ws().join("dist")).unwrap();
     let redone = ok_json(&env, &["redo", "--json"]);
     assert_eq!(redone["txid"], backup.as_str());
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("dist")).unwrap(),
-        "new\n"
-    );
+    assert_eq!(env.read("dist"), "new\n");
 }
 
 #[test]
 fn restore_by_path_takes_the_newest_or_lets_a_person_choose() {
     let env = TestEnv::new();
     let old = delete(&env, "notes.txt");
-    std::fs::write(env.ws().join("notes.txt"), "second\n").unwrap();
+    env.write("notes.txt", "second\n");
     let new = delete(&env, "notes.txt");
     // Without a terminal: the newest, and a hint naming the older one.
     let (code, text, stderr) = run(&env, &["restore", "notes.txt"]);
@@ -203,19 +190,13 @@ fn restore_by_path_takes_the_newest_or_lets_a_person_choose() {
         stderr.contains(&format!("agent-guard restore {old} --path notes.txt")),
         "{stderr}"
     );
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
-        "second\n"
-    );
+    assert_eq!(env.read("notes.txt"), "second\n");
     // On a terminal with several holders, the person picks (2 = the older one).
     delete(&env, "notes.txt");
     let chosen = pty(&env, &["restore", "notes.txt"], "2\n", &[]);
     assert_eq!(chosen.code, 0, "{}", chosen.text);
     assert!(chosen.text.contains("which one?"), "{}", chosen.text);
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
-        "notes\n"
-    );
+    assert_eq!(env.read("notes.txt"), "notes\n");
     // A path nothing holds says so.
     let (code, _, stderr) = run(&env, &["restore", "never/was.txt"]);
     assert_eq!(code, 1);
@@ -271,11 +252,7 @@ fn gc_is_quiet_with_nothing_to_do_and_purges_recent_ones_only_when_asked() {
 fn status_runs_with_a_broken_config_and_keeps_its_lines() {
     let env = TestEnv::new();
     delete(&env, "notes.txt");
-    std::fs::write(
-        env.ws().join(".agent-guard.toml"),
-        "[retention]\ndays = \"many\"\n",
-    )
-    .unwrap();
+    env.write(".agent-guard.toml", "[retention]\ndays = \"many\"\n");
     let (code, text, stderr) = run(&env, &["status", "--tail", "2"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("BLOCK_CONFIG_INVALID"), "{stderr}");

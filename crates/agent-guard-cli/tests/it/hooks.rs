@@ -284,7 +284,7 @@ fn deny(harness: &str) {
 fn ask(harness: &str) {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.ws().join("sub/build")).unwrap();
-    std::fs::write(env.ws().join("sub/build/x.o"), "x").unwrap();
+    env.write("sub/build/x.o", "x");
     let payload = shell_payload(harness, Some(json!("cd sub && rm -rf build")), env.ws());
     let output = run_payload(&env, harness, &payload);
     assert!(asks(harness, &output), "{harness}: {output:?}");
@@ -315,12 +315,7 @@ fn allow_after_compensation(harness: &str) {
     );
     let told = context(harness, &output);
     let txid = restore_txid(&told).unwrap_or_else(|| panic!("{harness}: no txid in {told:?}"));
-    let restored = env
-        .cmd("agent-guard")
-        .args(["restore", &txid])
-        .output()
-        .unwrap();
-    assert!(restored.status.success(), "{restored:?}");
+    env.ag_ok(&["restore", &txid]);
     assert_eq!(
         std::fs::read(env.ws().join("build/report.txt")).unwrap(),
         report
@@ -497,11 +492,7 @@ per_harness! {
 #[test]
 fn the_project_deadline_applies_without_the_variable() {
     let env = TestEnv::new();
-    std::fs::write(
-        env.ws().join(".agent-guard.toml"),
-        "[hook]\ndeadline_ms = 300\n",
-    )
-    .unwrap();
+    env.write(".agent-guard.toml", "[hook]\ndeadline_ms = 300\n");
     let payload = shell_payload("windsurf", Some(json!("rm -r build")), env.ws());
     let started = std::time::Instant::now();
     let output = hook(
@@ -538,7 +529,7 @@ fn copilot_usage_error_is_json_with_exit_0() {
 fn the_payload_cwd_resolves_targets_not_the_process_cwd() {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.ws().join("sub/build")).unwrap();
-    std::fs::write(env.ws().join("sub/build/x.o"), "x").unwrap();
+    env.write("sub/build/x.o", "x");
     let payload = shell_payload(
         "claude-code",
         Some(json!("rm -r build")),

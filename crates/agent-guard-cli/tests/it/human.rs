@@ -5,7 +5,7 @@
 use clap::CommandFactory as _;
 
 use crate::example::install_example;
-use crate::support::{TestEnv, pty};
+use crate::support::{TestEnv, json, pty};
 
 const ESC: char = '\u{1b}';
 
@@ -48,11 +48,7 @@ fn human(env: &TestEnv, args: &[&str]) -> String {
 fn colour_on_a_terminal_none_when_piped_or_disabled() {
     let env = TestEnv::new();
     // Piped: no escape codes, even for a BLOCK.
-    let piped = env
-        .cmd("agent-guard")
-        .args(["check", "rm -rf /"])
-        .output()
-        .unwrap();
+    let piped = env.ag(&["check", "rm -rf /"]);
     let text = String::from_utf8_lossy(&piped.stdout);
     assert!(text.starts_with("BLOCK ["), "{text}");
     assert!(!text.contains(ESC));
@@ -68,11 +64,7 @@ fn colour_on_a_terminal_none_when_piped_or_disabled() {
     assert!(!no_color.text.contains(ESC), "{:?}", no_color.text);
     let never = pty(&env, &["--color", "never", "check", "rm -rf /"], "", &[]);
     assert!(!never.text.contains(ESC), "{:?}", never.text);
-    let forced = env
-        .cmd("agent-guard")
-        .args(["--color", "always", "check", "rm -rf /"])
-        .output()
-        .unwrap();
+    let forced = env.ag(&["--color", "always", "check", "rm -rf /"]);
     assert!(String::from_utf8_lossy(&forced.stdout).contains(ESC));
     // clap's own errors use the same palette on a terminal.
     let usage = pty(&env, &["list", "--bogus"], "", &[]);
@@ -153,13 +145,9 @@ fn explain_prints_the_docs_section_of_a_code() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/reasons.md"),
     )
     .unwrap();
-    let output = env
-        .cmd("agent-guard")
-        .args(["explain", "block-wildcard", "--json"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["explain", "block-wildcard", "--json"]);
     assert!(output.status.success());
-    let explained: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let explained = json(&output);
     assert_eq!(explained["code"], "BLOCK_WILDCARD");
     assert!(docs.contains(explained["markdown"].as_str().unwrap()));
     let text = human(&env, &["explain", "BLOCK_WILDCARD"]);
@@ -168,11 +156,7 @@ fn explain_prints_the_docs_section_of_a_code() {
         "{text}"
     );
     // Unknown: exit 2 with the near names.
-    let unknown = env
-        .cmd("agent-guard")
-        .args(["explain", "wildcards"])
-        .output()
-        .unwrap();
+    let unknown = env.ag(&["explain", "wildcards"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("did you mean BLOCK_WILDCARD"));
     // Without a code: every code, one line each.
@@ -184,11 +168,7 @@ fn explain_prints_the_docs_section_of_a_code() {
 fn completions_and_man_pages_are_generated_and_installable() {
     let env = TestEnv::new();
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
-        let output = env
-            .cmd("agent-guard")
-            .args(["completions", shell])
-            .output()
-            .unwrap();
+        let output = env.ag(&["completions", shell]);
         assert!(output.status.success(), "{shell}");
         let script = String::from_utf8(output.stdout).unwrap();
         assert!(
@@ -215,7 +195,7 @@ fn completions_and_man_pages_are_generated_and_installable() {
             .any(|l| l == "undo"),
         "{bash:?}"
     );
-    let page = env.cmd("agent-guard").arg("man").output().unwrap();
+    let page = env.ag(&["man"]);
     assert!(String::from_utf8_lossy(&page.stdout).contains(".TH agent-guard 1"));
     let dir = env.ws().join("man1");
     let listed = env

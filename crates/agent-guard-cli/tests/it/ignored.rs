@@ -4,8 +4,7 @@
 //! checkpoint left it out: the data could not come back. Real deletes, real undo, byte for
 //! byte; `build/` at the root stays regenerable.
 
-use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
-use crate::whole_workspace::git;
+use crate::support::{TestEnv, enforce, git_in, run_shell, snapshot, txids};
 
 fn negated() -> TestEnv {
     let env = TestEnv::new();
@@ -20,12 +19,7 @@ fn negated() -> TestEnv {
 }
 
 fn undo(env: &TestEnv) {
-    let output = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
+    env.ag_ok(&["undo", "--json"]);
 }
 
 #[test]
@@ -79,20 +73,20 @@ fn another_repository_inside_an_ignored_directory_is_kept_and_undone() {
     let env = TestEnv::new();
     let ws = env.ws();
     std::fs::write(ws.join(".gitignore"), "node_modules/\nbuild/\ndist/\n").unwrap();
-    git(ws, &["add", ".gitignore"]);
-    git(ws, &["commit", "-qm", "ignore build and dist"]);
+    git_in(ws, &["add", ".gitignore"]);
+    git_in(ws, &["commit", "-qm", "ignore build and dist"]);
     let lib = ws.join("build/_deps/lib");
     std::fs::create_dir_all(&lib).unwrap();
-    git(&lib, &["init", "-q"]);
+    git_in(&lib, &["init", "-q"]);
     std::fs::write(lib.join("work.c"), "mine\n").unwrap();
-    git(&lib, &["add", "work.c"]);
-    git(&lib, &["commit", "-qm", "unpushed"]);
+    git_in(&lib, &["add", "work.c"]);
+    git_in(&lib, &["commit", "-qm", "unpushed"]);
     std::fs::write(lib.join("work.c"), "mine\nmore\n").unwrap();
-    git(ws, &["branch", "pages"]);
+    git_in(ws, &["branch", "pages"]);
     run_shell(&env, "rm -rf dist");
-    git(ws, &["worktree", "add", "-q", "dist", "pages"]);
+    git_in(ws, &["worktree", "add", "-q", "dist", "pages"]);
     std::fs::write(ws.join("dist/index.html"), "wip\n").unwrap();
-    git(&ws.join("dist"), &["add", "index.html"]);
+    git_in(&ws.join("dist"), &["add", "index.html"]);
     for line in ["rm -rf build", "rm -rf dist"] {
         let before = snapshot(ws, &["*"]);
         let (exit, report) = enforce(&env, line);

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use crate::crash::cross_device_trash;
-use crate::support::{Entry, TestEnv, run_shell, snapshot};
+// `agents.rs` reads `json` from here.
+pub(crate) use crate::support::json;
+use crate::support::{Entry, TestEnv, restorable_txids, run_shell, snapshot};
 
 /// A workspace, its store (on another filesystem when asked) and the tree it started with.
 pub(crate) struct Ctx {
@@ -109,14 +111,9 @@ impl Ctx {
 
     /// The restorable transactions that are no restore's backup, newest first.
     pub(crate) fn restorable(&self) -> Vec<String> {
-        let list = json(&self.guard(&["list", "--json", "--limit", "0"], None));
-        list["transactions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|t| t["state"] == "RESTORABLE" && t["backup"] != true)
-            .map(|t| t["txid"].as_str().unwrap().to_owned())
-            .collect()
+        restorable_txids(&json(
+            &self.guard(&["list", "--json", "--limit", "0"], None),
+        ))
     }
 
     /// `restore --force` every restorable transaction, newest first.
@@ -152,11 +149,6 @@ impl Ctx {
             }
         }
     }
-}
-
-pub(crate) fn json(output: &Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
 type Tree = BTreeMap<Vec<u8>, Entry>;
@@ -352,13 +344,11 @@ fn kill_at_every_step_of_a_move_undo() {
 fn kill_gc_before_its_tombstone() {
     let ctx = Ctx::new(false).unwrap();
     let before = snapshot(ctx.ws(), &["*"]);
-    let old = ctx
-        .env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_NOW", "2020-01-01T00:00:00Z")
-        .args(["safe-delete", "--json", "build"])
-        .output()
-        .unwrap();
+    let old = ctx.env.ag_with(
+        "AGENT_GUARD_NOW",
+        "2020-01-01T00:00:00Z",
+        &["safe-delete", "--json", "build"],
+    );
     assert!(old.status.success(), "{old:?}");
     ctx.enforce_and_run("rm -rf dist");
     ctx.crash(
@@ -421,11 +411,8 @@ fn sigkill_undo(line: &str, cross_device: bool, rounds: usize, rng: &mut Rng) {
     };
     // Enough files that an undo takes a while to put back.
     for i in 0..200 {
-        std::fs::write(
-            ctx.ws().join(format!("build/f{i:03}.txt")),
-            format!("{i}\n"),
-        )
-        .unwrap();
+        ctx.env
+            .write(format!("build/f{i:03}.txt"), format!("{i}\n"));
     }
     let times: &[&str] = if line.contains("tool.sh") {
         &["**"]
@@ -439,7 +426,7 @@ fn sigkill_undo(line: &str, cross_device: bool, rounds: usize, rng: &mut Rng) {
     for round in 0..rounds {
         let mut child = ctx
             .env
-            .std_cmd(&binary.to_string_lossy())
+            .std_cmd(binary)
             .env("AGENT_GUARD_TRASH", &ctx.trash)
             .args(["undo", "--json"])
             .stdout(std::process::Stdio::null())

@@ -7,7 +7,7 @@
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
-use crate::support::{Entry, TestEnv, enforce, snapshot};
+use crate::support::{Entry, TestEnv, enforce, enforce_in, git, json, snapshot};
 
 type Tree = std::collections::BTreeMap<Vec<u8>, Entry>;
 
@@ -107,21 +107,8 @@ fn run(env: &TestEnv, line: &str) -> i32 {
 /// back byte for byte. Returns the report of the check.
 fn undone_with(env: &TestEnv, dialect: &str, line: &str, run_line: &str) -> serde_json::Value {
     let before = world(env);
-    let output = env
-        .cmd("agent-guard")
-        .args([
-            "check",
-            "--enforce",
-            "--json",
-            "--dialect",
-            dialect,
-            "--",
-            line,
-        ])
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(output.status.code(), Some(0), "{line}: {report}");
+    let (code, report) = enforce_in(env, dialect, line);
+    assert_eq!(code, 0, "{line}: {report}");
     assert_eq!(report["decision"], "ALLOW", "{line}: {report}");
     same(
         &world(env),
@@ -130,11 +117,7 @@ fn undone_with(env: &TestEnv, dialect: &str, line: &str, run_line: &str) -> serd
     );
     assert_eq!(run(env, run_line), 0, "{run_line} ran");
     assert_ne!(world(env), before, "{run_line} changed nothing");
-    let undo = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
+    let undo = env.ag(&["undo", "--json"]);
     assert!(
         undo.status.success(),
         "{line}: {}",
@@ -186,11 +169,15 @@ fn every_form_of_mv_is_undone_as_a_move() {
     }
 }
 
-/// `git` in the workspace, hermetic, returning stdout.
-fn git(env: &TestEnv, args: &[&str]) -> String {
-    let output = env.std_cmd("git").args(args).output().unwrap();
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8(output.stdout).unwrap()
+/// Commits everything in the workspace; returns the index (`ls-files -s`) and `git status`
+/// after the commit.
+fn commit_all(env: &TestEnv) -> (String, String) {
+    git(env, &["add", "-A"]);
+    git(env, &["commit", "-qm", "files"]);
+    (
+        git(env, &["ls-files", "-s"]),
+        git(env, &["status", "--porcelain"]),
+    )
 }
 
 #[test]
@@ -203,21 +190,7 @@ fn git_mv_is_undone_in_the_work_tree_and_in_the_index() {
         "git mv a.txt dir/sub/ && git mv dir top",
     ] {
         let env = prepare();
-        git(&env, &["add", "-A"]);
-        git(
-            &env,
-            &[
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "commit",
-                "-qm",
-                "files",
-            ],
-        );
-        let index = git(&env, &["ls-files", "-s"]);
-        let status = git(&env, &["status", "--porcelain"]);
+        let (index, status) = commit_all(&env);
         let report = undone(&env, line);
         assert_eq!(report["code"], "SNAPSHOT_MOVE", "{line}: {report}");
         assert_eq!(git(&env, &["ls-files", "-s"]), index, "{line}: the index");
@@ -234,8 +207,7 @@ fn mv_onto_itself_is_refused_by_mv_and_changes_nothing() {
     assert_eq!(exit, 0, "{report}");
     assert_ne!(run(&env, "mv a.txt ."), 0);
     same(&world(&env), &before, "mv failed");
-    let undo = env.cmd("agent-guard").arg("undo").output().unwrap();
-    assert!(undo.status.success(), "{undo:?}");
+    env.ag_ok(&["undo"]);
     same(&world(&env), &before, "after undo");
 }
 
@@ -262,7 +234,7 @@ fn lines_that_read_the_file_they_replace_still_read_it() {
             &format!("{line}: nothing taken away"),
         );
         assert_eq!(run(&env, line), 0, "{line}: the command found its input");
-        let undo = env.cmd("agent-guard").arg("undo").output().unwrap();
+        let undo = env.ag(&["undo"]);
         assert!(undo.status.success(), "{line}: {undo:?}");
         same(
             &world(&env),
@@ -278,12 +250,8 @@ fn a_file_replaced_by_name_is_kept_by_a_hard_link() {
     let ino = std::fs::metadata(env.ws().join("b.txt")).unwrap().ino();
     let (_, report) = enforce(&env, "mv a.txt b.txt");
     let txid = report["compensations"][0]["txid"].as_str().unwrap();
-    let show = env
-        .cmd("agent-guard")
-        .args(["show", "--json", txid])
-        .output()
-        .unwrap();
-    let shown: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let show = env.ag(&["show", "--json", txid]);
+    let shown = json(&show);
     let kept = shown["items"][0]["trash"].as_str().unwrap();
     assert_eq!(std::fs::metadata(kept).unwrap().ino(), ino, "{shown}");
 }
@@ -337,20 +305,7 @@ fn a_move_of_git_metadata_is_refused_in_every_dialect() {
         ("cmd", "ren .git g"),
     ] {
         let env = prepare();
-        let output = env
-            .cmd("agent-guard")
-            .args([
-                "check",
-                "--enforce",
-                "--json",
-                "--dialect",
-                dialect,
-                "--",
-                line,
-            ])
-            .output()
-            .unwrap();
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let (_, report) = enforce_in(&env, dialect, line);
         assert_eq!(report["decision"], "BLOCK", "[{dialect}] {line}: {report}");
         assert!(Path::new(&env.ws().join(".git/HEAD")).exists());
     }
@@ -365,7 +320,7 @@ fn review_world(setup: &str) -> TestEnv {
         ("g", "gg\n"),
         ("m.py", "import x\n"),
     ] {
-        std::fs::write(env.ws().join(path), body).unwrap();
+        env.write(path, body);
     }
     if !setup.is_empty() {
         assert_eq!(run(&env, setup), 0, "setup `{setup}`");
@@ -416,7 +371,7 @@ fn a_second_name_the_line_makes_never_reaches_the_kept_version() {
         let (exit, report) = enforce(&env, line);
         assert_eq!(exit, 0, "{line}: {report}");
         assert_eq!(run(&env, line), 0, "{line}");
-        let undo = env.cmd("agent-guard").arg("undo").output().unwrap();
+        let undo = env.ag(&["undo"]);
         assert!(undo.status.success(), "{line}: {undo:?}");
         assert_eq!(
             std::fs::read(env.ws().join("f")).unwrap(),
@@ -464,21 +419,7 @@ fn a_link_kept_for_a_name_the_command_did_not_replace_is_let_go() {
 #[test]
 fn a_git_mv_changed_afterwards_still_puts_the_index_back() {
     let env = review_world("");
-    git(&env, &["add", "-A"]);
-    git(
-        &env,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "files",
-        ],
-    );
-    let index = git(&env, &["ls-files", "-s"]);
-    let status = git(&env, &["status", "--porcelain"]);
+    let (index, status) = commit_all(&env);
     undone_with(
         &env,
         "posix",

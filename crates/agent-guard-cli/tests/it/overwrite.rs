@@ -6,7 +6,7 @@ use std::os::unix::fs::MetadataExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
-use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
+use crate::support::{TestEnv, enforce, json, run_shell, snapshot, txids};
 
 /// A workspace with a committed file made dirty, plain files, an executable, a symlink
 /// inside and one leading outside.
@@ -243,18 +243,17 @@ fn a_crash_between_the_intent_and_the_copy_loses_nothing() {
     let ws = env.ws().to_owned();
     let before = snapshot(&ws, &["**"]);
     let ino = inode(&ws.join("notes.txt"));
-    let crashed = env
-        .cmd("agent-guard")
-        .env("AGENT_GUARD_FAULT", "after-intent")
-        .args([
+    let crashed = env.ag_with(
+        "AGENT_GUARD_FAULT",
+        "after-intent",
+        &[
             "check",
             "--enforce",
             "--json",
             "--",
             "echo reset > notes.txt",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(
         crashed.status.code(),
         None,
@@ -264,13 +263,8 @@ fn a_crash_between_the_intent_and_the_copy_loses_nothing() {
     assert_eq!(snapshot(&ws, &["**"]), before);
     assert_eq!(inode(&ws.join("notes.txt")), ino);
 
-    let status = env
-        .cmd("agent-guard")
-        .args(["status", "--json"])
-        .output()
-        .unwrap();
-    assert!(status.status.success(), "{status:?}");
-    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let status = env.ag_ok(&["status", "--json"]);
+    let status = json(&status);
     let now = &status["reconciled_now"];
     let resolved = ["relocated", "not_moved", "both_kept"]
         .iter()

@@ -8,8 +8,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
 use crate::crash::cross_device_trash;
-use crate::kill::json;
-use crate::support::{TestEnv, run_shell};
+use crate::support::{TestEnv, json, run_shell};
 
 const SECRET: &[u8] = b"the private key 0123456789\n";
 

@@ -1,21 +1,12 @@
 //! safe-delete, restore (with occupants, idempotent, hostile ids), undo, list, show, gc.
 
-use crate::support::{TestEnv, snapshot};
-
-fn json(output: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
-}
+use crate::support::{TestEnv, json, snapshot};
 
 #[test]
 fn safe_delete_then_restore_round_trips() {
     let env = TestEnv::new();
     let before = snapshot(env.ws(), &[""]);
-    let output = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--json", "build", "notes.txt"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["safe-delete", "--json", "build", "notes.txt"]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let report = json(&output);
     assert_eq!(report["outcome"], "relocated to quarantine");
@@ -24,22 +15,14 @@ fn safe_delete_then_restore_round_trips() {
     assert!(!env.ws().join("build").exists() && !env.ws().join("notes.txt").exists());
 
     // Repeating the call reports "already absent", not a failure.
-    let again = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--json", "build", "notes.txt"])
-        .output()
-        .unwrap();
+    let again = env.ag(&["safe-delete", "--json", "build", "notes.txt"]);
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(json(&again)["outcome"], "nothing to do (already absent)");
 
     env.cmd("restore").arg(&txid).assert().success();
     assert_eq!(snapshot(env.ws(), &[""]), before);
     // A second restore is a no-op that exits 0.
-    let second = env
-        .cmd("agent-guard")
-        .args(["restore", "--json", &txid])
-        .output()
-        .unwrap();
+    let second = env.ag(&["restore", "--json", &txid]);
     assert_eq!(second.status.code(), Some(0));
     assert_eq!(json(&second)["already_restored"], true);
     assert_eq!(snapshot(env.ws(), &[""]), before);
@@ -48,8 +31,8 @@ fn safe_delete_then_restore_round_trips() {
 #[test]
 fn safe_delete_expands_globs_itself() {
     let env = TestEnv::new();
-    std::fs::write(env.ws().join("a.log"), "a").unwrap();
-    std::fs::write(env.ws().join("b.log"), "b").unwrap();
+    env.write("a.log", "a");
+    env.write("b.log", "b");
     let output = env
         .cmd("safe_delete")
         .args(["--json", "*.log", "*.nothing"])
@@ -71,11 +54,7 @@ fn safe_delete_expands_globs_itself() {
 fn safe_delete_refuses_protected_paths_with_exit_2() {
     let env = TestEnv::new();
     for path in [".", ".git", "../outside", "/"] {
-        let output = env
-            .cmd("agent-guard")
-            .args(["safe-delete", "--json", path])
-            .output()
-            .unwrap();
+        let output = env.ag(&["safe-delete", "--json", path]);
         assert_eq!(output.status.code(), Some(2), "{path}");
         assert_eq!(json(&output)["verdict"]["decision"], "BLOCK", "{path}");
     }
@@ -85,11 +64,7 @@ fn safe_delete_refuses_protected_paths_with_exit_2() {
 #[test]
 fn safe_delete_dry_run_moves_nothing() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--dry-run", "--json", "build"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["safe-delete", "--dry-run", "--json", "build"]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(json(&output)["outcome"], "would relocate (RELOCATE_TREE)");
     assert!(env.ws().join("build").exists());
@@ -98,11 +73,7 @@ fn safe_delete_dry_run_moves_nothing() {
 #[test]
 fn regenerable_artifacts_are_deleted_directly() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--json", "node_modules"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["safe-delete", "--json", "node_modules"]);
     let report = json(&output);
     assert_eq!(report["verdict"]["code"], "ALLOW_REGENERABLE");
     assert_eq!(report["outcome"], "deleted directly (provably regenerable)");
@@ -112,58 +83,30 @@ fn regenerable_artifacts_are_deleted_directly() {
 #[test]
 fn restore_over_an_occupant_conflicts_or_preserves_it() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--json", "notes.txt"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["safe-delete", "--json", "notes.txt"]);
     let txid = json(&output)["txid"].as_str().unwrap().to_owned();
-    std::fs::write(env.ws().join("notes.txt"), "the agent's new version").unwrap();
+    env.write("notes.txt", "the agent's new version");
 
-    let conflict = env
-        .cmd("agent-guard")
-        .args(["restore", "--json", &txid])
-        .output()
-        .unwrap();
+    let conflict = env.ag(&["restore", "--json", &txid]);
     assert_eq!(conflict.status.code(), Some(3), "conflicts exit 3");
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
-        "the agent's new version"
-    );
+    assert_eq!(env.read("notes.txt"), "the agent's new version");
 
-    let forced = env
-        .cmd("agent-guard")
-        .args(["restore", "--json", "--force", &txid])
-        .output()
-        .unwrap();
+    let forced = env.ag(&["restore", "--json", "--force", &txid]);
     assert_eq!(forced.status.code(), Some(0), "{forced:?}");
     let report = json(&forced);
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
-        "notes\n"
-    );
+    assert_eq!(env.read("notes.txt"), "notes\n");
     let backup = report["backup_txids"][0].as_str().unwrap().to_owned();
     // The occupant was preserved, and is restorable in turn.
-    std::fs::write(env.ws().join("keep-me"), "x").unwrap();
-    env.cmd("agent-guard")
-        .args(["restore", "--force", &backup])
-        .assert()
-        .success();
-    assert_eq!(
-        std::fs::read_to_string(env.ws().join("notes.txt")).unwrap(),
-        "the agent's new version"
-    );
+    env.write("keep-me", "x");
+    env.ag_ok(&["restore", "--force", &backup]);
+    assert_eq!(env.read("notes.txt"), "the agent's new version");
 }
 
 #[test]
 fn hostile_transaction_ids_are_refused() {
     let env = TestEnv::new();
     for id in ["..", "../../x", "/x", "a/b", ".", "a\\b"] {
-        let output = env
-            .cmd("agent-guard")
-            .args(["restore", "--json", "--", id])
-            .output()
-            .unwrap();
+        let output = env.ag(&["restore", "--json", "--", id]);
         assert_eq!(output.status.code(), Some(1), "{id}");
         // A target that is not a transaction id may be a path (`restore src/app.py`); these
         // name neither, and nothing is touched.
@@ -174,11 +117,7 @@ fn hostile_transaction_ids_are_refused() {
             "{id}: {error}"
         );
     }
-    let unknown = env
-        .cmd("agent-guard")
-        .args(["restore", "--json", "20260101-000000-deadbeef"])
-        .output()
-        .unwrap();
+    let unknown = env.ag(&["restore", "--json", "20260101-000000-deadbeef"]);
     assert_eq!(unknown.status.code(), Some(1));
     assert!(!env.trash().exists(), "refusals create nothing");
 }
@@ -186,46 +125,26 @@ fn hostile_transaction_ids_are_refused() {
 #[test]
 fn undo_restores_the_newest_transaction() {
     let env = TestEnv::new();
-    env.cmd("agent-guard")
-        .args(["safe-delete", "notes.txt"])
-        .assert()
-        .success();
-    env.cmd("agent-guard")
-        .args(["safe-delete", "build"])
-        .assert()
-        .success();
-    env.cmd("agent-guard").arg("undo").assert().success();
+    env.ag_ok(&["safe-delete", "notes.txt"]);
+    env.ag_ok(&["safe-delete", "build"]);
+    env.ag_ok(&["undo"]);
     assert!(env.ws().join("build/report.txt").exists());
     assert!(!env.ws().join("notes.txt").exists());
-    env.cmd("agent-guard").arg("undo").assert().success();
+    env.ag_ok(&["undo"]);
     assert!(env.ws().join("notes.txt").exists());
-    let nothing = env.cmd("agent-guard").arg("undo").output().unwrap();
+    let nothing = env.ag(&["undo"]);
     assert_eq!(nothing.status.code(), Some(1), "nothing left to undo");
 }
 
 #[test]
 fn list_and_show_describe_transactions() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--json", "build"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["safe-delete", "--json", "build"]);
     let txid = json(&output)["txid"].as_str().unwrap().to_owned();
-    let list = json(
-        &env.cmd("agent-guard")
-            .args(["list", "--json"])
-            .output()
-            .unwrap(),
-    );
+    let list = json(&env.ag(&["list", "--json"]));
     assert_eq!(list["transactions"][0]["txid"], txid.as_str());
     assert_eq!(list["transactions"][0]["state"], "RESTORABLE");
-    let show = json(
-        &env.cmd("agent-guard")
-            .args(["show", "--json", &txid])
-            .output()
-            .unwrap(),
-    );
+    let show = json(&env.ag(&["show", "--json", &txid]));
     assert_eq!(show["items"][0]["kind"], "dir");
     assert_eq!(show["items"][0]["files"], 2);
     assert!(
@@ -234,18 +153,14 @@ fn list_and_show_describe_transactions() {
             .unwrap()
             .ends_with("/build")
     );
-    let text = env.cmd("agent-guard").args(["list"]).output().unwrap();
+    let text = env.ag(&["list"]);
     assert!(String::from_utf8_lossy(&text.stdout).contains(&txid));
 }
 
 #[test]
 fn gc_plans_by_default_and_respects_the_grace_window() {
     let env = TestEnv::new();
-    let output = env
-        .cmd("agent-guard")
-        .args(["safe-delete", "--json", "build"])
-        .output()
-        .unwrap();
+    let output = env.ag(&["safe-delete", "--json", "build"]);
     let txid = json(&output)["txid"].as_str().unwrap().to_owned();
     let plan = json(&env.cmd("gc").args(["--json"]).output().unwrap());
     assert_eq!(plan["plan"]["eligible"], serde_json::json!([]));
@@ -290,10 +205,7 @@ fn gc_plans_by_default_and_respects_the_grace_window() {
 #[test]
 fn status_reports_usage_and_decisions() {
     let env = TestEnv::new();
-    env.cmd("agent-guard")
-        .args(["safe-delete", "build"])
-        .assert()
-        .success();
+    env.ag_ok(&["safe-delete", "build"]);
     env.check_json("rm -rf .");
     let status = json(&env.cmd("status").args(["--json"]).output().unwrap());
     assert_eq!(status["usage"]["transactions"], 1);
@@ -314,11 +226,7 @@ fn errors_under_json_are_json_on_stdout() {
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {output:?}"))
     };
     // A command-specific error: an unknown transaction.
-    let show = env
-        .cmd("agent-guard")
-        .args(["show", "--json", "no-such-tx"])
-        .output()
-        .unwrap();
+    let show = env.ag(&["show", "--json", "no-such-tx"]);
     assert_eq!(show.status.code(), Some(1));
     let report = parse(&show);
     assert_eq!(report["txid"], "no-such-tx");

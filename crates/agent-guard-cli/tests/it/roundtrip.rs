@@ -47,10 +47,7 @@ fn round_trip(command: &str, touched: &[&str], expected_code: &str) {
 
     run_shell(&env, command);
     for txid in &ids {
-        env.cmd("agent-guard")
-            .args(["restore", txid])
-            .assert()
-            .success();
+        env.ag_ok(&["restore", txid]);
     }
     let after = snapshot(env.ws(), touched);
     assert_eq!(before, after, "{command}: the tree differs after restore");

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, json};
 
 const FILES: usize = 48;
 const WORKERS: usize = 8;
@@ -15,7 +15,7 @@ fn eight_concurrent_writers_lose_nothing() {
     for i in 0..FILES {
         let name = format!("f{i:02}.txt");
         let content = format!("content of file {i}\n");
-        std::fs::write(env.ws().join(&name), &content).unwrap();
+        env.write(&name, &content);
         originals.insert(name, content);
     }
     std::thread::scope(|scope| {
@@ -25,45 +25,25 @@ fn eight_concurrent_writers_lose_nothing() {
                 for (round, i) in (worker..FILES).step_by(WORKERS).enumerate() {
                     let name = format!("f{i:02}.txt");
                     let output = if round % 2 == 0 {
-                        env.cmd("agent-guard")
-                            .args(["safe-delete", "--json", &name])
-                            .output()
-                            .unwrap()
+                        env.ag(&["safe-delete", "--json", &name])
                     } else {
-                        env.cmd("agent-guard")
-                            .args(["check", "--enforce", "--json", "--", &format!("rm {name}")])
-                            .output()
-                            .unwrap()
+                        env.ag(&["check", "--enforce", "--json", "--", &format!("rm {name}")])
                     };
                     assert!(output.status.success(), "{name}: {output:?}");
-                    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+                    let report = json(&output);
                     let txid = report["txid"].as_str().map(str::to_owned).or_else(|| {
                         report["compensations"][0]["txid"]
                             .as_str()
                             .map(str::to_owned)
                     });
                     if let Some(txid) = txid.filter(|_| round % 3 == 0) {
-                        env.cmd("agent-guard")
-                            .args(["restore", &txid])
-                            .assert()
-                            .success();
+                        env.ag_ok(&["restore", &txid]);
                     }
                     if round % 4 == 1 {
-                        env.cmd("agent-guard")
-                            .args(["gc", "--json"])
-                            .assert()
-                            .success();
-                        let _ = env
-                            .cmd("agent-guard")
-                            .args(["gc", "--execute", "--all-eligible"])
-                            .output()
-                            .unwrap();
+                        env.ag_ok(&["gc", "--json"]);
+                        let _ = env.ag(&["gc", "--execute", "--all-eligible"]);
                     }
-                    let _ = env
-                        .cmd("agent-guard")
-                        .args(["status", "--json"])
-                        .output()
-                        .unwrap();
+                    let _ = env.ag(&["status", "--json"]);
                 }
             });
         }
@@ -77,14 +57,8 @@ fn eight_concurrent_writers_lose_nothing() {
         assert!(value.is_object());
     }
     // Nothing lost: restore everything still quarantined, and every file is back intact.
-    let list: serde_json::Value = serde_json::from_slice(
-        &env.cmd("agent-guard")
-            .args(["list", "--json", "--limit", "0"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let list: serde_json::Value =
+        serde_json::from_slice(&env.ag(&["list", "--json", "--limit", "0"]).stdout).unwrap();
     for tx in list["transactions"].as_array().unwrap() {
         if tx["state"] == "RESTORABLE" {
             env.cmd("agent-guard")
@@ -94,10 +68,6 @@ fn eight_concurrent_writers_lose_nothing() {
         }
     }
     for (name, content) in &originals {
-        assert_eq!(
-            &std::fs::read_to_string(env.ws().join(name)).unwrap(),
-            content,
-            "{name}"
-        );
+        assert_eq!(&env.read(name), content, "{name}");
     }
 }

@@ -1,6 +1,7 @@
 //! A hermetic environment for running the real binaries.
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use agent_guard_testutil::{Fixture, FixtureSpec};
 use assert_cmd::Command;
@@ -13,22 +14,18 @@ pub struct TestEnv {
 impl TestEnv {
     /// A git workspace with `build/`, `notes.txt`, an ignored `node_modules/` and a commit.
     pub fn new() -> TestEnv {
-        let mut spec = FixtureSpec {
-            git: true,
-            ..FixtureSpec::default()
-        };
-        for (path, content) in [
-            (".gitignore", "node_modules/\n"),
-            ("src/main.rs", "fn main() {}\n"),
-            ("build/out/app.o", "object\n"),
-            ("build/report.txt", "report\n"),
-            ("dist/bundle.js", "bundle\n"),
-            ("notes.txt", "notes\n"),
-            ("node_modules/pkg/index.js", "module\n"),
-        ] {
-            spec.files.insert(path.into(), content.into());
-        }
-        spec.commit.push("src/main.rs".into());
+        let spec = FixtureSpec::git_with(
+            &[
+                (".gitignore", "node_modules/\n"),
+                ("src/main.rs", "fn main() {}\n"),
+                ("build/out/app.o", "object\n"),
+                ("build/report.txt", "report\n"),
+                ("dist/bundle.js", "bundle\n"),
+                ("notes.txt", "notes\n"),
+                ("node_modules/pkg/index.js", "module\n"),
+            ],
+            &["src/main.rs"],
+        );
         TestEnv {
             fixture: Fixture::build(&spec).expect("fixture builds"),
         }
@@ -48,20 +45,28 @@ impl TestEnv {
     }
 
     /// A command for binary `bin` with a clean environment.
+    pub fn cmd(&self, bin: &str) -> Command {
+        let path = match bin {
+            "check" => assert_cmd::cargo::cargo_bin!("check"),
+            "safe_delete" => assert_cmd::cargo::cargo_bin!("safe_delete"),
+            "restore" => assert_cmd::cargo::cargo_bin!("restore"),
+            "status" => assert_cmd::cargo::cargo_bin!("status"),
+            "gc" => assert_cmd::cargo::cargo_bin!("gc"),
+            "agent-guard" => assert_cmd::cargo::cargo_bin!("agent-guard"),
+            other => panic!("unknown binary {other}"),
+        };
+        Command::from_std(self.std_cmd(path))
+    }
+
+    /// A command for any program (`unshare`, `sh`, a harness, one of the binaries) with a
+    /// clean environment: the fake home, the workspace as the working directory, no git
+    /// configuration and a fixed session.
     #[expect(
         clippy::disallowed_methods,
         reason = "test configuration from the environment"
     )]
-    pub fn cmd(&self, bin: &str) -> Command {
-        let mut cmd = match bin {
-            "check" => Command::new(assert_cmd::cargo::cargo_bin!("check")),
-            "safe_delete" => Command::new(assert_cmd::cargo::cargo_bin!("safe_delete")),
-            "restore" => Command::new(assert_cmd::cargo::cargo_bin!("restore")),
-            "status" => Command::new(assert_cmd::cargo::cargo_bin!("status")),
-            "gc" => Command::new(assert_cmd::cargo::cargo_bin!("gc")),
-            "agent-guard" => Command::new(assert_cmd::cargo::cargo_bin!("agent-guard")),
-            other => panic!("unknown binary {other}"),
-        };
+    pub fn std_cmd(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &self.fixture.home)
@@ -73,23 +78,41 @@ impl TestEnv {
         cmd
     }
 
-    /// A command for any program (`unshare`, `sh`, a harness) with the same clean
-    /// environment as [`TestEnv::cmd`].
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "test configuration from the environment"
-    )]
-    pub fn std_cmd(&self, program: &str) -> std::process::Command {
-        let mut cmd = std::process::Command::new(program);
-        cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.fixture.home)
-            .env("TMPDIR", std::env::temp_dir())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("AGENT_GUARD_SESSION", "it")
-            .current_dir(&self.fixture.ws);
-        cmd
+    /// Writes `content` to the workspace path `rel`, creating its parent directories.
+    pub fn write(&self, rel: impl AsRef<Path>, content: impl AsRef<[u8]>) {
+        let path = self.ws().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    /// The text of the workspace file `rel`.
+    pub fn read(&self, rel: impl AsRef<Path>) -> String {
+        std::fs::read_to_string(self.ws().join(rel)).unwrap()
+    }
+
+    /// Runs `agent-guard <args>` with the environment variable `key` set to `value`, and
+    /// returns its output, whatever its exit status.
+    pub fn ag_with(&self, key: &str, value: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Output {
+        self.cmd("agent-guard")
+            .env(key, value)
+            .args(args)
+            .output()
+            .expect("agent-guard runs")
+    }
+
+    /// Runs `agent-guard <args>` and returns its output, whatever its exit status.
+    pub fn ag(&self, args: &[&str]) -> Output {
+        self.cmd("agent-guard")
+            .args(args)
+            .output()
+            .expect("agent-guard runs")
+    }
+
+    /// Runs `agent-guard <args>`, asserts that it succeeds, and returns its output.
+    pub fn ag_ok(&self, args: &[&str]) -> Output {
+        let output = self.ag(args);
+        assert!(output.status.success(), "agent-guard {args:?}: {output:?}");
+        output
     }
 
     /// Runs `check --json -- <command>` and returns the parsed report.
@@ -105,6 +128,46 @@ impl TestEnv {
         );
         serde_json::from_slice(&output.stdout).expect("one JSON object on stdout")
     }
+}
+
+/// Runs `cmd` with the fault point `point` armed and asserts that the process died there
+/// (killed: no exit code).
+pub fn die_at(cmd: &mut Command, point: &str) {
+    let crashed = cmd.env("AGENT_GUARD_FAULT", point).output().unwrap();
+    assert_eq!(
+        crashed.status.code(),
+        None,
+        "{point}: the process must die at the fault point: {crashed:?}"
+    );
+}
+
+/// Parses a command's stdout as one JSON value.
+pub fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+/// Runs `git <args>` in `dir` without the user's or the system's configuration, committing
+/// as `t`; asserts that it succeeds and returns its stdout.
+pub fn git_in(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// [`git_in`] the workspace.
+pub fn git(env: &TestEnv, args: &[&str]) -> String {
+    git_in(env.ws(), args)
 }
 
 /// Lists every path under `root` (relative), sorted.
@@ -203,14 +266,34 @@ pub fn run_shell(env: &TestEnv, command: &str) {
 
 /// Runs `agent-guard check --enforce --json -- <command>`; returns (exit code, report).
 pub fn enforce(env: &TestEnv, command: &str) -> (i32, serde_json::Value) {
-    let output = env
-        .cmd("agent-guard")
-        .args(["check", "--enforce", "--json", "--", command])
-        .output()
-        .unwrap();
-    let report = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
-    (output.status.code().unwrap(), report)
+    code_and_json(&env.ag(&["check", "--enforce", "--json", "--", command]))
+}
+
+/// [`enforce`] with `--dialect <dialect>`.
+pub fn enforce_in(env: &TestEnv, dialect: &str, command: &str) -> (i32, serde_json::Value) {
+    let args = [
+        "check",
+        "--enforce",
+        "--json",
+        "--dialect",
+        dialect,
+        "--",
+        command,
+    ];
+    code_and_json(&env.ag(&args))
+}
+
+/// A finished command's exit code and its stdout as JSON.
+pub fn code_and_json(output: &Output) -> (i32, serde_json::Value) {
+    (output.status.code().unwrap(), json(output))
+}
+
+/// The restorable transactions of a `list --json` that are no restore's backup, in its order.
+pub fn restorable_txids(list: &serde_json::Value) -> Vec<String> {
+    let restorable = |t: &&serde_json::Value| t["state"] == "RESTORABLE" && t["backup"] != true;
+    let transactions = list["transactions"].as_array().unwrap();
+    let txid = |t: &serde_json::Value| t["txid"].as_str().unwrap().to_owned();
+    transactions.iter().filter(restorable).map(txid).collect()
 }
 
 /// The txids of a report's compensations.

@@ -9,7 +9,7 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 
-use crate::support::{TestEnv, enforce};
+use crate::support::{TestEnv, enforce, git_in, json};
 
 /// Every entry below `root` (`.git` included): kind, permission bits and content. Git
 /// ignores `node_modules/`: a regenerable artifact, which checkpoints do not keep
@@ -40,23 +40,6 @@ fn full_tree(root: &Path) -> BTreeMap<Vec<u8>, (&'static str, u32, Vec<u8>)> {
     out
 }
 
-/// Runs the real `git` in `ws` with a test identity and no user or system configuration.
-pub(crate) fn git(ws: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git")
-        .args(args)
-        .current_dir(ws)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 fn sh(env: &TestEnv, command: &str) {
     let status = std::process::Command::new("sh")
         .args(["-c", command])
@@ -74,15 +57,15 @@ fn sh(env: &TestEnv, command: &str) {
 fn rich_repository(env: &TestEnv) {
     let ws = env.ws();
     std::fs::write(ws.join("a.txt"), "one\n").unwrap();
-    git(ws, &["add", "a.txt"]);
-    git(ws, &["commit", "-qm", "one"]);
-    git(ws, &["gc", "-q"]);
+    git_in(ws, &["add", "a.txt"]);
+    git_in(ws, &["commit", "-qm", "one"]);
+    git_in(ws, &["gc", "-q"]);
     std::fs::write(ws.join("a.txt"), "two\n").unwrap();
-    git(ws, &["commit", "-qam", "two"]);
-    git(ws, &["branch", "feature"]);
+    git_in(ws, &["commit", "-qam", "two"]);
+    git_in(ws, &["branch", "feature"]);
     std::fs::write(ws.join("a.txt"), "stashed\n").unwrap();
-    git(ws, &["stash", "-q"]);
-    git(ws, &["config", "user.name", "Local Name"]);
+    git_in(ws, &["stash", "-q"]);
+    git_in(ws, &["config", "user.name", "Local Name"]);
     let hook = ws.join(".git/hooks/pre-commit");
     std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -94,11 +77,11 @@ fn rich_repository(env: &TestEnv) {
 /// What `git` says about the repository: every ref, the stash, the status and the config.
 fn git_view(ws: &Path) -> Vec<String> {
     vec![
-        git(ws, &["for-each-ref", "--format=%(refname) %(objectname)"]),
-        git(ws, &["stash", "list"]),
-        git(ws, &["status", "--porcelain", "--untracked-files=all"]),
-        git(ws, &["config", "--local", "--list"]),
-        git(ws, &["log", "--all", "--format=%H %s"]),
+        git_in(ws, &["for-each-ref", "--format=%(refname) %(objectname)"]),
+        git_in(ws, &["stash", "list"]),
+        git_in(ws, &["status", "--porcelain", "--untracked-files=all"]),
+        git_in(ws, &["config", "--local", "--list"]),
+        git_in(ws, &["log", "--all", "--format=%H %s"]),
     ]
 }
 
@@ -116,12 +99,7 @@ fn a_script_that_deletes_everything_git_included_is_undone_byte_for_byte() {
         full_tree(env.ws()).is_empty(),
         "the script deletes everything"
     );
-    let undo = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
-    assert!(undo.status.success(), "{undo:?}");
+    env.ag_ok(&["undo", "--json"]);
     let after = full_tree(env.ws());
     let missing: Vec<_> = before
         .keys()
@@ -136,7 +114,7 @@ fn a_script_that_deletes_everything_git_included_is_undone_byte_for_byte() {
         .collect();
     assert!(extra.is_empty(), "left behind: {extra:?}");
     assert_eq!(git_view(env.ws()), view);
-    git(env.ws(), &["fsck", "--full", "--strict"]);
+    git_in(env.ws(), &["fsck", "--full", "--strict"]);
 }
 
 #[test]
@@ -145,18 +123,13 @@ fn a_script_that_replaces_the_repository_gets_the_old_one_back() {
     rich_repository(&env);
     let script = "rm -rf .git && git init -q && git add -A && \
                   git -c user.name=x -c user.email=x@x commit -qm replaced";
-    std::fs::write(env.ws().join("reinit.sh"), script).unwrap();
+    env.write("reinit.sh", script);
     let before = full_tree(env.ws());
     let view = git_view(env.ws());
     let (exit, report) = enforce(&env, "sh reinit.sh");
     assert_eq!(exit, 0, "{report}");
     sh(&env, "sh reinit.sh");
-    let undo = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
-    assert!(undo.status.success(), "{undo:?}");
+    let undo = env.ag_ok(&["undo", "--json"]);
     let after = full_tree(env.ws());
     // Every file is back byte for byte (the new repository's objects may stay: they are
     // unreferenced, and an object never changes what a repository means).
@@ -169,9 +142,9 @@ fn a_script_that_replaces_the_repository_gets_the_old_one_back() {
         );
     }
     assert_eq!(git_view(env.ws()), view);
-    git(env.ws(), &["fsck", "--full"]);
+    git_in(env.ws(), &["fsck", "--full"]);
     // What the script made is kept in a new transaction, not deleted.
-    let undo: serde_json::Value = serde_json::from_slice(&undo.stdout).unwrap();
+    let undo = json(&undo);
     assert!(
         !undo["backup_txids"].as_array().unwrap().is_empty(),
         "{undo}"
@@ -205,11 +178,7 @@ fn the_objects_are_kept_once_by_hard_link_and_an_unchanged_repository_costs_noth
     let first: Vec<String> = crate::support::txids(&report);
     let (_, again) = enforce(&env, "python3 -c pass");
     let show = |txid: &str| -> serde_json::Value {
-        let output = env
-            .cmd("agent-guard")
-            .args(["show", "--json", txid])
-            .output()
-            .unwrap();
+        let output = env.ag(&["show", "--json", txid]);
         serde_json::from_slice(&output.stdout).unwrap()
     };
     let a = show(&first[0]);
@@ -229,25 +198,18 @@ fn the_guards_own_refs_come_back_with_the_repository_and_their_undo_still_works(
     let (exit, report) = enforce(&env, "git reset --hard");
     assert_eq!(exit, 0, "{report}");
     sh(&env, "git reset -q --hard");
-    let own = git(env.ws(), &["for-each-ref", "refs/agent-guard/"]);
+    let own = git_in(env.ws(), &["for-each-ref", "refs/agent-guard/"]);
     assert!(!own.is_empty(), "the snapshot keeps a ref: {report}");
     let (exit, report) = enforce(&env, "sh wipe.sh");
     assert_eq!(exit, 0, "{report}");
     sh(&env, "sh wipe.sh");
-    let undo = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
-    assert!(undo.status.success(), "{undo:?}");
-    assert_eq!(git(env.ws(), &["for-each-ref", "refs/agent-guard/"]), own);
+    env.ag_ok(&["undo", "--json"]);
+    assert_eq!(
+        git_in(env.ws(), &["for-each-ref", "refs/agent-guard/"]),
+        own
+    );
     // The earlier command is still undoable: its snapshot brings the dirty file back.
-    let undo = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
-    assert!(undo.status.success(), "{undo:?}");
+    env.ag_ok(&["undo", "--json"]);
     assert_eq!(std::fs::read(env.ws().join("a.txt")).unwrap(), dirty);
 }
 
@@ -260,7 +222,7 @@ fn gc_frees_the_mirrored_objects_the_repository_no_longer_has() {
     assert_eq!(exit, 0, "{report}");
     // git packs the loose objects and deletes them (and the old pack): the mirror is then
     // their only name.
-    git(env.ws(), &["gc", "-q", "--prune=now"]);
+    git_in(env.ws(), &["gc", "-q", "--prune=now"]);
     let mirror = env.trash().join("checkpoints/git-objects");
     let names = |min: u64| {
         walkdir::WalkDir::new(&mirror)
@@ -271,16 +233,11 @@ fn gc_frees_the_mirrored_objects_the_repository_no_longer_has() {
     };
     let orphans = names(1) - names(2);
     assert!(orphans > 0, "git gc left objects only in the mirror");
-    let gc = env
-        .cmd("agent-guard")
-        .args(["gc", "--execute", "--all", "--now", "--yes", "--json"])
-        .output()
-        .unwrap();
-    assert!(gc.status.success(), "{gc:?}");
+    env.ag_ok(&["gc", "--execute", "--all", "--now", "--yes", "--json"]);
     assert_eq!(
         names(1),
         names(2),
         "only what .git still has stays mirrored"
     );
-    git(env.ws(), &["fsck", "--full"]);
+    git_in(env.ws(), &["fsck", "--full"]);
 }

@@ -115,11 +115,7 @@ fn round_trip(row: &Row) -> Result<(), String> {
     if snapshot(ws, times) == before {
         return Err("cmd.exe changed nothing".to_owned());
     }
-    let undo = env
-        .cmd("agent-guard")
-        .args(["undo", "--json"])
-        .output()
-        .unwrap();
+    let undo = env.ag(&["undo", "--json"]);
     if !undo.status.success() {
         return Err(format!("undo: {undo:?}"));
     }

@@ -1,28 +1,14 @@
 use super::lex;
 use crate::ast::{LexErrorKind, RedirectOp, Script, Separator, SimpleCommand, WordPart};
+use crate::test_support;
 
 /// Each command's words: literal text, or `<raw>` for a word with opaque parts.
 fn words(src: &str) -> Vec<Vec<String>> {
-    let script = lex(src);
-    script
-        .commands
-        .iter()
-        .map(|c| {
-            c.words
-                .iter()
-                .map(|w| {
-                    w.literal_text()
-                        .unwrap_or_else(|| format!("<{}>", w.raw(src)))
-                })
-                .collect()
-        })
-        .collect()
+    test_support::words(&lex(src), src)
 }
 
 fn ok(src: &str) -> Script {
-    let script = lex(src);
-    assert_eq!(script.error, None, "{src}");
-    script
+    test_support::ok(lex(src), src)
 }
 
 fn find<'a>(script: &'a Script, src: &str, head: &str) -> &'a SimpleCommand {

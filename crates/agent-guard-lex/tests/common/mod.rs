@@ -3,6 +3,7 @@
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use agent_guard_lex::{Script, Word};
+use proptest::prelude::*;
 
 /// A span is in bounds and on char boundaries.
 pub(crate) fn check_span(text: &str, start: usize, end: usize, what: &str) {
@@ -22,6 +23,36 @@ pub(crate) fn check_span(text: &str, start: usize, end: usize, what: &str) {
         text.is_char_boundary(end),
         "{what}: end {end} not a char boundary in {text:?}"
     );
+}
+
+/// Text of `count` pieces drawn from `pieces`.
+pub(crate) fn pieces_of(
+    pieces: &'static [&'static str],
+    count: std::ops::Range<usize>,
+) -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(pieces), count).prop_map(|v| v.concat())
+}
+
+/// The span check of the Windows dialects, whose words have no nested parts: every span is
+/// in bounds and on char boundaries; top-level commands are ordered and do not overlap.
+pub(crate) fn check_flat_spans(text: &str, script: &Script) {
+    check_spans_with(text, script, check_flat_word);
+}
+
+/// Quotes one argument by putting `escape` before each of its characters in `special`; an
+/// empty argument is `empty`.
+pub(crate) fn escape_each(arg: &str, special: &str, escape: char, empty: &str) -> String {
+    if arg.is_empty() {
+        return empty.into();
+    }
+    let mut out = String::new();
+    for c in arg.chars() {
+        if special.contains(c) {
+            out.push(escape);
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A word's span (the Windows dialects' words have no nested parts to check).
@@ -101,4 +132,67 @@ pub(crate) fn single_command_argv(line: &str, lex: fn(&str) -> Script) -> Vec<Op
         "{line}"
     );
     cmd.words.iter().map(Word::literal_text).collect()
+}
+
+/// The robustness properties every lexer has: it never panics on arbitrary text or on text
+/// of up to 120 of its metacharacters (`$meta`; the test is named `$meta_test`), repeated
+/// fragments finish, random stacks of the constructs that nest (`$openers`) reach the depth
+/// limit without overflowing a test thread's 2 MiB stack, and each of `$patterns` repeated up
+/// to 100 000 times finishes. Every result is checked with the calling file's `check_spans`;
+/// `lex` is the calling file's lexer.
+macro_rules! robustness_properties {
+    ($meta_test:ident, $meta:expr, $openers:expr, $patterns:expr) => {
+        /// Pathological input must finish (no hang, no stack overflow).
+        #[test]
+        fn pathological_input_finishes() {
+            common::pathological_input_finishes($patterns, lex, check_spans);
+        }
+
+        proptest! {
+            #[test]
+            fn never_panics_on_arbitrary_text(text in any::<String>()) {
+                let script = lex(&text);
+                check_spans(&text, &script);
+            }
+
+            #[test]
+            fn $meta_test(text in common::pieces_of($meta, 0..120)) {
+                let script = lex(&text);
+                check_spans(&text, &script);
+            }
+
+            #[test]
+            fn repeated_fragments_finish(
+                fragment in common::pieces_of($meta, 0..120),
+                n in 0usize..2_000,
+            ) {
+                let text = fragment.repeat(n.min(20_000 / fragment.len().max(1)));
+                let script = lex(&text);
+                check_spans(&text, &script);
+            }
+
+            #[test]
+            fn random_deep_nesting_stays_on_the_stack(
+                openers in prop::collection::vec(prop::sample::select($openers), 40..300),
+            ) {
+                let text = openers.concat();
+                let script = lex(&text);
+                check_spans(&text, &script);
+            }
+        }
+    };
+}
+pub(crate) use robustness_properties;
+
+/// Joins `argv` into one line, each argument quoted with `quote`, and checks that `lex` reads
+/// it back as exactly `argv`: one plain command of literal words.
+pub(crate) fn quoting_round_trips(
+    argv: &[String],
+    quote: fn(&str) -> String,
+    lex: fn(&str) -> Script,
+) -> Result<(), TestCaseError> {
+    let line = argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
+    let expected: Vec<Option<String>> = argv.iter().cloned().map(Some).collect();
+    prop_assert_eq!(single_command_argv(&line, lex), expected, "{}", line);
+    Ok(())
 }

@@ -25,6 +25,52 @@ pub(crate) fn txid(n: u32) -> TxId {
     TxId::generated("20261130-120000", n).unwrap()
 }
 
+/// `store`, with the caller's intent (the audit log's, synced in flight) failed to become
+/// durable: nothing may take effect.
+pub(crate) fn undurable(store: &Quarantine) -> Quarantine {
+    let failed = agent_guard_fsops::SyncInFlight::done(Err("disk gone".to_owned()));
+    store.clone().with_before_effect(failed)
+}
+
+/// `store`, with the caller's intent synced in flight on a real file, `log`.
+pub(crate) fn durable(store: &Quarantine, log: &Path) -> Quarantine {
+    let log = std::fs::File::create(log).unwrap();
+    store
+        .clone()
+        .with_before_effect(agent_guard_fsops::SyncInFlight::start(log))
+}
+
+/// Whether a skipped item's `reason` is that the caller's intent did not become durable.
+pub(crate) fn not_durable(reason: &str) -> bool {
+    reason.contains("audit intent is not durable")
+}
+
+/// A hand-built `relocate` record: transaction `id` moved `origin` (of `kind`) to `trash`
+/// at `ts`.
+pub(crate) fn relocated(
+    id: &str,
+    origin: impl Into<PathBuf>,
+    trash: impl Into<PathBuf>,
+    kind: Option<ItemKind>,
+    ts: String,
+) -> Record {
+    Record::Relocate(Relocated {
+        txid: id.to_owned(),
+        origin_path: StoredPath::new(origin),
+        trash_path: StoredPath::new(trash),
+        kind,
+        size: None,
+        mode: None,
+        mtime: None,
+        method: None,
+        digest: None,
+        recovered_from_intent: false,
+        origin_leftovers: false,
+        ts,
+        schema: MANIFEST_SCHEMA,
+    })
+}
+
 /// A temporary root holding a workspace `ws/` and its quarantine `ws/.agent-trash`.
 pub(crate) struct Env {
     _dir: tempfile::TempDir,
@@ -138,25 +184,10 @@ impl Env {
             .unwrap();
     }
 
-    /// Appends a hand-built `relocate` record.
+    /// Appends a hand-built `relocate` record of a file.
     pub(crate) fn record(&self, id: &str, origin: impl Into<PathBuf>, trash: impl Into<PathBuf>) {
-        self.store
-            .append(&[Record::Relocate(Relocated {
-                txid: id.to_owned(),
-                origin_path: StoredPath::new(origin),
-                trash_path: StoredPath::new(trash),
-                kind: Some(ItemKind::File),
-                size: None,
-                mode: None,
-                mtime: None,
-                method: None,
-                digest: None,
-                recovered_from_intent: false,
-                origin_leftovers: false,
-                ts: self.store.now(),
-                schema: MANIFEST_SCHEMA,
-            })])
-            .unwrap();
+        let record = relocated(id, origin, trash, Some(ItemKind::File), self.store.now());
+        self.store.append(&[record]).unwrap();
     }
 
     /// Puts a file into the quarantine by hand: `<trash>/<id>/<rel>` with `content`, and a
