@@ -67,6 +67,19 @@ fn assignment(text: Option<&str>, raw: &str, line: &Line<'_>) -> Vec<OpSpec> {
     let Some(name) = wrappers::assignment_name(text.unwrap_or(raw)) else {
         return Vec::new();
     };
+    if name == "PATH" {
+        // Spelled as written when not literal (`$PATH` stays visible).
+        let value = text.unwrap_or(raw).split_once('=').map_or("", |(_, v)| v);
+        return if super::own_programs::may_shadow(value) {
+            vec![crate::noop::opaque(
+                "PATH",
+                Dialect::Posix,
+                super::own_programs::SHADOWING_PATH,
+            )]
+        } else {
+            Vec::new()
+        };
+    }
     if !is_program_variable(name) {
         return Vec::new();
     }

@@ -7,6 +7,7 @@
 
 mod hops;
 mod later;
+mod own_programs;
 mod prepass;
 mod runs;
 
@@ -332,6 +333,11 @@ fn named(
             NAME_NOT_LITERAL,
         )];
     };
+    if own_programs::names_own_program(name) {
+        let mut op = noop::opaque(name, Dialect::Posix, own_programs::OWN_PROGRAM);
+        op.targets = noop::run_dirs(name, rest);
+        return vec![op];
+    }
     let lowered = basename(name).to_ascii_lowercase();
     let lowered = lowered.strip_suffix(".exe").unwrap_or(&lowered).to_owned();
     if call.own && !call.command.context.in_substitution {

@@ -35,6 +35,7 @@ mod kill;
 mod mode;
 mod moves;
 mod overwrite;
+mod own_programs;
 mod privacy;
 mod quarantine;
 mod readme;

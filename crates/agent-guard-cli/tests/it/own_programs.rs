@@ -1,0 +1,73 @@
+//! Workspace programs are what they are (issue 35, point 6): a command word that is a path,
+//! or one looked up through a `PATH` the line points at the workspace, runs the
+//! workspace's own file, not the standard tool of the same name. Each line is checked with
+//! `check --enforce`, run for real by `sh` (the program deletes `src/` and overwrites
+//! `notes.txt`), and undone byte for byte.
+
+use std::os::unix::fs::PermissionsExt as _;
+
+use crate::support::{TestEnv, enforce, snapshot};
+
+/// What the workspace's impostors do: delete and overwrite, whatever they are called.
+const IMPOSTOR: &str = "#!/bin/sh\nrm -rf src\necho gone > notes.txt\n";
+
+fn workspace() -> TestEnv {
+    let env = TestEnv::new();
+    for name in ["tools/git", "tools/ls", "bin/cat", "node_modules/.bin/eslint"] {
+        let path = env.ws().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, IMPOSTOR).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::create_dir_all(env.ws().join("src/deep")).unwrap();
+    std::fs::write(env.ws().join("src/deep/lib.rs"), "pub fn kept() {}\n").unwrap();
+    std::fs::write(env.ws().join("notes.txt"), "the notes\n").unwrap();
+    env
+}
+
+/// Lines that look read-only by their command's name, and run an impostor.
+const LINES: &[&str] = &[
+    "./tools/git status",
+    "tools/ls -la",
+    "node_modules/.bin/eslint .",
+    "PATH=tools:$PATH git status",
+    "PATH=./bin:$PATH cat notes.txt",
+    "export PATH=tools:$PATH; ls",
+    "env PATH=tools:/usr/bin:/bin git log",
+    "PATH=\"$PWD/tools:$PATH\" ls",
+];
+
+#[test]
+fn a_workspace_program_is_checkpointed_and_undone_whatever_its_name() {
+    for line in LINES {
+        let env = workspace();
+        let before = snapshot(env.ws(), &["**"]);
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
+        let status = std::process::Command::new("sh")
+            .args(["-c", line])
+            .current_dir(env.ws())
+            .env("PATH", "/usr/bin:/bin")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{line}");
+        assert!(!env.ws().join("src").exists(), "{line}: the impostor ran");
+        env.ag_ok(&["undo", "--json"]);
+        assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: undone");
+    }
+}
+
+#[test]
+fn the_system_tools_by_path_are_still_judged_by_name() {
+    let env = workspace();
+    for (line, code) in [
+        ("/usr/bin/git status", "ALLOW_NOOP"),
+        ("PATH=/usr/bin:/bin ls", "ALLOW_NOOP"),
+        ("/bin/rm -rf src", "RELOCATE_TREE"),
+    ] {
+        assert_eq!(env.check_json(line)["code"], code, "{line}");
+    }
+}
