@@ -86,6 +86,14 @@ fn command_ops(
         }
         break (toks, text);
     };
+    // `del.\x` is the builtin with its argument glued on, not a path.
+    if windows::names_own_program(&head_text) && !glued_deleter(&head_text) {
+        return vec![crate::noop::opaque(
+            &head_text,
+            Dialect::Cmd,
+            windows::OWN_PROGRAM,
+        )];
+    }
     let name = windows::program_name(&head_text);
     if !command.context.in_substitution {
         positions.note_windows_command(&name, index);
@@ -193,6 +201,8 @@ fn by_name(
         "forfiles" => windows::later::forfiles(args, line.nesting, Dialect::Cmd),
         "doskey" => windows::later::doskey(command, line.source, line.nesting),
         "set" => windows::later::set(args, Dialect::Cmd),
+        // `path DIR;…` sets PATH (`path` alone prints it).
+        "path" if !args.is_empty() => windows::later::variable("PATH", None, Dialect::Cmd),
         _ if glued_deleter(head_text) => vec![windows::unknown(
             name,
             Dialect::Cmd,

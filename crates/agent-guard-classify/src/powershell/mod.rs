@@ -140,6 +140,13 @@ fn words(
             program_assignment(command, line)
         };
     };
+    if windows::names_own_program(head_text) && !module_qualified(head_text) {
+        return vec![crate::noop::opaque(
+            head_text,
+            Dialect::PowerShell,
+            windows::OWN_PROGRAM,
+        )];
+    }
     let name = windows::program_name(head_text);
     if !command.context.in_substitution {
         positions.note_windows_command(&name, index);
@@ -308,6 +315,19 @@ fn is_module_file(module: &str) -> bool {
     module.contains(['/', '\\'])
         || module.to_ascii_lowercase().ends_with(".psm1")
         || module.to_ascii_lowercase().ends_with(".ps1")
+}
+
+/// A module-qualified command name (`Microsoft.PowerShell.Management\Remove-Item`): one
+/// `\` between a module name and a `Verb-Noun`, not a path.
+fn module_qualified(text: &str) -> bool {
+    let Some((module, command)) = text.split_once('\\') else {
+        return false;
+    };
+    !module.is_empty()
+        && !module.starts_with('.')
+        && !module.contains([':', '/', '~'])
+        && command.contains('-')
+        && !command.contains(['\\', '/'])
 }
 
 /// `$env:GIT_EDITOR = '…'`: a program variable set to destructive words (or to a value

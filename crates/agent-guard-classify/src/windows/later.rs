@@ -156,6 +156,15 @@ pub(crate) fn set(args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
 pub(crate) fn variable(name: &str, value: Option<&str>, dialect: Dialect) -> Vec<OpSpec> {
     let lowered = name.trim().to_ascii_lowercase();
     let lowered = lowered.strip_prefix("$env:").unwrap_or(&lowered);
+    if lowered == "path" {
+        // A command after it may run a program of the workspace (issue 35, point 6).
+        return vec![crate::noop::opaque(
+            "PATH",
+            dialect,
+            "PATH is changed: a command after it may run a program of the workspace instead \
+             of the standard tool",
+        )];
+    }
     if !PROGRAM_VARIABLES.contains(&lowered) {
         return Vec::new();
     }

@@ -109,6 +109,29 @@ fn owners(script: &Script) -> Vec<Option<usize>> {
     out
 }
 
+/// The directories whose programs are Windows' own, lower-cased with `/`: a command word
+/// that is a path into one of them is judged by its name.
+const SYSTEM_DIRS: &[&str] = &[
+    "c:/windows",
+    "c:/windows/system32",
+    "c:/windows/syswow64",
+    "c:/windows/system32/windowspowershell/v1.0",
+];
+
+/// Why a path-named program is opaque (issue 35, point 6).
+pub(crate) const OWN_PROGRAM: &str = "a program named by its path runs the file at that path, \
+     not the standard tool of the same name";
+
+/// Returns `true` if the command word `text` is a path (`.\tools\git.exe`, `tools/ls`) to
+/// a program outside Windows' own directories: it runs that file, whatever its name.
+pub(crate) fn names_own_program(text: &str) -> bool {
+    let normalised = text.replace('\\', "/").to_ascii_lowercase();
+    let Some((dir, _)) = normalised.rsplit_once('/') else {
+        return false;
+    };
+    !SYSTEM_DIRS.contains(&dir.trim_end_matches('/'))
+}
+
 /// Returns the normalised program name: the last path component, lower-cased, without
 /// `.exe` (`C:\Windows\System32\CMD.EXE` → `cmd`).
 pub(crate) fn program_name(text: &str) -> String {
