@@ -13,7 +13,12 @@ const IMPOSTOR: &str = "#!/bin/sh\nrm -rf src\necho gone > notes.txt\n";
 
 fn workspace() -> TestEnv {
     let env = TestEnv::new();
-    for name in ["tools/git", "tools/ls", "bin/cat", "node_modules/.bin/eslint"] {
+    for name in [
+        "tools/git",
+        "tools/ls",
+        "bin/cat",
+        "node_modules/.bin/eslint",
+    ] {
         let path = env.ws().join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, IMPOSTOR).unwrap();
