@@ -21,24 +21,37 @@ use std::path::Path;
 
 use gix_index::entry::Mode;
 
-/// One index entry.
-type Entry = gix_index::Entry;
+/// One index entry, as the lookups need it: twelve bytes where `gix_index::Entry` (with its
+/// stat data and id) takes about ninety, so the binary searches of a walk over a
+/// 100,000-entry index stay in the cache.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    /// Where the path lies in [`IndexFile::paths`].
+    start: u32,
+    len: u32,
+    /// The file mode's bits (`gix_index::entry::Mode`).
+    mode: u32,
+    /// The merge stage (0 when resolved).
+    stage: u8,
+}
+
+impl Entry {
+    /// The merge stage (0 when resolved).
+    #[cfg(test)]
+    pub(crate) fn stage(&self) -> u8 {
+        self.stage
+    }
+}
 
 /// The entries of an index file, in the file's order (sorted by path, then stage).
 ///
 /// Lookups narrow a [`IndexSpan`] (a run of consecutive entries) directory by directory,
 /// so a walk that descends the tree searches only the entries of the directory it is in.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct IndexFile {
-    state: gix_index::State,
-}
-
-impl Default for IndexFile {
-    fn default() -> IndexFile {
-        IndexFile {
-            state: gix_index::State::new(gix_hash::Kind::Sha1),
-        }
-    }
+    paths: Vec<u8>,
+    entries: Vec<Entry>,
+    sparse: bool,
 }
 
 impl IndexFile {
@@ -59,7 +72,27 @@ impl IndexFile {
         let Ok(file) = gix_index::File::at(path, gix_hash::Kind::Sha1, true, options) else {
             return Ok(None);
         };
-        Ok(Some(IndexFile { state: file.into() }))
+        let state = gix_index::State::from(file);
+        let sparse = state.is_sparse();
+        let (entries, paths) = state.into_entries();
+        let base = paths.as_ptr() as usize;
+        let entries = entries
+            .iter()
+            .map(|e| {
+                let path = e.path_in(&paths);
+                Entry {
+                    start: u32::try_from(path.as_ptr() as usize - base).unwrap_or(u32::MAX),
+                    len: u32::try_from(path.len()).unwrap_or(0),
+                    mode: e.mode.bits(),
+                    stage: u8::try_from(e.stage_raw()).unwrap_or(0),
+                }
+            })
+            .collect();
+        Ok(Some(IndexFile {
+            paths,
+            entries,
+            sparse,
+        }))
     }
 
     /// Reads the index of `repo`: on `gix-index` when it can, else through libgit2 (which
@@ -79,32 +112,30 @@ impl IndexFile {
     /// Copies libgit2's entries, sorted by path bytes (libgit2 sorts case-insensitively when
     /// the repository ignores case).
     fn from_libgit2(index: &git2::Index) -> IndexFile {
-        let mut state = gix_index::State::new(gix_hash::Kind::Sha1);
-        let mut entries: Vec<_> = index.iter().collect();
-        entries.sort_by(|a, b| a.path.cmp(&b.path).then(stage(a).cmp(&stage(b))));
-        for entry in entries {
-            let flags = gix_index::entry::Flags::from_stage(match stage(&entry) {
-                1 => gix_index::entry::Stage::Base,
-                2 => gix_index::entry::Stage::Ours,
-                3 => gix_index::entry::Stage::Theirs,
-                _ => gix_index::entry::Stage::Unconflicted,
+        let mut file = IndexFile::default();
+        for entry in index.iter() {
+            let start = file.paths.len();
+            file.paths.extend_from_slice(&entry.path);
+            file.entries.push(Entry {
+                start: u32::try_from(start).unwrap_or(u32::MAX),
+                len: u32::try_from(entry.path.len()).unwrap_or(0),
+                mode: entry.mode,
+                stage: u8::try_from(stage(&entry)).unwrap_or(0),
             });
-            state.dangerously_push_entry(
-                gix_index::entry::Stat::default(),
-                gix_hash::ObjectId::null(gix_hash::Kind::Sha1),
-                flags,
-                Mode::from_bits_truncate(entry.mode),
-                entry.path.as_slice().into(),
-            );
         }
-        IndexFile { state }
+        let paths = std::mem::take(&mut file.paths);
+        let path = |e: &Entry| &paths[e.start as usize..(e.start + e.len) as usize];
+        file.entries
+            .sort_by(|a, b| path(a).cmp(path(b)).then(a.stage.cmp(&b.stage)));
+        file.paths = paths;
+        file
     }
 
     /// The span of every entry.
     pub fn all(&self) -> IndexSpan {
         IndexSpan {
             start: 0,
-            end: self.state.entries().len(),
+            end: self.entries.len(),
         }
     }
 
@@ -114,7 +145,7 @@ impl IndexFile {
         if dir.is_empty() {
             return within;
         }
-        let entries = &self.state.entries()[within.start..within.end];
+        let entries = &self.entries[within.start..within.end];
         let mut key = Vec::with_capacity(dir.len() + 1);
         key.extend_from_slice(dir);
         key.push(b'/');
@@ -128,7 +159,7 @@ impl IndexFile {
 
     /// Returns `true` if an entry inside `within` (any stage) has exactly the path `path`.
     pub fn contains(&self, within: IndexSpan, path: &[u8]) -> bool {
-        let entries = &self.state.entries()[within.start..within.end];
+        let entries = &self.entries[within.start..within.end];
         let at = entries.partition_point(|e| self.path(e) < path);
         entries.get(at).is_some_and(|e| self.path(e) == path)
     }
@@ -138,7 +169,7 @@ impl IndexFile {
     /// only the names inside the directory are compared. The walks look up every name they
     /// read this way, so this is the innermost loop of a `git clean` over a large tree.
     pub(crate) fn contains_in(&self, within: IndexSpan, shared: usize, path: &[u8]) -> bool {
-        let entries = &self.state.entries()[within.start..within.end];
+        let entries = &self.entries[within.start..within.end];
         let name = &path[shared.min(path.len())..];
         let rest = |e: &Entry| self.path(e).get(shared..).unwrap_or_default();
         let at = entries.partition_point(|e| compare(rest(e), name) == Ordering::Less);
@@ -157,14 +188,14 @@ impl IndexFile {
     /// its entries, which is the index's order): the common case, the very next entry,
     /// costs one comparison.
     pub fn seek(&self, cursor: &mut IndexCursor, path: &[u8]) -> bool {
-        let entries = &self.state.entries()[cursor.at..cursor.end];
+        let entries = &self.entries[cursor.at..cursor.end];
         let skip = match entries.first() {
             Some(first) if self.path(first) >= path => 0,
             _ => entries.partition_point(|e| self.path(e) < path),
         };
         cursor.at += skip;
         let mut found = false;
-        while cursor.at < cursor.end && self.path(&self.state.entries()[cursor.at]) == path {
+        while cursor.at < cursor.end && self.path(&self.entries[cursor.at]) == path {
             cursor.at += 1;
             found = true;
         }
@@ -190,18 +221,18 @@ impl IndexFile {
     /// Returns `true` if an entry inside `within` with exactly the path `path` is a
     /// submodule (a gitlink).
     pub(crate) fn is_gitlink(&self, within: IndexSpan, path: &[u8]) -> bool {
-        let entries = &self.state.entries()[within.start..within.end];
+        let entries = &self.entries[within.start..within.end];
         let at = entries.partition_point(|e| self.path(e) < path);
         entries[at..]
             .iter()
             .take_while(|e| self.path(e) == path)
-            .any(|e| e.mode == Mode::COMMIT)
+            .any(|e| e.mode == Mode::COMMIT.bits())
     }
 
     /// Returns `true` if an entry is at `path` or below it, comparing without case (ASCII,
     /// as git's `core.ignorecase` does): for a case-folding repository.
     pub fn folded_at_or_below(&self, path: &[u8]) -> bool {
-        self.state.entries().iter().any(|e| {
+        self.entries.iter().any(|e| {
             let entry = self.path(e);
             entry.len() >= path.len()
                 && entry[..path.len()].eq_ignore_ascii_case(path)
@@ -211,33 +242,33 @@ impl IndexFile {
 
     /// Returns `true` if the index is sparse: some entries stand for whole directories.
     pub fn is_sparse(&self) -> bool {
-        self.state.is_sparse()
+        self.sparse
     }
 
     /// Returns `true` if some entry is a submodule (a gitlink).
     pub fn has_gitlink(&self) -> bool {
-        self.state.entries().iter().any(|e| e.mode == Mode::COMMIT)
+        self.entries.iter().any(|e| e.mode == Mode::COMMIT.bits())
     }
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.state.entries().len()
+        self.entries.len()
     }
 
     /// Returns `true` if the index has no entries.
     pub fn is_empty(&self) -> bool {
-        self.state.entries().is_empty()
+        self.entries.is_empty()
     }
 
     /// Every entry, in order.
     #[cfg(test)]
     pub(crate) fn entries(&self) -> &[Entry] {
-        self.state.entries()
+        &self.entries
     }
 
     /// The path of `entry` (repository-relative, `/`-separated).
-    pub(crate) fn path<'a>(&'a self, entry: &Entry) -> &'a [u8] {
-        entry.path(&self.state)
+    pub(crate) fn path(&self, entry: &Entry) -> &[u8] {
+        &self.paths[entry.start as usize..(entry.start + entry.len) as usize]
     }
 }
 

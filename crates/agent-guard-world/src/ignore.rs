@@ -44,10 +44,11 @@ pub(crate) fn git_ignored(world: &RealWorld, path: &Path) -> bool {
     }
     // The index as it is now (a read, never a write), on the same reader as `git clean`'s
     // enumeration; any failure is "tracked".
-    let Ok(index) = agent_guard_git::IndexFile::load(&repo.repo) else {
+    let ignorecase = repo.ignorecase;
+    let Some(index) = repo.index_file() else {
         return false;
     };
-    let tracked = if repo.ignorecase {
+    let tracked = if ignorecase {
         index.folded_at_or_below(&spelled)
     } else {
         index.contains(index.all(), &spelled) || !index.below(index.all(), &spelled).is_empty()

@@ -15,6 +15,12 @@ pub(crate) struct GitRepo {
     pub(crate) ignorecase: bool,
     /// Its ignore rules, read on the first question.
     pub(crate) excludes: Option<agent_guard_git::Excludes>,
+    /// Its index as last read, with the index file's modification time and size then.
+    index: Option<(
+        Option<std::time::SystemTime>,
+        u64,
+        agent_guard_git::IndexFile,
+    )>,
 }
 
 impl GitRepo {
@@ -43,6 +49,23 @@ impl GitRepo {
             workdir,
             ignorecase,
             excludes: None,
+            index: None,
         }
+    }
+
+    /// The index, read once and again only when the file changed (a read, never a write);
+    /// `None` when it cannot be read.
+    pub(crate) fn index_file(&mut self) -> Option<&agent_guard_git::IndexFile> {
+        let stamp = fs_err::metadata(self.repo.path().join("index"))
+            .map_or((None, 0), |m| (m.modified().ok(), m.len()));
+        let fresh = self
+            .index
+            .as_ref()
+            .is_some_and(|(modified, len, _)| (*modified, *len) == stamp);
+        if !fresh {
+            let index = agent_guard_git::IndexFile::load(&self.repo).ok()?;
+            self.index = Some((stamp.0, stamp.1, index));
+        }
+        self.index.as_ref().map(|(_, _, index)| index)
     }
 }
