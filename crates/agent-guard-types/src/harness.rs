@@ -71,7 +71,17 @@ impl Harness {
         Harness::ALL
             .into_iter()
             .find(|h| h.name().eq_ignore_ascii_case(name))
+            .or_else(|| {
+                Harness::ALIASES
+                    .into_iter()
+                    .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
+                    .map(|(_, harness)| harness)
+            })
     }
+
+    /// Other names people call a harness by (`qwen` for Qwen Code), accepted wherever a
+    /// stable name is; the stable name is what is written and shown.
+    pub const ALIASES: [(&'static str, Harness); 1] = [("qwen", Harness::QwenCode)];
 
     /// Whether the harness can put a question to the user itself (native `ask`).
     ///
@@ -108,6 +118,8 @@ mod tests {
     fn names_round_trip() {
         for harness in Harness::ALL {
             assert_eq!(Harness::parse_name(harness.name()), Some(harness));
+            assert_eq!(Harness::parse_name("qwen"), Some(Harness::QwenCode));
+            assert_eq!(Harness::parse_name(" QWEN "), Some(Harness::QwenCode));
             assert_eq!(harness.to_string(), harness.name());
             assert_eq!(
                 serde_json::to_value(harness).unwrap(),

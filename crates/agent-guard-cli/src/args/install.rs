@@ -16,6 +16,17 @@ const HARNESSES: [&str; 10] = [
     "generic",
 ];
 
+/// The harness names, with the other names they are known by (`qwen` for `qwen-code`).
+fn harness_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(HARNESSES.map(|name| {
+        let value = clap::builder::PossibleValue::new(name);
+        agent_guard_types::Harness::ALIASES
+            .iter()
+            .filter(|(_, harness)| harness.name() == name)
+            .fold(value, |value, (alias, _)| value.alias(alias))
+    }))
+}
+
 /// Install agent-guard's hook into a harness's configuration
 ///
 /// Adds one pre-tool hook entry running `'<this binary>' check --enforce --harness HARNESS`
@@ -45,7 +56,7 @@ const HARNESSES: [&str; 10] = [
 ))]
 pub struct InstallArgs {
     /// The harness
-    #[arg(value_name = "HARNESS", value_parser = HARNESSES)]
+    #[arg(value_name = "HARNESS", value_parser = harness_names())]
     pub harness: String,
 
     /// Which configuration to edit
@@ -75,7 +86,7 @@ pub struct InstallArgs {
 ))]
 pub struct UninstallArgs {
     /// The harness
-    #[arg(value_name = "HARNESS", value_parser = HARNESSES)]
+    #[arg(value_name = "HARNESS", value_parser = harness_names())]
     pub harness: String,
 
     /// Which configuration to edit

@@ -930,3 +930,25 @@ fn the_opencode_plugin_runs_a_call_only_on_an_explicit_allow() {
         );
     }
 }
+
+/// `qwen` names Qwen Code (issue 35, point 7): `install qwen` writes the same hook as
+/// `install qwen-code`, with the stable name in the command, and `uninstall qwen` removes it.
+#[test]
+fn qwen_is_a_name_for_qwen_code() {
+    let env = TestEnv::new();
+    ok(&env, &["install", "qwen", "--project"]);
+    let settings = std::fs::read_to_string(env.ws().join(".qwen/settings.json")).unwrap();
+    assert!(
+        settings.contains("--harness qwen-code"),
+        "the stable name is written: {settings}"
+    );
+    let (_, report) = doctor(&env);
+    assert_eq!(
+        check(hook(&report, "qwen-code", "project"), "hooks-enabled"),
+        "pass"
+    );
+    ok(&env, &["uninstall", "qwen", "--project"]);
+    let settings =
+        std::fs::read_to_string(env.ws().join(".qwen/settings.json")).unwrap_or_default();
+    assert!(!settings.contains("agent-guard"), "{settings}");
+}
