@@ -26,6 +26,15 @@ pub enum ConfigError {
         /// The size limit in bytes.
         limit: u64,
     },
+    /// The project file is not a regular file (a FIFO, a device, a directory): it is not
+    /// read, so it cannot make the guard hang (issue 35).
+    #[error(
+        "`{path}` is not a regular file; remove it, or put the configuration file in its place"
+    )]
+    NotAFile {
+        /// The project file.
+        path: PathBuf,
+    },
     /// The project file is not valid UTF-8.
     #[error("`{path}` is not valid UTF-8")]
     NotUtf8 {

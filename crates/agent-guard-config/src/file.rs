@@ -1,6 +1,7 @@
 //! The project file `.agent-guard.toml`.
 
 use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -135,11 +136,20 @@ pub fn load_config(workspace: &Path) -> Result<Option<ConfigFile>, ConfigError> 
         path: path.clone(),
         source,
     };
-    let file = match fs_err::File::open(&path) {
+    // Opened without blocking (a FIFO planted at the name would block the open until a
+    // writer came) and read only when it is a regular file.
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+        .open(&path)
+    {
         Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(read_error(error)),
     };
+    if !file.metadata().map_err(read_error)?.is_file() {
+        return Err(ConfigError::NotAFile { path });
+    }
     let mut bytes = Vec::new();
     // Read one byte past the limit so that an oversized file is detected without reading it
     // all (the file could be a FIFO or a huge file planted by mistake).
@@ -167,6 +177,28 @@ mod tests {
 
     fn write(dir: &Path, text: &str) {
         fs_err::write(dir.join(CONFIG_FILE_NAME), text).unwrap();
+    }
+
+    #[test]
+    fn a_fifo_at_the_name_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CONFIG_FILE_NAME);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let workspace = dir.path().to_path_buf();
+        std::thread::spawn(move || sender.send(load_config(&workspace)).unwrap());
+        let loaded = receiver
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a FIFO at the config's name must not make the guard hang");
+        assert!(
+            matches!(loaded, Err(ConfigError::NotAFile { .. })),
+            "{loaded:?}"
+        );
     }
 
     #[test]
@@ -282,12 +314,12 @@ deadline_ms = 250
     }
 
     #[test]
-    fn unreadable_path_is_an_error() {
+    fn a_directory_at_the_name_is_not_a_file() {
         let dir = tempfile::tempdir().unwrap();
         fs_err::create_dir(dir.path().join(CONFIG_FILE_NAME)).unwrap();
         assert!(matches!(
             load_config(dir.path()),
-            Err(ConfigError::Read { .. })
+            Err(ConfigError::NotAFile { .. })
         ));
     }
 }
