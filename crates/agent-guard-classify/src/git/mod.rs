@@ -127,6 +127,15 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
                 let mut op = git_op(OpKind::Unknown);
                 op.mark_undeterminable("the git subcommand is not literal");
                 parsed.op = Some(op);
+            } else if args
+                .get(index)
+                .and_then(Arg::known)
+                .is_some_and(|t| !t.starts_with('-') && !BUILTIN_SUBCOMMANDS.contains(&t))
+            {
+                // `git -C dir lg`, `git --exec-path=tools ls`: an alias or an outside program.
+                parsed.op = Some(runs_a_program(
+                    "not a git command the guard knows: an alias or a git-<name> program",
+                ));
             }
             return parsed;
         };
@@ -349,11 +358,144 @@ fn subcommand_op(sub: &str, rest: &[Arg], context: GitContext) -> Option<OpSpec>
         "filter-branch" => Some(runs_a_program(
             "git filter-branch runs filters over the history",
         )),
+        // `git apply [-R]` and `git am` rewrite the files the patch names (`git diff | git
+        // apply -R` throws every uncommitted change away).
+        "apply" | "am" => Some(runs_a_program(
+            "git apply rewrites the files the patch names",
+        )),
+        // Not git's own: an alias set earlier on the line or in a config the guard does not
+        // read, or a `git-<name>` program on PATH.
+        _ if !BUILTIN_SUBCOMMANDS.contains(&sub) => Some(runs_a_program(
+            "not a git command the guard knows: an alias or a git-<name> program",
+        )),
         // Any other printing subcommand told to write its output to a file (`diff`, `log`,
         // `show`, `rev-list`, `shortlog`, `show-branch`, … `--output=FILE`).
         _ => output_file(rest),
     }
 }
+
+/// git's own subcommands (`git help -a`): any other name is an alias or an external
+/// `git-<name>` program, whose effects the guard does not see.
+const BUILTIN_SUBCOMMANDS: &[&str] = &[
+    "add",
+    "annotate",
+    "archive",
+    "bisect",
+    "blame",
+    "branch",
+    "bugreport",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "check-mailmap",
+    "check-ref-format",
+    "checkout",
+    "checkout-index",
+    "cherry",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "column",
+    "commit",
+    "commit-graph",
+    "commit-tree",
+    "config",
+    "count-objects",
+    "credential",
+    "describe",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "difftool",
+    "fast-export",
+    "fast-import",
+    "fetch",
+    "fetch-pack",
+    "filter-branch",
+    "fmt-merge-msg",
+    "for-each-ref",
+    "for-each-repo",
+    "format-patch",
+    "fsck",
+    "gc",
+    "get-tar-commit-id",
+    "grep",
+    "hash-object",
+    "help",
+    "index-pack",
+    "init",
+    "interpret-trailers",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "mailinfo",
+    "mailsplit",
+    "maintenance",
+    "merge",
+    "merge-base",
+    "merge-file",
+    "merge-index",
+    "merge-tree",
+    "mergetool",
+    "mktag",
+    "mktree",
+    "multi-pack-index",
+    "mv",
+    "name-rev",
+    "notes",
+    "pack-objects",
+    "pack-refs",
+    "patch-id",
+    "prune",
+    "prune-packed",
+    "pull",
+    "push",
+    "range-diff",
+    "read-tree",
+    "rebase",
+    "reflog",
+    "remote",
+    "repack",
+    "replace",
+    "rerere",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-index",
+    "show-ref",
+    "sparse-checkout",
+    "stage",
+    "stash",
+    "status",
+    "stripspace",
+    "submodule",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "unpack-file",
+    "unpack-objects",
+    "update-index",
+    "update-ref",
+    "update-server-info",
+    "var",
+    "verify-commit",
+    "verify-pack",
+    "verify-tag",
+    "version",
+    "whatchanged",
+    "worktree",
+    "write-tree",
+    "filter-repo",
+];
 
 /// An opaque-program op for a git subcommand that runs other programs or writes files it
 /// names itself.

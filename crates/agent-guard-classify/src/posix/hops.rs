@@ -59,6 +59,14 @@ pub(super) fn shell(name: &str, rest: &[Arg], call: Call<'_>, line: &mut Line<'_
             if matches!(text, "--help" | "--version") {
                 return Vec::new();
             }
+            // A startup file the shell sources first: code the guard does not read.
+            if text.starts_with("--rcfile") || text.starts_with("--init-file") {
+                return vec![crate::noop::opaque(
+                    name,
+                    Dialect::Posix,
+                    "the shell sources a startup file the guard does not read",
+                )];
+            }
             index += 1 + usize::from(VALUED_LONG.contains(&text));
             continue;
         }

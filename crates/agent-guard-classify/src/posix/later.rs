@@ -43,6 +43,37 @@ const PROGRAM_VARIABLES: &[&str] = &[
     "PROMPT_COMMAND",
 ];
 
+/// Variables whose value makes the next program run code the guard cannot see: a file a
+/// shell sources (`BASH_ENV`, `ENV`), prompts it expands (`PS4` under `set -x`), libraries
+/// the loader injects (`LD_PRELOAD`), and the places git reads its configuration and
+/// helpers from (a config in the workspace can set `core.fsmonitor`). Assigning one makes
+/// the line an opaque program (issue 35, found by an outside review).
+const CODE_VARIABLES: &[&str] = &[
+    "BASH_ENV",
+    "ENV",
+    "PS0",
+    "PS1",
+    "PS2",
+    "PS4",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "GCONV_PATH",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG",
+    "GIT_EXEC_PATH",
+    "GIT_TEMPLATE_DIR",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "ZDOTDIR",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "NODE_OPTIONS",
+    "PERL5OPT",
+    "RUBYOPT",
+];
+
 /// The program variables that name an editor: the file it is handed is a scratch copy.
 const EDITOR_VARIABLES: &[&str] = &[
     "GIT_EDITOR",
@@ -80,6 +111,14 @@ fn assignment(text: Option<&str>, raw: &str, line: &Line<'_>) -> Vec<OpSpec> {
             Vec::new()
         };
     }
+    if CODE_VARIABLES.contains(&name) {
+        return vec![crate::noop::opaque(
+            name,
+            Dialect::Posix,
+            "the variable makes a program run code the guard cannot see (a sourced file, a \
+             prompt, an injected library, a configuration)",
+        )];
+    }
     if !is_program_variable(name) {
         return Vec::new();
     }
@@ -89,10 +128,12 @@ fn assignment(text: Option<&str>, raw: &str, line: &Line<'_>) -> Vec<OpSpec> {
     };
     if name == "GIT_CONFIG_PARAMETERS" {
         // `'alias.x'='!rm …'`: git's own quoting; refused if it has destructive words.
+        // Any other setting may still run code (`core.fsmonitor`, `core.pager`): kept by a
+        // checkpoint.
         return if smells(value) {
             hops::program(None, &note, false, line)
         } else {
-            Vec::new()
+            vec![crate::noop::opaque(name, Dialect::Posix, &note)]
         };
     }
     // git aliases and helpers mark a shell command with a leading `!`.
