@@ -56,15 +56,19 @@ pub(crate) fn keep_then_ask(report: &mut CheckReport, asking: &Asking<'_>) -> bo
         }
     }
     settle(report, compensations, unkept);
-    let record = AuditRecord {
+    asking.audit.durable(&ask_record(report))
+}
+
+/// The durable `ask` record of a question: its intent, with what was kept before it.
+pub(crate) fn ask_record(report: &CheckReport) -> AuditRecord {
+    AuditRecord {
         phase: Some(Phase::Intent),
         reasons: Some([]),
         compensations: Some(compensations_record(
             report.compensations.as_deref().unwrap_or_default(),
         )),
         ..audit_record(report, Event::Ask)
-    };
-    asking.audit.durable(&record)
+    }
 }
 
 /// Puts what was kept and what was not into the report, and the question's sentence.

@@ -6,7 +6,7 @@
 //! failure refuses the command (exit 2), with what was already moved into the quarantine
 //! put back (`put_back`), or, where it cannot go back, still restorable.
 
-use agent_guard_audit::{AuditRecord, CompensationRecord, ErrorLabel, Event, Phase};
+use agent_guard_audit::{AuditRecord, CompensationRecord, ErrorLabel, Event};
 use agent_guard_recovery::{Applied, FailureKind, Origin, Progress};
 use agent_guard_types::{Decision, ReasonCode, Strategy, TxId, Unkept};
 
@@ -241,15 +241,7 @@ fn ask_too_large(
     }
     crate::ask::settle(report, compensations, unkept);
     crate::approval::settle_ask(report, kept.request, kept.workspace, kept.runtime);
-    let record = AuditRecord {
-        phase: Some(Phase::Intent),
-        reasons: Some([]),
-        compensations: Some(compensations_record(
-            report.compensations.as_deref().unwrap_or_default(),
-        )),
-        ..audit_record(report, Event::Ask)
-    };
-    if !kept.audit.durable(&record) {
+    if !kept.audit.durable(&crate::ask::ask_record(report)) {
         refuse(
             report,
             ReasonCode::CompensationFailed,

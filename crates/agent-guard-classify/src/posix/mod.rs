@@ -8,6 +8,8 @@
 mod hops;
 mod later;
 mod own_programs;
+
+pub(crate) use own_programs::OWN_PROGRAM;
 mod prepass;
 mod runs;
 

@@ -119,8 +119,7 @@ const SYSTEM_DIRS: &[&str] = &[
 ];
 
 /// Why a path-named program is opaque (issue 35, point 6).
-pub(crate) const OWN_PROGRAM: &str = "a program named by its path runs the file at that path, \
-     not the standard tool of the same name";
+pub(crate) use crate::posix::OWN_PROGRAM;
 
 /// Returns `true` if the command word `text` is a path (`.\tools\git.exe`, `tools/ls`) to
 /// a program outside Windows' own directories: it runs that file, whatever its name.
