@@ -106,11 +106,14 @@ fn nested(call: Call<'_>, dialect: Dialect, script: &str) -> Vec<OpSpec> {
     crate::classify_nested(script, dialect, call.nesting + 1).ops
 }
 
+/// A program the host runs that the guard cannot read (a script file, an unknown switch):
+/// refused when the line has destructive words, else checkpointed like any program it
+/// does not see into (it was allowed, and `pwsh -File x.ps1` could delete anything).
 fn opaque(call: Call<'_>, line_smells: &mut dyn FnMut() -> bool, why: &str) -> Hop {
     let ops = if line_smells() {
         vec![OpSpec::unknown(call.program, call.dialect, why)]
     } else {
-        Vec::new()
+        vec![crate::noop::opaque(call.program, call.dialect, why)]
     };
     Hop {
         ops,

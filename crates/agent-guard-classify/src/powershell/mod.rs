@@ -93,6 +93,7 @@ fn command(
         .collect();
     ops.extend(words(command, index, line, positions));
     ops.extend(dotnet::ops(line.text(command)));
+    ops.extend(windows::later::path_change(line.text(command)));
     let in_block = command.context.in_function && command.context.in_control_flow;
     if in_block
         && !ops.is_empty()

@@ -225,6 +225,52 @@ pub(crate) fn set_alias(args: &[Tok]) -> Vec<OpSpec> {
         );
     if smells(text) || runs_programs {
         vec![unknown("set-alias", Dialect::PowerShell, note)]
+    } else if super::names_own_program(text) {
+        // `Set-Alias git .\tools\git.bat`: a later `git` runs the workspace's file.
+        vec![crate::noop::opaque(
+            "set-alias",
+            Dialect::PowerShell,
+            super::OWN_PROGRAM,
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// A PowerShell statement that changes `PATH` however it is spelled (`$env:Path="x"`,
+/// `$env:PATH += ";x"`, `${env:Path} = …`, `Set-Item env:PATH …`,
+/// `[Environment]::SetEnvironmentVariable('Path', …)`): a command after it may run a program
+/// of the workspace (issue 35, point 6). Reading it (`$env:PATH -split ';'`) changes nothing.
+pub(crate) fn path_change(text: &str) -> Vec<OpSpec> {
+    let lowered = text.to_ascii_lowercase();
+    let assigned = lowered.match_indices("env:path").any(|(at, _)| {
+        let before = lowered[..at].trim_end_matches(['$', '{']).trim_end();
+        let after = lowered[at + "env:path".len()..]
+            .trim_start_matches('}')
+            .trim_start();
+        (after.starts_with('=') && !after.starts_with("=="))
+            || after.starts_with("+=")
+            || [
+                "set-item",
+                "si",
+                "set-variable",
+                "sv",
+                "set-content",
+                "new-item",
+                "ni",
+            ]
+            .iter()
+            .any(|verb| before.ends_with(verb))
+    });
+    let via_dotnet = lowered.contains("setenvironmentvariable")
+        && (lowered.contains("'path'") || lowered.contains("\"path\""));
+    if assigned || via_dotnet {
+        vec![crate::noop::opaque(
+            "PATH",
+            Dialect::PowerShell,
+            "PATH is changed: a command after it may run a program of the workspace instead \
+             of the standard tool",
+        )]
     } else {
         Vec::new()
     }
