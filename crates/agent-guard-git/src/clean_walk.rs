@@ -5,8 +5,9 @@
 //!
 //! Result lists hold repository-relative paths; directories end with `/`.
 
+use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::WorkTree;
 use crate::error::GitError;
@@ -80,7 +81,8 @@ impl<'i> Tracked<'i> {
 
 /// One walk of the work tree.
 pub(crate) struct Walk<'a> {
-    tree: &'a WorkTree,
+    /// The work tree's root.
+    root: &'a Path,
     index: &'a IndexFile,
     tracked: &'a Tracked<'a>,
     pathspec: &'a Pathspec,
@@ -89,7 +91,16 @@ pub(crate) struct Walk<'a> {
     own_git_dir: Option<PathBuf>,
     entries: Vec<Vec<u8>>,
     ignored: Vec<Vec<u8>>,
+    /// When set, tracked directories met by [`Walk::read_directory`] are collected here
+    /// instead of read (see `threads.rs`).
+    deferred: Option<Vec<Deferred>>,
 }
+
+/// A tracked directory still to read: its path (ending with `/`), whether it is excluded,
+/// and its index entries.
+type Deferred = (Vec<u8>, bool, IndexSpan);
+
+mod threads;
 
 impl std::fmt::Debug for Walk<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -118,7 +129,7 @@ impl<'a> Walk<'a> {
         let own_git_dir = fs_err::canonicalize(tree.repo.path()).ok();
         let excludes = Excludes::load(tree);
         Walk {
-            tree,
+            root: &tree.root,
             index: tracked.index,
             tracked,
             pathspec,
@@ -127,6 +138,7 @@ impl<'a> Walk<'a> {
             own_git_dir,
             entries: Vec::new(),
             ignored: Vec::new(),
+            deferred: None,
         }
     }
 
@@ -138,7 +150,7 @@ impl<'a> Walk<'a> {
         if !self.has_symlink_leading_path(&prefix)
             && let Some((excluded, span)) = self.treat_leading_path(&prefix)?
         {
-            self.read_directory(&prefix, excluded, span)?;
+            self.read_tracked(prefix, excluded, span)?;
         }
         self.entries.sort();
         self.ignored.sort();
@@ -150,7 +162,7 @@ impl<'a> Walk<'a> {
         let mut end = 0;
         while let Some(slash) = prefix[end..].iter().position(|b| *b == b'/') {
             end += slash + 1;
-            if fs_err::symlink_metadata(self.tree.path_of(&prefix[..end - 1]))
+            if fs_err::symlink_metadata(self.path_of(&prefix[..end - 1]))
                 .is_ok_and(|m| m.file_type().is_symlink())
             {
                 return true;
@@ -176,7 +188,7 @@ impl<'a> Walk<'a> {
                 .iter()
                 .position(|b| *b == b'/')
                 .map_or(prefix.len(), |i| start + i);
-            if !self.tree.path_of(&prefix[..end]).is_dir() {
+            if !self.path_of(&prefix[..end]).is_dir() {
                 return Ok(None);
             }
             let mut path = prefix[..end].to_vec();
@@ -208,7 +220,7 @@ impl<'a> Walk<'a> {
         base_excluded: bool,
         span: IndexSpan,
     ) -> Result<Treatment, GitError> {
-        let Ok(listing) = fs_err::read_dir(self.tree.path_of(base)) else {
+        let Ok(listing) = fs_err::read_dir(self.path_of(base)) else {
             return Ok(Treatment::None);
         };
         let mut children = Vec::new();
@@ -234,7 +246,15 @@ impl<'a> Walk<'a> {
                 self.treat_path(&mut path, name.as_bytes(), kind, base_excluded, span)?;
             state = state.max(treatment);
             if treatment == Treatment::Recurse {
-                state = state.max(self.read_directory(&path, excluded, below)?);
+                // A tracked directory's state is never read (only an untracked
+                // directory's is, and none lies above a tracked one): it may be read
+                // later, on another thread.
+                match self.deferred.as_mut() {
+                    Some(deferred) if !below.is_empty() => {
+                        deferred.push((path.clone(), excluded, below));
+                    }
+                    _ => state = state.max(self.read_directory(&path, excluded, below)?),
+                }
             }
             self.add_result(treatment, &path);
         }
@@ -349,9 +369,14 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// The absolute path of a repository-relative path.
+    fn path_of(&self, relative: &[u8]) -> PathBuf {
+        self.root.join(OsStr::from_bytes(relative))
+    }
+
     /// A directory with its own repository (not the one being cleaned).
     fn is_nested_repository(&self, dirname: &[u8]) -> bool {
-        let directory = self.tree.path_of(dirname);
+        let directory = self.path_of(dirname);
         if !is_nonbare_repository_dir(&directory) {
             return false;
         }

@@ -21,6 +21,7 @@ use gix_ignore::search::Ignore;
 use crate::WorkTree;
 
 /// The ignore rules of one repository, `.gitignore` files loaded on demand.
+#[derive(Clone)]
 pub struct Excludes {
     root: PathBuf,
     /// `core.excludesFile`, then `info/exclude` (the later wins).

@@ -32,7 +32,7 @@ pub(crate) struct Entry {
     /// The file mode's bits (`gix_index::entry::Mode`).
     mode: u32,
     /// The merge stage (0 when resolved).
-    stage: u8,
+    pub(crate) stage: u8,
 }
 
 impl Entry {
@@ -50,8 +50,10 @@ impl Entry {
 #[derive(Debug, Default)]
 pub struct IndexFile {
     paths: Vec<u8>,
-    entries: Vec<Entry>,
+    pub(crate) entries: Vec<Entry>,
     sparse: bool,
+    /// The `TREE` extension (see `index_tree.rs`).
+    pub(crate) cache_tree: Option<gix_index::extension::Tree>,
 }
 
 impl IndexFile {
@@ -72,8 +74,9 @@ impl IndexFile {
         let Ok(file) = gix_index::File::at(path, gix_hash::Kind::Sha1, true, options) else {
             return Ok(None);
         };
-        let state = gix_index::State::from(file);
+        let mut state = gix_index::State::from(file);
         let sparse = state.is_sparse();
+        let cache_tree = state.remove_tree();
         let (entries, paths) = state.into_entries();
         let base = paths.as_ptr() as usize;
         let entries = entries
@@ -92,6 +95,7 @@ impl IndexFile {
             paths,
             entries,
             sparse,
+            cache_tree,
         }))
     }
 
@@ -286,8 +290,8 @@ fn compare(a: &[u8], b: &[u8]) -> Ordering {
 /// A run of consecutive index entries (see [`IndexFile::below`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IndexSpan {
-    start: usize,
-    end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 impl IndexSpan {

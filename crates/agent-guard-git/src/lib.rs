@@ -42,6 +42,7 @@ mod error;
 mod expand;
 mod ignore;
 mod index_file;
+mod index_tree;
 mod layout;
 mod moved_index;
 mod nested;
@@ -78,6 +79,7 @@ pub use diffstat::{FileStat, diffstat};
 pub use error::GitError;
 pub use ignore::Excludes;
 pub use index_file::{IndexCursor, IndexFile, IndexSpan};
+pub use index_tree::{CachedTree, IndexChild};
 pub use layout::{common_dir, exclude_file, ignores, init_nested, init_with_commit};
 pub use nested::in_or_holds_a_repository;
 pub use refs::{

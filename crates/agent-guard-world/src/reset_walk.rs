@@ -8,6 +8,10 @@
 //! On a 100,000-file repository this is one `readdir` per tracked directory instead of a
 //! `lstat` per tracked file plus a `readdir` per directory.
 //!
+//! Where the index's tree cache holds a directory's target tree (the common `git reset
+//! --hard` to HEAD), the directory's names come from the index instead of the tree objects,
+//! as in git's own reset, and its subdirectories are read on every core.
+//!
 //! The rules are those of the status-based path (`reset_preflight::others`) stated
 //! directly: an untracked or ignored non-directory at a path of the tree collides; a
 //! directory the index knows nothing below collides at a file of the tree if it holds any
@@ -16,15 +20,23 @@
 //! below a file of the tree, every untracked entry with content collides.
 
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::Path;
 
-use agent_guard_git::{IndexCursor, IndexFile, IndexSpan};
+use agent_guard_git::{CachedTree, IndexChild, IndexCursor, IndexFile, IndexSpan};
 use git2::{ObjectType, Repository, Tree};
 
 use crate::reset_preflight::{GITLINK_MODE, SUBMODULES, Stop, UNREADABLE};
+
+/// The index's tree cache names the target tree for a directory but counts other entries
+/// below it than the index holds: git's own reset would follow the cache, so what it writes
+/// is not known.
+const CACHE_MISMATCH: &str = "the index's tree cache disagrees with its entries";
+
+/// Below this many index entries the walk stays on one thread.
+const PARALLEL_THRESHOLD: usize = 2_000;
 
 /// The most entries [`has_content`] examines before it assumes the directory holds some.
 const MAX_WALK: usize = 100_000;
@@ -40,8 +52,10 @@ enum Kind {
 }
 
 /// A tree directory still to visit.
-struct Pending<'r> {
+struct Pending<'r, 'i> {
     tree: Tree<'r>,
+    /// The index's tree cache for this directory, if it has one.
+    cache: Option<CachedTree<'i>>,
     /// Its repository-relative path (empty for the root).
     dir: Vec<u8>,
     /// The index entries below it.
@@ -51,6 +65,10 @@ struct Pending<'r> {
 }
 
 /// The colliding paths of a reset to `root`, in git's byte form.
+///
+/// Where the index's tree cache holds a directory's target tree, the directory's names come
+/// from the index ([`index_directory`]), as git's own reset takes them; elsewhere the tree
+/// objects are read.
 pub(crate) fn collisions<'r>(
     repo: &'r Repository,
     workspace: &Path,
@@ -60,77 +78,218 @@ pub(crate) fn collisions<'r>(
     let mut found = BTreeSet::new();
     let mut pending = vec![Pending {
         tree: root.clone(),
+        cache: index.cached_root(),
         dir: Vec::new(),
         span: index.all(),
         present: true,
     }];
-    while let Some(Pending {
+    while let Some(next) = pending.pop() {
+        if let Some(cache) = next.cache
+            && cache.id() == Some(next.tree.id().as_bytes())
+        {
+            // A directory absent from the work tree is visited only for gitlinks, which
+            // the index (and so this tree) has none of; its span is its parent's.
+            if next.present {
+                if cache.entries() != Some(next.span.len()) || !index.resolved(next.span) {
+                    return Err(Stop::Undeterminable(CACHE_MISMATCH));
+                }
+                index_directory(workspace, &next.dir, next.span, index, &mut found)?;
+            }
+            continue;
+        }
+        tree_directory(repo, workspace, next, index, &mut found, &mut pending)?;
+    }
+    Ok(found)
+}
+
+/// One directory of the target tree, read from its tree object.
+fn tree_directory<'r, 'i>(
+    repo: &'r Repository,
+    workspace: &Path,
+    Pending {
         tree,
+        cache,
         dir,
         span,
         present,
-    }) = pending.pop()
-    {
-        let listing = if present {
-            list(&absolute(workspace, &dir))?
+    }: Pending<'r, 'i>,
+    index: &IndexFile,
+    found: &mut BTreeSet<Vec<u8>>,
+    pending: &mut Vec<Pending<'r, 'i>>,
+) -> Result<(), Stop> {
+    let listing = if present {
+        list(&absolute(workspace, &dir))?
+    } else {
+        None
+    };
+    let mut cursor = index.cursor(span);
+    for entry in &tree {
+        if u32::try_from(entry.filemode()).ok() == Some(GITLINK_MODE) {
+            return Err(Stop::Undeterminable(SUBMODULES));
+        }
+        let path = join(&dir, entry.name_bytes());
+        let subtree = if entry.kind() == Some(ObjectType::Tree) {
+            Some(repo.find_tree(entry.id())?)
         } else {
             None
         };
-        let mut cursor = index.cursor(span);
-        for entry in &tree {
-            if u32::try_from(entry.filemode()).ok() == Some(GITLINK_MODE) {
-                return Err(Stop::Undeterminable(SUBMODULES));
+        let there = listing
+            .as_ref()
+            .and_then(|listing| lookup(listing, entry.name_bytes()));
+        let cache = cache.and_then(|cache| cache.child(entry.name_bytes()));
+        let visit = |present: bool, span: IndexSpan, subtree: Option<Tree<'r>>| {
+            subtree.map(|tree| Pending {
+                tree,
+                cache,
+                dir: path.clone(),
+                span,
+                present,
+            })
+        };
+        let next = match (there, subtree) {
+            (Some(Kind::File), subtree) => {
+                if !tracked(index, &mut cursor, span, &path) {
+                    found.insert(path.clone());
+                }
+                visit(false, span, subtree)
             }
-            let path = join(&dir, entry.name_bytes());
-            let subtree = if entry.kind() == Some(ObjectType::Tree) {
-                Some(repo.find_tree(entry.id())?)
-            } else {
+            (Some(Kind::Directory), None) => {
+                let below = tracked_below(index, &mut cursor, span, &path);
+                directory_at_a_file(workspace, &path, index, below, found)?;
                 None
-            };
-            let there = listing
-                .as_ref()
-                .and_then(|listing| lookup(listing, entry.name_bytes()));
-            let visit = |present: bool, span: IndexSpan, subtree: Option<Tree<'r>>| {
-                subtree.map(|tree| Pending {
-                    tree,
-                    dir: path.clone(),
-                    span,
-                    present,
+            }
+            (Some(Kind::Directory), Some(subtree)) => {
+                let below = tracked_below(index, &mut cursor, span, &path);
+                if below.is_empty() && is_repository(&absolute(workspace, &path)) {
+                    found.insert(path.clone());
+                    visit(false, below, Some(subtree))
+                } else {
+                    visit(true, below, Some(subtree))
+                }
+            }
+            (Some(Kind::Other) | None, subtree) => visit(false, span, subtree),
+        };
+        pending.extend(next);
+    }
+    Ok(())
+}
+
+/// One directory whose target tree is the index's: every name the index has there is
+/// what the reset writes, tracked by definition, so only the work tree's own entries of
+/// the same names are looked at. The directories below are walked here too (the cache of a
+/// directory is valid only when the caches below it are): breadth first until there is
+/// work for every core, then on as many threads, as git refreshes its index.
+fn index_directory(
+    workspace: &Path,
+    dir: &[u8],
+    span: IndexSpan,
+    index: &IndexFile,
+    found: &mut BTreeSet<Vec<u8>>,
+) -> Result<(), Stop> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let mut pending = VecDeque::from([(dir.to_vec(), span)]);
+    if threads == 1 || span.len() < PARALLEL_THRESHOLD {
+        return index_directories(workspace, index, Vec::from(pending), found);
+    }
+    while pending.len() < threads * 8
+        && let Some((dir, span)) = pending.pop_front()
+    {
+        index_entries(workspace, index, &dir, span, found, &mut pending)?;
+    }
+    let mut shares = vec![Vec::new(); threads];
+    for (at, directory) in pending.into_iter().enumerate() {
+        shares[at % threads].push(directory);
+    }
+    let results: Vec<Result<BTreeSet<Vec<u8>>, Stop>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = shares
+            .into_iter()
+            .map(|share| {
+                scope.spawn(move || {
+                    let mut found = BTreeSet::new();
+                    index_directories(workspace, index, share, &mut found).map(|()| found)
                 })
-            };
-            let next = match (there, subtree) {
-                (Some(Kind::File), subtree) => {
-                    if !tracked(index, &mut cursor, span, &path) {
-                        found.insert(path.clone());
-                    }
-                    visit(false, span, subtree)
-                }
-                (Some(Kind::Directory), None) => {
-                    let below = tracked_below(index, &mut cursor, span, &path);
-                    if below.is_empty() {
-                        if has_content(&absolute(workspace, &path))? {
-                            found.insert(path.clone());
-                        }
-                    } else {
-                        below_a_file(workspace, &path, index, below, &mut found)?;
-                    }
-                    None
-                }
-                (Some(Kind::Directory), Some(subtree)) => {
-                    let below = tracked_below(index, &mut cursor, span, &path);
-                    if below.is_empty() && is_repository(&absolute(workspace, &path)) {
-                        found.insert(path.clone());
-                        visit(false, below, Some(subtree))
-                    } else {
-                        visit(true, below, Some(subtree))
-                    }
-                }
-                (Some(Kind::Other) | None, subtree) => visit(false, span, subtree),
-            };
-            pending.extend(next);
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or(Err(Stop::Undeterminable(UNREADABLE)))
+            })
+            .collect()
+    });
+    for result in results {
+        found.append(&mut result?);
+    }
+    Ok(())
+}
+
+/// [`index_directory`]'s walk, depth first on one thread.
+fn index_directories(
+    workspace: &Path,
+    index: &IndexFile,
+    mut pending: Vec<(Vec<u8>, IndexSpan)>,
+    found: &mut BTreeSet<Vec<u8>>,
+) -> Result<(), Stop> {
+    while let Some((dir, span)) = pending.pop() {
+        index_entries(workspace, index, &dir, span, found, &mut pending)?;
+    }
+    Ok(())
+}
+
+/// The names of one directory of [`index_directory`]'s walk; its subdirectories present in
+/// the work tree are added to `pending`.
+fn index_entries(
+    workspace: &Path,
+    index: &IndexFile,
+    dir: &[u8],
+    span: IndexSpan,
+    found: &mut BTreeSet<Vec<u8>>,
+    pending: &mut impl Extend<(Vec<u8>, IndexSpan)>,
+) -> Result<(), Stop> {
+    let Some(listing) = list(&absolute(workspace, dir))? else {
+        return Ok(());
+    };
+    let prefix = if dir.is_empty() { 0 } else { dir.len() + 1 };
+    for (name, child) in index.children(span, prefix) {
+        let Some(there) = lookup(&listing, name) else {
+            continue;
+        };
+        let path = join(dir, name);
+        match (there, child) {
+            (Kind::File, IndexChild::Directory(_)) => {
+                found.insert(path);
+            }
+            (Kind::Directory, IndexChild::File) => {
+                directory_at_a_file(workspace, &path, index, IndexSpan::EMPTY, found)?;
+            }
+            (Kind::Directory, IndexChild::Directory(below)) => {
+                pending.extend(std::iter::once((path, below)));
+            }
+            (Kind::File, IndexChild::File) | (Kind::Other, _) => {}
         }
     }
-    Ok(found)
+    Ok(())
+}
+
+/// A work-tree directory at `path`, where the target tree has a file: its untracked content
+/// collides (the whole directory when the index knows nothing below it).
+fn directory_at_a_file(
+    workspace: &Path,
+    path: &[u8],
+    index: &IndexFile,
+    below: IndexSpan,
+    found: &mut BTreeSet<Vec<u8>>,
+) -> Result<(), Stop> {
+    if below.is_empty() {
+        if has_content(&absolute(workspace, path))? {
+            found.insert(path.to_vec());
+        }
+        Ok(())
+    } else {
+        below_a_file(workspace, path, index, below, found)
+    }
 }
 
 /// Returns `true` if the index has `path` (inside `span`, its directory's entries).
@@ -246,13 +405,13 @@ fn list(dir: &Path) -> Result<Option<Vec<(OsString, Kind)>>, Stop> {
         };
         listing.push((entry.file_name(), kind));
     }
-    listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    listing.sort_unstable_by(|a, b| compare(a.0.as_bytes(), b.0.as_bytes()));
     Ok(Some(listing))
 }
 
 fn lookup(listing: &[(OsString, Kind)], name: &[u8]) -> Option<Kind> {
     listing
-        .binary_search_by(|(entry, _)| entry.as_bytes().cmp(name))
+        .binary_search_by(|(entry, _)| compare(entry.as_bytes(), name))
         .ok()
         .map(|at| listing[at].1)
 }
@@ -276,6 +435,17 @@ pub(crate) fn tree_holds(repo: &Repository, root: &Tree<'_>, path: &[u8]) -> Res
         tree = repo.find_tree(id)?;
     }
     Ok(false)
+}
+
+/// Byte-wise order, as a loop: file names are short and differ early, where a call into
+/// `memcmp` costs more than the comparison.
+fn compare(a: &[u8], b: &[u8]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {

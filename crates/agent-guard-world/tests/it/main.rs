@@ -10,5 +10,6 @@ mod facts;
 mod ignore;
 mod ignore_oracle;
 mod reset;
+mod reset_cache;
 mod reset_large;
 mod support;

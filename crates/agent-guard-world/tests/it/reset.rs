@@ -333,7 +333,7 @@ fn many_collisions_are_capped() {
 }
 
 /// Every untracked and ignored file's bytes (links as their targets), by relative path.
-fn personal_content(ws: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn personal_content(ws: &Path) -> Vec<(String, Vec<u8>)> {
     let listed = git(ws, &["ls-files", "--others", "-z"]);
     let mut content: Vec<(String, Vec<u8>)> = listed
         .split('\0')
@@ -351,7 +351,7 @@ fn personal_content(ws: &Path) -> Vec<(String, Vec<u8>)> {
     content
 }
 
-fn survives(ws: &Path, before: &[(String, Vec<u8>)]) -> bool {
+pub(crate) fn survives(ws: &Path, before: &[(String, Vec<u8>)]) -> bool {
     before.iter().all(|(path, bytes)| {
         let path = ws.join(path);
         match fs::read_link(&path) {
