@@ -24,8 +24,10 @@ mod find;
 mod fs_delete;
 mod getopt;
 mod git;
+mod guard_verbs;
 mod hosts;
 mod inline_code;
+mod metadata;
 mod noop;
 mod posix;
 mod powershell;
@@ -147,6 +149,12 @@ pub(crate) fn classify_nested(text: &str, dialect: Dialect, nesting: u32) -> Cla
     };
     writes::unresolved_appends_in_line(&mut classification.ops, text);
     writes::opaque_programs_at_the_quarantine(&mut classification.ops, text);
+    if nesting == 0
+        && let Some(op) = guard_verbs::in_line(text, dialect)
+    {
+        // First: it decides the line, whatever else the line does.
+        classification.ops.insert(0, op);
+    }
     if classification.commands > 1 {
         for op in &mut classification.ops {
             op.in_compound_line = true;

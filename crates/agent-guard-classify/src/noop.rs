@@ -164,7 +164,8 @@ const NO_OP: &[&str] = &[
     "nano",
     "emacs",
     "ssh",
-    // Only create.
+    // Only create. (A POSIX `touch` is a metadata op, `crate::metadata`; this entry is
+    // for cmd and PowerShell, where it is Git for Windows' program.)
     "mkdir",
     "touch",
     "mktemp",

@@ -45,6 +45,7 @@ pub fn install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `uninstall`.
 pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
+    crate::person::not_an_agent().map_err(|why| crate::person::refusal("uninstall", &why))?;
     let env = environment(args.cwd.as_deref())?;
     let harness = parse_harness(&args.harness)?;
     match agent_guard_install::uninstall(&env, harness, scope(args.scope)) {
@@ -66,6 +67,8 @@ pub fn doctor(args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     // The workspace's checkpoint store, when there is one: damage is said, not fatal.
     let damage = agent_guard_engine::checkpoint_damage_at(&env.cwd, &EnvSnapshot::capture())
         .unwrap_or_default();
+    // Project settings that wait for a person's trust: said, not fatal.
+    let untrusted = agent_guard_engine::untrusted_settings(&env.cwd, &EnvSnapshot::capture());
     if args.json {
         let mut value = serde_json::to_value(&report)?;
         if let Some(object) = value.as_object_mut() {
@@ -73,10 +76,21 @@ pub fn doctor(args: &DoctorArgs) -> anyhow::Result<ExitCode> {
                 "checkpoint_damage".to_owned(),
                 serde_json::to_value(&damage)?,
             );
+            object.insert(
+                "untrusted_settings".to_owned(),
+                serde_json::to_value(&untrusted)?,
+            );
         }
         printer::json(&value);
     } else {
         print_doctor(&report);
+        if !untrusted.is_empty() {
+            printer::out(&format!(
+                "warning: .agent-guard.toml sets {} (looser than the defaults), not in effect \
+                 until you run `agent-guard config trust` in this workspace",
+                untrusted.join(", ")
+            ));
+        }
         for found in &damage {
             printer::out(&format!(
                 "warning: checkpoint store: {} is {}; checkpoints that used it cannot be \

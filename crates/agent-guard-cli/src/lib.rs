@@ -15,6 +15,7 @@ pub mod hook_mode;
 pub mod human;
 pub mod install;
 pub mod mode;
+pub mod person;
 pub mod printer;
 pub mod progress;
 pub mod prompt;
@@ -47,6 +48,7 @@ pub fn run(cli: &Cli) -> ExitCode {
         Command::Uninstall(args) => install::uninstall(args),
         Command::Doctor(args) => install::doctor(args),
         Command::Audit(args) => commands::audit::run(args),
+        Command::Config(args) => commands::config::run(args),
     };
     result.unwrap_or_else(|error| report_error_as(&error, cli.command.json()))
 }

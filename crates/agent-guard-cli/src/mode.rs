@@ -1,7 +1,5 @@
 //! `agent-guard mode`.
 
-use std::io::IsTerminal as _;
-
 use agent_guard_engine::EnvSnapshot;
 use agent_guard_engine::{ModeReport, change_mode, show_mode};
 use agent_guard_types::SessionMode;
@@ -17,7 +15,13 @@ pub fn run(args: &ModeArgs) -> anyhow::Result<ExitCode> {
     let env = EnvSnapshot::capture();
     let report: ModeReport = match args.mode.as_deref().and_then(SessionMode::parse) {
         None => show_mode(&cwd, &env)?,
-        Some(mode) => change_mode(&cwd, &env, mode, std::io::stdin().is_terminal())?,
+        // Anyone may restrict; leaving RESTRICTED is a person's (the engine refuses it
+        // without one).
+        Some(SessionMode::Normal) => {
+            crate::person::check().map_err(|why| crate::person::refusal("mode normal", &why))?;
+            change_mode(&cwd, &env, SessionMode::Normal, true)?
+        }
+        Some(mode) => change_mode(&cwd, &env, mode, false)?,
     };
     if args.json {
         printer::json(&report);

@@ -69,3 +69,23 @@ pub const QWEN_HOME: &str = "QWEN_HOME";
 /// (`after-intent`, `after-move`, `before-done`, `during-copy`, `during-removal`), or, in hook
 /// mode only, makes the hook panic (`hook-panic`) or stall past its deadline (`hook-stall`).
 pub const FAULT: &str = "AGENT_GUARD_FAULT";
+
+/// Variables an agent harness sets for the commands it runs (Claude Code's `CLAUDECODE`,
+/// Codex's sandbox markers, Gemini CLI's `GEMINI_CLI`, …): their presence says an agent,
+/// not a person, started the process.
+pub const HARNESS_MARKERS: &[&str] = &[
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CODEX_SANDBOX",
+    "CODEX_SANDBOX_NETWORK_DISABLED",
+    "CODEX_THREAD_ID",
+    "GEMINI_CLI",
+    "QWEN_CODE",
+    "COPILOT_CLI",
+    "CURSOR_AGENT",
+    "CURSOR_TRACE_ID",
+    "CLINE_ACTIVE",
+    "WINDSURF_AGENT",
+    "OPENCODE",
+    "AGENT_GUARD_HOOK",
+];

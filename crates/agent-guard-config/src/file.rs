@@ -131,6 +131,24 @@ impl ConfigFile {
 /// larger than [`MAX_CONFIG_BYTES`], is not UTF-8 or does not parse is an error that names the
 /// file; it never degrades to the defaults.
 pub fn load_config(workspace: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    let Some(bytes) = read_bytes(workspace)? else {
+        return Ok(None);
+    };
+    parse_bytes(workspace, bytes).map(Some)
+}
+
+/// Parses the bytes [`read_bytes`] returned.
+pub(crate) fn parse_bytes(workspace: &Path, bytes: Vec<u8>) -> Result<ConfigFile, ConfigError> {
+    let path = workspace.join(CONFIG_FILE_NAME);
+    let text = String::from_utf8(bytes).map_err(|source| ConfigError::NotUtf8 {
+        path: path.clone(),
+        source,
+    })?;
+    ConfigFile::parse(&text, &path)
+}
+
+/// The bytes of `<workspace>/.agent-guard.toml`, `None` when there is none.
+pub(crate) fn read_bytes(workspace: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
     let path = workspace.join(CONFIG_FILE_NAME);
     let read_error = |source| ConfigError::Read {
         path: path.clone(),
@@ -162,11 +180,30 @@ pub fn load_config(workspace: &Path) -> Result<Option<ConfigFile>, ConfigError> 
             limit: MAX_CONFIG_BYTES,
         });
     }
-    let text = String::from_utf8(bytes).map_err(|source| ConfigError::NotUtf8 {
-        path: path.clone(),
-        source,
-    })?;
-    ConfigFile::parse(&text, &path).map(Some)
+    Ok(Some(bytes))
+}
+
+/// The project file with what a person has not trusted set aside: the file as parsed
+/// (`None` when there is none), the settings it applies, and the loosening keys that were
+/// set aside because these bytes were not trusted (see `trust.rs`). `state_dir` is where
+/// trust is recorded.
+///
+/// # Errors
+/// As [`load_config`].
+pub fn load_trusted_config(
+    workspace: &Path,
+    state_dir: Option<&Path>,
+) -> Result<Option<(ConfigFile, Vec<&'static str>)>, ConfigError> {
+    let Some(bytes) = read_bytes(workspace)? else {
+        return Ok(None);
+    };
+    let digest = crate::trust::digest(&bytes);
+    let file = parse_bytes(workspace, bytes)?;
+    let loosening = crate::trust::loosening(&file);
+    if loosening.is_empty() || crate::trust::is_trusted(state_dir, workspace, &digest) {
+        return Ok(Some((file, Vec::new())));
+    }
+    Ok(Some((crate::trust::tightened(&file), loosening)))
 }
 
 #[cfg(test)]

@@ -32,12 +32,13 @@ pub mod env_vars;
 mod error;
 mod file;
 mod settings;
+pub mod trust;
 
 pub use env::EnvSnapshot;
 pub use error::ConfigError;
 pub use file::{
     CONFIG_FILE_NAME, CheckpointConfig, ConfigFile, HookConfig, MAX_CONFIG_BYTES, PreserveConfig,
-    RegenerableConfig, RetentionConfig, load_config,
+    RegenerableConfig, RetentionConfig, load_config, load_trusted_config,
 };
 pub use settings::{
     DEFAULT_ARTIFACTS, DEFAULT_CHECKPOINT_MAX_FILE_BYTES, DEFAULT_DEADLINE_MS,

@@ -32,9 +32,9 @@ pub const DEFAULT_ARTIFACTS: &[&str] = &[
     "*.egg-info",
 ];
 
-const DEFAULT_RETENTION_DAYS: u32 = 30;
-const DEFAULT_RETENTION_MAX_BYTES: u64 = 5 * 1024 * 1024 * 1024;
-const DEFAULT_GRACE_MINUTES: u32 = 60;
+pub(crate) const DEFAULT_RETENTION_DAYS: u32 = 30;
+pub(crate) const DEFAULT_RETENTION_MAX_BYTES: u64 = 5 * 1024 * 1024 * 1024;
+pub(crate) const DEFAULT_GRACE_MINUTES: u32 = 60;
 /// The largest file preserved before an overwrite when the project does not say (256 MiB).
 pub const DEFAULT_PRESERVE_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// The largest file a checkpoint keeps when the project does not say (64 MiB).

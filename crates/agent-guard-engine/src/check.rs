@@ -165,6 +165,7 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
                 report.verdicts = decided.verdicts;
                 report.ask = decided.ask;
                 report.workspace = Some(ws.root.display().to_string());
+                report.warnings.extend(ws.untrusted_warning());
                 if report.code == ReasonCode::BlockWildcard {
                     report.suggestion = safe_delete_suggestion(&ops);
                 }

@@ -69,6 +69,31 @@ pub enum EngineError {
         /// The workspace or quarantine root it lies in.
         inside: PathBuf,
     },
+    /// A verb that only a person may run was run without one (no terminal, or under an
+    /// agent's harness).
+    #[error(
+        "`agent-guard {verb}` must be run by a person at a terminal, not by an agent; run it \
+         yourself in your own shell"
+    )]
+    NotAPerson {
+        /// The verb refused.
+        verb: &'static str,
+    },
+    /// `config trust` found no project file.
+    #[error("there is no project file to trust at `{path}`")]
+    NoProjectFile {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// The trust record could not be written.
+    #[error("could not record the trust at `{path}`")]
+    TrustRecord {
+        /// The record's path.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The engine's result type.

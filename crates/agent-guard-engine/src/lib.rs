@@ -11,6 +11,7 @@ mod approval;
 mod ask;
 mod audit;
 mod check;
+mod config_trust;
 mod demo;
 mod edit;
 mod enforce;
@@ -38,6 +39,7 @@ pub use agent_guard_session::approval::Approval;
 pub use approval::{ApprovalError, ApprovalReport, approve, find_approval, waiting_approvals};
 pub use audit::{AuditChainStatus, AuditVerifyReport, verify_audit};
 pub use check::{CheckRequest, check, check_observing, check_with};
+pub use config_trust::{TrustReport, trust_config, untrusted_settings};
 pub use demo::prepare_demo_workspace;
 pub use edit::{EditRequest, check_edit};
 

@@ -2,8 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use agent_guard_config::{EnvSnapshot, Settings, load_config};
+use agent_guard_config::{EnvSnapshot, Settings, load_trusted_config};
 use agent_guard_recovery::Migration;
+use agent_guard_types::guard_files::UserDirs;
 use agent_guard_world::{RealWorld, discover_workspace};
 
 use crate::error::{EngineError, Result};
@@ -28,6 +29,48 @@ pub struct Workspace {
     pub migration: Option<String>,
     /// Git's per-user configuration directory (`$XDG_CONFIG_HOME/git`), for its `ignore`.
     pub git_user_dir: Option<PathBuf>,
+    /// The user's directories where the harnesses and the guard keep their configuration
+    /// (protected from the agent's commands: `agent_guard_types::guard_files`).
+    pub user_dirs: UserDirs,
+    /// The project file's settings that loosen the guard and were set aside because no
+    /// person trusted the file (`agent-guard config trust`); empty when none.
+    pub untrusted: Vec<&'static str>,
+}
+
+impl Workspace {
+    /// The warning that says which project settings were set aside, if any.
+    pub fn untrusted_warning(&self) -> Option<String> {
+        (!self.untrusted.is_empty()).then(|| {
+            format!(
+                "{} in {} would loosen the guard and is not in effect until a person runs \
+                 `agent-guard config trust` (the safe default is used)",
+                self.untrusted.join(", "),
+                self.root
+                    .join(agent_guard_config::CONFIG_FILE_NAME)
+                    .display()
+            )
+        })
+    }
+}
+
+/// The user directories of [`guard_files`](agent_guard_types::guard_files), from `env`.
+fn user_dirs(env: &EnvSnapshot, home: Option<&Path>) -> UserDirs {
+    let path = |value: &Option<std::ffi::OsString>| {
+        value
+            .as_deref()
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    UserDirs {
+        home: home.map(Path::to_path_buf),
+        claude_config_dir: path(&env.claude_config_dir),
+        codex_home: path(&env.codex_home),
+        gemini_cli_home: path(&env.gemini_cli_home),
+        qwen_home: path(&env.qwen_home),
+        copilot_home: path(&env.copilot_home),
+        xdg_config_home: path(&env.xdg_config_home),
+        xdg_state_home: path(&env.xdg_state_home),
+    }
 }
 
 impl Workspace {
@@ -49,10 +92,16 @@ impl Workspace {
                 source,
             }
         })?;
-        let file = load_config(&root).map_err(EngineError::Config)?;
+        let loaded = load_trusted_config(&root, state_dir(env, home.as_deref()).as_deref())
+            .map_err(EngineError::Config)?;
+        let (file, untrusted) = loaded.map_or((None, Vec::new()), |(file, untrusted)| {
+            (Some(file), untrusted)
+        });
         let settings =
             Settings::resolve(root.clone(), env, file.as_ref()).map_err(EngineError::Config)?;
-        Ok(Workspace::placed(root, settings, env, home))
+        let mut workspace = Workspace::placed(root, settings, env, home);
+        workspace.untrusted = untrusted;
+        Ok(workspace)
     }
 
     /// The workspace with its store located (and an older in-workspace store moved there).
@@ -91,7 +140,10 @@ impl Workspace {
             _ => None,
         };
         let state_dir = state_dir(env, home.as_deref());
+        let user_dirs = user_dirs(env, home.as_deref());
         Workspace {
+            user_dirs,
+            untrusted: Vec::new(),
             root,
             settings,
             home,
@@ -146,6 +198,7 @@ impl Workspace {
         )
         .with_git_user_dir(self.git_user_dir.clone())
         .with_artifacts(&self.settings.artifacts)
+        .with_user_dirs(&self.user_dirs)
     }
 
     /// The quarantine root.

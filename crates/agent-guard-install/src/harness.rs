@@ -249,4 +249,54 @@ mod tests {
             root.join("xdg/opencode/plugins/agent-guard.js")
         );
     }
+
+    /// Every hook file `install` writes is a guard file, so an agent's command cannot
+    /// change it (`BLOCK_SELF_PROTECTION`), with the environment's directories default or set.
+    #[test]
+    fn every_installed_hook_file_is_a_guard_file() {
+        use agent_guard_types::guard_files::{UserDirs, project_entries};
+        let root = PathBuf::from("/r");
+        let defaults = Environment {
+            cwd: root.join("ws"),
+            home: Some(root.join("home")),
+            ..Environment::default()
+        };
+        let moved = Environment {
+            state_home: Some(root.join("state")),
+            codex_home: Some(root.join("cx")),
+            copilot_home: Some(root.join("cp")),
+            claude_config_dir: Some(root.join("cl")),
+            gemini_cli_home: Some(root.join("g")),
+            qwen_home: Some(root.join("q")),
+            xdg_config_home: Some(root.join("xdg")),
+            ..defaults.clone()
+        };
+        for env in [defaults, moved] {
+            let dirs = UserDirs {
+                home: env.home.clone(),
+                claude_config_dir: env.claude_config_dir.clone(),
+                codex_home: env.codex_home.clone(),
+                gemini_cli_home: env.gemini_cli_home.clone(),
+                qwen_home: env.qwen_home.clone(),
+                copilot_home: env.copilot_home.clone(),
+                xdg_config_home: env.xdg_config_home.clone(),
+                xdg_state_home: env.state_home.clone(),
+            };
+            let mut guarded = project_entries(&env.workspace());
+            guarded.extend(dirs.entries());
+            let mut written: Vec<PathBuf> = vec![env.state_dir().unwrap()];
+            for harness in Harness::ALL {
+                for scope in [Scope::Project, Scope::User] {
+                    written.extend(env.config_path(harness, scope).ok());
+                }
+            }
+            for path in written {
+                assert!(
+                    guarded.iter().any(|entry| path.starts_with(entry)),
+                    "{} is not a guard file",
+                    path.display()
+                );
+            }
+        }
+    }
 }

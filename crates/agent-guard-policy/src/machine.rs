@@ -6,9 +6,9 @@ use crate::PolicyContext;
 use crate::batch::{DeleteMode, decide_paths};
 use crate::reasons::{
     allow_noop, block_force_push, block_git_reset_collision, block_restricted_mode,
-    block_undeterminable_effect, block_wildcard, compound_create_delete, compound_cwd_delete,
-    relocate_via_clean_enumerate, snapshot_checkpoint, snapshot_checkpoint_delete,
-    snapshot_git_refs, snapshot_git_stash,
+    block_self_protection, block_undeterminable_effect, block_wildcard, compound_create_delete,
+    compound_cwd_delete, relocate_via_clean_enumerate, snapshot_checkpoint,
+    snapshot_checkpoint_delete, snapshot_git_refs, snapshot_git_stash,
 };
 use crate::stash_line::Followed;
 
@@ -112,6 +112,16 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     if matches!(op.kind, OpKind::Other | OpKind::GitStashPush) {
         return None;
     }
+    if op.kind == OpKind::GuardVerb {
+        let mut verdict = Verdict::of(ReasonCode::BlockSelfProtection);
+        verdict.reasons.clone_from(&op.notes);
+        return Some(verdict);
+    }
+    // The files that keep the guard on, before anything else: no mode, shape or
+    // compensation makes changing them acceptable.
+    if let Some(verdict) = block_self_protection::verdict(op, ctx, world) {
+        return Some(verdict);
+    }
     if op.kind == OpKind::Unknown {
         return Some(undeterminable(op));
     }
@@ -125,6 +135,10 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         // Otherwise, whatever it does, the checkpoint covers the whole workspace: neither
         // the session mode nor the line's shape (a `cd` before it) changes what it protects.
         return Some(snapshot_checkpoint::program(op, ctx));
+    }
+    if op.kind == OpKind::Metadata {
+        // No content is lost: only the protected paths hold, as for an append.
+        return Some(crate::writes::metadata(op, ctx, world));
     }
     if op.kind == OpKind::Append {
         // Nothing is lost, whatever the session mode or the line's shape: only the

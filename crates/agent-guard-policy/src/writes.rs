@@ -49,6 +49,43 @@ pub(crate) fn append(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
     Verdict::of(ReasonCode::AllowNoop)
 }
 
+/// Decides a permission, ownership, attribute or time change (`OpKind::Metadata`):
+/// `BLOCK_PROTECTED_PATH` in git metadata, the quarantine or a protected root (a hook made
+/// executable in `.git/hooks`, the store made unreadable), a checkpoint for a recursive
+/// change of the whole workspace, else `ALLOW_NOOP`. Guard files are refused before
+/// (`BLOCK_SELF_PROTECTION`). A wildcard is not refused: nothing is lost whatever it matches.
+pub(crate) fn metadata(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
+    let specs: Vec<PathSpec> = op
+        .targets
+        .iter()
+        .filter(|t| t.opaque.is_none())
+        .map(|t| world.path(t, &ctx.cwd))
+        .collect();
+    let tampers = specs.iter().any(|s| {
+        s.inside_trash
+            || matches!(
+                s.protected,
+                Some(
+                    Protected::GitMetadata | Protected::QuarantineControl | Protected::AncestorRoot
+                )
+            )
+    });
+    if tampers {
+        return Verdict::of(ReasonCode::BlockProtectedPath);
+    }
+    // Recursively from the workspace root (`chmod -R u+w .`, `find . -exec chmod +x {} +`)
+    // it reaches `.git` and the guard files too: kept by a checkpoint, as when the guard
+    // did not model these programs, rather than refused.
+    if op.recursive
+        && specs
+            .iter()
+            .any(|s| s.protected == Some(Protected::WorkspaceRoot))
+    {
+        return crate::reasons::snapshot_checkpoint::program(op, ctx);
+    }
+    Verdict::of(ReasonCode::AllowNoop)
+}
+
 /// Decides an overwriting or consuming op.
 pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
     let specs: Vec<PathSpec> = op.targets.iter().map(|t| world.path(t, &ctx.cwd)).collect();

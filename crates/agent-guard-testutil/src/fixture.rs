@@ -43,6 +43,11 @@ pub struct FixtureSpec {
     /// Files in the fake home (`home/`-relative path → content).
     #[serde(default)]
     pub home: BTreeMap<String, String>,
+    /// A person trusted the workspace's `.agent-guard.toml` as written (`agent-guard config
+    /// trust`): its trust record is written to the fake home's state directory, so its
+    /// loosening settings apply.
+    #[serde(default)]
+    pub trusted: bool,
 }
 
 /// A built fixture; the temp root is removed on drop.
@@ -114,7 +119,22 @@ impl Fixture {
         for (path, content) in &spec.modify {
             write(&fixture.ws.join(path), content)?;
         }
+        if spec.trusted {
+            fixture.trust_config()?;
+        }
         Ok(fixture)
+    }
+
+    /// Records the trust of the workspace's project file, as `agent-guard config trust` does,
+    /// in the fake home's state directory.
+    fn trust_config(&self) -> std::io::Result<()> {
+        let bytes = fs::read(self.ws.join(agent_guard_config::CONFIG_FILE_NAME))?;
+        let state = self.home.join(".local/state/agent-guard");
+        let record = agent_guard_config::trust::trust_record(&state, &self.ws);
+        write(
+            &record,
+            &format!("{}\n", agent_guard_config::trust::digest(&bytes)),
+        )
     }
 
     /// Replaces `{ws}`, `{outside}`, `{home}` and `{root}` in `text`.

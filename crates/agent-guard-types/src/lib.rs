@@ -25,6 +25,7 @@ mod decision;
 mod dialect;
 mod edit;
 mod error_chain;
+pub mod guard_files;
 mod harness;
 mod mode;
 mod op;

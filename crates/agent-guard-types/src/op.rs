@@ -87,6 +87,16 @@ pub enum OpKind {
     /// `Add-Content`, `Out-File -Append`). It destroys nothing, so it is judged only against
     /// the protected paths: appending to `.git/config` or the quarantine's logs is tampering.
     Append,
+    /// Changes the permissions, ownership, attributes or times of paths (`chmod`, `chown`,
+    /// `chgrp`, `chattr`, `setfacl`, `touch`, `attrib`, `icacls`): no content is lost, so
+    /// like an append it is judged only against the protected paths (a hook file made
+    /// unreadable, or a hook made executable in `.git/hooks`, is tampering).
+    Metadata,
+    /// Runs one of agent-guard's own verbs that only a person may run (`approve`, `mode
+    /// normal`, `config trust`, `uninstall`, `gc --execute`), however it is reached: by
+    /// name or path, through an interpreter, a pseudo-terminal wrapper or a copy of the
+    /// binary named on the same line. Always refused (`BLOCK_SELF_PROTECTION`).
+    GuardVerb,
     /// A harness's file-writing tool call (`Write`, `Edit`, `apply_patch`, …; hook mode
     /// only, never classified from a command line): writes, edits, deletes or renames the
     /// target files. Judged like [`OpKind::Overwrite`]; every existing file is copied first.
@@ -118,6 +128,8 @@ impl OpKind {
             OpKind::SideEffectDelete => "side-effect-delete",
             OpKind::Move => "move",
             OpKind::Append => "append",
+            OpKind::Metadata => "metadata",
+            OpKind::GuardVerb => "guard-verb",
             OpKind::EditTool => "edit-tool",
             OpKind::Unknown => "unknown",
             OpKind::OpaqueProgram => "opaque-program",

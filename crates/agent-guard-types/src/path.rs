@@ -15,6 +15,10 @@ pub enum Protected {
     OutsideWorkspace,
     /// Inside git metadata (a `.git` component).
     GitMetadata,
+    /// The guard's own configuration or a harness's hook configuration
+    /// ([`guard_files`](crate::guard_files)), a directory holding one, or a path where one
+    /// could be created: changing it could switch the guard off.
+    GuardControl,
 }
 
 impl Protected {
@@ -26,6 +30,7 @@ impl Protected {
             Protected::QuarantineControl => "quarantine-control",
             Protected::OutsideWorkspace => "outside-workspace",
             Protected::GitMetadata => "git-metadata",
+            Protected::GuardControl => "guard-control",
         }
     }
 }

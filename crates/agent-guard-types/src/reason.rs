@@ -82,6 +82,10 @@ reason_codes! {
     /// A target is a filesystem root or the home directory.
     BlockProtectedAncestor => "BLOCK_PROTECTED_ANCESTOR", Block,
         "A target is a filesystem root or the home directory, which is never deleted.";
+    /// A target is the guard's own configuration or a harness's hook configuration, or the
+    /// line runs a person-only verb of the guard.
+    BlockSelfProtection => "BLOCK_SELF_PROTECTION", Block,
+        "The command would change the guard's configuration or a harness's hook configuration, or run one of the guard's person-only verbs; only a person does that, so the guard stays on.";
     /// A target is a glob.
     BlockWildcard => "BLOCK_WILDCARD", Block,
         "A target is a wildcard whose matches are unknown; list the paths, or use safe-delete, which expands globs itself.";

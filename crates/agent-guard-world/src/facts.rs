@@ -105,12 +105,14 @@ pub(crate) fn path_facts(world: &RealWorld, target: &Target, base: &Path) -> Pat
         workspace: &world.workspace,
         trash,
         home: world.home_roots(),
+        guard: world.guard_files(),
     };
     let spellings = Spellings {
         resolved: &origin.resolved,
         physical: &physical,
         link_target: link_target.as_deref(),
         relative: spec.relative.as_deref(),
+        glob: target.glob,
     };
     spec.protected = classify(spellings, roots);
     spec.physical = Some(physical);

@@ -87,6 +87,8 @@ pub(crate) struct Roots<'a> {
     pub(crate) workspace: &'a Path,
     pub(crate) trash: &'a TrashRoots,
     pub(crate) home: Option<&'a HomeRoots>,
+    /// The guard files ([`agent_guard_types::guard_files`]), absolute.
+    pub(crate) guard: &'a [PathBuf],
 }
 
 /// The spellings of one target that the protection rules look at.
@@ -100,6 +102,8 @@ pub(crate) struct Spellings<'a> {
     pub(crate) link_target: Option<&'a Path>,
     /// `physical` relative to the workspace root, when inside it.
     pub(crate) relative: Option<&'a Path>,
+    /// The target holds active wildcards (its spellings are patterns).
+    pub(crate) glob: bool,
 }
 
 /// Returns `true` if `path` is exactly a protected root or the home directory.
@@ -118,6 +122,7 @@ pub(crate) fn classify(spellings: Spellings<'_>, roots: Roots<'_>) -> Option<Pro
         physical,
         link_target,
         relative,
+        glob,
     } = spellings;
     let trash = &roots.trash.physical;
 
@@ -137,6 +142,20 @@ pub(crate) fn classify(spellings: Spellings<'_>, roots: Roots<'_>) -> Option<Pro
         return Some(Protected::QuarantineControl);
     }
 
+    let guard_control = if glob {
+        [resolved, physical]
+            .into_iter()
+            .any(|pattern| may_match_guard_control(pattern, roots))
+    } else {
+        [Some(resolved), Some(physical), link_target]
+            .into_iter()
+            .flatten()
+            .any(|path| is_guard_control(path, roots.guard))
+    };
+    if guard_control {
+        return Some(Protected::GuardControl);
+    }
+
     let Some(relative) = relative else {
         return Some(Protected::OutsideWorkspace);
     };
@@ -149,6 +168,63 @@ pub(crate) fn classify(spellings: Spellings<'_>, roots: Roots<'_>) -> Option<Pro
         return Some(Protected::GitMetadata);
     }
     None
+}
+
+/// A guard file, a path below one, or a directory above one that holds a guard file or
+/// does not exist yet (creating it, as a link or a copied directory, could plant one).
+/// Components are compared without ASCII case, as on the case-folding filesystems where
+/// `.CLAUDE/settings.json` is the file the harness reads.
+fn is_guard_control(path: &Path, guard: &[PathBuf]) -> bool {
+    let mut above = guard
+        .iter()
+        .filter(|file| is_within_folded(file, path))
+        .peekable();
+    if guard.iter().any(|file| is_within_folded(path, file)) {
+        return true;
+    }
+    above.peek().is_some()
+        && (path.symlink_metadata().is_err() || above.any(|file| file.symlink_metadata().is_ok()))
+}
+
+/// Whether the wildcard `pattern` could name a guard file, a path below one or a directory
+/// directly above one: every component it shares with a guard file's matches (without
+/// case; a name with a leading dot only by a pattern with one, as a POSIX shell expands).
+fn may_match_guard_control(pattern: &Path, roots: Roots<'_>) -> bool {
+    let depth = pattern.components().count();
+    let workspace_depth = roots.workspace.components().count();
+    // Directories more than one level above a guard file, and the workspace root and what
+    // lies above it, are left to their own rules (`../*` is outside the workspace).
+    // A wildcard expands to what exists: only guard files that are there can be named, and
+    // a pattern deeper than one only if it is a directory.
+    roots.guard.iter().any(|file| {
+        let entries = file.components().count();
+        depth + 1 >= entries
+            && !(depth <= workspace_depth && is_within(file, roots.workspace))
+            && (if depth > entries {
+                file.is_dir()
+            } else {
+                file.symlink_metadata().is_ok()
+            })
+            && pattern
+                .components()
+                .zip(file.components())
+                .all(|(wanted, name)| {
+                    let wanted = wanted.as_os_str().as_encoded_bytes().to_ascii_lowercase();
+                    let name = name.as_os_str().as_encoded_bytes().to_ascii_lowercase();
+                    (name.first() != Some(&b'.') || wanted.first() == Some(&b'.'))
+                        && agent_guard_git::glob_matches(&wanted, &name)
+                })
+    })
+}
+
+/// Returns `true` if `path` is `ancestor` or lies below it, comparing components without
+/// ASCII case.
+fn is_within_folded(path: &Path, ancestor: &Path) -> bool {
+    let mut path = path.components();
+    ancestor.components().all(|component| {
+        path.next()
+            .is_some_and(|c| c.as_os_str().eq_ignore_ascii_case(component.as_os_str()))
+    })
 }
 
 /// A quarantine control path: an in-workspace directory that holds the quarantine (deleting it
@@ -188,11 +264,18 @@ mod tests {
 
     fn check(physical: &str) -> Option<Protected> {
         let (workspace, trash, home) = roots_fixture();
+        let guard = [
+            PathBuf::from("/ws/.claude/settings.json"),
+            PathBuf::from("/ws/.github/hooks"),
+            PathBuf::from("/home/u/.codex/hooks.json"),
+        ];
         let roots = Roots {
             workspace: &workspace,
             trash: &trash,
             home: Some(&home),
+            guard: &guard,
         };
+        let glob = physical.contains('*');
         let physical = Path::new(physical);
         let relative = physical.strip_prefix(&workspace).ok();
         let spellings = Spellings {
@@ -200,6 +283,7 @@ mod tests {
             physical,
             link_target: None,
             relative,
+            glob,
         };
         classify(spellings, roots)
     }
@@ -225,5 +309,24 @@ mod tests {
         assert_eq!(check("/ws/a/.GIT/x"), Some(Protected::GitMetadata));
         assert_eq!(check("/ws2"), Some(Protected::OutsideWorkspace));
         assert_eq!(check("/ws/src"), None);
+    }
+
+    #[test]
+    fn guard_files_below_and_above() {
+        let guarded = Some(Protected::GuardControl);
+        assert_eq!(check("/ws/.claude/settings.json"), guarded);
+        assert_eq!(check("/ws/.CLAUDE/Settings.JSON"), guarded);
+        assert_eq!(check("/ws/.github/hooks/agent-guard.json"), guarded);
+        assert_eq!(check("/home/u/.codex/hooks.json"), guarded);
+        // Above a guard file: these directories do not exist in the fixture, so creating
+        // them could plant one.
+        assert_eq!(check("/ws/.claude"), guarded);
+        assert_eq!(check("/ws/.github"), guarded);
+        assert_eq!(check("/ws/.claude/commands"), None);
+        assert_eq!(check("/ws/.github/workflows/ci.yml"), None);
+        // A wildcard names only what exists (none of the fixture's paths do; the corpus,
+        // tests/corpus/*/self_protection.toml, has the real ones).
+        assert_eq!(check("/ws/.claude/*"), None);
+        assert_eq!(check("/ws/*"), None);
     }
 }

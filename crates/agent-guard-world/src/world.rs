@@ -51,6 +51,10 @@ pub struct RealWorld {
     pub(crate) git_user_dir: Option<PathBuf>,
     /// The artifact patterns of [`World::regenerable`].
     artifacts: agent_guard_git::Artifacts,
+    /// The user-level guard files (see [`RealWorld::with_user_dirs`]).
+    user_guard_files: Vec<PathBuf>,
+    /// Every guard file, project and user level, in both spellings; built on first use.
+    guard_files: OnceLock<Vec<PathBuf>>,
 }
 
 impl RealWorld {
@@ -77,7 +81,34 @@ impl RealWorld {
             repo: OnceLock::new(),
             git_user_dir: None,
             artifacts: agent_guard_git::Artifacts::default(),
+            user_guard_files: Vec::new(),
+            guard_files: OnceLock::new(),
         }
+    }
+
+    /// Protects the user-level guard files of `dirs` (the harnesses' hook configurations in
+    /// the user's directories, the guard's own user and system settings) besides the
+    /// workspace's own, which every world protects.
+    #[must_use]
+    pub fn with_user_dirs(mut self, dirs: &agent_guard_types::guard_files::UserDirs) -> RealWorld {
+        self.user_guard_files = dirs.entries();
+        self.guard_files = OnceLock::new();
+        self
+    }
+
+    /// Every guard file, lexically and physically spelled.
+    pub(crate) fn guard_files(&self) -> &[PathBuf] {
+        self.guard_files.get_or_init(|| {
+            let mut files = agent_guard_types::guard_files::project_entries(&self.workspace);
+            files.extend(self.user_guard_files.iter().cloned());
+            let physical: Vec<PathBuf> = files
+                .iter()
+                .map(|file| resolve_following_all(file))
+                .filter(|resolved| !files.contains(resolved))
+                .collect();
+            files.extend(physical);
+            files
+        })
     }
 
     /// Sets the artifact patterns (`node_modules`, `*.pyc`…) of [`World::regenerable`];

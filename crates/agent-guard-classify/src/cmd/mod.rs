@@ -174,6 +174,7 @@ fn by_name(
         "format" => copy::format(args).into_iter().collect(),
         "fsutil" => copy::fsutil(args).into_iter().collect(),
         "curl" | "tar" | "clang-format" => windows::native_writer(name, args, Dialect::Cmd),
+        _ if let Some(ops) = crate::metadata::windows::parse(name, args, Dialect::Cmd) => ops,
         _ if crate::runners::starts(name, args.first().and_then(Tok::literal)) => {
             windows::or_opaque(
                 windows::runner(text, Dialect::Cmd),

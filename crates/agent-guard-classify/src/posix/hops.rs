@@ -228,11 +228,14 @@ pub(super) fn program(
 
 /// An editor program (`GIT_EDITOR`, `core.editor`, `EDITOR`, …): like [`program`], but
 /// what it writes of the file it is handed is its caller's scratch copy (git's commit
-/// message or rebase todo list, `sudoedit`'s and `fc`'s temporary file), so a write naming
-/// no file of its own (`sed -i -e 's/^pick/fixup/'`) destroys nothing.
+/// message or rebase todo list, `sudoedit`'s and `fc`'s temporary file), so a write or a
+/// metadata change naming no file of its own (`sed -i -e 's/^pick/fixup/'`, `touch`)
+/// destroys nothing.
 pub(super) fn editor(script: Option<&str>, note: &str, line: &Line<'_>) -> Vec<OpSpec> {
     let mut ops = program(script, note, false, line);
-    ops.retain(|op| !(matches!(op.kind, OpKind::Overwrite) && op.targets.is_empty()));
+    ops.retain(|op| {
+        !(matches!(op.kind, OpKind::Overwrite | OpKind::Metadata) && op.targets.is_empty())
+    });
     ops
 }
 

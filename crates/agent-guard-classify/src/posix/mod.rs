@@ -428,6 +428,9 @@ fn dispatch(
     if windows_verbs::VERBS.contains(&name) {
         return vec![windows_verbs::parse(name, rest)];
     }
+    if let Some(ops) = crate::metadata::posix::parse(name, rest) {
+        return ops;
+    }
     if SHELLS.contains(&name) {
         return hops::shell(name, rest, call, line);
     }

@@ -69,7 +69,12 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                 if !inner.is_empty() {
                     deletes = true;
                     kind = Some(strongest(kind, &inner));
-                    notes.push(format!("find {action} runs a destructive command per file"));
+                    let what = if inner.iter().all(|op| op.kind == OpKind::Metadata) {
+                        "a command that changes metadata"
+                    } else {
+                        "a destructive command"
+                    };
+                    notes.push(format!("find {action} runs {what} per file"));
                     notes.extend(inner.into_iter().flat_map(|op| op.notes));
                 }
             }
@@ -116,18 +121,28 @@ fn starting_points(args: &[Arg]) -> Vec<agent_guard_types::Target> {
 }
 
 /// The kind of op a per-file command makes of the found files: a delete when any inner op
-/// deletes (or is unknown), otherwise the write kind of the inner ops.
+/// deletes (or is unknown), otherwise the write kind of the inner ops; a metadata change
+/// (`-exec chmod +x {} +`) when that is all they do.
 fn strongest(so_far: Option<OpKind>, inner: &[OpSpec]) -> OpKind {
-    let writes = |k: OpKind| matches!(k, OpKind::Overwrite | OpKind::SideEffectDelete);
-    if so_far.is_some_and(|k| !writes(k)) || inner.iter().any(|op| !writes(op.kind)) {
-        return OpKind::FsDelete;
-    }
-    inner
+    let all: Vec<OpKind> = so_far
+        .into_iter()
+        .chain(inner.iter().map(|op| op.kind))
+        .collect();
+    let kinds: Vec<OpKind> = all
         .iter()
-        .map(|op| op.kind)
-        .find(|k| *k == OpKind::SideEffectDelete)
-        .or(so_far)
-        .unwrap_or(OpKind::Overwrite)
+        .copied()
+        .filter(|k| *k != OpKind::Metadata)
+        .collect();
+    let writes = |k: &OpKind| matches!(k, OpKind::Overwrite | OpKind::SideEffectDelete);
+    if kinds.is_empty() && !all.is_empty() {
+        OpKind::Metadata
+    } else if !kinds.iter().all(writes) {
+        OpKind::FsDelete
+    } else if kinds.contains(&OpKind::SideEffectDelete) {
+        OpKind::SideEffectDelete
+    } else {
+        OpKind::Overwrite
+    }
 }
 
 /// The index of the word that ends an `-exec` command started at `from`: a `;`, or a `+`

@@ -7,6 +7,7 @@
 //! undeterminable. POSIX delete vocabulary that is not a PowerShell alias is floored.
 
 mod dotnet;
+mod metadata;
 mod params;
 mod remove_item;
 mod writes;
@@ -166,6 +167,9 @@ fn words(
     if let Some(ops) = writes::parse(&name, args, piped) {
         return ops;
     }
+    if let Some(ops) = metadata::parse(&name, args, piped) {
+        return ops;
+    }
     if hosts::host(&name).is_some() {
         return host(&name, args, command, index, line, positions);
     }
@@ -266,6 +270,9 @@ fn by_name(
         }
         "robocopy" => windows::robocopy(toks, Dialect::PowerShell),
         "tar" | "clang-format" => windows::native_writer(name, toks, Dialect::PowerShell),
+        _ if let Some(ops) = crate::metadata::windows::parse(name, toks, Dialect::PowerShell) => {
+            ops
+        }
         _ if crate::runners::starts(name, toks.first().and_then(Tok::literal)) => {
             windows::or_opaque(
                 windows::runner(text, Dialect::PowerShell),

@@ -78,23 +78,34 @@ pub(crate) fn unresolved_protected_append(mut op: OpSpec) -> OpSpec {
     op
 }
 
-/// An append whose path is not fully known where it lands — a target the guard cannot
-/// resolve, no target at all (the path binds from the pipeline), or a relative one after a
-/// `cd` in the line — becomes an unknown op when the line names git metadata or the
-/// quarantine anywhere (`X=.git; echo x >> $X/config`, `cd .git && echo x >> config`,
-/// `Get-Item .git\config | Add-Content -Value x`).
+/// An append or a metadata change whose path is not fully known where it lands — a target
+/// the guard cannot resolve, no target at all (the path binds from the pipeline, or from a
+/// file: `setfacl --restore`), or a relative one after a `cd` in the line — becomes an
+/// unknown op when the line names git metadata or the quarantine anywhere
+/// (`X=.git; echo x >> $X/config`, `cd .git && chmod +x hooks/x`,
+/// `Get-Item .git\config | Add-Content -Value x`). Both are judged against the protected
+/// paths only, which an unresolved path could be.
 pub(crate) fn unresolved_appends_in_line(ops: &mut [OpSpec], line: &str) {
     let mut names = None;
-    for op in ops.iter_mut().filter(|op| op.kind == OpKind::Append) {
+    for op in ops
+        .iter_mut()
+        .filter(|op| matches!(op.kind, OpKind::Append | OpKind::Metadata))
+    {
         let unresolved = op.targets.is_empty()
             || op.shape.is_some()
             || op.undeterminable
             || op.targets.iter().any(|t| t.opaque.is_some());
         if unresolved && *names.get_or_insert_with(|| line_names_protected(line)) {
+            let what = if op.kind == OpKind::Append {
+                "it appends to a path"
+            } else {
+                "it changes the metadata of a path"
+            };
             op.kind = OpKind::Unknown;
-            op.mark_undeterminable(
-                "it appends to a path the guard cannot place, on a line that names git metadata or the quarantine",
-            );
+            op.mark_undeterminable(format!(
+                "{what} the guard cannot place, on a line that names git metadata, the \
+                 quarantine or a file that keeps the guard on"
+            ));
         }
     }
 }
@@ -148,7 +159,41 @@ fn line_names_protected(line: &str) -> bool {
     if names_git_dir(&line.to_ascii_lowercase().replace('`', "")) {
         return true;
     }
-    line_tokens(line).any(|token| token.ends_with(".git") || names_quarantine(&token))
+    line_tokens(line).any(|token| {
+        token.ends_with(".git") || names_quarantine(&token) || names_guard_file(&token)
+    })
+}
+
+/// Returns `true` if a lower-cased token names a file that keeps the guard on, or where one
+/// lives (`agent_guard_types::guard_files`): a harness's directory (`.claude`, `.codex`…),
+/// a hook file's name (`settings.local.json`, `hooks.json`), the guard's configuration, or
+/// a variable that moves a harness's user directory (`$CLAUDE_CONFIG_DIR`).
+fn names_guard_file(token: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "settings.json",
+        "settings.local.json",
+        "hooks.json",
+        "config.toml",
+        "hooks",
+        ".copilot",
+        ".codeium",
+        "agent-guard",
+        "claude_config_dir",
+        "codex_home",
+        "gemini_cli_home",
+        "qwen_home",
+        "copilot_home",
+        "xdg_config_home",
+        "xdg_state_home",
+    ];
+    // `.github` holds far more than hooks: its `hooks` directory's name is on the list.
+    NAMES.contains(&token)
+        || agent_guard_types::guard_files::PROJECT.iter().any(|entry| {
+            entry
+                .split('/')
+                .next()
+                .is_some_and(|first| first != ".github" && first.eq_ignore_ascii_case(token))
+        })
 }
 
 /// Returns `true` if lower-cased text uses git's own ways of naming its directory

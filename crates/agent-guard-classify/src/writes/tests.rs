@@ -122,6 +122,10 @@ fn lines_that_name_protected_paths() {
         "echo x >> $X.git/config",
         "Get-Item .git\\config | Add-Content -Value x",
         "cd .agent-trash && echo x >> log",
+        "X=.claude; echo '{}' >> $X/settings.local.json",
+        "echo x >> \"$CLAUDE_CONFIG_DIR/settings.json\"",
+        "cd .github && echo '{}' >> hooks/x.json",
+        "D=$(pwd)/.codex; chmod 000 $D/hooks.json",
     ] {
         assert!(super::line_names_protected(line), "{line}");
     }

@@ -3,6 +3,7 @@
 mod audit;
 mod check;
 mod check_line;
+mod config;
 mod demo;
 mod extra;
 mod history;
@@ -16,6 +17,7 @@ use clap::{Parser, Subcommand};
 pub use audit::{AuditArgs, AuditCommand, AuditVerifyArgs};
 pub use check::CheckArgs;
 pub use check_line::check_only;
+pub use config::{ConfigArgs, ConfigCommand, ConfigTrustArgs};
 pub use demo::DemoArgs;
 pub use extra::{ApproveArgs, CompletionsArgs, ExplainArgs, ManArgs};
 pub use history::{GcArgs, ListArgs, RedoArgs, RestoreArgs, ShowArgs, StatusArgs, UndoArgs};
@@ -109,6 +111,8 @@ pub enum Command {
     Man(ManArgs),
     /// Inspect the audit log (`audit verify`: check its hash chain)
     Audit(AuditArgs),
+    /// Trust the project's `.agent-guard.toml` so its loosening settings apply (a person)
+    Config(ConfigArgs),
 }
 
 impl Command {
@@ -134,6 +138,9 @@ impl Command {
             Command::Completions(_) | Command::Man(_) => false,
             Command::Audit(a) => match &a.command {
                 AuditCommand::Verify(a) => a.json,
+            },
+            Command::Config(a) => match &a.command {
+                ConfigCommand::Trust(a) => a.json,
             },
         }
     }

@@ -44,6 +44,7 @@ pub fn run(args: &ApproveArgs) -> anyhow::Result<ExitCode> {
     }
     let found = agent_guard_engine::find_approval(&cwd, &env, reference)?;
     describe(&found);
+    crate::person::check().map_err(|why| crate::person::refusal("approve", &why))?;
     let interactive = prompt::interactive();
     if interactive && !prompt::confirm("approve this command once?") {
         printer::err("not approved");

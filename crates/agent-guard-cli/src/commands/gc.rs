@@ -26,6 +26,10 @@ pub fn run(args: &GcArgs) -> anyhow::Result<ExitCode> {
         },
         now: args.now,
     };
+    if args.execute {
+        crate::person::not_an_agent()
+            .map_err(|why| crate::person::refusal("gc --execute", &why))?;
+    }
     if args.execute && args.now && !args.yes {
         // Purging inside the grace window destroys what may be the only copy of a recent
         // delete: a person confirms, at a terminal.

@@ -2,6 +2,7 @@
 
 pub mod approve;
 pub mod audit;
+pub mod config;
 pub mod docs;
 pub mod explain;
 pub mod gc;

@@ -275,6 +275,44 @@ fn delete_outside_is_refused(harness: Harness) {
     );
 }
 
+/// The model's shell tool tries to switch the guard off by emptying the hook file install
+/// wrote (issue 35): the hook refuses it (`BLOCK_SELF_PROTECTION`), the file is byte for
+/// byte what it was, and the next tool call is still judged by the hook.
+fn hook_file_write_is_refused(harness: Harness) {
+    let Some(scenario) = Scenario::new(harness) else {
+        return;
+    };
+    scenario.wrap_guard();
+    let config = scenario.config_file();
+    let before = fs::read(&config).unwrap();
+    let relative = config
+        .strip_prefix(scenario.ws())
+        .unwrap()
+        .display()
+        .to_string();
+    let run = scenario.run(&format!("printf '{{}}' > {relative}"), &[]);
+    timing(&run, "overwrite the hook file");
+    ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
+    ensure!(
+        run,
+        fs::read(&config).ok().as_deref() == Some(before.as_slice()),
+        "the hook file {relative} was changed"
+    );
+    let content = one_tool_result(&run);
+    ensure!(
+        run,
+        content.contains("BLOCK_SELF_PROTECTION") || content.contains("agent-guard"),
+        "the model was not told that agent-guard refused the call"
+    );
+    let calls = scenario.hook_calls().len();
+    let again = scenario.run("ls", &[]);
+    ensure!(
+        again,
+        scenario.hook_calls().len() > calls,
+        "the hook no longer runs after the attempt"
+    );
+}
+
 /// A fault inside hook mode (a panic, or a stall past its own deadline) becomes a deny:
 /// `rm -r build` does not run.
 fn guard_fault_denies(harness: Harness, fault: &str) {
@@ -405,6 +443,12 @@ macro_rules! per_harness {
             #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
             fn delete_outside_is_refused() {
                 super::delete_outside_is_refused($harness);
+            }
+
+            #[test]
+            #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn hook_file_write_is_refused() {
+                super::hook_file_write_is_refused($harness);
             }
 
             #[test]

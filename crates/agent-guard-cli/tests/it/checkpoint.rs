@@ -262,6 +262,7 @@ fn show_lists_the_changes_since_the_checkpoint_and_what_it_did_not_keep() {
         ".agent-guard.toml",
         "[checkpoint]\nmax_file_bytes = 100\n",
     );
+    env.trust_config();
     write(&env, "big.bin", &"x".repeat(500));
     script_workspace(&env);
     let txid = checkpointed(&env, "python3 tools/cleanup.py", "SNAPSHOT_CHECKPOINT");
@@ -316,6 +317,7 @@ fn checkpoints_off_lets_programs_run_unprotected_and_no_ops_write_nothing() {
         ".agent-guard.toml",
         "[checkpoint]\nmode = \"never\"\n",
     );
+    env.trust_config();
     let (exit, report) = enforce(&env, "make clean");
     assert_eq!(exit, 0, "{report}");
     assert_eq!(report["code"], "ALLOW_UNCHECKPOINTED", "{report}");

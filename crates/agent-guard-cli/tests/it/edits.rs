@@ -651,6 +651,7 @@ fn edit_tools_are_configurable() {
         "[preserve]\nedit_tools = false\n",
     )
     .unwrap();
+    env.trust_config();
     let before = tree(env.ws());
     let output = judge(&env, "claude-code", Call::Write("notes.txt", "x")).unwrap();
     assert!(proceeds("claude-code", &output), "{output:?}");

@@ -40,6 +40,7 @@ mod privacy;
 mod quarantine;
 mod readme;
 mod roundtrip;
+mod self_protection;
 mod start;
 mod stress;
 mod support;

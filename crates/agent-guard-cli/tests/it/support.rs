@@ -100,6 +100,13 @@ impl TestEnv {
             .expect("agent-guard runs")
     }
 
+    /// A person trusts the project's `.agent-guard.toml` as it is now, at a terminal
+    /// (`agent-guard config trust` on a pseudo-terminal), so that its loosening settings apply.
+    pub fn trust_config(&self) {
+        let trusted = pty(self, &["config", "trust"], "", &[]);
+        assert_eq!(trusted.code, 0, "config trust: {}", trusted.text);
+    }
+
     /// Runs `agent-guard <args>` and returns its output, whatever its exit status.
     pub fn ag(&self, args: &[&str]) -> Output {
         self.cmd("agent-guard")

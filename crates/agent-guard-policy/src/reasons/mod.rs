@@ -22,6 +22,7 @@ pub mod block_out_of_workspace;
 pub mod block_protected_ancestor;
 pub mod block_protected_path;
 pub mod block_restricted_mode;
+pub mod block_self_protection;
 pub mod block_undeterminable_effect;
 pub mod block_wildcard;
 pub mod compensation_failed;
@@ -208,6 +209,7 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &block_out_of_workspace::BlockOutOfWorkspace,
     &block_protected_path::BlockProtectedPath,
     &block_protected_ancestor::BlockProtectedAncestor,
+    &block_self_protection::BlockSelfProtection,
     &block_wildcard::BlockWildcard,
     &block_restricted_mode::BlockRestrictedMode,
     &block_force_push::BlockForcePush,

@@ -1,0 +1,112 @@
+//! agent-guard's person-only verbs, reached from an agent's command line (issue 35 point 3).
+//!
+//! `approve`, `mode normal`, `config trust`, `uninstall` and `gc --execute` loosen the guard;
+//! the verbs refuse to run under a harness themselves, and a line that reaches one is
+//! refused before it runs. The line is read as text, not as commands: the verb may sit in a
+//! quoted string a wrapper runs (`script -qc 'agent-guard approve 3f2a' /dev/null`,
+//! `unbuffer`, `expect -c`, `python -c 'import pty; pty.spawn([...])'`, `socat`, `nohup`,
+//! `setsid`), behind a path (`~/.cargo/bin/agent-guard`), or behind a copy made on the same
+//! line (`cp "$(command -v agent-guard)" /tmp/x && /tmp/x approve 1`).
+
+use agent_guard_types::{Dialect, OpKind, OpSpec};
+
+/// The op for a line that reaches a person-only verb, if it does.
+pub(crate) fn in_line(line: &str, dialect: Dialect) -> Option<OpSpec> {
+    let tokens = tokens(line);
+    if !tokens.iter().any(|token| names_the_guard(token)) {
+        return None;
+    }
+    let has = |word: &str| tokens.iter().any(|token| token == word);
+    let verb = if has("approve") {
+        "approve"
+    } else if has("uninstall") {
+        "uninstall"
+    } else if has("config") && has("trust") {
+        "config trust"
+    } else if has("mode") && has("normal") {
+        "mode normal"
+    } else if has("gc") && (has("--execute") || has("-x")) {
+        "gc --execute"
+    } else {
+        return None;
+    };
+    let mut op = OpSpec::new("agent-guard", OpKind::GuardVerb, dialect);
+    op.sub = Some(verb.to_owned());
+    op.notes.push(format!(
+        "the line runs `agent-guard {verb}`, which only a person may run, in their own terminal"
+    ));
+    Some(op)
+}
+
+/// The line's word-like tokens, lower-cased; quotes, `=`, `,`, brackets and separators
+/// break words, so the verb is found inside a wrapper's string or an interpreter's list.
+fn tokens(line: &str) -> Vec<String> {
+    line.to_ascii_lowercase()
+        .replace('`', "")
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '\\')))
+        .filter(|token| !token.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A token that names the guard's binary: `agent-guard`, by any path, with or without an
+/// extension (`agent-guard.exe`).
+fn names_the_guard(token: &str) -> bool {
+    let name = token.rsplit(['/', '\\']).next().unwrap_or(token);
+    name == "agent-guard"
+        || name
+            .strip_prefix("agent-guard.")
+            .is_some_and(|ext| ext == "exe")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verb(line: &str) -> Option<String> {
+        in_line(line, Dialect::Posix).and_then(|op| op.sub)
+    }
+
+    #[test]
+    fn every_route_to_a_person_only_verb_is_found() {
+        for (line, expected) in [
+            ("agent-guard approve 3f2a", "approve"),
+            (
+                "echo y | script -qc 'agent-guard approve 3f2a' /dev/null",
+                "approve",
+            ),
+            ("~/.cargo/bin/agent-guard mode normal", "mode normal"),
+            ("unbuffer agent-guard config trust", "config trust"),
+            (
+                "python3 -c \"import pty; pty.spawn(['agent-guard', 'approve', '1'])\"",
+                "approve",
+            ),
+            (
+                "cp \"$(command -v agent-guard)\" /tmp/x && /tmp/x uninstall claude-code",
+                "uninstall",
+            ),
+            (
+                "nohup setsid agent-guard gc --execute --all &",
+                "gc --execute",
+            ),
+            ("C:\\tools\\agent-guard.exe approve 1", "approve"),
+        ] {
+            assert_eq!(verb(line).as_deref(), Some(expected), "{line}");
+        }
+    }
+
+    #[test]
+    fn other_verbs_and_other_programs_are_not() {
+        for line in [
+            "agent-guard list",
+            "agent-guard mode restricted",
+            "agent-guard gc",
+            "agent-guard doctor",
+            "git config --global user.name x",
+            "approve.sh",
+            "cat agent-guard.log | grep approve",
+        ] {
+            assert_eq!(verb(line), None, "{line}");
+        }
+    }
+}

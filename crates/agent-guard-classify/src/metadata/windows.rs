@@ -1,0 +1,227 @@
+//! `attrib`, `icacls`, `cacls` and `takeown`, run from cmd or PowerShell (their Windows
+//! manuals).
+//!
+//! They are programs, not builtins: each reads its own command line, switches after `/`,
+//! case-insensitively. A form that only prints (`attrib f`, `icacls f`, `icacls f /verify`,
+//! `cacls f`, `/?`) changes nothing. `icacls /save` writes the ACLs to a file and
+//! `takeown /s` works on another computer: neither is followed.
+
+use agent_guard_types::{Dialect, OpSpec, Target};
+
+use super::Parsed;
+use crate::windows::{self, Tok};
+
+/// The metadata op of the Windows program `name` (normalised) run with `args` in
+/// `dialect`; `None` when `name` is not one of these programs.
+pub(crate) fn parse(name: &str, args: &[Tok], dialect: Dialect) -> Option<Vec<OpSpec>> {
+    let parsed = match name {
+        "attrib" => attrib(args, dialect),
+        "icacls" => icacls(args, dialect),
+        "cacls" => cacls(args, dialect),
+        "takeown" => takeown(args, dialect),
+        _ => return None,
+    };
+    Some(parsed.into_ops(name, dialect))
+}
+
+/// The switch `arg` is, lower-cased without its `/` (`/T` → `t`, `/grant:r` → `grant:r`).
+fn switch(arg: &Tok) -> Option<String> {
+    arg.literal()?
+        .strip_prefix('/')
+        .map(str::to_ascii_lowercase)
+}
+
+/// The target a program changes for `arg`: where a final symlink leads unless `on_link`.
+fn path(arg: &Tok, on_link: bool, dialect: Dialect) -> Target {
+    Target {
+        through_symlink: !on_link,
+        ..windows::target(arg, dialect)
+    }
+}
+
+/// The attribute letters of `attrib` (`+r`, `-h`, `+i`).
+const ATTRIB_LETTERS: &str = "rashoixpuvb";
+
+/// `attrib [+R|-R] [+A|-A] [+S|-S] [+H|-H] [+I|-I] … [PATH…] [/S [/D]] [/L]`: without an
+/// attribute to set or clear it only lists them. `/S` also changes every same-named file
+/// below the working directory (as `del /s`), `/L` the symlink itself. Without a path it
+/// changes every file of the working directory: undeterminable.
+fn attrib(args: &[Tok], dialect: Dialect) -> Parsed {
+    let mut op = super::op("attrib", dialect);
+    let mut changes = false;
+    let mut on_link = false;
+    let mut paths = Vec::new();
+    for arg in args {
+        if let Some(switch) = switch(arg) {
+            match switch.as_str() {
+                "s" => {
+                    op.recursive = true;
+                    op.name_match = true;
+                }
+                "d" => {}
+                "l" => on_link = true,
+                "?" => return Parsed::Nothing,
+                _ => return Parsed::Unfollowed(format!("unknown switch /{switch}")),
+            }
+            continue;
+        }
+        let attribute = arg
+            .literal()
+            .and_then(|text| text.strip_prefix(['+', '-']))
+            .is_some_and(|letters| {
+                !letters.is_empty()
+                    && letters
+                        .chars()
+                        .all(|c| ATTRIB_LETTERS.contains(c.to_ascii_lowercase()))
+            });
+        if attribute {
+            changes = true;
+        } else {
+            paths.push(arg);
+        }
+    }
+    if !changes {
+        return Parsed::Nothing;
+    }
+    op.targets = paths.iter().map(|p| path(p, on_link, dialect)).collect();
+    if op.targets.is_empty() {
+        op.mark_undeterminable("attrib without a path changes every file of the working directory");
+    }
+    Parsed::Op(Box::new(op))
+}
+
+/// `icacls PATH (/grant[:r] SID:PERM… | /deny … | /remove[:g|:d] SID… | /setowner USER |
+/// /setintegritylevel … | /inheritance:e|d|r | /reset | /substitute OLD NEW… | /restore
+/// FILE) [/T] [/C] [/L] [/Q]`: the path comes first; `/T` recurses. `/restore FILE` sets
+/// the ACLs of the files FILE names below the directory: undeterminable.
+fn icacls(args: &[Tok], dialect: Dialect) -> Parsed {
+    let Some((name, rest)) = args.split_first() else {
+        return Parsed::Nothing;
+    };
+    if let Some(first) = switch(name) {
+        return if first == "?" {
+            Parsed::Nothing
+        } else {
+            Parsed::Unfollowed(format!("/{first} comes before the path"))
+        };
+    }
+    let mut op = super::op("icacls", dialect);
+    let (mut changes, mut on_link, mut values) = (false, false, false);
+    for arg in rest {
+        let Some(switch) = switch(arg) else {
+            if values {
+                continue;
+            }
+            return Parsed::Unfollowed(format!("`{}` is not a switch's value", arg.text));
+        };
+        let base = switch.split(':').next().unwrap_or_default();
+        values = false;
+        match base {
+            "grant" | "deny" | "remove" | "setintegritylevel" | "setowner" | "substitute" => {
+                changes = true;
+                values = true;
+            }
+            "inheritance" | "reset" => changes = true,
+            "restore" => {
+                changes = true;
+                values = true;
+                op.recursive = true;
+                op.mark_undeterminable(
+                    "icacls /restore sets the ACLs of the files its ACL file names, which the guard does not read",
+                );
+            }
+            "t" => op.recursive = true,
+            "l" => on_link = true,
+            "c" | "q" | "verify" => {}
+            "findsid" => values = true,
+            "?" => return Parsed::Nothing,
+            "save" => return Parsed::Unfollowed("/save writes the ACLs to a file".to_owned()),
+            _ => return Parsed::Unfollowed(format!("unknown switch /{switch}")),
+        }
+    }
+    if !changes {
+        return Parsed::Nothing;
+    }
+    op.targets.push(path(name, on_link, dialect));
+    Parsed::Op(Box::new(op))
+}
+
+/// `cacls PATH [/T] [/M] [/L] [/S[:SDDL]] [/E] [/C] [/G USER:PERM…] [/R USER…] [/P
+/// USER:PERM…] [/D USER…]`: the path comes first; `/T` recurses; without `/G`, `/R`, `/P`,
+/// `/D` or `/S:SDDL` it only prints.
+fn cacls(args: &[Tok], dialect: Dialect) -> Parsed {
+    let Some((name, rest)) = args.split_first() else {
+        return Parsed::Nothing;
+    };
+    if let Some(first) = switch(name) {
+        return if first == "?" {
+            Parsed::Nothing
+        } else {
+            Parsed::Unfollowed(format!("/{first} comes before the path"))
+        };
+    }
+    let mut op = super::op("cacls", dialect);
+    let (mut changes, mut on_link, mut values) = (false, false, false);
+    for arg in rest {
+        let Some(switch) = switch(arg) else {
+            if values {
+                continue;
+            }
+            return Parsed::Unfollowed(format!("`{}` is not a switch's value", arg.text));
+        };
+        values = false;
+        match switch.as_str() {
+            "g" | "r" | "p" | "d" => {
+                changes = true;
+                values = true;
+            }
+            sddl if sddl.starts_with("s:") => changes = true,
+            "t" => op.recursive = true,
+            "l" => on_link = true,
+            "s" | "m" | "e" | "c" => {}
+            "?" => return Parsed::Nothing,
+            _ => return Parsed::Unfollowed(format!("unknown switch /{switch}")),
+        }
+    }
+    if !changes {
+        return Parsed::Nothing;
+    }
+    op.targets.push(path(name, on_link, dialect));
+    Parsed::Op(Box::new(op))
+}
+
+/// `takeown /F PATH [/A] [/R [/D Y|N]]`: makes the user (or, with `/A`, the
+/// administrators) the owner of PATH; `/R` recurses. `/S` (another computer) is not
+/// followed.
+fn takeown(args: &[Tok], dialect: Dialect) -> Parsed {
+    let mut op = super::op("takeown", dialect);
+    let mut value_of: Option<String> = None;
+    for arg in args {
+        if let Some(switch) = value_of.take() {
+            if switch == "f" {
+                op.targets.push(path(arg, false, dialect));
+            }
+            continue;
+        }
+        let Some(switch) = switch(arg) else {
+            return Parsed::Unfollowed(format!("`{}` is not a switch's value", arg.text));
+        };
+        match switch.as_str() {
+            "f" | "d" => value_of = Some(switch),
+            "r" => op.recursive = true,
+            "a" => {}
+            "s" | "u" | "p" => {
+                return Parsed::Unfollowed(format!("/{switch} names another computer"));
+            }
+            "?" => return Parsed::Nothing,
+            _ => return Parsed::Unfollowed(format!("unknown switch /{switch}")),
+        }
+    }
+    if let Some(switch) = value_of {
+        return Parsed::Unfollowed(format!("/{switch} needs a value"));
+    }
+    if op.targets.is_empty() {
+        return Parsed::Unfollowed("no /F path".to_owned());
+    }
+    Parsed::Op(Box::new(op))
+}

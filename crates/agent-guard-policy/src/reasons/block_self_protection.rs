@@ -1,0 +1,114 @@
+//! `BLOCK_SELF_PROTECTION`.
+
+use std::path::PathBuf;
+
+use agent_guard_types::{OpKind, OpSpec, PathSpec, Protected, ReasonCode, Target, Verdict, World};
+
+use crate::PolicyContext;
+
+super::reason!(
+    BlockSelfProtection, BlockSelfProtection, "BLOCK_SELF_PROTECTION",
+    catches: "Any command or edit-tool call that would change a file that keeps the guard on: the guard's configuration (`.agent-guard.toml`, `~/.config/agent-guard/`, `/etc/agent-guard/`, its state under `~/.local/state/agent-guard/`) and the hook configuration of every supported harness, in the workspace and in the user's directories (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`, `.codex/config.toml`, `.gemini/settings.json`, `.github/hooks/`, `.cursor/hooks.json`, `.clinerules/hooks/`, `.windsurf/hooks.json`, `.qwen/settings.json`, `.opencode/plugins/`, `opencode.json`, and their user-level counterparts, following `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `QWEN_HOME`, `COPILOT_HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME`). Every effect counts — delete, overwrite, create, append, move from or onto, link, permission or attribute change (`chmod`, `chown`, `touch`, `attrib`, `icacls`), an edit tool's write — in every dialect, reached directly, through a symlink, by a wildcard that could match one, or through a directory that holds one (`rm -rf .claude`, `mv .github gh`) or does not exist yet (`cp -r evil .claude`). Also any line that runs one of the guard's person-only verbs — `approve`, `mode normal`, `config trust`, `uninstall`, `gc --execute` — by name or path, inside a pseudo-terminal wrapper (`script -qc 'agent-guard approve ID' /dev/null`, `unbuffer`, `expect`), an interpreter (`python -c 'import pty; …'`) or a detached process (`nohup`, `setsid`); the verbs themselves also refuse to run under a harness.",
+    why: "An agent that can rewrite these, or approve its own requests, can switch the guard off (`disableAllHooks`, a hook list without agent-guard, a config that names a quarantine elsewhere or calls real data an artifact, a RESTRICTED session lifted) and then do anything else unguarded. Only a person does these.",
+    example: "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json",
+    verdict: "BLOCK, never askable; judged before every other rule of the op.",
+    recovery: "Nothing was changed. A person does it in their own terminal: `agent-guard install <harness>` or `agent-guard uninstall <harness>` for hooks, an editor and `agent-guard config trust` for the configuration, `agent-guard approve ID` for a waiting request.",
+    enforcement: None,
+    hint: "This keeps agent-guard on, so an agent may not do it. Ask the user to do it themselves in their own terminal (hooks: `agent-guard install <harness>` or `uninstall <harness>`; settings: edit the file, then `agent-guard config trust`; a waiting request: `agent-guard approve ID`).",
+    coverage: Coverage::Corpus,
+);
+
+/// Returns `true` if any spec is a guard file (or a directory holding or able to hold one).
+pub(crate) fn applies(specs: &[PathSpec]) -> bool {
+    specs
+        .iter()
+        .any(|s| s.protected == Some(Protected::GuardControl))
+}
+
+/// The verdict when `op` names a guard file among the paths it changes (its targets, and a
+/// move's sources), naming the file. After literal directory changes in the line the
+/// targets are resolved from where the line is then as well as from where it starts.
+pub(crate) fn verdict(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
+    let spec = guarded(op, ctx, world)?;
+    let mut verdict = Verdict::of(ReasonCode::BlockSelfProtection);
+    let shown = spec
+        .physical
+        .as_deref()
+        .map_or_else(|| spec.raw.clone(), |path| path.display().to_string());
+    verdict.reasons.push(format!(
+        "{shown} keeps agent-guard on (the guard's or a harness's hook configuration): only a \
+         person changes it, in their own terminal — `agent-guard install <harness>` or \
+         `agent-guard uninstall <harness>` for hooks, an editor for the settings"
+    ));
+    Some(verdict)
+}
+
+/// The first guard file `op` would change, if any.
+fn guarded(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathSpec> {
+    if !matches!(
+        op.kind,
+        OpKind::FsDelete
+            | OpKind::Overwrite
+            | OpKind::Append
+            | OpKind::Metadata
+            | OpKind::SideEffectDelete
+            | OpKind::EditTool
+            | OpKind::Move
+            | OpKind::GitDiscard
+    ) {
+        return None;
+    }
+    let mut bases = vec![ctx.cwd.clone()];
+    if let Some(base) = after_cd(op, ctx, world) {
+        bases.push(base);
+    }
+    // What the op only removes counts when it is there: `rm -rf .github` where there is
+    // none destroys nothing (a write or a move's destination creates, so it always counts).
+    let removes = matches!(op.kind, OpKind::FsDelete | OpKind::SideEffectDelete);
+    let named: Vec<(&Target, bool)> = op
+        .targets
+        .iter()
+        .map(|t| (t, removes))
+        .chain(op.sources.iter().map(|t| (t, true)))
+        .filter(|(t, _)| t.opaque.is_none())
+        .collect();
+    bases.iter().find_map(|base| {
+        named
+            .iter()
+            .map(|(t, removes)| (world.path(t, base), *removes))
+            .filter(|(spec, removes)| !removes || spec.glob || spec.exists())
+            .map(|(spec, _)| spec)
+            .find(|spec| applies(std::slice::from_ref(spec)))
+    })
+}
+
+/// Where the op runs after the line's directory changes, when every one is literal.
+fn after_cd(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathBuf> {
+    if op.cd.is_empty() {
+        return None;
+    }
+    let mut base = ctx.cwd.clone();
+    for change in &op.cd {
+        let spec = world.path(change.as_ref()?, &base);
+        base = spec.physical.or(spec.resolved)?;
+    }
+    Some(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{file, protected};
+
+    #[test]
+    fn guard_files_apply() {
+        assert!(applies(&[
+            file("a"),
+            protected(file(".claude/settings.json"), Protected::GuardControl)
+        ]));
+        assert!(!applies(&[
+            file("a"),
+            protected(file(".git/config"), Protected::GitMetadata)
+        ]));
+    }
+}
