@@ -293,9 +293,13 @@ fn hook_file_write_is_refused(harness: Harness) {
     let run = scenario.run(&format!("printf '{{}}' > {relative}"), &[]);
     timing(&run, "overwrite the hook file");
     ensure!(run, run.exit == Some(0), "the CLI did not exit 0");
+    // The harness may rewrite its own settings file as it starts (Qwen Code adds a
+    // `$version`): what must hold is that the hook is still there and `{}` was not written.
+    let after = fs::read_to_string(&config).unwrap_or_default();
     ensure!(
         run,
-        fs::read(&config).ok().as_deref() == Some(before.as_slice()),
+        after.as_bytes() == before.as_slice()
+            || (after.trim() != "{}" && after.contains("check --enforce")),
         "the hook file {relative} was changed"
     );
     let content = one_tool_result(&run);
