@@ -108,6 +108,10 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
 
 /// Decides one op; `None` for an op that has no verdict (kind `other`).
 pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
+    // A git command that would undo or remove a guard file's changes.
+    if let Some(verdict) = block_self_protection::git_verdict(op, ctx, world) {
+        return Some(verdict);
+    }
     // A stash push keeps what it takes; it only matters to the stash ops after it.
     if matches!(op.kind, OpKind::Other | OpKind::GitStashPush) {
         return None;

@@ -52,4 +52,4 @@ pub use strategy::{CompensationStatus, Strategy};
 pub use txid::{InvalidTxId, TxId, is_generated_id};
 pub use unkept::{Unkept, UnkeptWhy, human_bytes};
 pub use verdict::{CheckpointPlan, MovePlan, MovedSource, Plan, Preserved, Verdict};
-pub use world::{Reach, ResetPreflight, World};
+pub use world::{GuardFileState, Reach, ResetPreflight, World};

@@ -1,6 +1,6 @@
 //! The facts trait through which the policy reads the world.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::{PathSpec, Target};
 
@@ -87,4 +87,23 @@ pub trait World {
         let _ = path;
         false
     }
+
+    /// The workspace's guard files ([`guard_files`](crate::guard_files)) whose content a
+    /// git command that rewrites the work tree would change: each with how git sees it. A
+    /// world that cannot look (the default) says none, and git commands are judged as before.
+    fn guard_files_in_git(&self) -> Vec<(PathBuf, GuardFileState)> {
+        Vec::new()
+    }
+}
+
+/// How git sees a guard file of the work tree (see [`World::guard_files_in_git`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GuardFileState {
+    /// Tracked, and changed in the work tree or the index: a reset, a discard or a stash
+    /// puts the committed version back.
+    Modified,
+    /// Not tracked and not ignored: `git clean` removes it, `git stash -u` takes it.
+    Untracked,
+    /// Ignored: `git clean -x` removes it.
+    Ignored,
 }

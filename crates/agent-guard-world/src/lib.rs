@@ -69,6 +69,7 @@ mod error;
 mod expand;
 mod extents;
 mod facts;
+mod guard_git;
 mod ignore;
 mod protect;
 mod reach;

@@ -214,6 +214,10 @@ impl World for RealWorld {
         &self.workspace
     }
 
+    fn guard_files_in_git(&self) -> Vec<(PathBuf, agent_guard_types::GuardFileState)> {
+        crate::guard_git::guard_files_in_git(self)
+    }
+
     fn trash(&self) -> &Path {
         &self.trash
     }

@@ -178,3 +178,36 @@ fn person_only_verbs_refuse_under_a_harness() {
     let mode = env.ag_ok(&["mode", "--json"]);
     assert!(String::from_utf8_lossy(&mode.stdout).contains("RESTRICTED"));
 }
+
+/// Point 1 through git: a person's uncommitted hook install survives the git commands that
+/// rewrite the work tree, run as a harness runs them.
+#[test]
+fn git_does_not_undo_a_hook_install() {
+    let env = TestEnv::new();
+    env.write(".claude/settings.json", "{}\n");
+    crate::support::git(&env, &["add", ".claude/settings.json"]);
+    crate::support::git(&env, &["commit", "-q", "-m", "claude settings"]);
+    let installed = "{\"hooks\": {\"PreToolUse\": [{\"command\": \"agent-guard\"}]}}\n";
+    env.write(".claude/settings.json", installed);
+    env.write(".claude/settings.local.json", "{\"hooks\": {}}\n");
+    for command in [
+        "git checkout -- .",
+        "git reset --hard",
+        "git stash",
+        "git clean -fd",
+    ] {
+        let code = as_a_harness(&env, command);
+        assert_eq!(code, "BLOCK_SELF_PROTECTION", "{command}");
+        assert_eq!(env.read(".claude/settings.json"), installed, "{command}");
+        assert!(
+            env.ws().join(".claude/settings.local.json").exists(),
+            "{command}"
+        );
+    }
+    // A discard that does not reach the hook files runs.
+    env.write("src/main.rs", "fn main() { changed() }\n");
+    let code = as_a_harness(&env, "git checkout -- src/main.rs");
+    assert_eq!(code, "SNAPSHOT_GIT_STASH");
+    assert_eq!(env.read("src/main.rs"), "fn main() {}\n");
+    assert_eq!(env.read(".claude/settings.json"), installed);
+}

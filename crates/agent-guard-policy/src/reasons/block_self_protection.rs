@@ -1,8 +1,10 @@
 //! `BLOCK_SELF_PROTECTION`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use agent_guard_types::{OpKind, OpSpec, PathSpec, Protected, ReasonCode, Target, Verdict, World};
+use agent_guard_types::{
+    GuardFileState, OpKind, OpSpec, PathSpec, Protected, ReasonCode, Target, Verdict, World,
+};
 
 use crate::PolicyContext;
 
@@ -79,6 +81,53 @@ fn guarded(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathSp
             .filter(|(spec, removes)| !removes || spec.glob || spec.exists())
             .map(|(spec, _)| spec)
             .find(|spec| applies(std::slice::from_ref(spec)))
+    })
+}
+
+/// The verdict when a git command that rewrites the work tree would change a guard file:
+/// a reset, a discard or a stash over a modified one (the committed version comes back,
+/// without the person's hook), `git clean` over an untracked one (or an ignored one with
+/// `-x`/`-X`). Pathspecs narrow what a discard or a clean reaches.
+pub(crate) fn git_verdict(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
+    let wanted: &[GuardFileState] = match op.kind {
+        OpKind::GitClean if op.dry_run => return None,
+        OpKind::GitClean if op.extra_flags.iter().any(|f| f == "-x" || f == "-X") => {
+            &[GuardFileState::Untracked, GuardFileState::Ignored]
+        }
+        OpKind::GitClean => &[GuardFileState::Untracked],
+        OpKind::GitResetHard | OpKind::GitDiscard | OpKind::GitStashPush => {
+            &[GuardFileState::Modified]
+        }
+        _ => return None,
+    };
+    let (file, _) = world
+        .guard_files_in_git()
+        .into_iter()
+        .filter(|(_, state)| wanted.contains(state))
+        .find(|(file, _)| reaches(op, file, ctx, world))?;
+    let mut verdict = Verdict::of(ReasonCode::BlockSelfProtection);
+    verdict.reasons.push(format!(
+        "{} keeps agent-guard on and has changes git would undo or remove; a person commits \
+         or moves it first, or runs the command themselves",
+        file.display()
+    ));
+    Some(verdict)
+}
+
+/// Whether the git op's pathspecs reach `file` (a hard reset and an op without pathspecs
+/// reach the whole work tree; a pathspec the guard cannot place reaches anything).
+fn reaches(op: &OpSpec, file: &Path, ctx: &PolicyContext, world: &dyn World) -> bool {
+    if op.kind == OpKind::GitResetHard || op.targets.is_empty() {
+        return true;
+    }
+    op.targets.iter().any(|target| {
+        target.opaque.is_some()
+            || target.glob
+            || world
+                .path(target, &ctx.cwd)
+                .physical
+                .as_deref()
+                .is_none_or(|spec| file.starts_with(spec))
     })
 }
 
