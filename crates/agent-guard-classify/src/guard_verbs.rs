@@ -38,25 +38,38 @@ pub(crate) fn in_line(line: &str, dialect: Dialect) -> Option<OpSpec> {
     Some(op)
 }
 
-/// The line's word-like tokens, lower-cased; quotes, `=`, `,`, brackets and separators
-/// break words, so the verb is found inside a wrapper's string or an interpreter's list.
+/// The line's word-like tokens, lower-cased, in two readings: with quotes and escapes
+/// breaking words (the verb inside a wrapper's string or an interpreter's list), and with
+/// them dropped (a shell joins `agent-gu''ard` and `ag\ent-guard`, cmd `agent-gu^ard`).
 fn tokens(line: &str) -> Vec<String> {
-    line.to_ascii_lowercase()
-        .replace('`', "")
-        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '\\')))
+    let lowered = line.to_ascii_lowercase();
+    let joined: String = lowered
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\' | '^' | '`'))
+        .collect();
+    let split = |text: &str| -> Vec<String> {
+        text.split(|c: char| {
+            !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '\\'))
+        })
         .filter(|token| !token.is_empty())
         .map(str::to_owned)
         .collect()
+    };
+    let mut tokens = split(&lowered.replace('`', ""));
+    tokens.extend(split(&joined));
+    tokens
 }
 
 /// A token that names the guard's binary: `agent-guard`, by any path, with or without an
-/// extension (`agent-guard.exe`).
+/// extension (`agent-guard.exe`), or one of cargo's copies (`deps/agent_guard-<hash>`).
 fn names_the_guard(token: &str) -> bool {
     let name = token.rsplit(['/', '\\']).next().unwrap_or(token);
+    let name = name.strip_suffix(".exe").unwrap_or(name);
     name == "agent-guard"
+        || name == "agent_guard"
         || name
-            .strip_prefix("agent-guard.")
-            .is_some_and(|ext| ext == "exe")
+            .strip_prefix("agent_guard-")
+            .is_some_and(|hash| !hash.is_empty() && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[cfg(test)]
@@ -90,6 +103,20 @@ mod tests {
                 "gc --execute",
             ),
             ("C:\\tools\\agent-guard.exe approve 1", "approve"),
+            ("agent-gu''ard approve 1", "approve"),
+            ("ag\\ent-guard approve 1", "approve"),
+            ("agent-guard appr''ove 1", "approve"),
+            ("agent-guard app\\rove 1", "approve"),
+            ("agent-gu^ard approve 1", "approve"),
+            (
+                "target/debug/deps/agent_guard-3f2a9c0d approve 1",
+                "approve",
+            ),
+            ("git -c alias.x='!agent-gu\"\"ard approve 1' x", "approve"),
+            (
+                "env -i setsid -f sh -c \"script -qc \\\"agent-gu\\\"\\\"ard config trust\\\" /dev/null\"",
+                "config trust",
+            ),
         ] {
             assert_eq!(verb(line).as_deref(), Some(expected), "{line}");
         }

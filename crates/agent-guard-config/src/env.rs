@@ -54,6 +54,8 @@ pub struct EnvSnapshot {
     pub gemini_cli_home: Option<OsString>,
     /// `QWEN_HOME`: Qwen Code's configuration directory.
     pub qwen_home: Option<OsString>,
+    /// `PATH`: where a program named without a path is found.
+    pub path: Option<OsString>,
     /// The agent-harness markers ([`env_vars::HARNESS_MARKERS`]) set in the environment: the
     /// process runs a command an agent's harness started.
     pub harness_markers: Vec<&'static str>,
@@ -94,6 +96,7 @@ impl EnvSnapshot {
             claude_config_dir: raw(env_vars::CLAUDE_CONFIG_DIR),
             gemini_cli_home: raw(env_vars::GEMINI_CLI_HOME),
             qwen_home: raw(env_vars::QWEN_HOME),
+            path: raw(env_vars::PATH),
             harness_markers: env_vars::HARNESS_MARKERS
                 .iter()
                 .copied()

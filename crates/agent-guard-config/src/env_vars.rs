@@ -65,6 +65,10 @@ pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";
 /// Qwen Code's configuration directory (default `~/.qwen`).
 pub const QWEN_HOME: &str = "QWEN_HOME";
 
+/// The program search path: a program named `agent-guard` planted in one of its
+/// directories would answer a hook that names the guard without a path.
+pub const PATH: &str = "PATH";
+
 /// Test-only, unstable: arms one crash-injection point of the relocation
 /// (`after-intent`, `after-move`, `before-done`, `during-copy`, `during-removal`), or, in hook
 /// mode only, makes the hook panic (`hook-panic`) or stall past its deadline (`hook-stall`).

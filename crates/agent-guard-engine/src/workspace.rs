@@ -70,7 +70,19 @@ fn user_dirs(env: &EnvSnapshot, home: Option<&Path>) -> UserDirs {
         copilot_home: path(&env.copilot_home),
         xdg_config_home: path(&env.xdg_config_home),
         xdg_state_home: path(&env.xdg_state_home),
+        guard_binary: current_binary(),
+        path_dirs: env
+            .path
+            .as_deref()
+            .map(|value| std::env::split_paths(value).collect())
+            .unwrap_or_default(),
     }
+}
+
+/// The running binary, the one a hook names (not followed through links: the name the
+/// hook runs is what must not be replaced).
+fn current_binary() -> Option<PathBuf> {
+    std::env::current_exe().ok()
 }
 
 impl Workspace {

@@ -281,6 +281,7 @@ mod tests {
                 copilot_home: env.copilot_home.clone(),
                 xdg_config_home: env.xdg_config_home.clone(),
                 xdg_state_home: env.state_home.clone(),
+                ..UserDirs::default()
             };
             let mut guarded = project_entries(&env.workspace());
             guarded.extend(dirs.entries());

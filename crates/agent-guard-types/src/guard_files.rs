@@ -54,6 +54,12 @@ pub struct UserDirs {
     pub xdg_config_home: Option<PathBuf>,
     /// `XDG_STATE_HOME` (else `~/.local/state`).
     pub xdg_state_home: Option<PathBuf>,
+    /// The guard's own binary (the one judging): replacing it turns every hook that names it
+    /// into an allow.
+    pub guard_binary: Option<PathBuf>,
+    /// The directories of `PATH`: an `agent-guard` planted in one answers a hook that names
+    /// the guard without a path.
+    pub path_dirs: Vec<PathBuf>,
 }
 
 impl UserDirs {
@@ -81,8 +87,14 @@ impl UserDirs {
             dir(&self.codex_home, ".codex"),
             &["hooks.json", "config.toml"],
         );
-        add(dir(&self.gemini_cli_home, ""), &[".gemini/settings.json"]);
-        add(dir(&self.qwen_home, ".qwen"), &["settings.json"]);
+        add(
+            dir(&self.gemini_cli_home, ""),
+            &[".gemini/settings.json", ".gemini/trustedFolders.json"],
+        );
+        add(
+            dir(&self.qwen_home, ".qwen"),
+            &["settings.json", "trustedFolders.json"],
+        );
         add(
             dir(&self.copilot_home, ".copilot"),
             &["hooks/", "config.json"],
@@ -106,13 +118,26 @@ impl UserDirs {
         );
         add(dir(&self.xdg_state_home, ".local/state"), &["agent-guard/"]);
         entries.push(PathBuf::from(SYSTEM));
+        entries.extend(self.guard_binary.iter().cloned());
+        entries.extend(
+            self.path_dirs
+                .iter()
+                .filter(|dir| dir.is_absolute())
+                .flat_map(|dir| [dir.join("agent-guard"), dir.join("agent-guard.exe")]),
+        );
         entries
     }
 }
 
-/// The project entries of `workspace`, absolute.
+/// The project entries of `workspace` and of every directory above it, absolute: a
+/// nested repository (`git init sub`) makes `sub` the workspace, and the project around it
+/// keeps its hooks.
 pub fn project_entries(workspace: &Path) -> Vec<PathBuf> {
-    PROJECT.iter().map(|name| join(workspace, name)).collect()
+    workspace
+        .ancestors()
+        .filter(|dir| dir.parent().is_some())
+        .flat_map(|dir| PROJECT.iter().map(move |name| join(dir, name)))
+        .collect()
 }
 
 /// `base` joined with `name`, a trailing `/` dropped (a directory and a file match alike:
@@ -154,6 +179,10 @@ mod tests {
             );
         }
         assert!(!entries.contains(&PathBuf::from("/h/.codex/hooks.json")));
+        let projects = project_entries(Path::new("/w/outer/inner"));
+        assert!(projects.contains(&PathBuf::from("/w/outer/inner/.claude/settings.json")));
+        assert!(projects.contains(&PathBuf::from("/w/outer/.claude/settings.json")));
+        assert!(!projects.iter().any(|p| p.parent() == Some(Path::new("/"))));
         assert_eq!(UserDirs::default().entries(), vec![PathBuf::from(SYSTEM)]);
     }
 }

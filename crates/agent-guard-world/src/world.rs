@@ -101,8 +101,14 @@ impl RealWorld {
         self.guard_files.get_or_init(|| {
             let mut files = agent_guard_types::guard_files::project_entries(&self.workspace);
             files.extend(self.user_guard_files.iter().cloned());
+            // Only where the directory is there can a link lead elsewhere (one `lstat` for
+            // the others).
             let physical: Vec<PathBuf> = files
                 .iter()
+                .filter(|file| {
+                    file.parent()
+                        .is_some_and(|dir| dir.symlink_metadata().is_ok())
+                })
                 .map(|file| resolve_following_all(file))
                 .filter(|resolved| !files.contains(resolved))
                 .collect();

@@ -377,16 +377,33 @@ pub(super) fn install(args: &[Arg]) -> Option<OpSpec> {
 
 /// `ln [OPTION]… TARGET… LINK_NAME|DIR`; with one operand the link is made here under the
 /// target's name. Without `-f` (or `-i`, `-b`) an existing name is refused.
+///
+/// The files linked to are the op's `sources`: a second name for a file (`ln
+/// .claude/settings.json h`, then a write through `h`) reaches it, so the protected paths
+/// are judged on them too. Without `-f` nothing existing is replaced: the op only creates
+/// names, judged like an append (against the protected paths: a link planted where a
+/// harness reads its hooks).
 pub(super) fn ln(args: &[Arg]) -> Option<OpSpec> {
     let mut op = overwrite("ln", WriteMode::Replace);
     let mut read = read("ln", args, LN, &mut op);
-    if !(read.force || read.interactive || read.backup.is_some()) {
-        return None;
-    }
+    let replaces = read.force || read.interactive || read.backup.is_some();
     if read.operands.len() == 1 && read.into.is_none() {
         read.operands.push(Target::literal("."));
     }
-    finish(op, read, false)
+    let linked: Vec<Target> = if read.into.is_some() {
+        read.operands.clone()
+    } else {
+        read.operands[..read.operands.len().saturating_sub(1)].to_vec()
+    };
+    let mut op = finish(op, read, false)?;
+    if op.kind != OpKind::Move {
+        op.sources = linked;
+    }
+    if !replaces {
+        op.kind = OpKind::Append;
+        op.write = WriteMode::default();
+    }
+    Some(op)
 }
 
 #[cfg(test)]
@@ -506,7 +523,14 @@ mod tests {
             (vec!["bin/tool"], WriteMode::Replace)
         );
         assert!(install(&args("-d a b")).is_none());
-        assert!(ln(&args("-s a b")).is_none(), "ln refuses an existing name");
+        let o = ln(&args("-s a b")).unwrap();
+        assert_eq!(
+            o.kind,
+            OpKind::Append,
+            "ln refuses an existing name: it only creates"
+        );
+        assert_eq!(targets(&o), ["b", "b/a"]);
+        assert_eq!(o.sources[0].text, "a", "the file linked to");
         let o = ln(&args("-sf ../x link")).unwrap();
         assert_eq!(targets(&o), ["link", "link/x"]);
         let o = ln(&args("-sf /opt/tool")).unwrap();

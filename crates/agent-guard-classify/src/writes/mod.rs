@@ -120,15 +120,27 @@ pub(crate) fn opaque_programs_at_the_quarantine(ops: &mut [OpSpec], line: &str) 
         if *names.get_or_insert_with(|| line_names_quarantine(line)) {
             op.kind = OpKind::Unknown;
             op.mark_undeterminable(
-                "a program the guard does not see into is handed the quarantine, which no checkpoint covers",
+                "a program the guard does not see into is handed the quarantine or a file that \
+                 keeps the guard on, which no checkpoint protects in time",
             );
         }
     }
 }
 
-/// Returns `true` if a word-like token of `line` names the quarantine or its journals.
+/// Returns `true` if a word-like token of `line` names the quarantine or its journals, or
+/// a file that keeps the guard on: a harness's configuration directory (`.claude`,
+/// `.codex`…), the guard's project file, a harness's folder-trust file, or the guard's own
+/// directories (`…/agent-guard/…`: its state, where trust is recorded, and its
+/// configuration). A program the guard does not see into, handed one of these, could
+/// switch the guard off before any checkpoint could put it back.
 fn line_names_quarantine(line: &str) -> bool {
-    line_tokens(line).any(|token| names_quarantine(&token))
+    let lowered = line.to_ascii_lowercase().replace('\\', "/");
+    lowered.contains("agent-guard/")
+        || line_tokens(line).any(|token| {
+            names_quarantine(&token)
+                || token == "trustedfolders.json"
+                || (token != "hooks" && token.starts_with('.') && names_guard_file(&token))
+        })
 }
 
 /// `.agent-trash` or one of its journals.

@@ -211,3 +211,28 @@ fn git_does_not_undo_a_hook_install() {
     assert_eq!(env.read("src/main.rs"), "fn main() {}\n");
     assert_eq!(env.read(".claude/settings.json"), installed);
 }
+
+/// A nested repository (`git init sub`) makes `sub` the workspace; the project around it
+/// keeps its hooks, from the shell and from an edit tool.
+#[test]
+fn a_nested_repository_does_not_unprotect_the_project_around_it() {
+    let env = TestEnv::new();
+    env.write(".claude/settings.json", "{}\n");
+    crate::support::git(&env, &["init", "-q", "sub"]);
+    let sub = env.ws().join("sub");
+    let sub = sub.to_str().unwrap();
+    for command in [
+        "echo '{\"disableAllHooks\": true}' > ../.claude/settings.local.json",
+        "echo x >> ../.claude/settings.json",
+        "rm ../.claude/settings.json",
+    ] {
+        let output = env.ag(&["check", "--enforce", "--json", "--cwd", sub, "--", command]);
+        let report = crate::support::json(&output);
+        assert_eq!(
+            report["code"], "BLOCK_SELF_PROTECTION",
+            "{command}: {report}"
+        );
+    }
+    assert_eq!(env.read(".claude/settings.json"), "{}\n");
+    assert!(!env.ws().join(".claude/settings.local.json").exists());
+}

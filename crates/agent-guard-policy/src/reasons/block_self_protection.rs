@@ -91,9 +91,10 @@ fn guarded(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathSp
 pub(crate) fn git_verdict(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
     let wanted: &[GuardFileState] = match op.kind {
         OpKind::GitClean if op.dry_run => return None,
-        OpKind::GitClean if op.extra_flags.iter().any(|f| f == "-x" || f == "-X") => {
+        OpKind::GitClean if op.extra_flags.iter().any(|f| f == "-x") => {
             &[GuardFileState::Untracked, GuardFileState::Ignored]
         }
+        OpKind::GitClean if op.extra_flags.iter().any(|f| f == "-X") => &[GuardFileState::Ignored],
         OpKind::GitClean => &[GuardFileState::Untracked],
         OpKind::GitResetHard | OpKind::GitDiscard | OpKind::GitStashPush => {
             &[GuardFileState::Modified]
