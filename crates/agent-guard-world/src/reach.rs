@@ -21,7 +21,7 @@ use crate::RealWorld;
 const MAX_ENTRIES: usize = 200_000;
 
 /// Returns `true` if a delete below `dir` removing what `reach` says could remove part of
-/// the workspace's `.git` or the quarantine.
+/// the workspace's `.git` or the quarantine, or one of its guard files.
 pub(crate) fn reaches(world: &RealWorld, dir: &Path, reach: Reach<'_>) -> bool {
     let trash = world.trash_roots();
     let mut stores: Vec<PathBuf> = vec![trash.physical.clone()];
@@ -30,6 +30,18 @@ pub(crate) fn reaches(world: &RealWorld, dir: &Path, reach: Reach<'_>) -> bool {
         || stores
             .iter()
             .any(|root| root_reached(root, dir, reach, true))
+        || guard_files_reached(world, dir, reach)
+}
+
+/// The workspace's guard files that exist (`agent_guard_types::guard_files`): a checkpoint
+/// keeps them, but a delete that removes one switches the guard off before any restore
+/// (`find . -name settings.json -delete`, `rm -rf .c*`).
+fn guard_files_reached(world: &RealWorld, dir: &Path, reach: Reach<'_>) -> bool {
+    world
+        .guard_files()
+        .iter()
+        .filter(|file| file.starts_with(&world.workspace) && file.symlink_metadata().is_ok())
+        .any(|file| root_reached(file, dir, reach, false))
 }
 
 /// With `store`, `root` is the quarantine: judged as the checkpoint and the journal will
