@@ -90,21 +90,30 @@ fn attrib(args: &[Tok], dialect: Dialect) -> Parsed {
     Parsed::Op(Box::new(op))
 }
 
+/// The path operand of a tool that takes it first (`icacls`, `cacls`) and the arguments
+/// after it; `Err` with what the command comes to when it has none, or only asks for help.
+fn path_first(args: &[Tok]) -> Result<(&Tok, &[Tok]), Parsed> {
+    let Some((name, rest)) = args.split_first() else {
+        return Err(Parsed::Nothing);
+    };
+    match switch(name) {
+        Some(first) if first == "?" => Err(Parsed::Nothing),
+        Some(first) => Err(Parsed::Unfollowed(format!(
+            "/{first} comes before the path"
+        ))),
+        None => Ok((name, rest)),
+    }
+}
+
 /// `icacls PATH (/grant[:r] SID:PERM… | /deny … | /remove[:g|:d] SID… | /setowner USER |
 /// /setintegritylevel … | /inheritance:e|d|r | /reset | /substitute OLD NEW… | /restore
 /// FILE) [/T] [/C] [/L] [/Q]`: the path comes first; `/T` recurses. `/restore FILE` sets
 /// the ACLs of the files FILE names below the directory: undeterminable.
 fn icacls(args: &[Tok], dialect: Dialect) -> Parsed {
-    let Some((name, rest)) = args.split_first() else {
-        return Parsed::Nothing;
+    let (name, rest) = match path_first(args) {
+        Ok(split) => split,
+        Err(parsed) => return parsed,
     };
-    if let Some(first) = switch(name) {
-        return if first == "?" {
-            Parsed::Nothing
-        } else {
-            Parsed::Unfollowed(format!("/{first} comes before the path"))
-        };
-    }
     let mut op = super::op("icacls", dialect);
     let (mut changes, mut on_link, mut values) = (false, false, false);
     for arg in rest {
@@ -150,16 +159,10 @@ fn icacls(args: &[Tok], dialect: Dialect) -> Parsed {
 /// USER:PERM…] [/D USER…]`: the path comes first; `/T` recurses; without `/G`, `/R`, `/P`,
 /// `/D` or `/S:SDDL` it only prints.
 fn cacls(args: &[Tok], dialect: Dialect) -> Parsed {
-    let Some((name, rest)) = args.split_first() else {
-        return Parsed::Nothing;
+    let (name, rest) = match path_first(args) {
+        Ok(split) => split,
+        Err(parsed) => return parsed,
     };
-    if let Some(first) = switch(name) {
-        return if first == "?" {
-            Parsed::Nothing
-        } else {
-            Parsed::Unfollowed(format!("/{first} comes before the path"))
-        };
-    }
     let mut op = super::op("cacls", dialect);
     let (mut changes, mut on_link, mut values) = (false, false, false);
     for arg in rest {
