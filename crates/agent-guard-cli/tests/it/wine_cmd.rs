@@ -25,18 +25,20 @@ struct Rows {
     line: Vec<Row>,
 }
 
-/// Wine's loader, and one prefix for the whole test binary (made once: about 8 s).
-fn wine() -> Option<&'static (PathBuf, tempfile::TempDir)> {
-    static WINE: OnceLock<Option<(PathBuf, tempfile::TempDir)>> = OnceLock::new();
+/// Wine's loader, and one prefix kept under Cargo's target tmpdir (made once: about 8 s,
+/// 700 MB). A statically held tempdir is never dropped, so a prefix per run would leak.
+fn wine() -> Option<&'static (PathBuf, PathBuf)> {
+    static WINE: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
     WINE.get_or_init(|| {
         let loader = ["/usr/lib/wine/wine64", "/usr/bin/wine64", "/usr/bin/wine"]
             .into_iter()
             .map(PathBuf::from)
             .find(|p| p.exists())?;
-        let prefix = tempfile::tempdir().ok()?;
+        let prefix = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wine-prefix");
+        std::fs::create_dir_all(&prefix).ok()?;
         let ready = Command::new(&loader)
             .args(["cmd", "/c", "echo ready"])
-            .env("WINEPREFIX", prefix.path())
+            .env("WINEPREFIX", &prefix)
             .env("WINEDEBUG", "-all")
             .output()
             .ok()?;
@@ -53,7 +55,7 @@ fn run_cmd(dir: &Path, line: &str) {
     let output = Command::new(loader)
         .args(["cmd", "/c", line])
         .current_dir(dir)
-        .env("WINEPREFIX", prefix.path())
+        .env("WINEPREFIX", prefix)
         .env("WINEDEBUG", "-all")
         .output()
         .unwrap();
