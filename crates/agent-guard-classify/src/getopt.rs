@@ -74,6 +74,37 @@ impl Opt {
     }
 }
 
+/// The options of `a` then those of `b`, as one table (`N` is their total length): tools
+/// that share most of their options list the shared ones once.
+pub(crate) const fn join<const N: usize>(a: &[Opt], b: &[Opt]) -> [Opt; N] {
+    assert!(a.len() + b.len() == N, "N is the length of both tables");
+    let mut out = [Opt::flag("", None, None); N];
+    let mut at = 0;
+    while at < a.len() {
+        out[at] = a[at];
+        at += 1;
+    }
+    while at < N {
+        out[at] = b[at - a.len()];
+        at += 1;
+    }
+    out
+}
+
+/// One short flag named `name` per ASCII letter of `letters` (`N` of them): a word of such
+/// letters after `-` reads as that one option (`chmod -rwx`).
+pub(crate) const fn letters<const N: usize>(name: &'static str, letters: &str) -> [Opt; N] {
+    let bytes = letters.as_bytes();
+    assert!(bytes.len() == N, "N is the number of letters");
+    let mut out = [Opt::flag("", None, None); N];
+    let mut at = 0;
+    while at < N {
+        out[at] = Opt::flag(name, Some(bytes[at] as char), None);
+        at += 1;
+    }
+    out
+}
+
 /// One parsed item.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Item<'a> {
@@ -142,7 +173,7 @@ pub(crate) fn parse<'a>(args: &'a [Arg], opts: &[Opt], order: Order) -> (Vec<Ite
 fn parse_long<'a>(
     body: &str,
     args: &'a [Arg],
-    mut index: usize,
+    index: usize,
     opts: &[Opt],
     items: &mut Vec<Item<'a>>,
 ) -> usize {
@@ -192,32 +223,44 @@ fn parse_long<'a>(
             value: None,
             attached,
         }),
-        Arity::Required => {
-            if attached.is_some() {
-                items.push(Item::Opt {
-                    name: opt.name,
-                    value: None,
-                    attached,
-                });
-            } else if let Some(value) = args.get(index) {
-                index += 1;
-                items.push(Item::Opt {
-                    name: opt.name,
-                    value: Some(value),
-                    attached: None,
-                });
-            } else {
-                items.push(Item::MissingValue(opt.name));
-            }
-        }
+        Arity::Required => return required(&opt, attached, args, index, items),
     }
     index
+}
+
+/// Pushes an option that needs a value: the attached one, else the next argument (which
+/// it consumes); returns the index after it.
+fn required<'a>(
+    opt: &Opt,
+    attached: Option<String>,
+    args: &'a [Arg],
+    index: usize,
+    items: &mut Vec<Item<'a>>,
+) -> usize {
+    if attached.is_some() {
+        items.push(Item::Opt {
+            name: opt.name,
+            value: None,
+            attached,
+        });
+        return index;
+    }
+    let Some(value) = args.get(index) else {
+        items.push(Item::MissingValue(opt.name));
+        return index;
+    };
+    items.push(Item::Opt {
+        name: opt.name,
+        value: Some(value),
+        attached: None,
+    });
+    index + 1
 }
 
 fn parse_cluster<'a>(
     cluster: &str,
     args: &'a [Arg],
-    mut index: usize,
+    index: usize,
     opts: &[Opt],
     items: &mut Vec<Item<'a>>,
 ) -> usize {
@@ -243,23 +286,8 @@ fn parse_cluster<'a>(
                 return index;
             }
             Arity::Required => {
-                if !rest.is_empty() {
-                    items.push(Item::Opt {
-                        name: opt.name,
-                        value: None,
-                        attached: Some(rest.to_owned()),
-                    });
-                } else if let Some(value) = args.get(index) {
-                    index += 1;
-                    items.push(Item::Opt {
-                        name: opt.name,
-                        value: Some(value),
-                        attached: None,
-                    });
-                } else {
-                    items.push(Item::MissingValue(opt.name));
-                }
-                return index;
+                let attached = (!rest.is_empty()).then(|| rest.to_owned());
+                return required(opt, attached, args, index, items);
             }
         }
     }

@@ -124,7 +124,7 @@ pub struct PreservationReport {
 impl PreservationReport {
     /// Returns `true` unless some file could not be kept (absent files are fine).
     pub fn complete(&self) -> bool {
-        !self.storage_failure && self.skipped.iter().all(|s| s.kind == SkipKind::Absent)
+        crate::relocate::complete(self.storage_failure, &self.skipped)
     }
 }
 
@@ -143,13 +143,7 @@ impl Quarantine {
         meta: TxMeta,
         progress: &dyn Progress,
     ) -> Result<PreservationReport, QuarantineError> {
-        let _lock = self.lock()?;
-        let (_, closed) = self.reconcile_closing()?;
-        let (report, journaled) = self.preserve_journaled(items, txid, meta, progress)?;
-        if journaled {
-            self.manifest().store_checkpoint(closed);
-        }
-        Ok(report)
+        self.under_writers_lock(|q| q.preserve_journaled(items, txid, meta, progress))
     }
 
     /// [`Quarantine::preserve`] for a caller that already holds the writers' lock.

@@ -95,8 +95,14 @@ pub struct RelocationReport {
 impl RelocationReport {
     /// Returns `true` unless some item failed or could not be stored (absent items are fine).
     pub fn complete(&self) -> bool {
-        !self.storage_failure && self.skipped.iter().all(|s| s.kind == SkipKind::Absent)
+        complete(self.storage_failure, &self.skipped)
     }
+}
+
+/// Whether a transaction kept everything: no storage failure, and every skipped item was
+/// absent.
+pub(crate) fn complete(storage_failure: bool, skipped: &[Skipped]) -> bool {
+    !storage_failure && skipped.iter().all(|s| s.kind == SkipKind::Absent)
 }
 
 impl Quarantine {
@@ -114,11 +120,21 @@ impl Quarantine {
         meta: TxMeta,
         progress: &dyn Progress,
     ) -> Result<RelocationReport, QuarantineError> {
+        self.under_writers_lock(|q| q.relocate_journaled(items, txid, meta, progress))
+    }
+
+    /// Runs a transaction `run` under the writers' lock after reconciling interrupted ones;
+    /// when `run` says it appended a durable record, the manifest's checkpoint moves past
+    /// the transactions the reconciliation closed (the intent's durable append covered
+    /// every record the checkpoint relies on).
+    pub(crate) fn under_writers_lock<R>(
+        &self,
+        run: impl FnOnce(&Self) -> Result<(R, bool), QuarantineError>,
+    ) -> Result<R, QuarantineError> {
         let _lock = self.lock()?;
         let (_, closed) = self.reconcile_closing()?;
-        let (report, journaled) = self.relocate_journaled(items, txid, meta, progress)?;
+        let (report, journaled) = run(self)?;
         if journaled {
-            // The intent's durable append covered every record the checkpoint relies on.
             self.manifest().store_checkpoint(closed);
         }
         Ok(report)

@@ -31,10 +31,10 @@ use agent_guard_quarantine::{
     Transaction,
 };
 use agent_guard_quarantine::{CheckpointFacts, NotKeptFile, Origin, Repaired, TxMeta};
-use agent_guard_types::{CheckpointPlan, CompensationStatus, Plan, Strategy, TxId};
+use agent_guard_types::{CheckpointPlan, Plan, Strategy, TxId};
 
 use crate::RecoveryError;
-use crate::compensation::{Applied, Compensation, Failure, FailureKind, Job};
+use crate::compensation::{Applied, Compensation, Job};
 
 /// The `subject` of a checkpoint's `snapshot` record.
 pub const SUBJECT: &str = "checkpoint";
@@ -55,30 +55,18 @@ impl Compensation for Checkpoint {
 
     fn apply(&self, job: &Job<'_>, plan: &Plan) -> Applied {
         let Plan::Checkpoint(plan) = plan else {
-            return Applied::failed(
-                Strategy::Checkpoint,
-                &job.txid,
-                Failure::with_detail(FailureKind::Failed, "not a checkpoint plan"),
-            );
+            return job.wrong_plan(Strategy::Checkpoint, "not a checkpoint plan");
         };
-        match take(job.store, plan, &job.txid, job.origin.clone()) {
-            Ok(taken) => Applied {
+        let result = take(job.store, plan, &job.txid, job.origin.clone());
+        Applied::settled(Strategy::Checkpoint, &job.txid, result, |taken, base| {
+            Applied {
                 moved: usize::try_from(taken.files).unwrap_or(usize::MAX),
                 skipped: taken.not_kept.len(),
                 sha: Some(Some(taken.commit)),
                 start_watcher: (taken.watcher == WatcherState::Absent).then(|| plan.clone()),
-                ..Applied::new(
-                    Strategy::Checkpoint,
-                    &job.txid,
-                    CompensationStatus::Complete,
-                )
-            },
-            Err(error) => Applied::failed(
-                Strategy::Checkpoint,
-                &job.txid,
-                Failure::because(FailureKind::Failed, &error),
-            ),
-        }
+                ..base
+            }
+        })
     }
 
     fn restore(

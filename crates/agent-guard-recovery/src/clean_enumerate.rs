@@ -25,11 +25,7 @@ impl Compensation for CleanEnumerate {
             pathspecs,
         } = plan
         else {
-            return Applied::failed(
-                Strategy::CleanEnumerate,
-                &job.txid,
-                Failure::with_detail(FailureKind::Failed, "not a clean-enumerate plan"),
-            );
+            return job.wrong_plan(Strategy::CleanEnumerate, "not a clean-enumerate plan");
         };
         // Nothing is attempted when the target set is unknown (F14): that is an
         // undeterminable effect, not a failed compensation.

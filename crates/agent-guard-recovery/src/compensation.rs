@@ -27,6 +27,16 @@ pub struct Job<'a> {
 }
 
 impl Job<'_> {
+    /// The outcome of handing `strategy`'s compensation a plan of another kind (`why`
+    /// says which it expected): a failure, nothing done.
+    pub fn wrong_plan(&self, strategy: Strategy, why: &str) -> Applied {
+        Applied::failed(
+            strategy,
+            &self.txid,
+            Failure::with_detail(FailureKind::Failed, why),
+        )
+    }
+
     /// The journal's `meta` of this job's transaction, made by `strategy`.
     pub fn meta(&self, strategy: Strategy) -> TxMeta {
         TxMeta::of(self.origin.clone()).with_strategy(strategy.as_str())
@@ -146,6 +156,27 @@ impl Applied {
         Applied {
             failure: Some(failure),
             ..Applied::new(strategy, txid, CompensationStatus::Failed)
+        }
+    }
+
+    /// The outcome of a compensation that either kept everything or failed: `fill` sets
+    /// what the kept value tells on a complete outcome; an error is a failure with its chain.
+    pub fn settled<T, E: std::error::Error>(
+        strategy: Strategy,
+        txid: &TxId,
+        result: Result<T, E>,
+        fill: impl FnOnce(T, Applied) -> Applied,
+    ) -> Applied {
+        match result {
+            Ok(kept) => fill(
+                kept,
+                Applied::new(strategy, txid, CompensationStatus::Complete),
+            ),
+            Err(error) => Applied::failed(
+                strategy,
+                txid,
+                Failure::because(FailureKind::Failed, &error),
+            ),
         }
     }
 

@@ -24,11 +24,7 @@ impl Compensation for Move {
 
     fn apply(&self, job: &Job<'_>, plan: &Plan) -> Applied {
         let Plan::Move(plan) = plan else {
-            return Applied::failed(
-                Strategy::Move,
-                &job.txid,
-                Failure::with_detail(FailureKind::Failed, "not a move plan"),
-            );
+            return job.wrong_plan(Strategy::Move, "not a move plan");
         };
         match job.store.record_moves(
             &recording(plan),

@@ -23,11 +23,7 @@ impl Compensation for Preserve {
 
     fn apply(&self, job: &Job<'_>, plan: &Plan) -> Applied {
         let Plan::Preserve(files) = plan else {
-            return Applied::failed(
-                Strategy::Preserve,
-                &job.txid,
-                Failure::with_detail(FailureKind::Failed, "not a preserve plan"),
-            );
+            return job.wrong_plan(Strategy::Preserve, "not a preserve plan");
         };
         match job.store.preserve(
             &items(files),
@@ -77,24 +73,8 @@ fn outcome(report: &PreservationReport, job: &Job<'_>) -> Applied {
                 detail: Some(big.reason.clone()),
             }),
         )
-    } else if report.storage_failure {
-        (
-            CompensationStatus::StorageFailed,
-            Some(Failure {
-                kind: FailureKind::Storage,
-                detail: skipped.first().map(|s| s.reason.clone()),
-            }),
-        )
-    } else if report.complete() {
-        (CompensationStatus::Complete, None)
     } else {
-        (
-            CompensationStatus::Partial,
-            Some(Failure {
-                kind: FailureKind::Partial,
-                detail: skipped.first().map(|s| format!("{}: {}", s.raw, s.reason)),
-            }),
-        )
+        crate::relocate::status_of(report.storage_failure, report.complete(), &skipped)
     };
     let workspace = job.store.workspace();
     Applied {

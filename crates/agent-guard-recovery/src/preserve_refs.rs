@@ -9,10 +9,10 @@ use agent_guard_quarantine::{
     StoredPath, Transaction,
 };
 use agent_guard_quarantine::{Origin, TxMeta};
-use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
+use agent_guard_types::{Plan, Strategy, TxId};
 
 use crate::RecoveryError;
-use crate::compensation::{Applied, Compensation, Failure, FailureKind, Job};
+use crate::compensation::{Applied, Compensation, Job};
 use crate::snapshot::{release_subjects, restore_subjects};
 
 /// The preserve-refs compensation (`SNAPSHOT_GIT_REFS`).
@@ -32,11 +32,7 @@ impl Compensation for PreserveRefs {
             reflogs,
         } = plan
         else {
-            return Applied::failed(
-                Strategy::PreserveRefs,
-                &job.txid,
-                Failure::with_detail(FailureKind::Failed, "not a preserve-refs plan"),
-            );
+            return job.wrong_plan(Strategy::PreserveRefs, "not a preserve-refs plan");
         };
         let subject = match (stash, refs.is_empty()) {
             _ if *reflogs => RefSubject::AllReflogs,
@@ -45,21 +41,13 @@ impl Compensation for PreserveRefs {
             (false, _) => RefSubject::Branches(refs.clone()),
         };
         let meta = job.meta(Strategy::PreserveRefs);
-        match preserve_refs(job.store, cwd, &job.txid, &subject, &meta) {
-            Ok(kept) => Applied {
+        let result = preserve_refs(job.store, cwd, &job.txid, &subject, &meta);
+        Applied::settled(Strategy::PreserveRefs, &job.txid, result, |kept, base| {
+            Applied {
                 moved: kept.len(),
-                ..Applied::new(
-                    Strategy::PreserveRefs,
-                    &job.txid,
-                    CompensationStatus::Complete,
-                )
-            },
-            Err(error) => Applied::failed(
-                Strategy::PreserveRefs,
-                &job.txid,
-                Failure::because(FailureKind::Failed, &error),
-            ),
-        }
+                ..base
+            }
+        })
     }
 
     fn restore(

@@ -5,7 +5,7 @@
 //! the typed outcome. Relocated files are restored by the quarantine itself.
 
 use agent_guard_quarantine::TxMeta;
-use agent_guard_quarantine::{RelocateItem, RelocationReport, SkipKind};
+use agent_guard_quarantine::{RelocateItem, RelocationReport, SkipKind, Skipped};
 use agent_guard_types::{CompensationStatus, PathSpec, Plan, Strategy};
 
 use crate::compensation::{Applied, Compensation, Failure, FailureKind, Job, relative};
@@ -21,11 +21,7 @@ impl Compensation for Relocate {
 
     fn apply(&self, job: &Job<'_>, plan: &Plan) -> Applied {
         let Plan::Relocate(specs) = plan else {
-            return Applied::failed(
-                Strategy::Relocate,
-                &job.txid,
-                Failure::with_detail(FailureKind::Failed, "not a relocation plan"),
-            );
+            return job.wrong_plan(Strategy::Relocate, "not a relocation plan");
         };
         relocate_items(job, Strategy::Relocate, &items(specs))
     }
@@ -62,14 +58,15 @@ pub(crate) fn relocate_items(job: &Job<'_>, strategy: Strategy, items: &[Relocat
     }
 }
 
-/// Maps a relocation report onto the typed outcome.
-pub(crate) fn outcome(strategy: Strategy, report: &RelocationReport, job: &Job<'_>) -> Applied {
-    let skipped: Vec<_> = report
-        .skipped
-        .iter()
-        .filter(|s| s.kind != SkipKind::Absent)
-        .collect();
-    let (status, failure) = if report.storage_failure {
+/// The status of a quarantine transaction and its failure, from its report: a storage
+/// failure, everything kept (`complete`), or partial (`skipped`: what was not kept and was
+/// there).
+pub(crate) fn status_of(
+    storage_failure: bool,
+    complete: bool,
+    skipped: &[&Skipped],
+) -> (CompensationStatus, Option<Failure>) {
+    if storage_failure {
         (
             CompensationStatus::StorageFailed,
             Some(Failure {
@@ -77,7 +74,7 @@ pub(crate) fn outcome(strategy: Strategy, report: &RelocationReport, job: &Job<'
                 detail: skipped.first().map(|s| s.reason.clone()),
             }),
         )
-    } else if report.complete() {
+    } else if complete {
         (CompensationStatus::Complete, None)
     } else {
         (
@@ -87,7 +84,17 @@ pub(crate) fn outcome(strategy: Strategy, report: &RelocationReport, job: &Job<'
                 detail: skipped.first().map(|s| format!("{}: {}", s.raw, s.reason)),
             }),
         )
-    };
+    }
+}
+
+/// Maps a relocation report onto the typed outcome.
+pub(crate) fn outcome(strategy: Strategy, report: &RelocationReport, job: &Job<'_>) -> Applied {
+    let skipped: Vec<_> = report
+        .skipped
+        .iter()
+        .filter(|s| s.kind != SkipKind::Absent)
+        .collect();
+    let (status, failure) = status_of(report.storage_failure, report.complete(), &skipped);
     let workspace = job.store.workspace();
     Applied {
         moved: report.moved.len(),

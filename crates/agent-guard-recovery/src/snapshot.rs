@@ -11,10 +11,10 @@ use agent_guard_quarantine::{
     MANIFEST_SCHEMA, OtherOutcome, OtherRequest, Quarantine, Record, Snapshot as SnapshotRecord,
     SnapshotItem, StoredPath, Transaction,
 };
-use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
+use agent_guard_types::{Plan, Strategy, TxId};
 
 use crate::RecoveryError;
-use crate::compensation::{Applied, Compensation, Failure, FailureKind, Job};
+use crate::compensation::{Applied, Compensation, Job};
 
 /// What a work-tree snapshot produced.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -39,26 +39,18 @@ impl Compensation for Snapshot {
             cwd, reset_target, ..
         } = plan
         else {
-            return Applied::failed(
-                Strategy::Snapshot,
-                &job.txid,
-                Failure::with_detail(FailureKind::Failed, "not a snapshot plan"),
-            );
+            return job.wrong_plan(Strategy::Snapshot, "not a snapshot plan");
         };
         let mut meta = job.meta(Strategy::Snapshot);
         meta.snapshot.writes_revision.clone_from(reset_target);
-        match snapshot_worktree(job.store, cwd, &job.txid, meta) {
-            Ok(snapshot) => Applied {
+        let result = snapshot_worktree(job.store, cwd, &job.txid, meta);
+        Applied::settled(Strategy::Snapshot, &job.txid, result, |snapshot, base| {
+            Applied {
                 moved: usize::from(snapshot.sha.is_some()),
                 sha: Some(snapshot.sha),
-                ..Applied::new(Strategy::Snapshot, &job.txid, CompensationStatus::Complete)
-            },
-            Err(error) => Applied::failed(
-                Strategy::Snapshot,
-                &job.txid,
-                Failure::because(FailureKind::Failed, &error),
-            ),
-        }
+                ..base
+            }
+        })
     }
 
     fn restore(

@@ -25,9 +25,9 @@ pub(crate) fn parse(name: &str, rest: &[Arg]) -> Option<Vec<OpSpec>> {
         return None;
     }
     let parsed = match name.strip_prefix('g').unwrap_or(name) {
-        "chmod" => first_operand_unless(name, rest, CHMOD),
-        "chown" => first_operand_unless(name, rest, CHOWN),
-        "chgrp" => first_operand_unless(name, rest, CHGRP),
+        "chmod" => first_operand_unless(name, rest, &CHMOD),
+        "chown" => first_operand_unless(name, rest, &CHOWN),
+        "chgrp" => first_operand_unless(name, rest, OWNERSHIP),
         "chattr" => chattr(rest),
         "setfacl" => setfacl(rest),
         _ => touch(name, rest),
@@ -35,87 +35,36 @@ pub(crate) fn parse(name: &str, rest: &[Arg]) -> Option<Vec<OpSpec>> {
     Some(parsed.into_ops(name, Dialect::Posix))
 }
 
+/// The options `chmod`, `chown` and `chgrp` share. With `-h` a symlink operand is left
+/// alone, so the link is what the op names.
+const OWNERSHIP: &[Opt] = &[
+    Opt::flag("recursive", Some('R'), Some("recursive")),
+    Opt::flag("neutral", Some('c'), Some("changes")),
+    Opt::flag("neutral", Some('f'), Some("silent")),
+    Opt::flag("neutral", None, Some("quiet")),
+    Opt::flag("neutral", Some('v'), Some("verbose")),
+    Opt::flag("neutral", None, Some("preserve-root")),
+    Opt::flag("neutral", None, Some("no-preserve-root")),
+    Opt::flag("no-dereference", Some('h'), Some("no-dereference")),
+    Opt::flag("neutral", None, Some("dereference")),
+    Opt::flag("neutral", Some('H'), None),
+    Opt::flag("neutral", Some('L'), None),
+    Opt::flag("neutral", Some('P'), None),
+    Opt::value("reference", None, Some("reference")),
+    Opt::flag("info", None, Some("help")),
+    Opt::flag("info", None, Some("version")),
+];
+
 /// `chmod [OPTION]… (MODE | --reference=RFILE) FILE…`. The mode letters are listed as
 /// flags named `mode`: a word of them after `-` is the mode (`chmod -w f`,
-/// `chmod -rwx,u+s f`). With `-h` a symlink operand is left alone (a link has no mode of
-/// its own), so the link is what the op names.
-const CHMOD: &[Opt] = &[
-    Opt::flag("recursive", Some('R'), Some("recursive")),
-    Opt::flag("neutral", Some('c'), Some("changes")),
-    Opt::flag("neutral", Some('f'), Some("silent")),
-    Opt::flag("neutral", None, Some("quiet")),
-    Opt::flag("neutral", Some('v'), Some("verbose")),
-    Opt::flag("neutral", None, Some("preserve-root")),
-    Opt::flag("neutral", None, Some("no-preserve-root")),
-    Opt::flag("no-dereference", Some('h'), Some("no-dereference")),
-    Opt::flag("neutral", None, Some("dereference")),
-    Opt::flag("neutral", Some('H'), None),
-    Opt::flag("neutral", Some('L'), None),
-    Opt::flag("neutral", Some('P'), None),
-    Opt::value("reference", None, Some("reference")),
-    Opt::flag("info", None, Some("help")),
-    Opt::flag("info", None, Some("version")),
-    Opt::flag("mode", Some('r'), None),
-    Opt::flag("mode", Some('w'), None),
-    Opt::flag("mode", Some('x'), None),
-    Opt::flag("mode", Some('X'), None),
-    Opt::flag("mode", Some('s'), None),
-    Opt::flag("mode", Some('t'), None),
-    Opt::flag("mode", Some('u'), None),
-    Opt::flag("mode", Some('g'), None),
-    Opt::flag("mode", Some('o'), None),
-    Opt::flag("mode", Some('a'), None),
-    Opt::flag("mode", Some(','), None),
-    Opt::flag("mode", Some('+'), None),
-    Opt::flag("mode", Some('='), None),
-    Opt::flag("mode", Some('0'), None),
-    Opt::flag("mode", Some('1'), None),
-    Opt::flag("mode", Some('2'), None),
-    Opt::flag("mode", Some('3'), None),
-    Opt::flag("mode", Some('4'), None),
-    Opt::flag("mode", Some('5'), None),
-    Opt::flag("mode", Some('6'), None),
-    Opt::flag("mode", Some('7'), None),
-];
+/// `chmod -rwx,u+s f`).
+const CHMOD: [Opt; 36] = getopt::join(
+    OWNERSHIP,
+    &getopt::letters::<21>("mode", "rwxXstugoa,+=01234567"),
+);
 
 /// `chown [OPTION]… ([OWNER][:[GROUP]] | --reference=RFILE) FILE…`.
-const CHOWN: &[Opt] = &[
-    Opt::flag("recursive", Some('R'), Some("recursive")),
-    Opt::flag("neutral", Some('c'), Some("changes")),
-    Opt::flag("neutral", Some('f'), Some("silent")),
-    Opt::flag("neutral", None, Some("quiet")),
-    Opt::flag("neutral", Some('v'), Some("verbose")),
-    Opt::flag("neutral", None, Some("preserve-root")),
-    Opt::flag("neutral", None, Some("no-preserve-root")),
-    Opt::flag("no-dereference", Some('h'), Some("no-dereference")),
-    Opt::flag("neutral", None, Some("dereference")),
-    Opt::flag("neutral", Some('H'), None),
-    Opt::flag("neutral", Some('L'), None),
-    Opt::flag("neutral", Some('P'), None),
-    Opt::value("neutral", None, Some("from")),
-    Opt::value("reference", None, Some("reference")),
-    Opt::flag("info", None, Some("help")),
-    Opt::flag("info", None, Some("version")),
-];
-
-/// `chgrp [OPTION]… (GROUP | --reference=RFILE) FILE…`.
-const CHGRP: &[Opt] = &[
-    Opt::flag("recursive", Some('R'), Some("recursive")),
-    Opt::flag("neutral", Some('c'), Some("changes")),
-    Opt::flag("neutral", Some('f'), Some("silent")),
-    Opt::flag("neutral", None, Some("quiet")),
-    Opt::flag("neutral", Some('v'), Some("verbose")),
-    Opt::flag("neutral", None, Some("preserve-root")),
-    Opt::flag("neutral", None, Some("no-preserve-root")),
-    Opt::flag("no-dereference", Some('h'), Some("no-dereference")),
-    Opt::flag("neutral", None, Some("dereference")),
-    Opt::flag("neutral", Some('H'), None),
-    Opt::flag("neutral", Some('L'), None),
-    Opt::flag("neutral", Some('P'), None),
-    Opt::value("reference", None, Some("reference")),
-    Opt::flag("info", None, Some("help")),
-    Opt::flag("info", None, Some("version")),
-];
+const CHOWN: [Opt; 16] = getopt::join(OWNERSHIP, &[Opt::value("neutral", None, Some("from"))]);
 
 /// Why a getopt item ends the parse: an option the table does not know, or a value missing.
 fn unfollowed(item: &Item<'_>) -> Option<String> {

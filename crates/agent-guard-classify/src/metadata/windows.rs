@@ -16,8 +16,8 @@ use crate::windows::{self, Tok};
 pub(crate) fn parse(name: &str, args: &[Tok], dialect: Dialect) -> Option<Vec<OpSpec>> {
     let parsed = match name {
         "attrib" => attrib(args, dialect),
-        "icacls" => icacls(args, dialect),
-        "cacls" => cacls(args, dialect),
+        "icacls" => acl_tool("icacls", args, dialect, icacls_switch),
+        "cacls" => acl_tool("cacls", args, dialect, cacls_switch),
         "takeown" => takeown(args, dialect),
         _ => return None,
     };
@@ -105,16 +105,67 @@ fn path_first(args: &[Tok]) -> Result<(&Tok, &[Tok]), Parsed> {
     }
 }
 
+/// What one switch of `icacls` or `cacls` does.
+enum AclSwitch {
+    /// Changes the ACL; `values`: words that are not switches follow.
+    Change { values: bool },
+    /// `icacls /restore FILE`: sets the ACLs its file names, which the guard does not read.
+    Restore,
+    /// `/T`: recurses.
+    Recurse,
+    /// `/L`: acts on a symlink itself.
+    OnLink,
+    /// Changes nothing; `values` as for [`AclSwitch::Change`].
+    Neutral { values: bool },
+    /// `/?`: prints help.
+    Help,
+    /// A switch the guard does not follow, and why.
+    Unfollowed(String),
+}
+
 /// `icacls PATH (/grant[:r] SID:PERM… | /deny … | /remove[:g|:d] SID… | /setowner USER |
 /// /setintegritylevel … | /inheritance:e|d|r | /reset | /substitute OLD NEW… | /restore
-/// FILE) [/T] [/C] [/L] [/Q]`: the path comes first; `/T` recurses. `/restore FILE` sets
-/// the ACLs of the files FILE names below the directory: undeterminable.
-fn icacls(args: &[Tok], dialect: Dialect) -> Parsed {
+/// FILE) [/T] [/C] [/L] [/Q]`: `/restore FILE` sets the ACLs of the files FILE names below
+/// the directory: undeterminable.
+fn icacls_switch(switch: &str) -> AclSwitch {
+    match switch.split(':').next().unwrap_or_default() {
+        "grant" | "deny" | "remove" | "setintegritylevel" | "setowner" | "substitute" => {
+            AclSwitch::Change { values: true }
+        }
+        "inheritance" | "reset" => AclSwitch::Change { values: false },
+        "restore" => AclSwitch::Restore,
+        "t" => AclSwitch::Recurse,
+        "l" => AclSwitch::OnLink,
+        "c" | "q" | "verify" => AclSwitch::Neutral { values: false },
+        "findsid" => AclSwitch::Neutral { values: true },
+        "?" => AclSwitch::Help,
+        "save" => AclSwitch::Unfollowed("/save writes the ACLs to a file".to_owned()),
+        _ => AclSwitch::Unfollowed(format!("unknown switch /{switch}")),
+    }
+}
+
+/// `cacls PATH [/T] [/M] [/L] [/S[:SDDL]] [/E] [/C] [/G USER:PERM…] [/R USER…] [/P
+/// USER:PERM…] [/D USER…]`: without `/G`, `/R`, `/P`, `/D` or `/S:SDDL` it only prints.
+fn cacls_switch(switch: &str) -> AclSwitch {
+    match switch {
+        "g" | "r" | "p" | "d" => AclSwitch::Change { values: true },
+        sddl if sddl.starts_with("s:") => AclSwitch::Change { values: false },
+        "t" => AclSwitch::Recurse,
+        "l" => AclSwitch::OnLink,
+        "s" | "m" | "e" | "c" => AclSwitch::Neutral { values: false },
+        "?" => AclSwitch::Help,
+        _ => AclSwitch::Unfollowed(format!("unknown switch /{switch}")),
+    }
+}
+
+/// `icacls` and `cacls`: the path comes first, then switches read by `read`; the op names
+/// the path only when a switch changes the ACL.
+fn acl_tool(program: &str, args: &[Tok], dialect: Dialect, read: fn(&str) -> AclSwitch) -> Parsed {
     let (name, rest) = match path_first(args) {
         Ok(split) => split,
         Err(parsed) => return parsed,
     };
-    let mut op = super::op("icacls", dialect);
+    let mut op = super::op(program, dialect);
     let (mut changes, mut on_link, mut values) = (false, false, false);
     for arg in rest {
         let Some(switch) = switch(arg) else {
@@ -123,67 +174,20 @@ fn icacls(args: &[Tok], dialect: Dialect) -> Parsed {
             }
             return Parsed::Unfollowed(format!("`{}` is not a switch's value", arg.text));
         };
-        let base = switch.split(':').next().unwrap_or_default();
         values = false;
-        match base {
-            "grant" | "deny" | "remove" | "setintegritylevel" | "setowner" | "substitute" => {
-                changes = true;
-                values = true;
-            }
-            "inheritance" | "reset" => changes = true,
-            "restore" => {
-                changes = true;
-                values = true;
-                op.recursive = true;
+        match read(&switch) {
+            AclSwitch::Change { values: v } => (changes, values) = (true, v),
+            AclSwitch::Restore => {
+                (changes, values, op.recursive) = (true, true, true);
                 op.mark_undeterminable(
                     "icacls /restore sets the ACLs of the files its ACL file names, which the guard does not read",
                 );
             }
-            "t" => op.recursive = true,
-            "l" => on_link = true,
-            "c" | "q" | "verify" => {}
-            "findsid" => values = true,
-            "?" => return Parsed::Nothing,
-            "save" => return Parsed::Unfollowed("/save writes the ACLs to a file".to_owned()),
-            _ => return Parsed::Unfollowed(format!("unknown switch /{switch}")),
-        }
-    }
-    if !changes {
-        return Parsed::Nothing;
-    }
-    op.targets.push(path(name, on_link, dialect));
-    Parsed::Op(Box::new(op))
-}
-
-/// `cacls PATH [/T] [/M] [/L] [/S[:SDDL]] [/E] [/C] [/G USER:PERM…] [/R USER…] [/P
-/// USER:PERM…] [/D USER…]`: the path comes first; `/T` recurses; without `/G`, `/R`, `/P`,
-/// `/D` or `/S:SDDL` it only prints.
-fn cacls(args: &[Tok], dialect: Dialect) -> Parsed {
-    let (name, rest) = match path_first(args) {
-        Ok(split) => split,
-        Err(parsed) => return parsed,
-    };
-    let mut op = super::op("cacls", dialect);
-    let (mut changes, mut on_link, mut values) = (false, false, false);
-    for arg in rest {
-        let Some(switch) = switch(arg) else {
-            if values {
-                continue;
-            }
-            return Parsed::Unfollowed(format!("`{}` is not a switch's value", arg.text));
-        };
-        values = false;
-        match switch.as_str() {
-            "g" | "r" | "p" | "d" => {
-                changes = true;
-                values = true;
-            }
-            sddl if sddl.starts_with("s:") => changes = true,
-            "t" => op.recursive = true,
-            "l" => on_link = true,
-            "s" | "m" | "e" | "c" => {}
-            "?" => return Parsed::Nothing,
-            _ => return Parsed::Unfollowed(format!("unknown switch /{switch}")),
+            AclSwitch::Recurse => op.recursive = true,
+            AclSwitch::OnLink => on_link = true,
+            AclSwitch::Neutral { values: v } => values = v,
+            AclSwitch::Help => return Parsed::Nothing,
+            AclSwitch::Unfollowed(why) => return Parsed::Unfollowed(why),
         }
     }
     if !changes {

@@ -11,16 +11,13 @@
 use agent_guard_lex::Word;
 use agent_guard_types::{Dialect, OpSpec, Target};
 
-use super::params::{Bound, Cmdlet, Kind, bind};
+use super::params::{Bound, Cmdlet, FILTERS, Kind, PATHS, bind};
 use crate::metadata::Parsed;
 use crate::windows::Tok;
 
 const SET_ITEM_PROPERTY: Cmdlet = Cmdlet {
+    groups: &[PATHS, FILTERS],
     params: &[
-        ("path", "path", Kind::Path),
-        ("literalpath", "path", Kind::LiteralPath),
-        ("pspath", "path", Kind::LiteralPath),
-        ("lp", "path", Kind::LiteralPath),
         ("name", "name", Kind::Value),
         ("psproperty", "name", Kind::Value),
         ("value", "value", Kind::Value),
@@ -28,21 +25,14 @@ const SET_ITEM_PROPERTY: Cmdlet = Cmdlet {
         ("inputobject", "inputobject", Kind::Unsafe),
         ("passthru", "passthru", Kind::Switch),
         ("force", "force", Kind::Switch),
-        // Filters only narrow the set of paths.
-        ("filter", "filter", Kind::Value),
-        ("include", "include", Kind::Value),
-        ("exclude", "exclude", Kind::Value),
         ("credential", "credential", Kind::Unsafe),
     ],
     positional: &["path", "name", "value"],
 };
 
 const SET_ACL: Cmdlet = Cmdlet {
+    groups: &[PATHS, FILTERS],
     params: &[
-        ("path", "path", Kind::Path),
-        ("literalpath", "path", Kind::LiteralPath),
-        ("pspath", "path", Kind::LiteralPath),
-        ("lp", "path", Kind::LiteralPath),
         ("aclobject", "aclobject", Kind::Value),
         ("inputobject", "inputobject", Kind::Value),
         ("centralaccesspolicy", "centralaccesspolicy", Kind::Value),
@@ -52,9 +42,6 @@ const SET_ACL: Cmdlet = Cmdlet {
             Kind::Switch,
         ),
         ("passthru", "passthru", Kind::Switch),
-        ("filter", "filter", Kind::Value),
-        ("include", "include", Kind::Value),
-        ("exclude", "exclude", Kind::Value),
     ],
     positional: &["path", "aclobject", "centralaccesspolicy"],
 };

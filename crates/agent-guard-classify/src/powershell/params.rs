@@ -27,13 +27,45 @@ pub(crate) enum Kind {
     Unsafe,
 }
 
-/// One cmdlet's parameters: `(spelling, canonical name, kind)`, every alias listed, and
-/// the canonical names of its positional parameters in order.
+/// A list of parameters: `(spelling, canonical name, kind)`, every alias listed.
+pub(crate) type Params = &'static [(&'static str, &'static str, Kind)];
+
+/// One cmdlet's parameters: the shared groups it takes ([`PATHS`]), its own, and the
+/// canonical names of its positional parameters in order.
 #[derive(Debug)]
 pub(crate) struct Cmdlet {
-    pub(crate) params: &'static [(&'static str, &'static str, Kind)],
+    pub(crate) groups: &'static [Params],
+    pub(crate) params: Params,
     pub(crate) positional: &'static [&'static str],
 }
+
+impl Cmdlet {
+    /// Every parameter the cmdlet takes: its groups, its own and the common parameters.
+    fn all(&self) -> impl Iterator<Item = &'static (&'static str, &'static str, Kind)> + Clone {
+        self.groups
+            .iter()
+            .copied()
+            .flatten()
+            .chain(self.params)
+            .chain(COMMON)
+    }
+}
+
+/// `-Path` and `-LiteralPath` with their aliases, as the provider cmdlets take them.
+pub(crate) const PATHS: Params = &[
+    ("path", "path", Kind::Path),
+    ("literalpath", "path", Kind::LiteralPath),
+    ("pspath", "path", Kind::LiteralPath),
+    ("lp", "path", Kind::LiteralPath),
+];
+
+/// `-Filter`, `-Include` and `-Exclude` where they only narrow the paths a cmdlet acts on
+/// (what it changes stays an over-approximation).
+pub(crate) const FILTERS: Params = &[
+    ("filter", "filter", Kind::Value),
+    ("include", "include", Kind::Value),
+    ("exclude", "exclude", Kind::Value),
+];
 
 /// The common parameters every cmdlet accepts.
 const COMMON: &[(&str, &str, Kind)] = &[
@@ -110,7 +142,7 @@ impl Bound {
 /// the same parameter.
 fn resolve(cmdlet: &Cmdlet, name: &str) -> Option<(&'static str, Kind)> {
     let lowered = name.to_ascii_lowercase();
-    let all = cmdlet.params.iter().chain(COMMON);
+    let all = cmdlet.all();
     if let Some(&(_, canonical, kind)) = all.clone().find(|(spelling, _, _)| *spelling == lowered) {
         return Some((canonical, kind));
     }
@@ -207,9 +239,7 @@ pub(crate) fn bind(words: &[Word], cmdlet: &Cmdlet) -> Bound {
 /// The kind of a parameter by its canonical name (its first spelling).
 fn kind_of(cmdlet: &Cmdlet, canonical: &str) -> Kind {
     cmdlet
-        .params
-        .iter()
-        .chain(COMMON)
+        .all()
         .find(|(_, c, _)| *c == canonical)
         .map_or(Kind::Value, |(_, _, k)| *k)
 }

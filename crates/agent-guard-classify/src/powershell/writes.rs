@@ -21,16 +21,13 @@
 use agent_guard_lex::Word;
 use agent_guard_types::{Dialect, OpKind, OpSpec, Target, WriteMode};
 
-use super::params::{Bound, Cmdlet, Kind, bind};
+use super::params::{Bound, Cmdlet, FILTERS, Kind, PATHS, bind};
 use crate::windows::{self, Tok};
 use crate::writes::{Placement, RECURSIVE, append_of, overwrite_in};
 
 const SET_CONTENT: Cmdlet = Cmdlet {
+    groups: &[PATHS],
     params: &[
-        ("path", "path", Kind::Path),
-        ("literalpath", "path", Kind::LiteralPath),
-        ("pspath", "path", Kind::LiteralPath),
-        ("lp", "path", Kind::LiteralPath),
         ("value", "value", Kind::Value),
         ("filter", "filter", Kind::Unsafe),
         ("include", "include", Kind::Unsafe),
@@ -47,12 +44,9 @@ const SET_CONTENT: Cmdlet = Cmdlet {
 };
 
 const OUT_FILE: Cmdlet = Cmdlet {
+    groups: &[PATHS],
     params: &[
         ("filepath", "path", Kind::Path),
-        ("path", "path", Kind::Path),
-        ("literalpath", "path", Kind::LiteralPath),
-        ("pspath", "path", Kind::LiteralPath),
-        ("lp", "path", Kind::LiteralPath),
         ("encoding", "encoding", Kind::Value),
         ("append", "append", Kind::Switch),
         ("force", "force", Kind::Switch),
@@ -82,6 +76,7 @@ const OUT_FILE: Cmdlet = Cmdlet {
 };
 
 const NEW_ITEM: Cmdlet = Cmdlet {
+    groups: &[],
     params: &[
         ("path", "path", Kind::Path),
         ("name", "name", Kind::Value),
@@ -95,18 +90,11 @@ const NEW_ITEM: Cmdlet = Cmdlet {
 };
 
 const COPY_ITEM: Cmdlet = Cmdlet {
+    groups: &[PATHS, FILTERS],
     params: &[
-        ("path", "path", Kind::Path),
-        ("literalpath", "path", Kind::LiteralPath),
-        ("pspath", "path", Kind::LiteralPath),
-        ("lp", "path", Kind::LiteralPath),
         ("destination", "destination", Kind::Destination),
         ("container", "container", Kind::Switch),
         ("force", "force", Kind::Switch),
-        // Filters only narrow the copied set: the destinations stay an over-approximation.
-        ("filter", "filter", Kind::Value),
-        ("include", "include", Kind::Value),
-        ("exclude", "exclude", Kind::Value),
         ("recurse", "recurse", Kind::Switch),
         ("passthru", "passthru", Kind::Switch),
         ("credential", "credential", Kind::Unsafe),
@@ -117,11 +105,8 @@ const COPY_ITEM: Cmdlet = Cmdlet {
 };
 
 const RENAME_ITEM: Cmdlet = Cmdlet {
+    groups: &[PATHS],
     params: &[
-        ("path", "path", Kind::Path),
-        ("literalpath", "path", Kind::LiteralPath),
-        ("pspath", "path", Kind::LiteralPath),
-        ("lp", "path", Kind::LiteralPath),
         ("newname", "newname", Kind::Value),
         ("force", "force", Kind::Switch),
         ("passthru", "passthru", Kind::Switch),

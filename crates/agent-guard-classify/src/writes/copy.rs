@@ -24,11 +24,26 @@ use super::{Placement, RECURSIVE, getopt_problem, overwrite, value_arg};
 use crate::args::Arg;
 use crate::getopt::{self, Item, Opt, Order};
 
-const CP: &[Opt] = &[
-    Opt::flag("recursive", Some('a'), Some("archive")),
-    Opt::flag("attributes-only", None, Some("attributes-only")),
+/// The options `cp`, `mv`, `install` and `ln` share: backups, where the destination is,
+/// verbosity and help.
+const PLACING: &[Opt] = &[
     Opt::optional("backup", None, Some("backup")),
     Opt::flag("backup", Some('b'), None),
+    Opt::value("suffix", Some('S'), Some("suffix")),
+    Opt::value("target-directory", Some('t'), Some("target-directory")),
+    Opt::flag(
+        "no-target-directory",
+        Some('T'),
+        Some("no-target-directory"),
+    ),
+    Opt::flag("neutral", Some('v'), Some("verbose")),
+    Opt::flag("info", None, Some("help")),
+    Opt::flag("info", None, Some("version")),
+];
+
+const CP_OWN: &[Opt] = &[
+    Opt::flag("recursive", Some('a'), Some("archive")),
+    Opt::flag("attributes-only", None, Some("attributes-only")),
     Opt::flag("neutral", None, Some("copy-contents")),
     Opt::flag("neutral", Some('d'), None),
     Opt::flag("neutral", None, Some("debug")),
@@ -50,27 +65,16 @@ const CP: &[Opt] = &[
     Opt::value("neutral", None, Some("sparse")),
     Opt::flag("neutral", None, Some("strip-trailing-slashes")),
     Opt::flag("link", Some('s'), Some("symbolic-link")),
-    Opt::value("suffix", Some('S'), Some("suffix")),
-    Opt::value("target-directory", Some('t'), Some("target-directory")),
-    Opt::flag(
-        "no-target-directory",
-        Some('T'),
-        Some("no-target-directory"),
-    ),
     Opt::flag("neutral", Some('u'), None),
     Opt::optional("update", None, Some("update")),
-    Opt::flag("neutral", Some('v'), Some("verbose")),
     Opt::flag("neutral", None, Some("keep-directory-symlink")),
     Opt::flag("neutral", Some('x'), Some("one-file-system")),
     Opt::flag("neutral", Some('Z'), None),
     Opt::optional("neutral", None, Some("context")),
-    Opt::flag("info", None, Some("help")),
-    Opt::flag("info", None, Some("version")),
 ];
+const CP: [Opt; 37] = getopt::join(PLACING, CP_OWN);
 
-const MV: &[Opt] = &[
-    Opt::optional("backup", None, Some("backup")),
-    Opt::flag("backup", Some('b'), None),
+const MV_OWN: &[Opt] = &[
     Opt::flag("neutral", None, Some("debug")),
     Opt::flag("exchange", None, Some("exchange")),
     Opt::flag("neutral", Some('f'), Some("force")),
@@ -78,25 +82,14 @@ const MV: &[Opt] = &[
     Opt::flag("no-clobber", Some('n'), Some("no-clobber")),
     Opt::flag("neutral", None, Some("no-copy")),
     Opt::flag("neutral", None, Some("strip-trailing-slashes")),
-    Opt::value("suffix", Some('S'), Some("suffix")),
-    Opt::value("target-directory", Some('t'), Some("target-directory")),
-    Opt::flag(
-        "no-target-directory",
-        Some('T'),
-        Some("no-target-directory"),
-    ),
     Opt::flag("neutral", Some('u'), None),
     Opt::optional("update", None, Some("update")),
-    Opt::flag("neutral", Some('v'), Some("verbose")),
     Opt::flag("neutral", Some('Z'), None),
     Opt::optional("neutral", None, Some("context")),
-    Opt::flag("info", None, Some("help")),
-    Opt::flag("info", None, Some("version")),
 ];
+const MV: [Opt; 19] = getopt::join(PLACING, MV_OWN);
 
-const INSTALL: &[Opt] = &[
-    Opt::optional("backup", None, Some("backup")),
-    Opt::flag("backup", Some('b'), None),
+const INSTALL_OWN: &[Opt] = &[
     Opt::flag("neutral", Some('c'), None),
     Opt::flag("neutral", Some('C'), Some("compare")),
     Opt::flag("neutral", None, Some("debug")),
@@ -108,24 +101,13 @@ const INSTALL: &[Opt] = &[
     Opt::flag("neutral", Some('p'), Some("preserve-timestamps")),
     Opt::flag("neutral", Some('s'), Some("strip")),
     Opt::value("neutral", None, Some("strip-program")),
-    Opt::value("suffix", Some('S'), Some("suffix")),
-    Opt::value("target-directory", Some('t'), Some("target-directory")),
-    Opt::flag(
-        "no-target-directory",
-        Some('T'),
-        Some("no-target-directory"),
-    ),
-    Opt::flag("neutral", Some('v'), Some("verbose")),
     Opt::flag("neutral", None, Some("preserve-context")),
     Opt::flag("neutral", Some('Z'), None),
     Opt::optional("neutral", None, Some("context")),
-    Opt::flag("info", None, Some("help")),
-    Opt::flag("info", None, Some("version")),
 ];
+const INSTALL: [Opt; 22] = getopt::join(PLACING, INSTALL_OWN);
 
-const LN: &[Opt] = &[
-    Opt::optional("backup", None, Some("backup")),
-    Opt::flag("backup", Some('b'), None),
+const LN_OWN: &[Opt] = &[
     Opt::flag("neutral", Some('d'), Some("directory")),
     Opt::flag("neutral", Some('F'), None),
     Opt::flag("force", Some('f'), Some("force")),
@@ -135,17 +117,8 @@ const LN: &[Opt] = &[
     Opt::flag("neutral", Some('P'), Some("physical")),
     Opt::flag("neutral", Some('r'), Some("relative")),
     Opt::flag("neutral", Some('s'), Some("symbolic")),
-    Opt::value("suffix", Some('S'), Some("suffix")),
-    Opt::value("target-directory", Some('t'), Some("target-directory")),
-    Opt::flag(
-        "no-target-directory",
-        Some('T'),
-        Some("no-target-directory"),
-    ),
-    Opt::flag("neutral", Some('v'), Some("verbose")),
-    Opt::flag("info", None, Some("help")),
-    Opt::flag("info", None, Some("version")),
 ];
+const LN: [Opt; 17] = getopt::join(PLACING, LN_OWN);
 
 /// What the options of a copying program say.
 #[derive(Default)]
@@ -302,7 +275,7 @@ fn finish(mut op: OpSpec, read: Read, through: bool) -> Option<OpSpec> {
 /// `cp [OPTION]… SOURCE… DEST`.
 pub(super) fn cp(args: &[Arg]) -> Option<OpSpec> {
     let mut op = overwrite("cp", WriteMode::InPlace);
-    let read = read("cp", args, CP, &mut op);
+    let read = read("cp", args, &CP, &mut op);
     let through = !read.replaces;
     if read.replaces {
         op.write = WriteMode::Replace;
@@ -316,7 +289,7 @@ pub(super) fn cp(args: &[Arg]) -> Option<OpSpec> {
 pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
     let mut op = OpSpec::new("mv", OpKind::Move, Dialect::Posix);
     op.write = WriteMode::Replace;
-    let read = read("mv", args, MV, &mut op);
+    let read = read("mv", args, &MV, &mut op);
     if read.info {
         return None;
     }
@@ -371,7 +344,7 @@ pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
 /// `install [OPTION]… SOURCE… DEST`; `install -d DIR…` only creates directories.
 pub(super) fn install(args: &[Arg]) -> Option<OpSpec> {
     let mut op = overwrite("install", WriteMode::Replace);
-    let read = read("install", args, INSTALL, &mut op);
+    let read = read("install", args, &INSTALL, &mut op);
     finish(op, read, false)
 }
 
@@ -385,7 +358,7 @@ pub(super) fn install(args: &[Arg]) -> Option<OpSpec> {
 /// harness reads its hooks).
 pub(super) fn ln(args: &[Arg]) -> Option<OpSpec> {
     let mut op = overwrite("ln", WriteMode::Replace);
-    let mut read = read("ln", args, LN, &mut op);
+    let mut read = read("ln", args, &LN, &mut op);
     let replaces = read.force || read.interactive || read.backup.is_some();
     if read.operands.len() == 1 && read.into.is_none() {
         read.operands.push(Target::literal("."));
