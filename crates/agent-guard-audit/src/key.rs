@@ -204,7 +204,7 @@ fn read_key(path: &Path) -> Result<AuditKey, AuditError> {
     }
     // The `lstat` above and this open race only against the directory's owner (it is
     // `0700`), who could replace the key anyway.
-    let file = fs_err::File::open(path).map_err(key_error)?;
+    let file = fsops::state::open_file(path, fsops::state::Access::Read).map_err(key_error)?;
     let mut text = String::new();
     std::io::Read::read_to_string(&mut std::io::Read::take(file, 1024), &mut text)
         .map_err(key_error)?;

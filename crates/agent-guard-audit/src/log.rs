@@ -1,13 +1,12 @@
 //! The append-only audit log file.
 
-use fs_err::os::unix::fs::OpenOptionsExt as _;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use agent_guard_fsops::SyncInFlight;
+use agent_guard_fsops::{self as fsops, SyncInFlight};
 
 use crate::backward::for_each_line_backwards;
 use crate::chain::{self, CHAIN_FIELDS};
@@ -226,13 +225,14 @@ impl AuditLog {
             .or_insert_with(|| Value::from(self.session.clone()));
 
         let path = &self.path;
-        let mut file = fs_err::OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .open(path)
-            .map_err(|source| self.open_error(source))?;
+        if let Some(dir) = path.parent() {
+            fsops::state::check_dir(dir).map_err(|source| self.open_error(source))?;
+        }
+        let mut file = fs_err::File::from_parts(
+            fsops::state::open_file(path, fsops::state::Access::Append)
+                .map_err(|source| self.open_error(source))?,
+            path,
+        );
         file.file().lock().map_err(|source| AuditError::Lock {
             path: path.clone(),
             source,
@@ -293,8 +293,8 @@ impl AuditLog {
             path: self.path.clone(),
             source,
         };
-        let mut file = match fs_err::File::open(&self.path) {
-            Ok(file) => file,
+        let mut file = match fsops::state::open_file(&self.path, fsops::state::Access::Read) {
+            Ok(file) => fs_err::File::from_parts(file, &self.path),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(error) => return Err(read_error(error)),
         };

@@ -50,9 +50,10 @@ pub struct Retention {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WatcherStatus {
     /// `running`; `not-running` (the next checkpoint starts one); `off` (one gave up
-    /// within the hour: checkpoints walk); `disabled` (`AGENT_GUARD_CHECKPOINT_WATCH=0`).
+    /// within the hour: checkpoints walk); `impostor` (another program listens at its
+    /// socket: checkpoints walk); `disabled` (`AGENT_GUARD_CHECKPOINT_WATCH=0`).
     pub state: &'static str,
-    /// Why it is off.
+    /// Why it is off, or what to do about an impostor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -164,6 +165,13 @@ fn watcher_status(
         watch::Probe::Off(why) => WatcherStatus {
             state: "off",
             reason: Some(why),
+        },
+        watch::Probe::Impostor => WatcherStatus {
+            state: "impostor",
+            reason: Some(
+                "another program listens at the watcher's socket; checkpoints ignore it and walk the workspace. Stop that program (`fuser -k` on the socket) and run `agent-guard doctor`"
+                    .to_owned(),
+            ),
         },
         _ => WatcherStatus {
             state: "not-running",

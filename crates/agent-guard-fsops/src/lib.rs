@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 mod in_flight;
+pub mod state;
 
 pub use in_flight::SyncInFlight;
 

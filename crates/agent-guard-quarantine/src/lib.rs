@@ -65,7 +65,7 @@ pub use layout::{
     ensure_layout,
 };
 pub use links::PENDING_LINKS;
-pub use lock::{LOCK_FILE_NAME, StoreLock};
+pub use lock::{LOCK_FILE_NAME, StoreLock, check_store};
 pub use manifest::{MANIFEST_FILE_NAME, Manifest};
 pub use migrate::{MIGRATED_FROM, Migration, migrate_store};
 pub use moves::{Landing, MOVE_STRATEGY, MoveItem, MoveRecording, MoveReport};

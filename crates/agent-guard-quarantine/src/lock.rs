@@ -4,13 +4,42 @@
 //! show) hold it shared, so they never see a half-applied batch. `std::fs::File::lock` is
 //! released when the file is closed, including when a process dies.
 
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 
 use crate::error::QuarantineError;
 
 /// The lock file's name under the quarantine root.
 pub const LOCK_FILE_NAME: &str = "lock";
+
+/// The store's entries of fixed name, and whether each is a directory: none may be a
+/// symbolic link or of the wrong kind (issue 35, point 4). The watcher's socket is left to
+/// the watcher, which replaces it.
+const STORE_ENTRIES: &[(&str, bool)] = &[
+    (LOCK_FILE_NAME, false),
+    (crate::manifest::MANIFEST_FILE_NAME, false),
+    (agent_guard_audit::AUDIT_FILE_NAME, false),
+    (crate::layout::STATE_FILE_NAME, false),
+    (crate::links::PENDING_LINKS, false),
+    (crate::layout::SESSIONS_DIR_NAME, true),
+    (crate::layout::CHECKPOINTS_DIR_NAME, true),
+    ("approvals", true),
+    ("watch", true),
+    ("watch/lock", false),
+    ("watch/off", false),
+    ("watch/stuck", false),
+];
+
+/// Checks the store at `trash` before a writer uses it: the root a directory of the
+/// user's (possibly reached through a link the user made), and no entry of fixed name a link or of the wrong kind. Nothing is changed.
+///
+/// # Errors
+/// A [`agent_guard_fsops::state::StateError`] (as an I/O error) naming the first bad entry.
+pub fn check_store(trash: &Path) -> std::io::Result<()> {
+    agent_guard_fsops::state::check_root(trash)?;
+    STORE_ENTRIES
+        .iter()
+        .try_for_each(|(name, dir)| agent_guard_fsops::state::check_entry(&trash.join(name), *dir))
+}
 
 /// A held quarantine lock; released on drop.
 #[derive(Debug)]
@@ -26,14 +55,10 @@ impl StoreLock {
             path: path.clone(),
             source,
         };
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(&path)
-            .map_err(error)?;
+        check_store(trash).map_err(error)?;
+        let file =
+            agent_guard_fsops::state::open_file(&path, agent_guard_fsops::state::Access::Update)
+                .map_err(error)?;
         if exclusive {
             file.lock().map_err(error)?;
         } else {

@@ -2,7 +2,6 @@
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::QuarantineError;
@@ -65,12 +64,7 @@ impl Manifest {
             bytes.push(b'\n');
         }
         let created = !self.path.exists();
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .open(&self.path)
+        let mut file = fsops::state::open_file(&self.path, fsops::state::Access::Append)
             .map_err(|e| self.error(e))?;
         file.lock().map_err(|e| self.error(e))?;
         let result = (|| {
@@ -91,7 +85,13 @@ impl Manifest {
     /// Reads every record, oldest first. A missing file holds none; blank, torn and
     /// unknown lines are skipped.
     pub fn read(&self) -> Result<Vec<Record>, QuarantineError> {
-        let text = match std::fs::read(&self.path) {
+        let read = || -> std::io::Result<Vec<u8>> {
+            let mut bytes = Vec::new();
+            fsops::state::open_file(&self.path, fsops::state::Access::Read)?
+                .read_to_end(&mut bytes)?;
+            Ok(bytes)
+        };
+        let text = match read() {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(self.error(e)),

@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 pub use super::request::Heard;
 use super::request::{self, Reply};
 use super::{OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, STUCK_FILE, Token};
+use agent_guard_fsops::state::Access;
 
 /// How long a checkpoint waits for a watcher's answer before it walks without one.
 const ANSWER_TIMEOUT: Duration = Duration::from_millis(500);
@@ -52,6 +53,11 @@ pub fn ask(store: &Path, since: Option<&Token>, filter: u64) -> Asked {
         Err(_) if recently(&store.join(OFF_FILE), OFF_FOR) => return Asked::Unavailable,
         Err(_) => return Asked::Absent,
     };
+    // A socket bound by another program (one that answers "nothing changed") is not a
+    // watcher: the checkpoint walks everything.
+    if !trusted(&stream) {
+        return Asked::Unavailable;
+    }
     let _ = stream.set_read_timeout(Some(ANSWER_TIMEOUT));
     let _ = stream.set_write_timeout(Some(ANSWER_TIMEOUT));
     if stream
@@ -90,13 +96,40 @@ fn connect(path: &Path) -> rustix::io::Result<UnixStream> {
     Ok(stream)
 }
 
+/// Whether the process at the other end of `stream` is a watcher the guard started: run by
+/// the same user, from the same program as this one or the `agent-guard` beside it (the
+/// binary that runs watchers), judged by the file `/proc/<pid>/exe` names, not by its path.
+/// A process that bound the socket first, or any other program, is not trusted.
+pub(super) fn trusted(stream: &UnixStream) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(peer) = rustix::net::sockopt::socket_peercred(stream) else {
+        return false;
+    };
+    if peer.uid != rustix::process::geteuid() {
+        return false;
+    }
+    if peer.pid == rustix::process::getpid() {
+        return true;
+    }
+    let Ok(running) = std::fs::metadata(format!("/proc/{}/exe", peer.pid.as_raw_nonzero())) else {
+        return false;
+    };
+    let Ok(exe) = std::env::current_exe() else {
+        return false;
+    };
+    let sibling = exe.parent().map(|dir| dir.join("agent-guard"));
+    [Some(exe), sibling]
+        .into_iter()
+        .flatten()
+        .filter_map(|path| std::fs::metadata(path).ok())
+        .any(|binary| binary.dev() == running.dev() && binary.ino() == running.ino())
+}
+
 /// A watcher did not answer: checkpoints walk without asking it for a while
 /// ([`STUCK_FILE`]), so a stopped watcher costs one wait, not one per checkpoint.
 fn stuck(store: &Path) -> Asked {
-    let _ = fs_err::write(
-        store.join(STUCK_FILE),
-        b"the watcher did not answer in time\n",
-    );
+    let _ = agent_guard_fsops::state::open_file(&store.join(STUCK_FILE), Access::Truncate)
+        .and_then(|mut file| file.write_all(b"the watcher did not answer in time\n"));
     Asked::Unavailable
 }
 
@@ -121,6 +154,9 @@ pub enum Probe {
     NotRunning,
     /// A watcher gave up within the last hour, for this reason: checkpoints walk.
     Off(String),
+    /// Another program listens at the watcher's socket: checkpoints do not trust its
+    /// answers and walk.
+    Impostor,
 }
 
 /// Looks at the watcher whose directory is `store` ([`super::dir_of`]) without asking it
@@ -131,9 +167,9 @@ pub fn probe(store: &Path) -> Probe {
         let why = fs_err::read_to_string(&off).unwrap_or_default();
         return Probe::Off(why.trim().to_owned());
     }
-    if connect(&store.join(SOCKET_FILE)).is_ok() {
-        Probe::Running
-    } else {
-        Probe::NotRunning
+    match connect(&store.join(SOCKET_FILE)) {
+        Ok(stream) if trusted(&stream) => Probe::Running,
+        Ok(_) => Probe::Impostor,
+        Err(_) => Probe::NotRunning,
     }
 }

@@ -12,6 +12,7 @@ use super::request::{self, Heard, Reply};
 use super::watches::State;
 use super::{LOCK_FILE, OFF_FILE, SOCKET_FILE, SOCKET_PATH_MAX, Token};
 use crate::Selection;
+use agent_guard_fsops::state::Access;
 use agent_guard_git::GitError;
 
 /// Why a watcher stopped. Every ending is safe: the next checkpoint walks the workspace.
@@ -67,11 +68,16 @@ pub fn serve(dir: &Path, watched: &Watched) -> Result<Ended, GitError> {
             source,
         }
     };
+    // Nothing planted in the directory redirects the watcher (issue 35, point 4): the
+    // directory is a real one of the user's, the lock opened without following a link.
+    agent_guard_fsops::state::check_dir(dir).map_err(io("use", dir))?;
     fs_err::create_dir_all(dir).map_err(io("create", dir))?;
+    agent_guard_fsops::state::check_dir(dir).map_err(io("use", dir))?;
     let store = dir;
     let lock_path = store.join(LOCK_FILE);
-    let lock = fs_err::File::create(&lock_path).map_err(io("create", &lock_path))?;
-    if lock.file().try_lock().is_err() {
+    let lock = agent_guard_fsops::state::open_file(&lock_path, Access::Update)
+        .map_err(io("create", &lock_path))?;
+    if lock.try_lock().is_err() {
         return Ok(Ended::AlreadyRunning);
     }
     let socket_path = store.join(SOCKET_FILE);
@@ -149,7 +155,8 @@ fn noted(store: &Path, ended: Ended) -> Ended {
 
 /// Writes why the watcher cannot run, so that checkpoints stop starting one for a while.
 fn give_up(store: &Path, why: &str) -> Ended {
-    let _ = fs_err::write(store.join(OFF_FILE), format!("{why}\n"));
+    let _ = agent_guard_fsops::state::open_file(&store.join(OFF_FILE), Access::Truncate)
+        .and_then(|mut file| file.write_all(format!("{why}\n").as_bytes()));
     Ended::Unavailable(why.to_owned())
 }
 

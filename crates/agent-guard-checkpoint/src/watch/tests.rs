@@ -613,3 +613,92 @@ fn a_repository_made_between_the_workspace_and_its_work_tree_ends_the_watcher() 
     let server = bench.server.take().unwrap();
     assert_eq!(server.join().unwrap().unwrap(), Ended::RepositoryChanged);
 }
+
+/// The impostor of [`a_process_that_bound_the_socket_first_is_not_trusted`]: run only in a
+/// copy of this test binary, with `AGENT_GUARD_TEST_IMPOSTOR` naming the socket. It answers
+/// every request "nothing changed since your token".
+#[test]
+#[ignore = "run by a_process_that_bound_the_socket_first_is_not_trusted, in another process"]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the test process is told its socket through the environment"
+)]
+fn impostor_watcher() {
+    use std::io::{BufRead as _, Write as _};
+    let Some(socket) = std::env::var_os("AGENT_GUARD_TEST_IMPOSTOR") else {
+        return;
+    };
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    println!("listening");
+    for stream in listener.incoming() {
+        let mut stream = stream.unwrap();
+        let mut line = Vec::new();
+        std::io::BufReader::new(&stream)
+            .read_until(b'\n', &mut line)
+            .unwrap();
+        let (token, _) = request::decode_request(&line).unwrap();
+        let token = token.unwrap_or(Token {
+            instance: [7; 16],
+            seq: 1,
+        });
+        let reply = request::Reply::Some(token, Heard::default());
+        let _ = stream.write_all(&request::encode_reply(&reply));
+    }
+}
+
+/// A process that binds the watcher's socket first and answers "nothing changed" (issue
+/// 35): its answer is well-formed, but it is another program, so the checkpoint does not
+/// ask it and walks everything; `status` calls it an impostor.
+#[test]
+fn a_process_that_bound_the_socket_first_is_not_trusted() {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("watch");
+    fs_err::create_dir_all(&dir).unwrap();
+    // Another program: a copy of this binary is another file, as any program the agent
+    // writes would be.
+    let impostor = root.path().join("impostor");
+    fs_err::copy(std::env::current_exe().unwrap(), &impostor).unwrap();
+    let mut child = std::process::Command::new(&impostor)
+        .args([
+            "--ignored",
+            "--exact",
+            "watch::tests::impostor_watcher",
+            "--nocapture",
+        ])
+        .env("AGENT_GUARD_TEST_IMPOSTOR", dir.join(SOCKET_FILE))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("listening") {
+        line.clear();
+        assert_ne!(
+            out.read_line(&mut line).unwrap(),
+            0,
+            "the impostor did not start"
+        );
+    }
+    let token = Token {
+        instance: [3; 16],
+        seq: 9,
+    };
+    // It does answer, and the answer reads as "nothing heard".
+    let mut stream = std::os::unix::net::UnixStream::connect(dir.join(SOCKET_FILE)).unwrap();
+    stream
+        .write_all(&request::encode_request(Some(&token), 0))
+        .unwrap();
+    let mut reply = Vec::new();
+    stream.read_to_end(&mut reply).unwrap();
+    assert_eq!(
+        request::decode_reply(&reply),
+        Some(request::Reply::Some(token, Heard::default()))
+    );
+    assert!(!client::trusted(&stream));
+
+    assert_eq!(ask(&dir, Some(&token), 0), Asked::Unavailable);
+    assert_eq!(probe(&dir), Probe::Impostor);
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -140,6 +140,7 @@ fn print_health(report: &StatusReport) {
                 "disabled (AGENT_GUARD_CHECKPOINT_WATCH): checkpoints walk the workspace".to_owned()
             }
             ("off", Some(why)) => format!("off for now: {}", sanitize(why)),
+            ("impostor", Some(why)) => format!("impostor: {}", sanitize(why)),
             _ => "not running: the next checkpoint starts one".to_owned(),
         };
         printer::out(&format!("{} {what}", label("watcher")));

@@ -42,6 +42,7 @@ mod readme;
 mod roundtrip;
 mod self_protection;
 mod start;
+mod state_files;
 mod stress;
 mod support;
 mod whole_workspace;
