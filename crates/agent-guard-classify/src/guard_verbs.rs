@@ -10,10 +10,19 @@
 
 use agent_guard_types::{Dialect, OpKind, OpSpec};
 
+/// Programs that only read their arguments as data and print: a line of nothing else
+/// (`grep 'agent-guard approve' README`) mentions a verb without running it.
+/// (Not `rg`, which runs `--pre` programs, `sort` with `--compress-program`, or `less`,
+/// whose `+!cmd` runs a shell.)
+const DATA_READERS: &[&str] = &[
+    "grep", "egrep", "fgrep", "cat", "head", "tail", "wc", "uniq", "nl", "cut", "tr", "cmp",
+    "echo", "printf", "true",
+];
+
 /// The op for a line that reaches a person-only verb, if it does.
 pub(crate) fn in_line(line: &str, dialect: Dialect) -> Option<OpSpec> {
     let tokens = tokens(line);
-    if !tokens.iter().any(|token| names_the_guard(token)) {
+    if !tokens.iter().any(|token| names_the_guard(token)) || only_reads(line, dialect) {
         return None;
     }
     let has = |word: &str| tokens.iter().any(|token| token == word);
@@ -36,6 +45,39 @@ pub(crate) fn in_line(line: &str, dialect: Dialect) -> Option<OpSpec> {
         "the line runs `agent-guard {verb}`, which only a person may run, in their own terminal"
     ));
     Some(op)
+}
+
+/// Whether the POSIX `line` only runs [`DATA_READERS`] on literal words: every command's
+/// name is one of them, no word holds a substitution (whose commands would run), no
+/// assignment, and every command lexed. Such a line prints what it names; it runs nothing
+/// (piping it into a shell adds a command that is not a reader). cmd and PowerShell lines
+/// are not excused.
+fn only_reads(line: &str, dialect: Dialect) -> bool {
+    use agent_guard_lex::WordPart;
+    if dialect != Dialect::Posix {
+        return false;
+    }
+    let script = agent_guard_lex::posix::lex(line);
+    let inert = |word: &agent_guard_lex::Word| {
+        word.parts.iter().all(|part| {
+            matches!(
+                part,
+                WordPart::Literal { .. } | WordPart::Parameter { .. } | WordPart::Tilde { .. }
+            )
+        })
+    };
+    script.error.is_none()
+        && !script.commands.is_empty()
+        && script.commands.iter().all(|command| {
+            command.assignments.is_empty()
+                && !command.context.in_substitution
+                && command
+                    .words
+                    .first()
+                    .and_then(agent_guard_lex::Word::literal_text)
+                    .is_some_and(|name| DATA_READERS.contains(&name.as_str()))
+                && command.words.iter().all(inert)
+        })
 }
 
 /// The line's word-like tokens, lower-cased, in two readings: with quotes and escapes
@@ -132,8 +174,27 @@ mod tests {
             "git config --global user.name x",
             "approve.sh",
             "cat agent-guard.log | grep approve",
+            // Only printed, never run.
+            "grep 'agent-guard approve' README.md",
+            "grep -rn \"agent-guard config trust\" docs | head -5",
+            "echo 'run agent-guard approve ID yourself'",
         ] {
             assert_eq!(verb(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_mention_that_may_run_is_still_a_verb() {
+        for line in [
+            "grep 'agent-guard approve 1' README | sh",
+            "echo \"$(agent-guard approve 1)\"",
+            "cat <(agent-guard approve 1)",
+            "rg --pre 'agent-guard approve' x README",
+            "less '+!agent-guard approve 1' README",
+            "echo 'agent-guard approve 1' > run.sh && sh run.sh",
+            "grep x y; agent-guard approve 1",
+        ] {
+            assert_eq!(verb(line).as_deref(), Some("approve"), "{line}");
         }
     }
 }

@@ -27,6 +27,7 @@ mod git;
 mod guard_verbs;
 mod hosts;
 mod inline_code;
+mod looked_up;
 mod metadata;
 mod noop;
 mod posix;
@@ -57,6 +58,11 @@ pub struct Classification {
     pub parse_error: Option<String>,
     /// How many simple commands the line has.
     pub commands: usize,
+    /// The names the line's commands are found by through `PATH` (literal command words
+    /// that are neither paths nor built-ins of the dialect, at any depth), in line order,
+    /// each once. Where `PATH` finds them is the environment's fact: a workspace directory
+    /// first makes the line run the workspace's own program (issue 35, point 6).
+    pub looked_up: Vec<String>,
 }
 
 impl Classification {
@@ -66,6 +72,7 @@ impl Classification {
             ops: vec![OpSpec::unknown("<unparseable>", dialect, note.clone())],
             parse_error: Some(note),
             commands: 0,
+            looked_up: Vec::new(),
         }
     }
 
@@ -84,6 +91,7 @@ impl Classification {
             ops: Vec::new(),
             parse_error,
             commands: script.commands.len(),
+            looked_up: Vec::new(),
         }
     }
 
@@ -100,6 +108,7 @@ impl Classification {
             ops,
             parse_error: None,
             commands,
+            looked_up: Vec::new(),
         }
     }
 }
@@ -121,7 +130,9 @@ pub fn classify(text: &str, dialect: Dialect) -> Classification {
     if let Some(note) = unfollowable(text) {
         return Classification::unparseable(dialect, note.to_owned());
     }
-    classify_nested(text, dialect, 0)
+    let (mut classification, looked_up) = looked_up::collect(|| classify_nested(text, dialect, 0));
+    classification.looked_up = looked_up;
+    classification
 }
 
 /// The longest command line followed, in bytes; a longer one is not read at all.

@@ -27,6 +27,16 @@ const WINDOWS_CD_HEADS: &[&str] = &[
     "push-location",
     "pop-location",
 ];
+/// The cmd and PowerShell directory changes that take a directory operand
+/// ([`Positions::note_windows_cd_dir`]).
+pub(crate) const WINDOWS_CD_TO: &[&str] = &[
+    "cd",
+    "chdir",
+    "pushd",
+    "set-location",
+    "sl",
+    "push-location",
+];
 /// Commands that create files in cmd and PowerShell (the POSIX set is included: several are
 /// PowerShell aliases, and Git for Windows puts the others on `PATH`).
 const WINDOWS_CREATE_HEADS: &[&str] = &[
@@ -105,6 +115,36 @@ impl Positions {
                     .is_some_and(|t| t != "-" && !t.starts_with('-')) =>
             {
                 Some(only.target())
+            }
+            _ => None,
+        };
+        self.cd_dirs.push((index, dir));
+    }
+
+    /// Records where a cmd or PowerShell directory change named `name` (normalised) with
+    /// arguments `args` goes: its one literal operand, after cmd's `/d` and PowerShell's
+    /// `-Path`/`-LiteralPath`/`-PassThru`; anything else (no operand, `-` and `+` of the
+    /// location history, `popd`, several operands) is unknown.
+    pub(crate) fn note_windows_cd_dir(
+        &mut self,
+        name: &str,
+        args: &[crate::windows::Tok],
+        dialect: agent_guard_types::Dialect,
+        index: usize,
+    ) {
+        if !WINDOWS_CD_TO.contains(&name) {
+            return;
+        }
+        let operands: Vec<&crate::windows::Tok> = args
+            .iter()
+            .filter(|tok| {
+                let head = tok.bare_head().to_ascii_lowercase();
+                !matches!(head.as_str(), "/d" | "-path" | "-literalpath" | "-passthru")
+            })
+            .collect();
+        let dir = match operands.as_slice() {
+            [only] if only.literal().is_some_and(|t| !matches!(t, "-" | "+")) => {
+                Some(crate::windows::target(only, dialect))
             }
             _ => None,
         };

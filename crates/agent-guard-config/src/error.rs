@@ -45,10 +45,12 @@ pub enum ConfigError {
         source: std::string::FromUtf8Error,
     },
     /// The project file is not valid TOML or does not match the schema (unknown keys included).
-    #[error("failed to parse `{path}`")]
+    #[error("failed to parse `{path}`{}", suggestion.as_ref().map(|key| format!(" (did you mean `{key}`?)")).unwrap_or_default())]
     Parse {
         /// The project file.
         path: PathBuf,
+        /// For an unknown key, the valid key nearest to it.
+        suggestion: Option<String>,
         /// The parser's error, with the offending line and key.
         #[source]
         source: Box<toml::de::Error>,

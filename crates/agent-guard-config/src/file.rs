@@ -120,9 +120,25 @@ impl ConfigFile {
     pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, ConfigError> {
         toml::from_str(text).map_err(|source| ConfigError::Parse {
             path: path.to_path_buf(),
+            suggestion: nearest_key(source.message()),
             source: Box::new(source),
         })
     }
+}
+
+/// For the parser's "unknown field `trsh`, expected one of `dialect`, `trash`, …", the
+/// expected key nearest to the unknown one, when one is near enough to be a typo.
+fn nearest_key(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (unknown, expected) = rest.split_once('`')?;
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|key| (strsim::damerau_levenshtein(unknown, key), key))
+        .filter(|(distance, key)| *distance <= (key.len().max(unknown.len()) / 3).max(2))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, key)| key.to_owned())
 }
 
 /// Reads `<workspace>/.agent-guard.toml` if it exists.
@@ -139,17 +155,27 @@ pub fn load_config(workspace: &Path) -> Result<Option<ConfigFile>, ConfigError> 
 
 /// Parses the bytes [`read_bytes`] returned.
 pub(crate) fn parse_bytes(workspace: &Path, bytes: Vec<u8>) -> Result<ConfigFile, ConfigError> {
-    let path = workspace.join(CONFIG_FILE_NAME);
+    parse_path(&workspace.join(CONFIG_FILE_NAME), bytes)
+}
+
+/// Parses the bytes of the configuration file at `path`.
+pub(crate) fn parse_path(path: &Path, bytes: Vec<u8>) -> Result<ConfigFile, ConfigError> {
     let text = String::from_utf8(bytes).map_err(|source| ConfigError::NotUtf8 {
-        path: path.clone(),
+        path: path.to_path_buf(),
         source,
     })?;
-    ConfigFile::parse(&text, &path)
+    ConfigFile::parse(&text, path)
 }
 
 /// The bytes of `<workspace>/.agent-guard.toml`, `None` when there is none.
 pub(crate) fn read_bytes(workspace: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
-    let path = workspace.join(CONFIG_FILE_NAME);
+    read_path(&workspace.join(CONFIG_FILE_NAME))
+}
+
+/// The bytes of the configuration file at `path`, `None` when there is none: opened
+/// without blocking, read only when it is a regular file, at most [`MAX_CONFIG_BYTES`].
+pub(crate) fn read_path(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
+    let path = path.to_path_buf();
     let read_error = |source| ConfigError::Read {
         path: path.clone(),
         source,
@@ -183,10 +209,10 @@ pub(crate) fn read_bytes(workspace: &Path) -> Result<Option<Vec<u8>>, ConfigErro
     Ok(Some(bytes))
 }
 
-/// The project file with what a person has not trusted set aside: the file as parsed
-/// (`None` when there is none), the settings it applies, and the loosening keys that were
-/// set aside because these bytes were not trusted (see `trust.rs`). `state_dir` is where
-/// trust is recorded.
+/// The project file alone (no user or system layer, see [`crate::layers`]) with what a
+/// person has not trusted set aside: the configuration it makes (`None` when there is no
+/// file) and the loosening keys that were set aside because these bytes were not trusted
+/// (see `trust.rs`). `state_dir` is where trust is recorded.
 ///
 /// # Errors
 /// As [`load_config`].
@@ -194,16 +220,8 @@ pub fn load_trusted_config(
     workspace: &Path,
     state_dir: Option<&Path>,
 ) -> Result<Option<(ConfigFile, Vec<&'static str>)>, ConfigError> {
-    let Some(bytes) = read_bytes(workspace)? else {
-        return Ok(None);
-    };
-    let digest = crate::trust::digest(&bytes);
-    let file = parse_bytes(workspace, bytes)?;
-    let loosening = crate::trust::loosening(&file);
-    if loosening.is_empty() || crate::trust::is_trusted(state_dir, workspace, &digest) {
-        return Ok(Some((file, Vec::new())));
-    }
-    Ok(Some((crate::trust::tightened(&file), loosening)))
+    let layered = crate::layers::load_layers(workspace, state_dir, None, None)?;
+    Ok(layered.any.then_some((layered.file, layered.set_aside)))
 }
 
 #[cfg(test)]
@@ -300,6 +318,35 @@ deadline_ms = 250
                 matches!(error, ConfigError::Parse { .. }),
                 "{text}: {error:?}"
             );
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_names_the_nearest_valid_one() {
+        for (text, nearest) in [
+            ("trsh = \"x\"", Some("trash")),
+            ("dialet = \"posix\"", Some("dialect")),
+            ("[regenerable]\nartifact = []", Some("artifacts")),
+            ("[retention]\nday = 1", Some("days")),
+            ("[hook]\ndeadline = 1", Some("deadline_ms")),
+            ("[checkpoint]\nmax_file_byte = 1", Some("max_file_bytes")),
+            ("[preserve]\nedittools = true", Some("edit_tools")),
+            ("completely_else = 1", None),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            write(dir.path(), text);
+            let error = load_config(dir.path()).unwrap_err();
+            let ConfigError::Parse { suggestion, .. } = &error else {
+                panic!("{text}: {error:?}");
+            };
+            assert_eq!(suggestion.as_deref(), nearest, "{text}");
+            if let Some(key) = nearest {
+                assert!(
+                    error
+                        .to_string()
+                        .contains(&format!("did you mean `{key}`?"))
+                );
+            }
         }
     }
 

@@ -31,6 +31,7 @@ mod env;
 pub mod env_vars;
 mod error;
 mod file;
+pub mod layers;
 mod settings;
 pub mod trust;
 

@@ -12,84 +12,17 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest as _, Sha256};
 
-use crate::settings::{
-    DEFAULT_CHECKPOINT_MAX_FILE_BYTES, DEFAULT_GRACE_MINUTES, DEFAULT_PRESERVE_MAX_BYTES,
-    DEFAULT_RETENTION_DAYS, DEFAULT_RETENTION_MAX_BYTES,
-};
 use crate::{ConfigError, ConfigFile};
 
-/// The keys of `file` that weaken protection compared with the defaults, in file order.
+/// The keys of `file` that weaken protection compared with the defaults, in file order
+/// (what [`crate::layers::tighten`] sets aside over no other layer).
 pub fn loosening(file: &ConfigFile) -> Vec<&'static str> {
-    let mut keys = Vec::new();
-    let mut check = |loosens: bool, key: &'static str| {
-        if loosens {
-            keys.push(key);
-        }
-    };
-    check(file.trash.is_some(), "trash");
-    check(
-        !file.regenerable.artifacts.is_empty(),
-        "regenerable.artifacts",
-    );
-    let below = |value: Option<u64>, default: u64| value.is_some_and(|v| v < default);
-    check(
-        file.retention
-            .days
-            .is_some_and(|days| days < DEFAULT_RETENTION_DAYS),
-        "retention.days",
-    );
-    check(
-        below(file.retention.max_bytes, DEFAULT_RETENTION_MAX_BYTES),
-        "retention.max_bytes",
-    );
-    check(
-        file.retention
-            .grace_minutes
-            .is_some_and(|minutes| minutes < DEFAULT_GRACE_MINUTES),
-        "retention.grace_minutes",
-    );
-    check(
-        file.preserve
-            .max_bytes
-            .is_some_and(|bytes| bytes > DEFAULT_PRESERVE_MAX_BYTES),
-        "preserve.max_bytes",
-    );
-    check(
-        file.preserve.edit_tools == Some(false),
-        "preserve.edit_tools",
-    );
-    check(
-        file.checkpoint.mode == Some(agent_guard_types::CheckpointMode::Never),
-        "checkpoint.mode",
-    );
-    check(
-        below(
-            file.checkpoint.max_file_bytes,
-            DEFAULT_CHECKPOINT_MAX_FILE_BYTES,
-        ),
-        "checkpoint.max_file_bytes",
-    );
-    keys
+    crate::layers::tighten(&ConfigFile::default(), file).1
 }
 
 /// `file` with every loosening setting set back to its default; what tightens stays.
 pub fn tightened(file: &ConfigFile) -> ConfigFile {
-    let mut safe = file.clone();
-    for key in loosening(file) {
-        match key {
-            "trash" => safe.trash = None,
-            "regenerable.artifacts" => safe.regenerable.artifacts.clear(),
-            "retention.days" => safe.retention.days = None,
-            "retention.max_bytes" => safe.retention.max_bytes = None,
-            "retention.grace_minutes" => safe.retention.grace_minutes = None,
-            "preserve.max_bytes" => safe.preserve.max_bytes = None,
-            "preserve.edit_tools" => safe.preserve.edit_tools = None,
-            "checkpoint.mode" => safe.checkpoint.mode = None,
-            "checkpoint.max_file_bytes" => safe.checkpoint.max_file_bytes = None,
-            _ => {}
-        }
-    }
-    safe
+    crate::layers::tighten(&ConfigFile::default(), file).0
 }
 
 /// The SHA-256 of a project file's bytes, as hex.

@@ -142,9 +142,25 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         match command {
             Ok(command) => {
                 let classification = classify(&command, dialect);
+                let mut ops = classification.ops;
+                let suspects = agent_guard_world::suspect_programs(
+                    &classification.looked_up,
+                    dialect,
+                    request.env.path.as_deref(),
+                    &request.cwd,
+                    request.env.home.as_deref().map(std::path::Path::new),
+                );
+                if !suspects.is_empty() {
+                    let root = open(request).ok().map(|ws| ws.root);
+                    ops.extend(crate::path_programs::inside(
+                        &suspects,
+                        root.as_deref(),
+                        dialect,
+                    ));
+                }
                 report.command = command;
-                report.ops = classification.ops.iter().map(OpReport::of).collect();
-                classification.ops
+                report.ops = ops.iter().map(OpReport::of).collect();
+                ops
             }
             Err(unquotable) => vec![OpSpec::unknown(
                 "<unparseable>",

@@ -23,6 +23,7 @@ mod history;
 mod list;
 mod location;
 mod mode;
+mod path_programs;
 mod pipeline;
 mod put_back;
 mod report;

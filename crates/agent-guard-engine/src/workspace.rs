@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agent_guard_config::{EnvSnapshot, Settings, load_trusted_config};
+use agent_guard_config::{EnvSnapshot, Settings};
 use agent_guard_recovery::Migration;
 use agent_guard_types::guard_files::UserDirs;
 use agent_guard_world::{RealWorld, discover_workspace};
@@ -104,11 +104,16 @@ impl Workspace {
                 source,
             }
         })?;
-        let loaded = load_trusted_config(&root, state_dir(env, home.as_deref()).as_deref())
-            .map_err(EngineError::Config)?;
-        let (file, untrusted) = loaded.map_or((None, Vec::new()), |(file, untrusted)| {
-            (Some(file), untrusted)
-        });
+        let user = agent_guard_config::layers::user_config_path(env);
+        let layered = agent_guard_config::layers::load_layers(
+            &root,
+            state_dir(env, home.as_deref()).as_deref(),
+            user.as_deref(),
+            Some(Path::new(agent_guard_config::layers::SYSTEM_CONFIG_PATH)),
+        )
+        .map_err(EngineError::Config)?;
+        let untrusted = layered.set_aside;
+        let file = layered.any.then_some(layered.file);
         let settings =
             Settings::resolve(root.clone(), env, file.as_ref()).map_err(EngineError::Config)?;
         let mut workspace = Workspace::placed(root, settings, env, home);

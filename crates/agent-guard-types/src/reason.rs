@@ -109,7 +109,7 @@ reason_codes! {
         "The commits this command drops (stash entries, branch tips, tags) are kept under private refs first, so they can be restored.";
     /// The project configuration could not be read.
     BlockConfigInvalid => "BLOCK_CONFIG_INVALID", Block,
-        "The project configuration (.agent-guard.toml) could not be read; destructive commands are refused until it is fixed.";
+        "A configuration file (the project's .agent-guard.toml, or the user's or the system's agent-guard/config.toml) could not be read; destructive commands are refused until it is fixed.";
     /// The quarantine ran out of space.
     RelocateFailedStorage => "RELOCATE_FAILED_STORAGE", Block,
         "The quarantine has no room for the targets; nothing more was moved and the command must not run.";

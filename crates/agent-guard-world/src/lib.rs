@@ -71,6 +71,7 @@ mod extents;
 mod facts;
 mod guard_git;
 mod ignore;
+mod path_lookup;
 mod protect;
 mod reach;
 mod repo;
@@ -83,6 +84,7 @@ mod world;
 
 pub use error::WorldError;
 pub use expand::expand_patterns;
+pub use path_lookup::{FoundProgram, suspect_programs};
 pub use protect::{CONTROL_NAMES, PROTECTED_ROOTS};
 pub use workspace::discover_workspace;
 pub use world::RealWorld;

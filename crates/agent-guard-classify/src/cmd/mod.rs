@@ -94,11 +94,20 @@ fn command_ops(
             windows::OWN_PROGRAM,
         )];
     }
+    crate::looked_up::note(&head_text, Dialect::Cmd);
     let name = windows::program_name(&head_text);
+    let words = &command.words[start + 1..];
     if !command.context.in_substitution {
         positions.note_windows_command(&name, index);
+        if crate::shapes::WINDOWS_CD_TO.contains(&name.as_str()) {
+            let args: Vec<Tok> = head_toks[1..]
+                .iter()
+                .cloned()
+                .chain(words.iter().flat_map(|w| windows::tokens(w, BUILTIN)))
+                .collect();
+            positions.note_windows_cd_dir(&name, &args, Dialect::Cmd, index);
+        }
     }
-    let words = &command.words[start + 1..];
     if DELETERS.contains(&name.as_str()) {
         let args: Vec<Tok> = head_toks[1..]
             .iter()

@@ -261,6 +261,15 @@ fn run(
             return vec![op];
         }
     };
+    // The wrappers are programs found through PATH too (`env`, `sudo`, `xargs`).
+    for word in args[..unwrapped.start.min(args.len())]
+        .iter()
+        .filter_map(Arg::known)
+    {
+        if unwrapped.wrappers.contains(&basename(word)) {
+            crate::looked_up::note(word, Dialect::Posix);
+        }
+    }
     let wrapped = call.wrapped || !unwrapped.wrappers.is_empty();
     let from_stdin = call.from_stdin || unwrapped.from_stdin;
     let mut ops = later::wrapper_assignments(args, &unwrapped.assignment_args, line);
@@ -387,6 +396,7 @@ fn named(
         op.targets = noop::run_dirs(name, rest);
         return vec![op];
     }
+    crate::looked_up::note(name, Dialect::Posix);
     let lowered = basename(name).to_ascii_lowercase();
     let lowered = lowered.strip_suffix(".exe").unwrap_or(&lowered).to_owned();
     if call.own && !call.command.context.in_substitution {

@@ -149,11 +149,19 @@ fn words(
             windows::OWN_PROGRAM,
         )];
     }
+    crate::looked_up::note(head_text, Dialect::PowerShell);
     let name = windows::program_name(head_text);
+    let args = &words[1..];
     if !command.context.in_substitution {
         positions.note_windows_command(&name, index);
+        if crate::shapes::WINDOWS_CD_TO.contains(&name.as_str()) {
+            let toks: Vec<windows::Tok> = args
+                .iter()
+                .flat_map(|w| windows::tokens(w, remove_item::ARRAY))
+                .collect();
+            positions.note_windows_cd_dir(&name, &toks, Dialect::PowerShell, index);
+        }
     }
-    let args = &words[1..];
     let piped = command.separator == Separator::Pipe;
     if !command.assignments.is_empty() {
         let ops = program_assignment(command, line);

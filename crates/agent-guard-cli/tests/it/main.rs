@@ -15,6 +15,7 @@ mod audit;
 mod check;
 mod checkpoint;
 mod checkpoint_watch;
+mod config_layers;
 mod crash;
 mod damage;
 mod dialects;

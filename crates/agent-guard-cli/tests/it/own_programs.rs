@@ -76,3 +76,60 @@ fn the_system_tools_by_path_are_still_judged_by_name() {
         assert_eq!(env.check_json(line)["code"], code, "{line}");
     }
 }
+
+/// The agent's own `PATH` (the environment the harness runs the hook and the command in)
+/// puts a workspace directory first: `git status` runs `tools/git`. Each line is checked
+/// with that `PATH`, run for real by `sh` with it, and undone byte for byte. With the
+/// workspace directory last, or only the system's, the same lines are no-ops again.
+#[test]
+fn a_workspace_directory_first_in_the_inherited_path_is_checkpointed_and_undone() {
+    for (path, line) in [
+        ("tools:/usr/bin:/bin", "git status"),
+        ("./node_modules/.bin:/usr/bin:/bin", "eslint --version"),
+        ("bin:/usr/bin:/bin", "cat notes.txt | wc -l"),
+        ("tools:/usr/bin:/bin", "env LC_ALL=C ls -la"),
+        ("tools:/usr/bin:/bin", "sh -c 'git log'"),
+        ("tools:/usr/bin:/bin", "git status && echo done"),
+        ("{ws}/tools:/usr/bin:/bin", "ls"),
+    ] {
+        let env = workspace();
+        let path = path.replace("{ws}", &env.ws().display().to_string());
+        let before = snapshot(env.ws(), &["**"]);
+        let (exit, report) = crate::support::code_and_json(&env.ag_with(
+            "PATH",
+            &path,
+            &["check", "--enforce", "--json", "--", line],
+        ));
+        assert_eq!(exit, 0, "{path} {line}: {report}");
+        assert_eq!(
+            report["code"], "SNAPSHOT_CHECKPOINT",
+            "{path} {line}: {report}"
+        );
+        let status = std::process::Command::new("sh")
+            .args(["-c", line])
+            .current_dir(env.ws())
+            .env("PATH", &path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{path} {line}");
+        assert!(
+            !env.ws().join("src").exists(),
+            "{path} {line}: the impostor ran"
+        );
+        env.ag_ok(&["undo", "--json"]);
+        assert_eq!(snapshot(env.ws(), &["**"]), before, "{path} {line}: undone");
+    }
+    let env = workspace();
+    for path in ["/usr/bin:/bin:tools", "/usr/bin:/bin"] {
+        for line in ["git status", "ls -la", "cat notes.txt"] {
+            let (_, report) = crate::support::code_and_json(&env.ag_with(
+                "PATH",
+                path,
+                &["check", "--json", "--", line],
+            ));
+            assert_eq!(report["code"], "ALLOW_NOOP", "{path} {line}: {report}");
+        }
+    }
+}

@@ -133,3 +133,50 @@ fn round_trip(row: &Row) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// cmd looks a command up in the working directory before `PATH` (issue 35, point 6): with
+/// a `git.bat` in the workspace, `git status` runs it. `check` checkpoints the line, Wine's
+/// cmd.exe runs the batch file (which deletes `src`), and one undo puts everything back. A
+/// built-in (`dir`) is never looked up, so a `dir.bat` beside it changes nothing.
+#[test]
+fn a_batch_file_in_the_working_directory_is_the_program_cmd_runs() {
+    if wine().is_none() {
+        assert!(
+            std::env::var_os("AGENT_GUARD_REQUIRE_WINE").is_none(),
+            "AGENT_GUARD_REQUIRE_WINE is set and Wine's cmd.exe does not run"
+        );
+        eprintln!("skipping: Wine (Debian's wine64) is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    let ws = env.ws();
+    std::fs::write(ws.join("git.bat"), "@rd /s /q src\r\n").unwrap();
+    std::fs::write(ws.join("dir.bat"), "@rd /s /q src\r\n").unwrap();
+    let before = snapshot(ws, &["**"]);
+    let check = |line: &str| -> serde_json::Value {
+        let output = env
+            .cmd("agent-guard")
+            .args([
+                "check",
+                "--enforce",
+                "--json",
+                "--dialect",
+                "cmd",
+                "--",
+                line,
+            ])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    assert_eq!(check("dir")["code"], "ALLOW_NOOP");
+    let report = check("git status");
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
+    run_cmd(ws, "git status");
+    assert!(
+        !ws.join("src").exists(),
+        "cmd.exe ran the workspace's git.bat"
+    );
+    assert!(env.ag(&["undo", "--json"]).status.success());
+    assert_eq!(snapshot(ws, &["**"]), before);
+}

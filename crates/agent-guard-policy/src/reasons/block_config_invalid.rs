@@ -8,7 +8,7 @@ super::reason!(
     verdict: "BLOCK. Commands with no destructive vocabulary still pass.",
     recovery: "Fix the file; `agent-guard doctor` names the offending key and line.",
     enforcement: None,
-    hint: "Fix `.agent-guard.toml`; `agent-guard status` shows the error.",
+    hint: "Fix the file the warning names (`.agent-guard.toml`, or the user's or the system's `agent-guard/config.toml`); `agent-guard status` shows the error.",
     coverage: Coverage::Corpus,
 );
 

@@ -1,0 +1,121 @@
+//! The names a line's commands are found by through `PATH` (issue 35, point 6, the
+//! environment's part). `git status` runs whatever `git` the shell finds first: when the
+//! agent's `PATH` puts a workspace directory (`./node_modules/.bin`, `tools`) before the
+//! system's, or cmd finds a `git.bat` in the working directory, the line runs the
+//! workspace's own program. Which file a name finds is a fact of the environment, not of the
+//! line: the classifier only lists the names ([`crate::Classification::looked_up`]); the
+//! engine looks them up.
+//!
+//! Every command word the classifier judges by its name is noted here, at any depth (`bash
+//! -c '…'`, `xargs rm`, `env git …`), while a [`collect`] runs: a thread-local list, so the
+//! nested classifications need no plumbing of their own.
+
+use std::cell::RefCell;
+
+use agent_guard_types::Dialect;
+
+thread_local! {
+    static NOTED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
+
+/// Commands of the POSIX shells that are never looked up in `PATH` (special and regular
+/// built-ins of sh and bash that take no program).
+const POSIX_BUILTINS: &[&str] = &[
+    ".", ":", "[", "alias", "bg", "break", "builtin", "cd", "command", "continue", "declare",
+    "echo", "eval", "exec", "exit", "export", "false", "fg", "getopts", "hash", "jobs", "let",
+    "local", "printf", "pushd", "popd", "pwd", "read", "readonly", "return", "set", "shift",
+    "source", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias",
+    "unset", "wait",
+];
+
+/// cmd's internal commands, never looked up in the working directory or `PATH`.
+const CMD_BUILTINS: &[&str] = &[
+    "assoc", "break", "call", "cd", "chdir", "cls", "color", "copy", "date", "del", "dir", "echo",
+    "endlocal", "erase", "exit", "for", "ftype", "goto", "if", "md", "mkdir", "mklink", "move",
+    "path", "popd", "prompt", "pushd", "rd", "rem", "ren", "rename", "rmdir", "set", "setlocal",
+    "shift", "start", "time", "title", "type", "ver", "verify", "vol",
+];
+
+/// Notes that a command named `name` (a literal word, not a path) runs in `dialect`.
+pub(crate) fn note(name: &str, dialect: Dialect) {
+    if name.is_empty() || name.contains(['/', '\\']) || builtin(name, dialect) {
+        return;
+    }
+    NOTED.with(|noted| {
+        if let Some(names) = noted.borrow_mut().as_mut()
+            && !names.iter().any(|n| n == name)
+        {
+            names.push(name.to_owned());
+        }
+    });
+}
+
+/// Whether `name` is a built-in of `dialect` (a PowerShell cmdlet's `Verb-Noun` name is one:
+/// cmdlets come before external programs).
+fn builtin(name: &str, dialect: Dialect) -> bool {
+    match dialect {
+        Dialect::Posix => POSIX_BUILTINS.contains(&name),
+        Dialect::Cmd => CMD_BUILTINS.contains(&name.to_ascii_lowercase().as_str()),
+        Dialect::PowerShell => name.contains('-'),
+    }
+}
+
+/// Runs `classify` while noting the names its commands are looked up by; returns its
+/// result and the names, in line order, each once. A nested call adds to the outer list.
+pub(crate) fn collect<T>(classify: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let outer = NOTED.with(|noted| noted.borrow_mut().replace(Vec::new()));
+    let result = classify();
+    let names = NOTED.with(|noted| {
+        let mine = noted.borrow_mut().take().unwrap_or_default();
+        if let Some(mut outer) = outer {
+            for name in &mine {
+                if !outer.contains(name) {
+                    outer.push(name.clone());
+                }
+            }
+            *noted.borrow_mut() = Some(outer);
+        }
+        mine
+    });
+    (result, names)
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_guard_types::Dialect;
+
+    fn looked_up(line: &str, dialect: Dialect) -> Vec<String> {
+        crate::classify(line, dialect).looked_up
+    }
+
+    #[test]
+    fn every_command_found_through_path_is_listed_at_any_depth() {
+        assert_eq!(looked_up("git status", Dialect::Posix), ["git"]);
+        assert_eq!(
+            looked_up("cd src && ls -la | grep x; echo done", Dialect::Posix),
+            ["ls", "grep"]
+        );
+        assert_eq!(
+            looked_up("env LC_ALL=C git log && sudo make", Dialect::Posix),
+            ["env", "git", "sudo", "make"]
+        );
+        assert_eq!(
+            looked_up("bash -c 'eslint . && prettier -w x'", Dialect::Posix),
+            ["bash", "eslint", "prettier"]
+        );
+        assert_eq!(
+            looked_up("find . -name x | xargs wc -l", Dialect::Posix)[..2],
+            ["find", "xargs"]
+        );
+        // Paths are the line's own part (`own_programs`), not a lookup.
+        assert!(looked_up("./tools/git status", Dialect::Posix).is_empty());
+        assert_eq!(looked_up("dir & git status", Dialect::Cmd), ["git"]);
+        assert_eq!(
+            looked_up("Get-ChildItem; git status", Dialect::PowerShell),
+            ["git"]
+        );
+        // Each name once, and nothing left behind for the next line.
+        assert_eq!(looked_up("git a; git b", Dialect::Posix), ["git"]);
+        assert_eq!(looked_up("true", Dialect::Posix), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,41 @@
+//! A line whose command finds a program of the workspace through the environment's `PATH`
+//! (or, for cmd, in the working directory) runs that program, not the standard tool of the
+//! same name (issue 35, point 6, the environment's part): `git status` with
+//! `./node_modules/.bin` first in `PATH` and a `git` there. The classifier lists the names
+//! ([`agent_guard_classify::Classification::looked_up`]), the world finds the files that may
+//! be the workspace's ([`agent_guard_world::suspect_programs`]); each one inside the
+//! workspace becomes an opaque program, checkpointed like a script.
+
+use std::path::Path;
+
+use agent_guard_types::{Dialect, OpSpec};
+use agent_guard_world::FoundProgram;
+
+/// Why such a line is an opaque program.
+const WORKSPACE_ON_PATH: &str = "PATH finds this program in the workspace: the command runs \
+     the workspace's own file, not the standard tool of the same name";
+
+/// The opaque programs among `suspects` that lie inside the workspace at `root` (by the file
+/// they resolve to: a link from the workspace to `/usr/bin/git` runs the system's `git`);
+/// `None` for the root: the workspace could not be opened, so every suspect counts.
+pub(crate) fn inside(
+    suspects: &[FoundProgram],
+    root: Option<&Path>,
+    dialect: Dialect,
+) -> Vec<OpSpec> {
+    let root = root.map(|root| std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()));
+    suspects
+        .iter()
+        .filter(|found| {
+            let Some(root) = &root else {
+                return true;
+            };
+            std::fs::canonicalize(&found.path).map_or(true, |file| file.starts_with(root))
+        })
+        .map(|found| {
+            let mut op = OpSpec::opaque_program(found.name.as_str(), dialect, WORKSPACE_ON_PATH);
+            op.note(format!("found at {}", found.path.display()));
+            op
+        })
+        .collect()
+}
