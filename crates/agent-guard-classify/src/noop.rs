@@ -235,6 +235,28 @@ const MODELLED_WRITERS: &[&str] = &[
 /// `pip list`, `go version`. Subcommands that may write a lockfile or a config (`cargo tree`,
 /// `cargo metadata`, `npm config`, `go env -w`) are not listed.
 const QUERIES: &[(&str, &[&str])] = &[
+    // The guard's own verbs that change no file of the workspace: they read its store, print,
+    // or (`check`, `mode restricted`, `gc` without `--execute`) act only on the guard's own
+    // state; `safe-delete`, `restore`, `undo`, `redo` and `install` change files and stay
+    // programs, and the person-only verbs are refused before this (`guard_verbs`).
+    (
+        "agent-guard",
+        &[
+            "list",
+            "show",
+            "status",
+            "explain",
+            "doctor",
+            "help",
+            "completions",
+            "man",
+            "audit",
+            "check",
+            "mode",
+            "gc",
+            "demo",
+        ],
+    ),
     (
         "npm",
         &[
