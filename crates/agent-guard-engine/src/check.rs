@@ -134,30 +134,16 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         Vec::new()
     } else {
         let dialect = resolution.dialect().unwrap_or_default();
-        let command = if request.argv.is_empty() {
-            Ok(request.command.clone())
-        } else {
-            agent_guard_lex::quote_words(dialect, &request.argv)
-        };
-        match command {
+        match line_of(request, dialect) {
             Ok(command) => {
                 let classification = classify(&command, dialect);
                 let mut ops = classification.ops;
-                let suspects = agent_guard_world::suspect_programs(
+                ops.extend(crate::path_programs::found(
                     &classification.looked_up,
                     dialect,
-                    request.env.path.as_deref(),
-                    &request.cwd,
-                    request.env.home.as_deref().map(std::path::Path::new),
-                );
-                if !suspects.is_empty() {
-                    let root = open(request).ok().map(|ws| ws.root);
-                    ops.extend(crate::path_programs::inside(
-                        &suspects,
-                        root.as_deref(),
-                        dialect,
-                    ));
-                }
+                    request,
+                    || open(request).ok().map(|ws| ws.root),
+                ));
                 report.command = command;
                 report.ops = ops.iter().map(OpReport::of).collect();
                 ops
@@ -202,6 +188,18 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         workspace: opened.or_else(|| workspace.and_then(Result::ok)),
         runtime,
         origin: agent_guard_recovery::Origin::default(),
+    }
+}
+
+/// The line to judge: the command text, or the argv quoted for `dialect`.
+fn line_of(
+    request: &CheckRequest,
+    dialect: Dialect,
+) -> Result<String, agent_guard_lex::Unquotable> {
+    if request.argv.is_empty() {
+        Ok(request.command.clone())
+    } else {
+        agent_guard_lex::quote_words(dialect, &request.argv)
     }
 }
 

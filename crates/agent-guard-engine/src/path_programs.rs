@@ -15,14 +15,32 @@ use agent_guard_world::FoundProgram;
 const WORKSPACE_ON_PATH: &str = "PATH finds this program in the workspace: the command runs \
      the workspace's own file, not the standard tool of the same name";
 
+/// The opaque programs a line with the looked-up names `looked_up` runs from the workspace,
+/// for `request`'s `PATH`, home and working directory; `root` opens the workspace, only when
+/// a suspect is found.
+pub(crate) fn found(
+    looked_up: &[String],
+    dialect: Dialect,
+    request: &crate::CheckRequest,
+    root: impl FnOnce() -> Option<std::path::PathBuf>,
+) -> Vec<OpSpec> {
+    let suspects = agent_guard_world::suspect_programs(
+        looked_up,
+        dialect,
+        request.env.path.as_deref(),
+        &request.cwd,
+        request.env.home.as_deref().map(Path::new),
+    );
+    if suspects.is_empty() {
+        return Vec::new();
+    }
+    inside(&suspects, root().as_deref(), dialect)
+}
+
 /// The opaque programs among `suspects` that lie inside the workspace at `root` (by the file
 /// they resolve to: a link from the workspace to `/usr/bin/git` runs the system's `git`);
 /// `None` for the root: the workspace could not be opened, so every suspect counts.
-pub(crate) fn inside(
-    suspects: &[FoundProgram],
-    root: Option<&Path>,
-    dialect: Dialect,
-) -> Vec<OpSpec> {
+fn inside(suspects: &[FoundProgram], root: Option<&Path>, dialect: Dialect) -> Vec<OpSpec> {
     let root = root.map(|root| std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()));
     suspects
         .iter()

@@ -242,10 +242,16 @@ fn run(
     line: &mut Line<'_>,
     positions: &mut Positions,
 ) -> Vec<OpSpec> {
+    // `script` writes its typescript and logs itself, whatever it runs (`script FILE`
+    // truncates FILE).
+    let logs = match args.first().and_then(Arg::known) {
+        Some(name) if basename(name) == "script" => crate::writes::script_logs(&args[1..]),
+        _ => Vec::new(),
+    };
     let (unwrapped, script) = match wrappers::unwrap(args) {
         Unwrap::Command(u) => (u, None),
         Unwrap::Script(u, script) => (u, Some(script)),
-        Unwrap::NoCommand => return Vec::new(),
+        Unwrap::NoCommand => return logs,
         Unwrap::Ambiguous(reason) => {
             let text = command_text(call.command, line.source);
             // Some program runs, the guard cannot tell which: refused when the line has
@@ -273,6 +279,7 @@ fn run(
     let wrapped = call.wrapped || !unwrapped.wrappers.is_empty();
     let from_stdin = call.from_stdin || unwrapped.from_stdin;
     let mut ops = later::wrapper_assignments(args, &unwrapped.assignment_args, line);
+    ops.extend(logs);
     let mut found = if let Some(script) = script {
         let runner = unwrapped.wrappers.last().copied().unwrap_or("a wrapper");
         hops::command_string(script.as_deref(), runner, line)

@@ -297,6 +297,11 @@ pub(crate) fn is_device_tool(name: &str) -> bool {
     devices::is_device_tool(name)
 }
 
+/// The files `script` writes itself (its typescript and logs), whatever it runs.
+pub(crate) fn script_logs(args: &[Arg]) -> Vec<OpSpec> {
+    outputs::script_logs(args)
+}
+
 /// The writing ops of the POSIX program `name` (lower-cased basename) run with `rest`.
 /// Empty when it writes nothing the guard judges.
 pub(crate) fn posix(name: &str, rest: &[Arg]) -> Vec<OpSpec> {
