@@ -37,9 +37,36 @@ pub fn install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
                 ));
             }
             print_report(&report, "installed", args.json);
-            Ok(ExitCode::Success)
+            if report.inactive.is_empty() {
+                Ok(ExitCode::Success)
+            } else {
+                if !args.json {
+                    print_inactive(&report);
+                }
+                Ok(ExitCode::InternalError)
+            }
         }
         Err(error) => Ok(report_install_error(&error)),
+    }
+}
+
+/// The hook is in place, but the harness would not run it: an error with the step that
+/// activates it (issue 35: Copilot CLI skips a repository's hooks in an untrusted folder,
+/// silently).
+fn print_inactive(report: &Report) {
+    for check in &report.inactive {
+        printer::error(
+            &format!(
+                "{} will not run this hook: {}",
+                report.harness,
+                printer::sanitize(&check.detail)
+            ),
+            &[],
+        );
+        if let Some(hint) = &check.hint {
+            printer::err("");
+            printer::err(&format!("hint: {}", printer::sanitize(hint)));
+        }
     }
 }
 

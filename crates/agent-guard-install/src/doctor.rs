@@ -12,6 +12,7 @@ use crate::fsio;
 use crate::harness::{Environment, Harness, Scope};
 use crate::install::parse_json;
 use crate::json::Json;
+use crate::launcher;
 use crate::script;
 use crate::shell;
 use crate::smoke::{self, Reply};
@@ -31,8 +32,8 @@ pub enum Status {
 /// One check of one installed hook.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    /// What was checked (`binary`, `fail-closed`, `trust`, `project-trust`, `folder-trust`,
-    /// `hooks-enabled`, `plugin`, `deny`, `no-op`).
+    /// What was checked (`binary`, `fail-closed`, `launcher`, `trust`, `project-trust`,
+    /// `folder-trust`, `hooks-enabled`, `plugin`, `deny`, `no-op`, `launcher-deny`).
     pub name: &'static str,
     /// The result.
     pub status: Status,
@@ -107,8 +108,9 @@ pub struct DoctorReport {
 }
 
 /// Finds agent-guard's hooks in every harness's project and user config and checks each:
-/// the binary exists and is executable, the harness's fail-closed option is set, Codex trust
-/// is recorded, the harness would run the hook at all (folder trust, switches that turn
+/// the binary exists and is executable, the harness's fail-closed option is set, the hook
+/// runs through the launcher and the launcher is what install writes (and denies when the
+/// guard cannot answer), Codex trust is recorded, the harness would run the hook at all (folder trust, switches that turn
 /// hooks off), and the exact command denies `rm -rf /` and lets `ls` through when given a
 /// synthetic payload in the harness's format (run in a temporary workspace).
 pub fn doctor(env: &Environment) -> Result<DoctorReport> {
@@ -220,10 +222,7 @@ fn check(
     if !found.exact {
         // A mistyped option makes the hook judge nothing, or refuse every call; a wrapper
         // may swallow the verdict. Only what install writes is known to work.
-        let expected = shell::program(&found.command).map_or_else(
-            || format!("'agent-guard' check --enforce --harness {harness}"),
-            |program| shell::hook_command(Path::new(&program), harness),
-        );
+        let expected = expected_command(env, harness, &found.command);
         return HookStatus {
             harness,
             scope,
@@ -244,8 +243,21 @@ fn check(
         };
     }
     let mut checks = vec![binary(&found.command, &reinstall)];
-    if let Some(check) = fail_closed(harness, &found.handler) {
-        checks.push(check);
+    let native = fail_closed(harness, &found.handler);
+    let natively_closed = native.as_ref().is_some_and(|c| c.status == Status::Pass);
+    checks.extend(native);
+    let line = shell::parse(&found.command, harness);
+    let launched = line
+        .as_ref()
+        .and_then(|line| line.launcher.as_ref())
+        .map(|(path, secs)| (path.as_str(), *secs));
+    if launcher::used_by(harness) {
+        let installed = launcher::Installed {
+            launcher: launched,
+            harness_timeout: launcher::harness_timeout_secs(harness, &found.handler),
+            natively_closed,
+        };
+        checks.push(launcher::check(env, harness, &installed, &reinstall));
     }
     if harness == Harness::Codex {
         checks.extend(codex_checks(env, scope, path, found, &reinstall));
@@ -271,6 +283,12 @@ fn check(
     if checks[0].status == Status::Pass {
         let script = (harness == Harness::Cline).then_some(path);
         checks.extend(smoke_checks(harness, &found.command, script));
+    }
+    let launcher_ok = checks
+        .iter()
+        .any(|c| c.name == "launcher" && c.status != Status::Fail);
+    if let (Some((launcher, _)), true) = (launched, launcher_ok) {
+        checks.push(launcher_deny(harness, launcher, &reinstall));
     }
     HookStatus {
         harness,
@@ -299,8 +317,59 @@ fn edits_check(registered: bool, event: &str, reinstall: &str) -> Check {
     }
 }
 
+/// What install writes for the guard program `command` runs (a lookalike's fix).
+fn expected_command(env: &Environment, harness: Harness, command: &str) -> String {
+    let program = shell::guard_program(command).unwrap_or_else(|| "agent-guard".to_owned());
+    match env.launcher_path() {
+        Ok(path) if launcher::used_by(harness) => shell::launched_command(
+            &path,
+            launcher::LAUNCHER_TIMEOUT_SECS,
+            Path::new(&program),
+            harness,
+        ),
+        _ => shell::hook_command(Path::new(&program), harness),
+    }
+}
+
+/// Runs the installed launcher in front of a guard that does not exist: the harness must
+/// read its reply as a deny.
+fn launcher_deny(harness: Harness, launcher: &str, reinstall: &str) -> Check {
+    let Ok(cwd) = tempfile::tempdir() else {
+        return fail(
+            "launcher-deny",
+            "cannot create a temporary directory".to_owned(),
+            "check TMPDIR",
+        );
+    };
+    let payload = smoke::payload(harness, "rm -rf /", cwd.path());
+    let command = launcher::probe_command(launcher, harness);
+    match smoke::run(&command, None, &payload, cwd.path(), None) {
+        Ok(outcome) if smoke::read(harness, &outcome) == Reply::Deny => Check::pass(
+            "launcher-deny",
+            "with the guard missing, the launcher answers with the harness's deny".to_owned(),
+        ),
+        Ok(outcome) => fail(
+            "launcher-deny",
+            format!(
+                "with the guard missing, the launcher's reply is {} (exit {}{})",
+                describe(&smoke::read(harness, &outcome)),
+                outcome
+                    .code
+                    .map_or_else(|| "none".to_owned(), |c| c.to_string()),
+                excerpt(&outcome),
+            ),
+            reinstall,
+        ),
+        Err(error) => fail(
+            "launcher-deny",
+            format!("the launcher did not start: {error}"),
+            reinstall,
+        ),
+    }
+}
+
 fn binary(command: &str, reinstall: &str) -> Check {
-    let program = shell::program(command).unwrap_or_default();
+    let program = shell::guard_program(command).unwrap_or_default();
     let path = Path::new(&program);
     let executable = path.is_absolute() && path.is_file() && is_executable(path);
     Check {

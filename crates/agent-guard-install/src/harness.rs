@@ -120,13 +120,44 @@ impl Environment {
             .join("opencode"))
     }
 
-    /// The directory that holds install records.
-    pub(crate) fn state_dir(&self) -> Result<PathBuf> {
+    /// The guard's own state directory (`$XDG_STATE_HOME/agent-guard`, else
+    /// `~/.local/state/agent-guard`): a guard file as a whole.
+    fn guard_state_dir(&self) -> Result<PathBuf> {
         let base = match &self.state_home {
             Some(dir) if dir.is_absolute() => dir.clone(),
             _ => self.home()?.join(".local").join("state"),
         };
-        Ok(base.join("agent-guard").join("installs"))
+        Ok(base.join("agent-guard"))
+    }
+
+    /// The directory that holds install records.
+    pub(crate) fn state_dir(&self) -> Result<PathBuf> {
+        Ok(self.guard_state_dir()?.join("installs"))
+    }
+
+    /// The hook launcher install writes (`$XDG_STATE_HOME/agent-guard/bin/agent-guard-hook`):
+    /// inside the guard's state directory, which the guard protects from the agent.
+    pub fn launcher_path(&self) -> Result<PathBuf> {
+        Ok(self
+            .guard_state_dir()?
+            .join("bin")
+            .join(crate::shell::LAUNCHER_NAME))
+    }
+
+    /// The user directories of [`agent_guard_types::guard_files`] as this environment
+    /// names them: what the guard protects when the harness runs with the same variables.
+    pub(crate) fn user_dirs(&self) -> agent_guard_types::guard_files::UserDirs {
+        agent_guard_types::guard_files::UserDirs {
+            home: self.home.clone(),
+            claude_config_dir: self.claude_config_dir.clone(),
+            codex_home: self.codex_home.clone(),
+            gemini_cli_home: self.gemini_cli_home.clone(),
+            qwen_home: self.qwen_home.clone(),
+            copilot_home: self.copilot_home.clone(),
+            xdg_config_home: self.xdg_config_home.clone(),
+            xdg_state_home: self.state_home.clone(),
+            ..agent_guard_types::guard_files::UserDirs::default()
+        }
     }
 
     /// The hook configuration file of `harness` in `scope`.
@@ -250,11 +281,11 @@ mod tests {
         );
     }
 
-    /// Every hook file `install` writes is a guard file, so an agent's command cannot
+    /// Every hook file `install` writes, the launcher included, is a guard file, so an agent's command cannot
     /// change it (`BLOCK_SELF_PROTECTION`), with the environment's directories default or set.
     #[test]
     fn every_installed_hook_file_is_a_guard_file() {
-        use agent_guard_types::guard_files::{UserDirs, project_entries};
+        use agent_guard_types::guard_files::project_entries;
         let root = PathBuf::from("/r");
         let defaults = Environment {
             cwd: root.join("ws"),
@@ -272,20 +303,10 @@ mod tests {
             ..defaults.clone()
         };
         for env in [defaults, moved] {
-            let dirs = UserDirs {
-                home: env.home.clone(),
-                claude_config_dir: env.claude_config_dir.clone(),
-                codex_home: env.codex_home.clone(),
-                gemini_cli_home: env.gemini_cli_home.clone(),
-                qwen_home: env.qwen_home.clone(),
-                copilot_home: env.copilot_home.clone(),
-                xdg_config_home: env.xdg_config_home.clone(),
-                xdg_state_home: env.state_home.clone(),
-                ..UserDirs::default()
-            };
             let mut guarded = project_entries(&env.workspace());
-            guarded.extend(dirs.entries());
-            let mut written: Vec<PathBuf> = vec![env.state_dir().unwrap()];
+            guarded.extend(env.user_dirs().entries());
+            let mut written: Vec<PathBuf> =
+                vec![env.state_dir().unwrap(), env.launcher_path().unwrap()];
             for harness in Harness::ALL {
                 for scope in [Scope::Project, Scope::User] {
                     written.extend(env.config_path(harness, scope).ok());

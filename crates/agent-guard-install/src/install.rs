@@ -6,12 +6,14 @@ use serde::Serialize;
 
 use crate::activation;
 use crate::codex;
+use crate::doctor::Check;
 use crate::edit::{self, Action};
 use crate::entry::{self, Layout, Placement, Removed};
 use crate::error::{Error, Result};
 use crate::fsio;
 use crate::harness::{Environment, Harness, Scope};
 use crate::json::{self, Json};
+use crate::launcher;
 use crate::record::Store;
 use crate::script;
 use crate::shell;
@@ -52,19 +54,38 @@ pub struct Report {
     pub files: Vec<FileChange>,
     /// Things the user should know (limits of the harness, a step left to them).
     pub notes: Vec<String>,
+    /// Why the harness would not run the hook just installed (a folder it does not trust,
+    /// hooks switched off), each with the step that fixes it: install fails while any is
+    /// left. Empty after uninstall.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inactive: Vec<Check>,
 }
 
 /// Installs agent-guard's hook for `options.harness` in `options.scope`.
 ///
 /// Idempotent: installing twice leaves one entry and changes nothing the second time. Every
 /// other key, hook and comment of the file is kept. The file's previous bytes are kept in
-/// the state directory so that [`uninstall`] can restore them exactly.
+/// the state directory so that [`uninstall`] can restore them exactly. Every command hook
+/// runs the guard through the launcher ([`Environment::launcher_path`]), which is written
+/// first, so the hook never names a launcher that is not there.
+///
+/// A hook the harness would not run is still installed, and listed in
+/// [`Report::inactive`] with the step that activates it.
 pub fn install(env: &Environment, options: &InstallOptions) -> Result<Report> {
     let harness = options.harness;
     let path = env.config_path(harness, options.scope)?;
     let store = Store::new(env.state_dir()?);
     let owner = owner(harness, &path);
-    let command = shell::hook_command(&options.exe, harness);
+    let command = if launcher::used_by(harness) {
+        shell::launched_command(
+            &env.launcher_path()?,
+            launcher::LAUNCHER_TIMEOUT_SECS,
+            &options.exe,
+            harness,
+        )
+    } else {
+        shell::hook_command(&options.exe, harness)
+    };
     let current = fsio::read(&path)?;
     let mut files = Vec::new();
     let mut notes = Vec::new();
@@ -76,9 +97,13 @@ pub fn install(env: &Environment, options: &InstallOptions) -> Result<Report> {
         {
             return Err(Error::ForeignScript { harness, path });
         }
+        let launcher = launcher::used_by(harness)
+            .then(|| launcher::install(env, &store, &owner))
+            .transpose()?;
         let mode = script::mode(harness);
         let action = edit::apply(&store, &path, &owner, current.as_deref(), &new, mode, None)?;
         files.push(FileChange { path, action });
+        files.extend(launcher);
         notes.extend(limits(harness, options));
         return Ok(report(options, Some(command), files, notes));
     };
@@ -116,6 +141,7 @@ pub fn install(env: &Environment, options: &InstallOptions) -> Result<Report> {
     } else {
         None
     };
+    let launcher = launcher::install(env, &store, &owner)?;
     let action = edit::apply(&store, &path, &owner, current.as_deref(), &new, 0o644, None)?;
     files.push(FileChange { path, action });
 
@@ -134,9 +160,12 @@ pub fn install(env: &Environment, options: &InstallOptions) -> Result<Report> {
             action,
         });
     }
+    files.push(launcher);
     notes.extend(limits(harness, options));
     notes.extend(activation::notes(env, harness, options.scope));
-    Ok(report(options, Some(command), files, notes))
+    let mut report = report(options, Some(command), files, notes);
+    report.inactive = activation::failures(env, harness, options.scope);
+    Ok(report)
 }
 
 /// Removes agent-guard's hook for `harness` in `scope`.
@@ -172,12 +201,14 @@ pub fn uninstall(env: &Environment, harness: Harness, scope: Scope) -> Result<Re
             without.as_deref(),
         )?;
         files.push(FileChange { path, action });
+        files.extend(launcher::uninstall(env, &store, &owner, &mut notes)?);
         return Ok(Report {
             harness,
             scope,
             command: None,
             files,
             notes,
+            inactive: Vec::new(),
         });
     };
 
@@ -221,12 +252,15 @@ pub fn uninstall(env: &Environment, harness: Harness, scope: Scope) -> Result<Re
             "a file changed since install: only agent-guard's entry was removed, the rest was kept (backups are in the state directory)".to_owned(),
         );
     }
+    // The launcher goes last: until the hook is gone, it may still run it.
+    files.extend(launcher::uninstall(env, &store, &owner, &mut notes)?);
     Ok(Report {
         harness,
         scope,
         command: None,
         files,
         notes,
+        inactive: Vec::new(),
     })
 }
 
@@ -344,6 +378,7 @@ fn report(
         command,
         files,
         notes,
+        inactive: Vec::new(),
     }
 }
 
@@ -351,22 +386,10 @@ fn report(
 fn limits(harness: Harness, options: &InstallOptions) -> Vec<String> {
     let note = match harness {
         Harness::ClaudeCode if !options.claude_fail_closed => {
-            "this Claude Code predates `onFailure` (2.1.295): a hook that crashes or times out does not block"
-        }
-        Harness::Gemini => {
-            "Gemini CLI has no fail-closed option: a hook that exits 1, prints nothing on a failure, or times out does not block"
-        }
-        Harness::Copilot => {
-            "Copilot CLI blocks the call when the hook fails, but runs it when the hook times out (`timeoutSec`)"
-        }
-        Harness::QwenCode => {
-            "Qwen Code has no fail-closed option: a hook that fails (other than with exit 2), cannot start or times out does not block"
+            "this Claude Code predates `onFailure` (2.1.295): the launcher turns a guard that fails into a deny, but a launcher that cannot start does not block"
         }
         Harness::Cline => {
             "enable hooks in Cline's settings; Cline cannot ask a human, so ASK becomes a cancel that tells the agent to ask"
-        }
-        Harness::Windsurf => {
-            "Windsurf runs the command when a hook fails other than with exit 2: that call is not guarded"
         }
         _ => return Vec::new(),
     };
@@ -402,7 +425,10 @@ mod tests {
         let root = fs_err::canonicalize(dir.path()).unwrap();
         let env = environment(&root);
         let report = install(&env, &options(Harness::Codex, Scope::Project)).unwrap();
-        assert_eq!(report.files.len(), 2);
+        let launcher = root.join("state/agent-guard/bin/agent-guard-hook");
+        let written: Vec<&Path> = report.files.iter().map(|f| f.path.as_path()).collect();
+        assert_eq!(written.len(), 3);
+        assert_eq!(written[2], launcher);
         let hooks_file = root.join("ws/.codex/hooks.json");
         let doc = Json::parse(&fs_err::read_to_string(&hooks_file).unwrap()).unwrap();
         let (key, hash) = codex_trust(
@@ -423,9 +449,90 @@ mod tests {
 
         let report = uninstall(&env, Harness::Codex, Scope::Project).unwrap();
         let actions: Vec<Action> = report.files.iter().map(|f| f.action).collect();
-        assert_eq!(actions, [Action::Removed, Action::Removed]);
+        assert_eq!(actions, [Action::Removed, Action::Removed, Action::Removed]);
         assert!(!root.join("ws/.codex").exists());
         assert!(!root.join("home/.codex").exists());
+        assert!(!launcher.exists() && !root.join("state/agent-guard/bin").exists());
+    }
+
+    /// Every command hook runs the guard through the one launcher; each install owns a
+    /// share of it, and the last uninstall removes it.
+    #[test]
+    fn installs_share_the_launcher_until_the_last_uninstall() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs_err::canonicalize(dir.path()).unwrap();
+        let env = environment(&root);
+        let launcher = root.join("state/agent-guard/bin/agent-guard-hook");
+        let report = install(&env, &options(Harness::QwenCode, Scope::Project)).unwrap();
+        assert_eq!(
+            report.command.as_deref(),
+            Some(
+                format!(
+                    "'{}' --timeout 25 '/opt/agent-guard' check --enforce --harness qwen-code",
+                    launcher.display()
+                )
+                .as_str()
+            )
+        );
+        assert_eq!(fs_err::read_to_string(&launcher).unwrap(), launcher::SCRIPT);
+        assert_eq!(fsio::mode(&launcher), Some(0o755));
+        install(&env, &options(Harness::Cline, Scope::User)).unwrap();
+        let cline =
+            fs_err::read_to_string(root.join("home/Documents/Cline/Hooks/PreToolUse")).unwrap();
+        assert!(cline.contains("exec '"), "{cline}");
+        assert!(cline.contains("agent-guard-hook' --timeout 25 '/opt/agent-guard' check"));
+        // The opencode plugin is its own launcher.
+        let report = install(&env, &options(Harness::OpenCode, Scope::Project)).unwrap();
+        assert_eq!(report.files.len(), 1);
+
+        // A launcher someone made non-executable is repaired by the next install.
+        fsio::write_atomic(&launcher, launcher::SCRIPT.as_bytes(), 0o644).unwrap();
+        let report = install(&env, &options(Harness::QwenCode, Scope::Project)).unwrap();
+        assert_eq!(report.files[1].action, Action::Modified);
+        assert_eq!(fsio::mode(&launcher), Some(0o755));
+
+        let report = uninstall(&env, Harness::QwenCode, Scope::Project).unwrap();
+        assert_eq!(
+            report.files[1].action,
+            Action::Unchanged,
+            "Cline still uses it"
+        );
+        assert!(launcher.is_file());
+        let report = uninstall(&env, Harness::Cline, Scope::User).unwrap();
+        assert_eq!(report.files[1].action, Action::Removed);
+        assert!(!launcher.exists());
+    }
+
+    /// A hook the harness would not run is installed, and reported as inactive with the
+    /// step that activates it: the CLI exits non-zero then.
+    #[test]
+    fn an_untrusted_copilot_folder_is_reported_inactive() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs_err::canonicalize(dir.path()).unwrap();
+        let env = environment(&root);
+        let report = install(&env, &options(Harness::Copilot, Scope::Project)).unwrap();
+        assert_eq!(report.inactive.len(), 1, "{report:?}");
+        let check = &report.inactive[0];
+        assert_eq!(check.name, "folder-trust");
+        let hint = check.hint.as_deref().unwrap();
+        assert!(
+            hint.contains(&format!("cd '{}' && copilot", root.join("ws").display()))
+                && hint.contains("trustedFolders"),
+            "{hint}"
+        );
+        assert!(root.join("ws/.github/hooks/agent-guard.json").is_file());
+        let config = root.join("home/.copilot/config.json");
+        fs_err::create_dir_all(config.parent().unwrap()).unwrap();
+        let ws = root.join("ws").display().to_string();
+        fs_err::write(
+            &config,
+            serde_json::json!({"trustedFolders": [ws]}).to_string(),
+        )
+        .unwrap();
+        let report = install(&env, &options(Harness::Copilot, Scope::Project)).unwrap();
+        assert!(report.inactive.is_empty(), "{report:?}");
+        let report = install(&env, &options(Harness::Copilot, Scope::User)).unwrap();
+        assert!(report.inactive.is_empty(), "{report:?}");
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! `agent-guard check --enforce --harness <name>`. It never judges a command itself.
 //!
 //! - [`install()`] adds one hook entry (idempotently), sets the harness's fail-closed option
-//!   where it has one, and for Codex records hook trust in `$CODEX_HOME/config.toml`.
+//!   where it has one, and for Codex records hook trust in `$CODEX_HOME/config.toml`. Every
+//!   command hook runs the guard through the hook launcher, a small `sh` script install writes
+//!   into the guard's state directory, which turns a guard that is missing, fails, crashes or
+//!   hangs into the harness's own deny ([`Environment::launcher_path`]).
 //! - [`uninstall()`] restores each file byte for byte when nothing else changed it since
 //!   (the previous bytes live in `$XDG_STATE_HOME/agent-guard/installs/`), and otherwise
 //!   removes only agent-guard's entry.
@@ -35,6 +38,7 @@ mod fsio;
 mod harness;
 mod install;
 mod json;
+mod launcher;
 mod probe;
 mod record;
 mod script;

@@ -160,6 +160,11 @@ reason_codes! {
     /// first (nothing is taken away), so undo moves every source back.
     SnapshotMove => "SNAPSHOT_MOVE", Snapshot,
         "The command moves or renames paths; where each one was, and what each destination held, is recorded first (nothing is taken away), so undo puts every source back at its name and every destination back as it was.";
+    /// Hook mode, from the hook launcher `install` writes: the guard could not answer (its
+    /// binary is missing, it exited otherwise than with a reply, it was killed, or it did not
+    /// answer within the launcher's timeout).
+    HookGuardUnavailable => "HOOK_GUARD_UNAVAILABLE", Block,
+        "agent-guard could not judge the tool call (its program is missing, failed, crashed or did not answer in time), so it was refused (fail-closed).";
 }
 
 #[cfg(feature = "schema")]

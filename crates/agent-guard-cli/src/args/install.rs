@@ -31,7 +31,10 @@ fn harness_names() -> clap::builder::PossibleValuesParser {
 ///
 /// Adds one pre-tool hook entry running `'<this binary>' check --enforce --harness HARNESS`
 /// to the harness's own config file, keeping every other setting, hook and comment. Running
-/// it again changes nothing. Where the harness offers a fail-closed option it is set
+/// it again changes nothing. The hook runs the binary through the launcher
+/// `$XDG_STATE_HOME/agent-guard/bin/agent-guard-hook` (a small `sh` script install writes),
+/// which answers with the harness's deny when the binary is missing, fails, crashes or does
+/// not answer within 25 s. Where the harness offers a fail-closed option it is set too
 /// (Claude Code `onFailure: "block"`, Cursor `failClosed: true`); for Codex the hook's trust
 /// is recorded in `$CODEX_HOME/config.toml`, so Codex runs it without a review prompt.
 ///
@@ -42,8 +45,9 @@ fn harness_names() -> clap::builder::PossibleValuesParser {
 /// `~/.codeium/windsurf/`), Qwen Code `.qwen/settings.json`, `OpenCode` the plugin
 /// `.opencode/plugins/agent-guard.js` (user: `~/.config/opencode/plugins/`). The previous bytes
 /// of every file are kept under `$XDG_STATE_HOME/agent-guard/installs/` for `uninstall`. Where
-/// the harness would not run the hook yet (an untrusted folder, hooks switched off), install
-/// says so; `agent-guard doctor` checks it.
+/// the harness would not run the hook at all (a folder it does not trust, such as Copilot
+/// CLI's, which skips the hook silently; hooks switched off), install writes the hook, names
+/// the step that activates it and exits 1; `agent-guard doctor` checks it.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_long_help = concat!(
     "Examples:\n",
@@ -52,7 +56,8 @@ fn harness_names() -> clap::builder::PossibleValuesParser {
     "  agent-guard doctor                       # then check it works\n\n",
     "Harnesses: claude-code, codex, gemini, copilot, cursor, cline, windsurf, qwen-code, \
      opencode.\n",
-    "Exit codes: 0 installed (or already), 1 failed, 2 usage error."
+    "Exit codes: 0 installed (or already), 1 failed or the harness would not run the hook, \
+     2 usage error."
 ))]
 pub struct InstallArgs {
     /// The harness
@@ -118,11 +123,14 @@ pub struct ScopeArgs {
 /// Check every installed agent-guard hook
 ///
 /// For each harness, in the project and the user config: is agent-guard's hook installed,
-/// does its command point at an executable, is the harness's fail-closed option set, is
-/// Codex trust recorded, would the harness run it at all (Copilot's and Gemini's folder trust,
-/// switches such as `disableAllHooks`); then the exact hook command is run with a synthetic payload in the
+/// does its command point at an executable, is the harness's fail-closed option set, does the
+/// hook run through the launcher and is the launcher exactly what install writes (present,
+/// executable, protected, its timeout below the harness's), is Codex trust recorded, would
+/// the harness run it at all (Copilot's and Gemini's folder trust, switches such as
+/// `disableAllHooks`); then the exact hook command is run with a synthetic payload in the
 /// harness's format, in a temporary workspace: `rm -rf /` must come back denied and `ls`
-/// allowed. Exit code 0 when every installed hook passes, 1 otherwise.
+/// allowed, and the launcher must deny in front of a guard that does not exist. Exit code 0
+/// when every installed hook passes, 1 otherwise.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_long_help = concat!(
     "Examples:\n",

@@ -15,6 +15,12 @@
 //! `cargo test -p agent-guard-cli --test harness -- --ignored`. Without the CLIs they skip
 //! with a message, unless `AGENT_GUARD_REQUIRE_HARNESSES=1` (as in `.ci/run`), where a missing
 //! CLI fails. See `docs/harness-e2e.md`.
+//!
+//! `fail_closed` makes the guard the installed hook names unable to answer (missing, exit 1,
+//! `SIGSEGV`, `SIGKILL`, a hang past the harness's timeout) and shows that no harness runs the
+//! command then (issue 35). `contract` is not ignored: it checks the hook launcher's deny
+//! against the block format of every command-hook harness, Cursor, Cline and Windsurf
+//! included, which have no CLI to run here.
 
 #![allow(
     clippy::unwrap_used,
@@ -24,7 +30,9 @@
 )]
 
 mod cli;
+mod contract;
 mod edits;
+mod fail_closed;
 mod scenario;
 
 use std::fs;
@@ -346,13 +354,16 @@ fn guard_fault_denies(harness: Harness, fault: &str) {
     );
 }
 
-/// What the harness does when the hook itself cannot do its job, whatever agent-guard's own
-/// code does: the hook exits 1, its binary is missing, or it does not answer within the
-/// harness's timeout. Each is `rm -r build`; `true` means `build/` survived (fail-closed).
-/// These are measurements of the pinned CLIs, asserted so that a new release that changes
-/// them fails here and `docs/hooks.md` gets updated.
+/// What the harness itself does when the hook cannot do its job — measured with the launcher
+/// made transparent (the guard run directly, as before issue 35), whatever agent-guard's own
+/// code does: the hook exits 1, is killed by a signal, its binary is missing, or it does not
+/// answer within the harness's timeout. Each is `rm -r build`; `true` means `build/` survived
+/// (fail-closed). These are measurements of the pinned CLIs, asserted so that a new release
+/// that changes them fails here and `docs/hooks.md` gets updated; every `false` is a failure
+/// the launcher turns into a deny (`fail_closed`).
 struct FailureModes {
     exits_1: bool,
+    killed: bool,
     missing: bool,
     /// `None`: not run (the timeout cannot be shortened without invalidating the hook).
     times_out: Option<bool>,
@@ -360,31 +371,36 @@ struct FailureModes {
 
 impl FailureModes {
     fn measured(harness: Harness) -> FailureModes {
-        let (exits_1, missing, times_out) = match harness {
+        let (exits_1, killed, missing, times_out) = match harness {
             // Claude Code with the `onFailure: "block"` install writes (2.1.295+); OpenCode
             // through agent-guard's plugin, which runs a call only on an explicit allow.
-            Harness::ClaudeCode | Harness::OpenCode => (true, true, Some(true)),
+            Harness::ClaudeCode | Harness::OpenCode => (true, true, true, Some(true)),
             // No fail-closed option; the hook's trust hash covers its timeout.
-            Harness::Codex => (false, false, None),
+            Harness::Codex => (false, false, false, None),
             // Text on stderr with an exit other than 0 and 1 is read as a deny: a missing
-            // binary (the shell's "No such file", exit 127) blocks, exit 1 does not.
-            Harness::Gemini => (false, true, Some(false)),
-            Harness::Copilot => (true, true, Some(false)),
-            Harness::QwenCode => (false, false, Some(false)),
+            // binary (the shell's "No such file", exit 127) blocks, exit 1 and a signal do not.
+            Harness::Gemini => (false, false, true, Some(false)),
+            Harness::Copilot => (true, true, true, Some(false)),
+            Harness::QwenCode => (false, false, false, Some(false)),
         };
         FailureModes {
             exits_1,
+            killed,
             missing,
             times_out,
         }
     }
 }
 
-/// Runs the three failure modes of [`FailureModes`] and asserts the measured outcome.
+/// Runs the failure modes of [`FailureModes`] with the launcher bypassed and asserts the
+/// measured outcome.
 fn failure_modes(harness: Harness) {
     let Some(scenario) = Scenario::new(harness) else {
         return;
     };
+    if harness != Harness::OpenCode {
+        scenario.bypass_launcher();
+    }
     let expected = FailureModes::measured(harness);
     let build = scenario.ws().join("build");
     let before = tree(&build);
@@ -411,13 +427,15 @@ fn failure_modes(harness: Harness) {
     };
 
     scenario.replace_guard("#!/bin/sh\ncat >/dev/null\necho 'simulated crash' >&2\nexit 1\n");
-    check("hook exits 1", expected.exits_1);
+    check("hook exits 1 (no launcher)", expected.exits_1);
+    scenario.replace_guard("#!/bin/sh\ncat >/dev/null\nkill -KILL $$\n");
+    check("hook killed by SIGKILL (no launcher)", expected.killed);
     fs::remove_file(&scenario.guard).unwrap();
-    check("hook binary missing", expected.missing);
+    check("hook binary missing (no launcher)", expected.missing);
     if let Some(closed) = expected.times_out {
         assert!(harness.set_hook_timeout(&scenario.config_file(), 2));
         scenario.replace_guard("#!/bin/sh\ncat >/dev/null\nexec sleep 60\n");
-        check("hook times out (2 s)", closed);
+        check("hook times out (2 s, no launcher)", closed);
     }
 }
 
@@ -472,6 +490,42 @@ macro_rules! per_harness {
             fn failure_modes() {
                 super::failure_modes($harness);
             }
+
+            #[test]
+            #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn fail_closed_control_healthy_guard_runs_the_command() {
+                super::fail_closed::healthy_guard_runs_the_command($harness);
+            }
+
+            #[test]
+            #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn fail_closed_guard_missing() {
+                super::fail_closed::guard_fault_blocks($harness, super::fail_closed::Fault::Missing);
+            }
+
+            #[test]
+            #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn fail_closed_guard_exits_1() {
+                super::fail_closed::guard_fault_blocks($harness, super::fail_closed::Fault::Exit1);
+            }
+
+            #[test]
+            #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn fail_closed_guard_segfaults() {
+                super::fail_closed::guard_fault_blocks($harness, super::fail_closed::Fault::Segv);
+            }
+
+            #[test]
+            #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn fail_closed_guard_killed() {
+                super::fail_closed::guard_fault_blocks($harness, super::fail_closed::Fault::Killed);
+            }
+
+            #[test]
+            #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
+            fn fail_closed_guard_hangs() {
+                super::fail_closed::guard_fault_blocks($harness, super::fail_closed::Fault::Hang);
+            }
         }
     )*};
 }
@@ -486,7 +540,8 @@ per_harness! {
 }
 
 /// `install` writes `onFailure: "block"` for Claude Code (2.1.295+), and that option is what
-/// makes its `failure_modes` fail-closed: without it, a hook that exits 1 lets the call run.
+/// makes its `failure_modes` (the launcher bypassed) fail-closed: without it, and without the
+/// launcher, a hook that exits 1 lets the call run.
 #[test]
 #[ignore = "needs the real harness CLIs; run via scripts/install-harnesses.sh and `cargo test -p agent-guard-cli --test harness -- --ignored`"]
 fn claude_code_on_failure_block_is_what_holds() {
@@ -507,6 +562,8 @@ fn claude_code_on_failure_block_is_what_holds() {
         .unwrap()
         .remove("onFailure");
     fs::write(scenario.config_file(), without.to_string()).unwrap();
+    // Without the launcher too: its deny would block whatever Claude Code does.
+    scenario.bypass_launcher();
     scenario.replace_guard("#!/bin/sh\ncat >/dev/null\nexit 1\n");
     let run = scenario.run("rm -r build", &[]);
     timing(&run, "hook exits 1, no onFailure (control)");

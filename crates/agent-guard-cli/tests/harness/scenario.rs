@@ -314,6 +314,26 @@ impl Scenario {
         fs::set_permissions(&self.guard, fs::Permissions::from_mode(0o755)).unwrap();
     }
 
+    /// The hook launcher install wrote (`$XDG_STATE_HOME/agent-guard/bin/agent-guard-hook`),
+    /// through which every command hook runs the guard.
+    pub(crate) fn launcher(&self) -> PathBuf {
+        self.scratch.join("state/agent-guard/bin/agent-guard-hook")
+    }
+
+    /// Makes the launcher transparent: it runs the guard directly, with no deny of its own and
+    /// no timeout, so that a run measures what the harness itself does with a failed hook. The
+    /// hook's command line is unchanged (Codex's trust hash covers it).
+    pub(crate) fn bypass_launcher(&self) {
+        let launcher = self.launcher();
+        assert!(launcher.is_file(), "install wrote no launcher");
+        fs::write(
+            &launcher,
+            "#!/bin/sh\n# Written by tests/harness: the guard run directly.\nshift 2\nexec \"$@\"\n",
+        )
+        .unwrap();
+        fs::set_permissions(&launcher, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
     /// Puts a wrapper where the hook's binary was: it records each invocation (argv, the
     /// payload, the reply, the exit code) under `scratch/hook-calls/`, then behaves exactly
     /// as the real binary.

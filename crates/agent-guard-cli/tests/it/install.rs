@@ -79,6 +79,27 @@ fn codex_config(env: &TestEnv) -> PathBuf {
     env.fixture.home.join(".codex/config.toml")
 }
 
+/// The hook launcher install writes (`$XDG_STATE_HOME/agent-guard/bin/agent-guard-hook`).
+fn launcher(env: &TestEnv) -> PathBuf {
+    state_home(env).join("agent-guard/bin/agent-guard-hook")
+}
+
+/// The launcher's script, as the install crate holds it.
+const LAUNCHER_SCRIPT: &str = include_str!("../../../agent-guard-install/src/launcher.sh");
+
+/// Trusts the workspace for Copilot CLI the way install's hint says: the folder in
+/// `trustedFolders` of `$HOME/.copilot/config.json`. Without it Copilot skips a repository's
+/// hooks silently, and a project install fails.
+fn trust_copilot_folder(env: &TestEnv) {
+    let config = env.fixture.home.join(".copilot/config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        serde_json::json!({"trustedFolders": [env.ws()]}).to_string(),
+    )
+    .unwrap();
+}
+
 /// A config with other settings and hooks, in the harness's own shape and a foreign style.
 fn existing_config(harness: &str) -> &'static str {
     match harness {
@@ -180,6 +201,13 @@ fn assert_doctor_passes(env: &TestEnv, harness: &str, scope: &str) {
     if harness == "windsurf" {
         assert_eq!(check(entry, "edits"), "pass", "{entry:#}");
     }
+    let launched = if harness == "opencode" {
+        "missing"
+    } else {
+        "pass"
+    };
+    assert_eq!(check(entry, "launcher"), launched, "{entry:#}");
+    assert_eq!(check(entry, "launcher-deny"), launched, "{entry:#}");
     if hook_mode_available(env) {
         assert_eq!(check(entry, "deny"), "pass", "{entry:#}");
         assert_eq!(check(entry, "no-op"), "pass", "{entry:#}");
@@ -209,6 +237,9 @@ fn round_trip(harness: &str, scope: &str, existing: bool) {
             std::fs::write(codex_config(&env), text).unwrap();
         }
     }
+    if (harness, scope) == ("copilot", "project") {
+        trust_copilot_folder(&env);
+    }
     let before = trees(&env);
     let flag = format!("--{scope}");
 
@@ -219,6 +250,20 @@ fn round_trip(harness: &str, scope: &str, existing: bool) {
         text.contains(&format!("check --enforce --harness {harness}")),
         "{text}"
     );
+    // Every command hook runs the guard through the launcher; the plugin is its own.
+    let launched = format!("{}' --timeout 25 '", launcher(&env).display());
+    if harness == "opencode" {
+        assert!(
+            !launcher(&env).exists() && !text.contains(&launched),
+            "{text}"
+        );
+    } else {
+        assert!(text.contains(&launched), "{text}");
+        assert_eq!(
+            std::fs::read_to_string(launcher(&env)).unwrap(),
+            LAUNCHER_SCRIPT
+        );
+    }
     if existing {
         assert!(text.contains("lint-edit"), "other hooks are kept: {text}");
     }
@@ -255,6 +300,10 @@ fn round_trip(harness: &str, scope: &str, existing: bool) {
         before,
         "uninstall of {harness} ({scope}) is byte-exact"
     );
+    assert!(
+        !launcher(&env).exists() && !launcher(&env).parent().unwrap().exists(),
+        "the last uninstall removes the launcher"
+    );
 
     // Uninstalling again is a no-op.
     ok(&env, &["uninstall", harness, &flag]);
@@ -287,6 +336,9 @@ fn edits_made_after_install_survive_uninstall() {
             let path = config(&env, harness, scope);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, existing_config(harness)).unwrap();
+            if (harness, scope) == ("copilot", "project") {
+                trust_copilot_folder(&env);
+            }
             let flag = format!("--{scope}");
             ok(&env, &["install", harness, &flag]);
             let text = std::fs::read_to_string(&path).unwrap();
@@ -398,6 +450,8 @@ fn generic_and_broken_configs_are_refused_with_hints() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
 }
 
+/// The hook runs this binary through the launcher, whose timeout (25 s) is below the
+/// harness's (30 s): a guard that hangs is denied by the launcher before the harness gives up.
 #[test]
 fn hook_commands_point_at_this_binary() {
     let env = TestEnv::new();
@@ -409,11 +463,23 @@ fn hook_commands_point_at_this_binary() {
     let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin!("agent-guard")).unwrap();
     assert_eq!(
         command,
-        format!("'{}' check --enforce --harness cursor", exe.display())
+        format!(
+            "'{}' --timeout 25 '{}' check --enforce --harness cursor",
+            launcher(&env).display(),
+            exe.display()
+        )
     );
     assert_eq!(entry["failClosed"], true);
     assert_eq!(entry["timeout"], 30);
     assert_eq!(doc["version"], 1);
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(launcher(&env)).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o755);
+    assert_eq!(
+        std::fs::read_to_string(launcher(&env)).unwrap(),
+        LAUNCHER_SCRIPT
+    );
 }
 
 #[test]
@@ -619,35 +685,65 @@ fn notes(output: &Output) -> Vec<String> {
         .collect()
 }
 
-/// Copilot CLI skips repository hooks silently in a folder it does not trust: a project
-/// install there is a hook that never fires, which doctor FAILs until the folder is trusted.
+/// Copilot CLI skips repository hooks silently in a folder it does not trust (issue 35): a
+/// project install there writes the hook but exits 1 with the step that trusts the folder, and
+/// doctor FAILs it, until the folder is trusted; then both pass.
 #[test]
 fn doctor_fails_an_untrusted_copilot_folder() {
     let env = TestEnv::new();
-    let output = ok(&env, &["install", "copilot", "--project", "--json"]);
+    let ws = env.ws().display().to_string();
+    let copilot_config = env.fixture.home.join(".copilot/config.json");
+    let output = run(&env, &["install", "copilot", "--project"]);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        notes(&output)
-            .iter()
-            .any(|n| n.contains("does not trust") && n.contains("trustedFolders")),
-        "install says so: {:?}",
-        notes(&output)
+        stderr.contains(&format!(
+            "error: copilot will not run this hook: Copilot CLI does not trust `{ws}`"
+        )),
+        "{stderr}"
     );
+    let hint = format!(
+        "hint: trust the folder yourself: run `cd '{ws}' && copilot` and answer \"Yes, and remember this folder for future sessions\", or add \"{ws}\" to `trustedFolders` in `{}`; or install with --user",
+        copilot_config.display()
+    );
+    assert!(stderr.contains(&hint), "{stderr}");
+    let installed = std::fs::read_to_string(config(&env, "copilot", "project")).unwrap();
+    assert!(
+        installed.contains("check --enforce --harness copilot"),
+        "the hook is written, ready for when the folder is trusted: {installed}"
+    );
+
+    // The same with --json: the report lists the inactive check, the exit code is 1.
+    let output = run(&env, &["install", "copilot", "--project", "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let inactive = report["inactive"].as_array().unwrap();
+    assert_eq!(inactive.len(), 1, "{report:#}");
+    assert_eq!(inactive[0]["name"], "folder-trust");
+    assert_eq!(inactive[0]["status"], "fail");
+    assert!(
+        inactive[0]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("trustedFolders"),
+        "{report:#}"
+    );
+
     let (code, report) = doctor(&env);
     assert_eq!(code, 1, "{report:#}");
     let entry = hook(&report, "copilot", "project");
     assert_eq!(check(entry, "folder-trust"), "fail", "{entry:#}");
     let text = String::from_utf8_lossy(&run(&env, &["doctor"]).stdout).into_owned();
     assert!(
-        text.contains("FAIL  folder-trust") && text.contains("hint: start `copilot`"),
+        text.contains("FAIL  folder-trust") && text.contains("hint: trust the folder yourself"),
         "{text}"
     );
 
     // The user trusts a parent folder, as Copilot itself writes it (with its comments).
-    let config = env.fixture.home.join(".copilot/config.json");
-    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(copilot_config.parent().unwrap()).unwrap();
     let parent = env.ws().parent().unwrap().display().to_string();
     std::fs::write(
-        &config,
+        &copilot_config,
         format!(
             "// User settings belong in settings.json.\n// This file is managed automatically.\n{{\n  \"trustedFolders\": [\n    {parent:?}\n  ]\n}}\n"
         ),
@@ -659,6 +755,23 @@ fn doctor_fails_an_untrusted_copilot_folder() {
     if hook_mode_available(&env) {
         assert_eq!(code, 0, "{report:#}");
     }
+    ok(&env, &["install", "copilot", "--project"]);
+
+    // Following the hint to the letter: the workspace itself in `trustedFolders`.
+    let env = TestEnv::new();
+    assert_eq!(
+        run(&env, &["install", "copilot", "--project"])
+            .status
+            .code(),
+        Some(1)
+    );
+    trust_copilot_folder(&env);
+    ok(&env, &["install", "copilot", "--project"]);
+    let (_, report) = doctor(&env);
+    assert_eq!(
+        check(hook(&report, "copilot", "project"), "folder-trust"),
+        "pass"
+    );
 
     // A user install needs no trust.
     let env = TestEnv::new();
@@ -668,6 +781,141 @@ fn doctor_fails_an_untrusted_copilot_folder() {
         check(hook(&report, "copilot", "user"), "folder-trust"),
         "missing"
     );
+}
+
+/// Doctor checks the launcher of every command hook (issue 35): present, executable, exactly
+/// what install writes, its timeout below the harness's, and denying in front of a guard that
+/// does not exist; each failure names the install that repairs it.
+#[test]
+fn doctor_checks_the_launcher() {
+    let env = TestEnv::new();
+    ok(&env, &["install", "qwen-code", "--project"]);
+    let launcher = launcher(&env);
+    let launcher_check = |env: &TestEnv| {
+        let (code, report) = doctor(env);
+        let entry = hook(&report, "qwen-code", "project").clone();
+        let found = entry["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "launcher")
+            .cloned()
+            .unwrap_or(Value::Null);
+        (code, entry, found)
+    };
+    let (_, entry, _) = launcher_check(&env);
+    assert_eq!(check(&entry, "launcher"), "pass", "{entry:#}");
+    assert_eq!(check(&entry, "launcher-deny"), "pass", "{entry:#}");
+
+    let set_mode = |mode: u32| {
+        std::fs::set_permissions(
+            &launcher,
+            std::os::unix::fs::PermissionsExt::from_mode(mode),
+        )
+        .unwrap();
+    };
+    let broken: [(&str, &dyn Fn(), &str); 3] = [
+        ("not executable", &|| set_mode(0o644), "is not executable"),
+        (
+            "edited",
+            &|| {
+                let text = std::fs::read_to_string(&launcher).unwrap();
+                std::fs::write(&launcher, text.replace("exit 2", "exit 0")).unwrap();
+            },
+            "differs from what install writes",
+        ),
+        (
+            "missing",
+            &|| std::fs::remove_file(&launcher).unwrap(),
+            "is missing",
+        ),
+    ];
+    for (case, breaking, detail) in broken {
+        breaking();
+        let (code, entry, found) = launcher_check(&env);
+        assert_eq!(code, 1, "{case}: {entry:#}");
+        assert_eq!(found["status"], "fail", "{case}: {entry:#}");
+        assert!(
+            found["detail"].as_str().unwrap().contains(detail),
+            "{case}: {found:#}"
+        );
+        assert!(
+            found["hint"]
+                .as_str()
+                .unwrap()
+                .contains("agent-guard install qwen-code --project"),
+            "{case}: {found:#}"
+        );
+        assert_eq!(check(&entry, "launcher-deny"), "missing", "{case}");
+        // The repair the hint names.
+        ok(&env, &["install", "qwen-code", "--project"]);
+        let (_, entry, _) = launcher_check(&env);
+        assert_eq!(
+            check(&entry, "launcher"),
+            "pass",
+            "{case}: repaired: {entry:#}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&launcher).unwrap(),
+            LAUNCHER_SCRIPT,
+            "{case}"
+        );
+    }
+
+    // A harness timeout at or below the launcher's: the harness gives up first.
+    let path = config(&env, "qwen-code", "project");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    let slot = &mut doc["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"];
+    assert_eq!(*slot, 30, "{text}");
+    *slot = Value::from(20);
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let (code, entry, found) = launcher_check(&env);
+    assert_eq!(
+        (code, found["status"].as_str()),
+        (1, Some("fail")),
+        "{entry:#}"
+    );
+    assert!(
+        found["detail"]
+            .as_str()
+            .unwrap()
+            .contains("is not below qwen-code's (20 s)"),
+        "{found:#}"
+    );
+}
+
+/// A hook from before the launcher (the guard run directly) FAILs doctor's `launcher` check
+/// where the harness runs the tool on a failed hook (Qwen Code), and warns where the harness
+/// blocks by itself (Claude Code with `onFailure: "block"`).
+#[test]
+fn doctor_fails_a_hook_without_the_launcher() {
+    let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin!("agent-guard")).unwrap();
+    let direct = format!("'{}' check --enforce --harness", exe.display());
+    for (harness, on_failure, status) in [
+        ("qwen-code", None, "fail"),
+        ("claude-code", Some("block"), "warn"),
+    ] {
+        let env = TestEnv::new();
+        let path = config(&env, harness, "user");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut handler = serde_json::json!({"type": "command",
+            "command": format!("{direct} {harness}"), "timeout": 30});
+        if let Some(value) = on_failure {
+            handler["onFailure"] = Value::from(value);
+        }
+        let matcher = if harness == "qwen-code" {
+            "run_shell_command"
+        } else {
+            "Bash"
+        };
+        let doc = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": matcher,
+            "hooks": [handler]}]}});
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let (_, report) = doctor(&env);
+        let entry = hook(&report, harness, "user");
+        assert_eq!(check(entry, "launcher"), status, "{harness}: {entry:#}");
+    }
 }
 
 /// A repository's `.github/copilot/settings.json` with `disableAllHooks` switches agent-guard

@@ -37,8 +37,9 @@ pub(super) fn checks(env: &Environment, scope: Scope) -> Vec<Check> {
                         "Copilot CLI does not trust `{ws}`: it skips repository hooks there silently (`copilot -p` included), so this hook never runs"
                     ),
                     format!(
-                        "start `copilot` in `{ws}` and trust the folder, or add it to `trustedFolders` in `{}`; or install with --user (user hooks need no trust)",
-                        config.display()
+                        "trust the folder yourself: run `cd {quoted} && copilot` and answer \"Yes, and remember this folder for future sessions\", or add \"{ws}\" to `trustedFolders` in `{}`; or install with --user (user hooks need no trust)",
+                        config.display(),
+                        quoted = crate::shell::quote(&ws.to_string()),
                     ),
                 )
             },

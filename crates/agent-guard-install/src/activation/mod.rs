@@ -5,7 +5,8 @@
 //! skips repository hooks in a folder it does not trust, silently; Gemini CLI runs no hooks
 //! at all in an untrusted folder; a `disableAllHooks` in a settings file that outranks ours
 //! switches everything off. Doctor reports each such finding (a FAIL when the hook would
-//! never fire), and install repeats the ones that are not a PASS as notes.
+//! never fire); install repeats the warnings as notes and fails on a FAIL (issue 35: it used
+//! to exit 0 in a folder where Copilot CLI skips the hook silently).
 //!
 //! What each harness does was measured with the pinned CLIs (see `docs/hooks.md`).
 
@@ -30,15 +31,24 @@ pub(crate) fn checks(env: &Environment, harness: Harness, scope: Scope) -> Vec<C
     }
 }
 
-/// What install tells the user about activation: every check that is not a PASS.
+/// What install tells the user about activation: every warning.
 pub(crate) fn notes(env: &Environment, harness: Harness, scope: Scope) -> Vec<String> {
     checks(env, harness, scope)
         .into_iter()
-        .filter(|check| check.status != Status::Pass)
+        .filter(|check| check.status == Status::Warn)
         .map(|check| match check.hint {
             Some(hint) => format!("{}; {hint}", check.detail),
             None => check.detail,
         })
+        .collect()
+}
+
+/// The checks that fail: the harness would not run the hook at all (an untrusted folder,
+/// hooks switched off). Install reports them as errors, with their hints.
+pub(crate) fn failures(env: &Environment, harness: Harness, scope: Scope) -> Vec<Check> {
+    checks(env, harness, scope)
+        .into_iter()
+        .filter(|check| check.status == Status::Fail)
         .collect()
 }
 

@@ -29,6 +29,7 @@ pub mod compensation_failed;
 pub mod compound_create_delete;
 pub mod compound_cwd_delete;
 pub mod hook_deadline_exceeded;
+pub mod hook_guard_unavailable;
 pub mod hook_internal_error;
 pub mod hook_malformed_payload;
 pub mod hook_usage_error;
@@ -234,6 +235,7 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &allow_uncheckpointed::AllowUncheckpointed,
     &snapshot_edit_tool::SnapshotEditTool,
     &snapshot_move::SnapshotMove,
+    &hook_guard_unavailable::HookGuardUnavailable,
 ];
 
 /// Returns the rule for `code`.
