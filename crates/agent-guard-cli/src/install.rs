@@ -113,8 +113,9 @@ pub fn doctor(args: &DoctorArgs) -> anyhow::Result<ExitCode> {
         print_doctor(&report);
         if !untrusted.is_empty() {
             printer::out(&format!(
-                "warning: .agent-guard.toml sets {} (looser than the defaults), not in effect \
-                 until you run `agent-guard config trust` in this workspace",
+                "warning: .agent-guard.toml sets {} (looser than your own settings or the \
+                 defaults), not in effect until you run `agent-guard config trust` in this \
+                 workspace",
                 untrusted.join(", ")
             ));
         }

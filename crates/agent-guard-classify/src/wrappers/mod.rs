@@ -10,6 +10,8 @@
 mod programs;
 mod tables;
 
+pub(crate) use tables::SCRIPT;
+
 use crate::args::{Arg, basename};
 use crate::getopt::{self, Item, Opt, Order};
 use crate::runners::Peeled;

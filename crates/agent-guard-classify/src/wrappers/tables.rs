@@ -215,21 +215,23 @@ pub(super) const UNBUFFER: &[Opt] = &[Opt::flag("p", Some('p'), None)];
 
 /// util-linux `script [options] [FILE]`: `-c STRING` runs a command string, otherwise an
 /// interactive shell (nothing the guard can see).
-pub(super) const SCRIPT: &[Opt] = &[
+/// `script`'s options, read both as a wrapper (`command`, `none`) and for the files it
+/// writes itself (`append`, `log`, `timing`: `writes::script_logs`).
+pub(crate) const SCRIPT: &[Opt] = &[
     Opt::value("command", Some('c'), Some("command")),
-    Opt::flag("a", Some('a'), Some("append")),
+    Opt::flag("append", Some('a'), Some("append")),
     Opt::flag("e", Some('e'), Some("return")),
     Opt::flag("f", Some('f'), Some("flush")),
     Opt::flag("force", None, Some("force")),
     Opt::flag("q", Some('q'), Some("quiet")),
     Opt::value("E", Some('E'), Some("echo")),
-    Opt::value("B", Some('B'), Some("log-io")),
-    Opt::value("I", Some('I'), Some("log-in")),
-    Opt::value("O", Some('O'), Some("log-out")),
-    Opt::value("T", Some('T'), Some("log-timing")),
+    Opt::value("log", Some('B'), Some("log-io")),
+    Opt::value("log", Some('I'), Some("log-in")),
+    Opt::value("log", Some('O'), Some("log-out")),
+    Opt::value("timing", Some('T'), Some("log-timing")),
     Opt::value("m", Some('m'), Some("logging-format")),
     Opt::value("o", Some('o'), Some("output-limit")),
-    Opt::optional("t", Some('t'), Some("timing")),
+    Opt::optional("timing", Some('t'), Some("timing")),
     Opt::flag("none", Some('h'), Some("help")),
     Opt::flag("none", Some('V'), Some("version")),
 ];

@@ -466,37 +466,18 @@ fn short_wget(text: &str) -> (String, Option<String>) {
     last
 }
 
-const SCRIPT_LOGS: &[Opt] = &[
-    Opt::value("neutral", Some('c'), Some("command")),
-    Opt::flag("append", Some('a'), Some("append")),
-    Opt::flag("neutral", Some('e'), Some("return")),
-    Opt::flag("neutral", Some('f'), Some("flush")),
-    Opt::flag("neutral", None, Some("force")),
-    Opt::flag("neutral", Some('q'), Some("quiet")),
-    Opt::value("neutral", Some('E'), Some("echo")),
-    Opt::value("log", Some('B'), Some("log-io")),
-    Opt::value("log", Some('I'), Some("log-in")),
-    Opt::value("log", Some('O'), Some("log-out")),
-    Opt::value("timing", Some('T'), Some("log-timing")),
-    Opt::value("neutral", Some('m'), Some("logging-format")),
-    Opt::value("neutral", Some('o'), Some("output-limit")),
-    Opt::optional("timing", Some('t'), Some("timing")),
-    Opt::flag("info", Some('h'), Some("help")),
-    Opt::flag("info", Some('V'), Some("version")),
-];
-
 /// The files `script [options] [FILE]` writes itself, whatever it runs: its typescript
 /// (`FILE`, else `typescript` when no `--log-*` file is named) and the log files it is
 /// given, truncated (with `-a` the typescript and the logs are appended to), and its timing
 /// file, always rewritten. Empty on `--help`.
 pub(crate) fn script_logs(args: &[Arg]) -> Vec<OpSpec> {
-    let (items, _) = getopt::parse(args, SCRIPT_LOGS, Order::Permute);
+    let (items, _) = getopt::parse(args, crate::wrappers::SCRIPT, Order::Permute);
     let mut logs = overwrite("script", WriteMode::InPlace);
     let mut timing = overwrite("script", WriteMode::InPlace);
     let mut appends = false;
     for item in &items {
         match item {
-            Item::Opt { name: "info", .. } => return Vec::new(),
+            Item::Opt { name: "none", .. } => return Vec::new(),
             Item::Opt { name: "append", .. } => appends = true,
             Item::Opt { name: "log", .. } => {
                 logs.targets.extend(value_arg(item).map(|a| file(&a, true)));

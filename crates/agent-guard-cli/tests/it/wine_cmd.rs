@@ -49,6 +49,20 @@ fn wine() -> Option<&'static (PathBuf, PathBuf)> {
     .as_ref()
 }
 
+/// Whether Wine's cmd.exe runs here; without it the test says so and passes, unless
+/// `AGENT_GUARD_REQUIRE_WINE` is set (then it fails).
+fn wine_runs() -> bool {
+    if wine().is_some() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("AGENT_GUARD_REQUIRE_WINE").is_none(),
+        "AGENT_GUARD_REQUIRE_WINE is set and Wine's cmd.exe does not run"
+    );
+    eprintln!("skipping: Wine (Debian's wine64) is not installed");
+    false
+}
+
 /// Runs `line` in Wine's `cmd.exe` in `dir`.
 fn run_cmd(dir: &Path, line: &str) {
     let (loader, prefix) = wine().expect("wine is there");
@@ -64,12 +78,7 @@ fn run_cmd(dir: &Path, line: &str) {
 
 #[test]
 fn cmd_lines_run_by_cmd_exe_are_undone_byte_for_byte() {
-    if wine().is_none() {
-        assert!(
-            std::env::var_os("AGENT_GUARD_REQUIRE_WINE").is_none(),
-            "AGENT_GUARD_REQUIRE_WINE is set and Wine's cmd.exe does not run"
-        );
-        eprintln!("skipping: Wine (Debian's wine64) is not installed");
+    if !wine_runs() {
         return;
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/real/cmd.toml");
@@ -140,12 +149,7 @@ fn round_trip(row: &Row) -> Result<(), String> {
 /// built-in (`dir`) is never looked up, so a `dir.bat` beside it changes nothing.
 #[test]
 fn a_batch_file_in_the_working_directory_is_the_program_cmd_runs() {
-    if wine().is_none() {
-        assert!(
-            std::env::var_os("AGENT_GUARD_REQUIRE_WINE").is_none(),
-            "AGENT_GUARD_REQUIRE_WINE is set and Wine's cmd.exe does not run"
-        );
-        eprintln!("skipping: Wine (Debian's wine64) is not installed");
+    if !wine_runs() {
         return;
     }
     let env = TestEnv::new();
