@@ -151,6 +151,7 @@ pub(crate) fn classify(spellings: Spellings<'_>, roots: Roots<'_>) -> Option<Pro
             .into_iter()
             .flatten()
             .any(|path| is_guard_control(path, roots.guard))
+            || is_guard_file_link(physical, roots.guard)
     };
     if guard_control {
         return Some(Protected::GuardControl);
@@ -184,6 +185,34 @@ fn is_guard_control(path: &Path, guard: &[PathBuf]) -> bool {
     }
     above.peek().is_some()
         && (path.symlink_metadata().is_err() || above.any(|file| file.symlink_metadata().is_ok()))
+}
+
+/// The most entries looked at below one guard directory for [`is_guard_file_link`].
+const MAX_LINK_SCAN: usize = 2_000;
+
+/// Whether `path` is another name of a guard file: a regular file with more than one name
+/// whose inode is a guard file's, or one's below a guard directory (`.github/hooks/`, the
+/// state directory). A write through that name changes the hook file. Only a file with
+/// several names costs more than its own `lstat`.
+fn is_guard_file_link(path: &Path, guard: &[PathBuf]) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(target) = path.symlink_metadata() else {
+        return false;
+    };
+    if !target.is_file() || target.nlink() < 2 {
+        return false;
+    }
+    let same = |metadata: &std::fs::Metadata| {
+        metadata.is_file() && metadata.dev() == target.dev() && metadata.ino() == target.ino()
+    };
+    guard.iter().any(|file| {
+        walkdir::WalkDir::new(file)
+            .max_depth(4)
+            .into_iter()
+            .take(MAX_LINK_SCAN)
+            .filter_map(Result::ok)
+            .any(|entry| entry.metadata().is_ok_and(|m| same(&m)))
+    })
 }
 
 /// Whether the wildcard `pattern` could name a guard file, a path below one or a directory

@@ -236,3 +236,32 @@ fn a_nested_repository_does_not_unprotect_the_project_around_it() {
     assert_eq!(env.read(".claude/settings.json"), "{}\n");
     assert!(!env.ws().join(".claude/settings.local.json").exists());
 }
+
+/// A hook file with a second name (a hard link made before, by anyone): a write through that
+/// name changes the hook file, so it is refused like a write to the hook file; a file with
+/// several names that is no hook file is judged as before.
+#[test]
+fn a_write_through_another_name_of_a_hook_file_is_refused() {
+    let env = TestEnv::new();
+    env.write(".claude/settings.json", "{\"hooks\": {}}\n");
+    env.write(".github/hooks/agent-guard.json", "{}\n");
+    env.write("plain.txt", "plain\n");
+    for (from, to) in [
+        (".claude/settings.json", "h"),
+        (".github/hooks/agent-guard.json", "docs-copy.json"),
+        ("plain.txt", "plain-too.txt"),
+    ] {
+        std::fs::hard_link(env.ws().join(from), env.ws().join(to)).unwrap();
+    }
+    let before = bytes(&env.ws().join(".claude/settings.json"));
+    for command in [
+        "echo '{\"disableAllHooks\": true}' > h",
+        "printf x >> docs-copy.json",
+        "sed -i s/hooks/x/ h",
+        "truncate -s 0 h",
+    ] {
+        assert_eq!(as_a_harness(&env, command), "BLOCK_SELF_PROTECTION", "{command}");
+    }
+    assert_eq!(bytes(&env.ws().join(".claude/settings.json")), before);
+    assert_eq!(as_a_harness(&env, "echo new > plain-too.txt"), "SNAPSHOT_OVERWRITE");
+}
