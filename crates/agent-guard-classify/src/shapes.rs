@@ -269,8 +269,15 @@ pub(crate) fn apply(ops: &mut [OpSpec], positions: &Positions, commands: usize) 
                 .iter()
                 .any(|t| !(t.tilde || is_absolute(&t.text) || t.opaque.is_some()));
         if cwd_changed && cwd_matters {
-            op.shape = Some(Shape::F1);
-            op.cd = positions.changes_before(index);
+            // A git command that only writes another commit into the work tree destroys
+            // nothing: the directory matters only to find the repository whose commits
+            // the policy compares, after its own `-C` changes.
+            if op.kind != OpKind::GitMoveWorkTree {
+                op.shape = Some(Shape::F1);
+            }
+            let mut cd = positions.changes_before(index);
+            cd.append(&mut op.cd);
+            op.cd = cd;
         }
         // A program the guard cannot see into runs where the last `cd` before it went: the
         // policy refuses it when that is outside the workspace (a checkpoint protects

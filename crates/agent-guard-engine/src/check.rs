@@ -325,7 +325,16 @@ pub(crate) fn latency_ms(started: Instant) -> f64 {
 
 /// A check is audited when it found something destructive or refused.
 fn should_audit(report: &CheckReport, ops: &[OpSpec]) -> bool {
-    !ops.is_empty() || report.code != ReasonCode::AllowNoop
+    records(ops) || report.code != ReasonCode::AllowNoop
+}
+
+/// Whether a line judged `ALLOW_NOOP` is still recorded (the audit log, the store's layout):
+/// when it has an op other than a git command that only writes another commit into the
+/// work tree (`git checkout main`), which the guard lets through as it did before it looked
+/// at that commit's hook files.
+pub(crate) fn records(ops: &[OpSpec]) -> bool {
+    ops.iter()
+        .any(|op| op.kind != agent_guard_types::OpKind::GitMoveWorkTree)
 }
 
 /// The common fields of this check's audit records.

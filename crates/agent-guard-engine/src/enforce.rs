@@ -30,7 +30,7 @@ pub(crate) fn enforce(
     } = judged;
     report.compensations = Some(Vec::new());
     let Some(workspace) =
-        workspace.filter(|_| !ops.is_empty() || report.code != ReasonCode::AllowNoop)
+        workspace.filter(|_| crate::check::records(&ops) || report.code != ReasonCode::AllowNoop)
     else {
         // The no-op path: nothing destructive, nothing written.
         return report;

@@ -33,6 +33,7 @@
 mod ask;
 mod batch;
 mod context;
+mod guard_tree;
 mod machine;
 mod moves;
 pub mod reasons;

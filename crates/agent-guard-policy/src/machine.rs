@@ -1,6 +1,6 @@
 //! The per-op state machine (reference §3.2 step 2) and line aggregation.
 
-use agent_guard_types::{Decision, OpKind, OpSpec, ReasonCode, Verdict, World};
+use agent_guard_types::{Decision, OpKind, OpSpec, ReasonCode, Target, Verdict, World};
 
 use crate::PolicyContext;
 use crate::batch::{DeleteMode, decide_paths};
@@ -36,6 +36,7 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
                 Some(Followed::Targets(targets)) => {
                     let mut seen = op.clone();
                     seen.targets.clone_from(targets);
+                    follow_stash_sources(&mut seen);
                     decide_op(&seen, ctx, world)
                 }
                 Some(Followed::DropsCreated) => {
@@ -111,6 +112,15 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     // A git command that would undo or remove a guard file's changes.
     if let Some(verdict) = block_self_protection::git_verdict(op, ctx, world) {
         return Some(verdict);
+    }
+    // A git command that writes another commit's hook files into the work tree.
+    if let Some(verdict) = crate::guard_tree::verdict(op, ctx, world) {
+        return Some(verdict);
+    }
+    if op.kind == OpKind::GitMoveWorkTree {
+        // Otherwise it destroys nothing uncommitted (git keeps local changes or refuses):
+        // no verdict, unless the guard cannot tell which repository or command it is.
+        return op.undeterminable.then(|| undeterminable(op));
     }
     // A stash push keeps what it takes; it only matters to the stash ops after it.
     if matches!(op.kind, OpKind::Other | OpKind::GitStashPush) {
@@ -217,6 +227,27 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         OpKind::Move => crate::moves::decide(op, ctx, world),
         _ => undeterminable(op),
     })
+}
+
+/// A stash op whose entry the line's earlier stash ops moved (`git stash drop; git stash
+/// pop`): the entry it applies is the one its target now names (`stash branch` checks out
+/// the commit that entry was made on).
+fn follow_stash_sources(op: &mut OpSpec) {
+    let [entry] = op.targets.as_slice() else {
+        return;
+    };
+    for source in &mut op.tree_sources {
+        match source.part {
+            agent_guard_types::TreePart::Stash => source.rev = Some(entry.clone()),
+            agent_guard_types::TreePart::Whole => {
+                source.rev = Some(Target {
+                    text: format!("{}^", entry.text),
+                    ..entry.clone()
+                });
+            }
+            _ => {}
+        }
+    }
 }
 
 fn undeterminable(op: &OpSpec) -> Verdict {

@@ -77,6 +77,11 @@ pub(crate) struct FakeWorld {
     pub ignore_queries: RefCell<usize>,
     /// What [`World::checkpoint_reach`] answers (`None`: the trait's default).
     pub reaches: Option<bool>,
+    /// What [`World::guard_tree_changes`] answers, by the source's revision text
+    /// (`Unchanged` for any other).
+    pub tree: HashMap<String, agent_guard_types::GuardTreeChanges>,
+    /// What [`World::guard_files_committed`] answers.
+    pub committed: bool,
 }
 
 impl FakeWorld {
@@ -124,5 +129,21 @@ impl World for FakeWorld {
 
     fn checkpoint_reach(&self, _dir: &Path, _reach: agent_guard_types::Reach<'_>) -> bool {
         self.reaches.unwrap_or(true)
+    }
+
+    fn guard_tree_changes(
+        &self,
+        _dir: &Path,
+        source: &agent_guard_types::TreeSource,
+    ) -> agent_guard_types::GuardTreeChanges {
+        source
+            .rev
+            .as_ref()
+            .and_then(|rev| self.tree.get(&rev.text).cloned())
+            .unwrap_or(agent_guard_types::GuardTreeChanges::Unchanged)
+    }
+
+    fn guard_files_committed(&self, _dir: &Path) -> bool {
+        self.committed
     }
 }

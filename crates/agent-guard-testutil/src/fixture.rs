@@ -48,6 +48,25 @@ pub struct FixtureSpec {
     /// loosening settings apply.
     #[serde(default)]
     pub trusted: bool,
+    /// Branches (a name, or a full ref name under `refs/`) each holding one commit on top of
+    /// the fixture's, not checked out: the work tree stays on the fixture's commit.
+    #[serde(default)]
+    pub branches: BTreeMap<String, BranchSpec>,
+}
+
+/// What a branch's commit changes from the fixture's commit.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BranchSpec {
+    /// Files added or changed (path → content).
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// Symlinks added (path → target text, not expanded).
+    #[serde(default)]
+    pub symlinks: BTreeMap<String, String>,
+    /// Paths removed (a directory with everything below it).
+    #[serde(default)]
+    pub remove: Vec<String>,
 }
 
 /// A built fixture; the temp root is removed on drop.
@@ -170,13 +189,61 @@ impl Fixture {
             "fixture@agent-guard.invalid",
             &git2::Time::new(1_700_000_000, 0),
         )?;
-        repo.commit(Some("HEAD"), &signature, &signature, "fixture", &tree, &[])?;
+        let head = repo.commit(Some("HEAD"), &signature, &signature, "fixture", &tree, &[])?;
         for path in &spec.untrack {
             index.remove_path(Path::new(path))?;
         }
         index.write()?;
+        let parent = repo.find_commit(head)?;
+        for (name, branch) in &spec.branches {
+            let tree = branch_tree(&repo, &tree, branch)?;
+            let commit = repo.commit(None, &signature, &signature, name, &tree, &[&parent])?;
+            let reference = if name.starts_with("refs/") {
+                name.clone()
+            } else {
+                format!("refs/heads/{name}")
+            };
+            repo.reference(&reference, commit, false, "fixture branch")?;
+        }
         Ok(())
     }
+}
+
+/// The tree of `base` with what `branch` changes, written in `repo`.
+fn branch_tree<'r>(
+    repo: &'r git2::Repository,
+    base: &git2::Tree<'_>,
+    branch: &BranchSpec,
+) -> Result<git2::Tree<'r>, git2::Error> {
+    let mut index = git2::Index::new()?;
+    index.read_tree(base)?;
+    for path in &branch.remove {
+        index.remove_dir(Path::new(path), 0)?;
+        let _ = index.remove_path(Path::new(path));
+    }
+    let mut add = |path: &str, mode: u32, content: &str| -> Result<(), git2::Error> {
+        index.add(&git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode,
+            uid: 0,
+            gid: 0,
+            file_size: u32::try_from(content.len()).unwrap_or(u32::MAX),
+            id: repo.blob(content.as_bytes())?,
+            flags: 0,
+            flags_extended: 0,
+            path: path.as_bytes().to_vec(),
+        })
+    };
+    for (path, content) in &branch.files {
+        add(path, 0o100_644, content)?;
+    }
+    for (path, target) in &branch.symlinks {
+        add(path, 0o120_000, target)?;
+    }
+    repo.find_tree(index.write_tree_to(repo)?)
 }
 
 fn write(path: &Path, content: &str) -> std::io::Result<()> {

@@ -7,4 +7,4 @@ pub mod corpus;
 pub mod fixture;
 
 pub use corpus::{Case, ExpectedOp, LoadedCase, corpus_root, load_cases, load_fixtures};
-pub use fixture::{Fixture, FixtureSpec};
+pub use fixture::{BranchSpec, Fixture, FixtureSpec};

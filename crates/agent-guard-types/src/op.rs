@@ -71,6 +71,12 @@ pub enum OpKind {
     /// Drops reflog entries (`git reflog expire`, `git reflog delete`): a commit only a
     /// reflog reached becomes prunable. Every reflog can be kept first.
     GitReflogExpire,
+    /// Writes another commit's content into the work tree, keeping local changes or
+    /// refusing (`git checkout <branch>`, `git switch`, `git merge`, `git pull`, `git rebase`,
+    /// `git cherry-pick`, `git revert`, `git stash apply`, `git reset --keep`, `git rm`): it
+    /// destroys nothing uncommitted, so it matters only for the guard files the commit
+    /// would change. What it writes is [`OpSpec::tree_sources`].
+    GitMoveWorkTree,
     /// Replaces or truncates the content of existing paths (`>`, `truncate`, `cp` onto,
     /// `mv` onto, `sed -i`, `Set-Content`, `copy /y`); new paths are only created. How it
     /// treats an existing target is [`OpSpec::write`].
@@ -124,6 +130,7 @@ impl OpKind {
             OpKind::GitBranchDelete => "git-branch-delete",
             OpKind::GitRefDelete => "git-ref-delete",
             OpKind::GitReflogExpire => "git-reflog-expire",
+            OpKind::GitMoveWorkTree => "git-move-work-tree",
             OpKind::Overwrite => "overwrite",
             OpKind::SideEffectDelete => "side-effect-delete",
             OpKind::Move => "move",
@@ -149,6 +156,7 @@ impl OpKind {
                 | OpKind::GitBranchDelete
                 | OpKind::GitRefDelete
                 | OpKind::GitReflogExpire
+                | OpKind::GitMoveWorkTree
         )
     }
 }
@@ -334,6 +342,11 @@ pub struct OpSpec {
     /// (`cd -`, `popd`, a variable, `env -C`, the cmd and PowerShell forms).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cd: Vec<Option<Target>>,
+    /// For a git op that writes another commit's content into the work tree (a
+    /// [`OpKind::GitMoveWorkTree`], and a hard reset, a discard or a stash pop from a named
+    /// revision): each commit, and what of it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tree_sources: Vec<crate::TreeSource>,
 }
 
 impl OpSpec {
@@ -364,6 +377,7 @@ impl OpSpec {
             landing_of: Vec::new(),
             in_compound_line: false,
             cd: Vec::new(),
+            tree_sources: Vec::new(),
         }
     }
 

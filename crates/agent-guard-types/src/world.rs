@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{PathSpec, Target};
+use crate::{PathSpec, Target, TreeSource};
 
 /// The result of the read-only `git reset --hard` preflight.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +94,41 @@ pub trait World {
     fn guard_files_in_git(&self) -> Vec<(PathBuf, GuardFileState)> {
         Vec::new()
     }
+
+    /// Which guard files ([`guard_files`](crate::guard_files)) a git command run in `dir`
+    /// would add, remove or change by writing `source` into the work tree of the
+    /// repository there: the whole tree of the commit against `HEAD`'s, a merge's side since
+    /// the merge base, a commit's own change, a stash entry's. A world that cannot look
+    /// (the default) says none.
+    fn guard_tree_changes(&self, dir: &Path, source: &TreeSource) -> GuardTreeChanges {
+        let _ = (dir, source);
+        GuardTreeChanges::Unchanged
+    }
+
+    /// Returns `true` if a commit of the repository in `dir` that the guard can see holds a
+    /// guard file: `HEAD`, a branch, a remote-tracking branch or a tag (and when they are too
+    /// many to look at). Then a git command that writes a commit the guard cannot name into
+    /// the work tree could change one. The default (a world that cannot look) says not.
+    fn guard_files_committed(&self, dir: &Path) -> bool {
+        let _ = dir;
+        false
+    }
+}
+
+/// The guard files a git command would change by writing a commit into the work tree (see
+/// [`World::guard_tree_changes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GuardTreeChanges {
+    /// None would change.
+    Unchanged,
+    /// These (physical paths in the work tree) would be added, removed or changed.
+    Changed(Vec<PathBuf>),
+    /// The revision does not resolve, or there is no work tree: git fails on it, unless it
+    /// fetches the commit first. Says why.
+    Unresolved(String),
+    /// git can read the commit but the guard cannot tell what it changes: a revision that
+    /// is not literal, a range of too many commits, an object it cannot read. Says why.
+    Unknown(String),
 }
 
 /// How git sees a guard file of the work tree (see [`World::guard_files_in_git`]).

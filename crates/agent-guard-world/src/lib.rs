@@ -70,6 +70,7 @@ mod expand;
 mod extents;
 mod facts;
 mod guard_git;
+mod guard_tree;
 mod ignore;
 mod path_lookup;
 mod protect;

@@ -224,6 +224,18 @@ impl World for RealWorld {
         crate::guard_git::guard_files_in_git(self)
     }
 
+    fn guard_tree_changes(
+        &self,
+        dir: &Path,
+        source: &agent_guard_types::TreeSource,
+    ) -> agent_guard_types::GuardTreeChanges {
+        crate::guard_tree::guard_tree_changes(self, dir, source)
+    }
+
+    fn guard_files_committed(&self, dir: &Path) -> bool {
+        crate::guard_tree::guard_files_committed(self, dir)
+    }
+
     fn trash(&self) -> &Path {
         &self.trash
     }

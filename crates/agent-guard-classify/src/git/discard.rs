@@ -6,7 +6,7 @@ use super::{git_op, pathspec};
 use crate::args::Arg;
 use crate::getopt::{self, Item, Opt, Order};
 
-const RESTORE: &[Opt] = &[
+pub(super) const RESTORE: &[Opt] = &[
     Opt::value("source", Some('s'), Some("source")),
     Opt::flag("staged", Some('S'), Some("staged")),
     Opt::flag("worktree", Some('W'), Some("worktree")),
@@ -28,18 +28,18 @@ const RESTORE: &[Opt] = &[
     Opt::flag("n", None, Some("pathspec-file-nul")),
 ];
 
-const CHECKOUT: &[Opt] = &[
+pub(super) const CHECKOUT: &[Opt] = &[
     Opt::flag("n", Some('q'), Some("quiet")),
     Opt::flag("force", Some('f'), Some("force")),
     Opt::value("branch", Some('b'), None),
     Opt::value("force-branch", Some('B'), None),
-    Opt::value("branch", None, Some("orphan")),
-    Opt::flag("n", None, Some("detach")),
+    Opt::value("orphan", None, Some("orphan")),
+    Opt::flag("detach", None, Some("detach")),
     Opt::optional("n", Some('t'), Some("track")),
     Opt::flag("n", None, Some("no-track")),
     Opt::flag("n", Some('l'), None),
     Opt::flag("n", None, Some("guess")),
-    Opt::flag("n", None, Some("no-guess")),
+    Opt::flag("no-guess", None, Some("no-guess")),
     Opt::flag("n", Some('m'), Some("merge")),
     Opt::value("n", None, Some("conflict")),
     Opt::flag("patch", Some('p'), Some("patch")),
@@ -59,17 +59,17 @@ const CHECKOUT: &[Opt] = &[
     Opt::flag("n", None, Some("pathspec-file-nul")),
 ];
 
-const SWITCH: &[Opt] = &[
+pub(super) const SWITCH: &[Opt] = &[
     Opt::flag("force", Some('f'), Some("force")),
     Opt::flag("force", None, Some("discard-changes")),
-    Opt::value("n", Some('c'), Some("create")),
+    Opt::value("create", Some('c'), Some("create")),
     Opt::value("force-branch", Some('C'), Some("force-create")),
-    Opt::flag("n", Some('d'), Some("detach")),
+    Opt::flag("detach", Some('d'), Some("detach")),
     Opt::flag("n", None, Some("guess")),
-    Opt::flag("n", None, Some("no-guess")),
+    Opt::flag("no-guess", None, Some("no-guess")),
     Opt::optional("n", Some('t'), Some("track")),
     Opt::flag("n", None, Some("no-track")),
-    Opt::value("n", None, Some("orphan")),
+    Opt::value("orphan", None, Some("orphan")),
     Opt::flag("n", Some('m'), Some("merge")),
     Opt::value("n", None, Some("conflict")),
     Opt::flag("n", Some('q'), Some("quiet")),
@@ -80,7 +80,7 @@ const SWITCH: &[Opt] = &[
     Opt::flag("n", None, Some("no-recurse-submodules")),
 ];
 
-const RM: &[Opt] = &[
+pub(super) const RM: &[Opt] = &[
     Opt::flag("force", Some('f'), Some("force")),
     Opt::flag("dry-run", Some('n'), Some("dry-run")),
     Opt::flag("n", Some('r'), None),
@@ -183,7 +183,7 @@ pub(super) fn checkout(args: &[Arg]) -> Option<OpSpec> {
         // `-B NAME` resets NAME if it exists (local changes are kept or refused).
         return Some(name);
     }
-    if flags.contains(&"branch") {
+    if flags.contains(&"branch") || flags.contains(&"orphan") {
         // Creating a branch keeps local changes (or refuses).
         return None;
     }
@@ -261,7 +261,7 @@ pub(super) fn rm(args: &[Arg]) -> Option<OpSpec> {
     Some(op)
 }
 
-const READ_TREE: &[Opt] = &[
+pub(super) const READ_TREE: &[Opt] = &[
     Opt::flag("m", Some('m'), None),
     Opt::flag("reset", None, Some("reset")),
     Opt::flag("u", Some('u'), None),
@@ -381,9 +381,11 @@ mod tests {
         assert_eq!(git("checkout HEAD~1 -- a b").unwrap().targets.len(), 2);
         assert!(git("checkout .").is_some());
         assert!(git("checkout -f").is_some());
-        assert!(git("checkout main").is_none());
+        // Another commit's files, judged by their hook files (`tree.rs`).
+        let moves = |line| git(line).unwrap().kind == agent_guard_types::OpKind::GitMoveWorkTree;
+        assert!(moves("checkout main"));
         assert!(git("checkout -b feature").is_none());
-        assert!(git("checkout -").is_none());
+        assert!(moves("checkout -"));
         assert!(git("checkout README.md").is_some());
         assert!(git("checkout -p").unwrap().undeterminable);
         assert!(git("checkout -- '*.py'").unwrap().targets[0].glob);
@@ -401,8 +403,10 @@ mod tests {
             git("read-tree -m -u HEAD").unwrap().kind,
             OpKind::GitDiscard
         );
-        assert!(git("read-tree HEAD").is_none());
-        assert!(git("read-tree --reset HEAD").is_none());
+        // Only the index: judged by the tree's hook files (`tree.rs`).
+        let index_only = |line| git(line).unwrap().kind == OpKind::GitMoveWorkTree;
+        assert!(index_only("read-tree HEAD"));
+        assert!(index_only("read-tree --reset HEAD"));
         assert!(git("read-tree -n -u --reset HEAD").is_none());
         let o = git("checkout-index -a -f").unwrap();
         assert_eq!(o.kind, OpKind::GitDiscard);
@@ -419,9 +423,15 @@ mod tests {
     fn switch_and_rm_forms() {
         assert!(git("switch -f main").is_some());
         assert!(git("switch --discard-changes main").is_some());
-        assert!(git("switch main").is_none());
+        assert_eq!(
+            git("switch main").unwrap().kind,
+            agent_guard_types::OpKind::GitMoveWorkTree
+        );
         assert!(git("rm -f a.txt").is_some());
-        assert!(git("rm a.txt").is_none());
+        assert_eq!(
+            git("rm a.txt").unwrap().kind,
+            agent_guard_types::OpKind::GitMoveWorkTree
+        );
         assert!(git("rm -rf --cached dir").is_none());
         assert!(git("rm -n -f a").is_none());
     }

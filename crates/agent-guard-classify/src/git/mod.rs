@@ -12,6 +12,7 @@ mod mv;
 mod push;
 mod refs;
 mod reset;
+mod tree;
 mod worktree;
 
 pub(crate) use config::{Disarmed, Program};
@@ -46,6 +47,33 @@ const DESTRUCTIVE: &[&str] = &[
     "symbolic-ref",
     "filter-repo",
     "config",
+    "merge",
+    "pull",
+    "rebase",
+    "cherry-pick",
+    "revert",
+];
+
+/// Subcommands that make or move refs a later command of the line may name (besides
+/// aliases and programs, which are opaque ops): `git fetch && git checkout topic`.
+const MAKES_REFS: &[&str] = &[
+    "fetch",
+    "pull",
+    "branch",
+    "tag",
+    "remote",
+    "update-ref",
+    "symbolic-ref",
+    "stash",
+    "worktree",
+    "clone",
+    "fast-import",
+    "bundle",
+    "notes",
+    "replace",
+    "am",
+    "commit",
+    "reflog",
 ];
 
 /// Environment variables that do not change which repository or tree git acts on.
@@ -53,6 +81,7 @@ const HARMLESS_ENV_PREFIXES: &[&str] = &[
     "GIT_TRACE",
     "GIT_PAGER",
     "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
     "GIT_TERMINAL_PROMPT",
     "GIT_AUTHOR_",
     "GIT_COMMITTER_",
@@ -72,6 +101,8 @@ pub(crate) struct GitContext {
     pub context_env: bool,
     /// Safety settings switched off earlier on the line.
     pub disarmed: Disarmed,
+    /// An earlier command of the line may have made or moved refs.
+    pub refs_made: bool,
 }
 
 /// Returns `true` if assigning `name` changes which repository or tree git acts on.
@@ -89,6 +120,8 @@ pub(crate) struct Parsed {
     /// Safety settings it switches off for later commands (`git config clean.requireForce
     /// false`).
     pub(crate) disarms: Disarmed,
+    /// It may make or move refs a later command of the line names (`fetch`, `branch`, …).
+    pub(crate) makes_refs: bool,
 }
 
 /// Parses the arguments after `git`: the op, the programs, the disarmed settings.
@@ -106,6 +139,8 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         uncertain,
         opaque_word,
         aliases,
+        dirs,
+        beyond_dirs,
     }) = scan_globals(args, &mut context, &mut parsed)
     else {
         return parsed;
@@ -170,9 +205,27 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         }
         return parsed;
     }
-    let op = subcommand_op(sub, rest, context);
+    parsed.makes_refs = MAKES_REFS.contains(&sub);
+    let op = tree::attach(
+        sub,
+        rest,
+        subcommand_op(sub, rest, context),
+        context.refs_made,
+    );
     parsed.op = op.map(|mut op| {
         op.sub = Some(sub.to_owned());
+        if op.kind == OpKind::GitMoveWorkTree {
+            // What it writes is judged by its sources, each pathspec as it is (one that is
+            // not literal reaches any path); `-C DIR` is a directory change before it.
+            if uncertain && beyond_dirs {
+                op.mark_undeterminable(
+                    "git global options or environment change the repository or work tree",
+                );
+            } else if uncertain {
+                op.cd = dirs;
+            }
+            return op;
+        }
         if op.targets.iter().any(|t| t.opaque.is_some()) {
             op.mark_undeterminable("a git argument is not literal");
         }
@@ -196,6 +249,10 @@ struct Globals {
     opaque_word: bool,
     /// Aliases defined with `-c alias.NAME=VALUE`, in order.
     aliases: Vec<(String, Option<String>)>,
+    /// The directories of `-C DIR`, in order (`None`: not literal).
+    dirs: Vec<Option<Target>>,
+    /// Something other than `-C DIR` makes the context uncertain.
+    beyond_dirs: bool,
 }
 
 /// Reads the global options before the subcommand, recording the programs and disarmed
@@ -206,10 +263,13 @@ fn scan_globals(args: &[Arg], context: &mut GitContext, parsed: &mut Parsed) -> 
         uncertain: context.context_env,
         opaque_word: false,
         aliases: Vec::new(),
+        dirs: Vec::new(),
+        beyond_dirs: context.context_env,
     };
     while let Some(arg) = args.get(globals.index) {
         let Some(text) = arg.known() else {
             globals.uncertain = true;
+            globals.beyond_dirs = true;
             globals.opaque_word = true;
             globals.index += 1;
             continue;
@@ -219,6 +279,20 @@ fn scan_globals(args: &[Arg], context: &mut GitContext, parsed: &mut Parsed) -> 
         }
         match global_option(text) {
             Global::Harmless => globals.index += 1,
+            Global::Context { takes_value } if text.starts_with("-C") => {
+                let dir = match text.strip_prefix("-C").filter(|d| !d.is_empty()) {
+                    Some(attached) => Some(Some(Target::literal(attached))),
+                    None => args
+                        .get(globals.index + 1)
+                        .map(|dir| Some(dir.target()).filter(Target::is_concrete)),
+                };
+                match dir {
+                    Some(dir) => globals.dirs.push(dir),
+                    None => globals.beyond_dirs = true,
+                }
+                globals.uncertain = true;
+                globals.index += 1 + usize::from(takes_value);
+            }
             Global::Context { takes_value } => {
                 let understood = context_option(
                     text,
@@ -228,11 +302,13 @@ fn scan_globals(args: &[Arg], context: &mut GitContext, parsed: &mut Parsed) -> 
                     context,
                 );
                 globals.uncertain |= !understood;
+                globals.beyond_dirs |= !understood;
                 globals.index += 1 + usize::from(takes_value);
             }
             Global::NoCommand => return None,
             Global::Unknown => {
                 globals.uncertain = true;
+                globals.beyond_dirs = true;
                 globals.index += 1;
             }
         }
@@ -638,6 +714,7 @@ fn alias(value: Option<&str>, rest: &[Arg], context: GitContext, depth: u32, par
         .unwrap_or_default();
     expanded.extend(rest.iter().cloned());
     let inner = run_at(&expanded, context, depth + 1);
+    parsed.makes_refs |= inner.makes_refs;
     parsed.op = inner.op;
     parsed.programs.extend(inner.programs);
     parsed.disarms = parsed.disarms.union(inner.disarms);
@@ -741,6 +818,32 @@ mod tests {
         assert!(git("status").is_none());
         assert!(git("--weird-option status").is_none());
         assert!(git("--weird-option clean -fd").unwrap().undeterminable);
+    }
+
+    #[test]
+    fn dash_c_is_a_directory_change_for_a_work_tree_move() {
+        let op = git("-C sub -C ../other checkout evil").unwrap();
+        assert_eq!(op.kind, OpKind::GitMoveWorkTree);
+        assert!(!op.undeterminable);
+        let dirs: Vec<_> = op
+            .cd
+            .iter()
+            .map(|d| d.as_ref().unwrap().text.as_str())
+            .collect();
+        assert_eq!(dirs, ["sub", "../other"]);
+        assert_eq!(git("-Csub merge evil").unwrap().cd.len(), 1);
+        assert!(git("--git-dir=x checkout evil").unwrap().undeterminable);
+        assert!(
+            git("-C sub --work-tree=x switch evil")
+                .unwrap()
+                .undeterminable
+        );
+        assert!(
+            git("-C sub checkout evil -- .claude")
+                .unwrap()
+                .undeterminable
+        );
+        assert!(git("--weird merge evil").unwrap().undeterminable);
     }
 
     #[test]

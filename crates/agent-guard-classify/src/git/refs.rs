@@ -134,7 +134,7 @@ mod tests {
         );
         assert_eq!(git("stash branch b").unwrap().targets[0].text, "stash@{0}");
         assert_eq!(git("stash branch b 2").unwrap().targets[0].text, "2");
-        assert!(git("stash apply").is_none());
+        assert_eq!(git("stash apply").unwrap().kind, OpKind::GitMoveWorkTree);
         assert!(git("stash list").is_none());
         assert_eq!(git("branch -D old").unwrap().targets[0].text, "old");
         assert!(git("branch --delete --force old").is_some());

@@ -70,6 +70,7 @@ fn classify_script(
         deferred: Vec::new(),
         stdin_stream,
         piped_find: None,
+        refs_made: false,
     };
     for (index, command) in script.commands.iter().enumerate() {
         for mut op in classify_command(command, index, &mut line, &mut positions) {
@@ -77,6 +78,8 @@ fn classify_script(
             if command.context.maybe_arithmetic && op.kind != OpKind::Unknown {
                 op.mark_undeterminable(MAYBE_ARITHMETIC);
             }
+            // A program the guard does not see into may run `git fetch` or `git branch`.
+            line.refs_made |= matches!(op.kind, OpKind::OpaqueProgram | OpKind::Unknown);
             ops.push(op);
         }
     }
@@ -155,6 +158,9 @@ pub(crate) struct Line<'a> {
     /// The last `find` that only printed its matches with `-print0`, from literal starting
     /// points in a confined expression: what an `xargs -0 rm` piped from it deletes.
     piped_find: Option<PipedFind>,
+    /// An earlier command of the line may have made or moved git refs (`git fetch`, `git
+    /// branch`, a script): a revision a later git command names may exist only then.
+    refs_made: bool,
 }
 
 /// A confined `find … -print0` (see [`Line::piped_find`]).
@@ -535,9 +541,11 @@ fn git_ops(
             wrapped: call.wrapped,
             context_env: call.context_env,
             disarmed: line.git,
+            refs_made: line.refs_made,
         },
     );
     line.git = line.git.union(parsed.disarms);
+    line.refs_made |= parsed.makes_refs;
     let mut ops: Vec<OpSpec> = parsed.op.into_iter().collect();
     for program in parsed.programs {
         let found = if program.editor {

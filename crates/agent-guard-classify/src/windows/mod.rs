@@ -280,6 +280,16 @@ pub(crate) fn floor(name: &str, args: &[Tok], dialect: Dialect) -> Option<OpSpec
         } else {
             // git runs its configured programs (`-c core.pager=…`) with its own `sh`.
             let parsed = git::run(&probe, git::GitContext::default());
+            // A command that only writes another commit into the work tree (`git checkout
+            // main`) is judged by that commit's hook files, as in POSIX.
+            if let Some(op) = &parsed.op
+                && op.kind == OpKind::GitMoveWorkTree
+                && parsed.programs.is_empty()
+            {
+                let mut op = op.clone();
+                op.dialect = dialect;
+                return Some(op);
+            }
             parsed
                 .op
                 .is_some_and(|op| op.kind != OpKind::Other && !op.dry_run)

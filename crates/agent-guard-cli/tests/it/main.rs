@@ -26,6 +26,7 @@ mod evidence;
 mod example;
 mod failures;
 mod git;
+mod git_guard_tree;
 mod hardening;
 mod history;
 mod hooks;

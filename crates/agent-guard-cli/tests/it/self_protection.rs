@@ -260,8 +260,15 @@ fn a_write_through_another_name_of_a_hook_file_is_refused() {
         "sed -i s/hooks/x/ h",
         "truncate -s 0 h",
     ] {
-        assert_eq!(as_a_harness(&env, command), "BLOCK_SELF_PROTECTION", "{command}");
+        assert_eq!(
+            as_a_harness(&env, command),
+            "BLOCK_SELF_PROTECTION",
+            "{command}"
+        );
     }
     assert_eq!(bytes(&env.ws().join(".claude/settings.json")), before);
-    assert_eq!(as_a_harness(&env, "echo new > plain-too.txt"), "SNAPSHOT_OVERWRITE");
+    assert_eq!(
+        as_a_harness(&env, "echo new > plain-too.txt"),
+        "SNAPSHOT_OVERWRITE"
+    );
 }
