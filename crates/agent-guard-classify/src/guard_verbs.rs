@@ -14,9 +14,10 @@ use agent_guard_types::{Dialect, OpKind, OpSpec};
 /// (`grep 'agent-guard approve' README`) mentions a verb without running it.
 /// (Not `rg`, which runs `--pre` programs, `sort` with `--compress-program`, or `less`,
 /// whose `+!cmd` runs a shell.)
+/// (Nor `printf`, whose `-v` assigns a variable a later expansion may run.)
 const DATA_READERS: &[&str] = &[
     "grep", "egrep", "fgrep", "cat", "head", "tail", "wc", "uniq", "nl", "cut", "tr", "cmp",
-    "echo", "printf", "true",
+    "echo", "true",
 ];
 
 /// The op for a line that reaches a person-only verb, if it does.
@@ -58,18 +59,28 @@ fn only_reads(line: &str, dialect: Dialect) -> bool {
         return false;
     }
     let script = agent_guard_lex::posix::lex(line);
+    // A plain `$name` or `${name}` only: `${x@P}`, `${!x}`, `${a[$i]}` and the like run
+    // what a variable holds.
+    let plain = |raw: &str| {
+        let name = raw
+            .strip_prefix("${")
+            .and_then(|r| r.strip_suffix('}'))
+            .or_else(|| raw.strip_prefix('$'))
+            .unwrap_or("");
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
     let inert = |word: &agent_guard_lex::Word| {
-        word.parts.iter().all(|part| {
-            matches!(
-                part,
-                WordPart::Literal { .. } | WordPart::Parameter { .. } | WordPart::Tilde { .. }
-            )
+        word.parts.iter().all(|part| match part {
+            WordPart::Literal { .. } | WordPart::Tilde { .. } => true,
+            WordPart::Parameter { raw, .. } => plain(raw),
+            _ => false,
         })
     };
     script.error.is_none()
         && !script.commands.is_empty()
         && script.commands.iter().all(|command| {
             command.assignments.is_empty()
+                && command.redirects.is_empty()
                 && !command.context.in_substitution
                 && command
                     .words
@@ -178,6 +189,7 @@ mod tests {
             "grep 'agent-guard approve' README.md",
             "grep -rn \"agent-guard config trust\" docs | head -5",
             "echo 'run agent-guard approve ID yourself'",
+            "echo \"$HOME: agent-guard approve ${ID}\"",
         ] {
             assert_eq!(verb(line), None, "{line}");
         }
@@ -193,6 +205,12 @@ mod tests {
             "less '+!agent-guard approve 1' README",
             "echo 'agent-guard approve 1' > run.sh && sh run.sh",
             "grep x y; agent-guard approve 1",
+            // From an outside review: expansions that run what a variable holds, and a
+            // reader writing where a later shell reads.
+            "printf -v x '$(agent-guard approve 1)'; echo \"${x@P}\"",
+            "printf -v x '%s' 'a[$(agent-guard approve 1)]'; echo \"${!x}\"",
+            "echo \"${x@P}\" 'agent-guard approve 1'",
+            "echo 'agent-guard approve 1' >> ~/.bashrc",
         ] {
             assert_eq!(verb(line).as_deref(), Some("approve"), "{line}");
         }

@@ -12,9 +12,10 @@
 //!   key is the tighter of its value and what the layers above made.
 //!
 //! "Tighter" is per key: a longer retention, a smaller preservation cap, edit tools
-//! preserved, checkpoints taken more often, regenerable deletion off. A quarantine location
-//! and more regenerable artifacts only ever loosen. The dialect and the hook's deadline
-//! neither tighten nor loosen: a later layer's value stands.
+//! preserved, checkpoints taken more often, regenerable deletion off. A quarantine location,
+//! more regenerable artifacts and another dialect (which changes how every line is read)
+//! only ever loosen. The hook's deadline neither tightens nor loosens (a short one only
+//! makes hooks deny): a later layer's value stands.
 
 use std::path::{Path, PathBuf};
 
@@ -150,8 +151,12 @@ pub fn tighten(base: &ConfigFile, over: &ConfigFile) -> (ConfigFile, Vec<&'stati
             }
         };
     }
-    out.dialect = over.dialect.clone().or_else(|| base.dialect.clone());
     out.hook.deadline_ms = over.hook.deadline_ms.or(base.hook.deadline_ms);
+    // Another dialect makes the lexer read every line another way (`echo hi; rm -rf src` is
+    // one harmless cmd word): as loose as a quarantine elsewhere.
+    if over.dialect.is_some() && over.dialect != base.dialect {
+        loose.push("dialect");
+    }
     if over.trash.is_some() && over.trash != base.trash {
         loose.push("trash");
     }

@@ -51,6 +51,17 @@ pub enum StateError {
         /// What belongs there.
         expected: &'static str,
     },
+    /// A state file with another name (a hard link): what the guard writes there would land
+    /// in that other file too.
+    #[error(
+        "{path} has another name (a hard link, {links} names in all), where agent-guard keeps its own state: move it away (`mv '{path}' '{path}.aside'`) and try again"
+    )]
+    HardLink {
+        /// The path.
+        path: String,
+        /// How many names the file has.
+        links: u64,
+    },
     /// The path belongs to another user.
     #[error(
         "{path} belongs to user {owner}, not to the user running agent-guard ({user}), and agent-guard does not use another user's state: move it away (`mv '{path}' '{path}.aside'`) and try again"
@@ -169,6 +180,12 @@ fn check(path: &Path, metadata: &std::fs::Metadata, dir: bool) -> Result<(), Sta
             expected,
         });
     }
+    if !dir && metadata.nlink() > 1 {
+        return Err(StateError::HardLink {
+            path: shown(),
+            links: metadata.nlink(),
+        });
+    }
     let user = rustix::process::geteuid().as_raw();
     if metadata.uid() != user {
         return Err(StateError::ForeignOwner {
@@ -204,6 +221,19 @@ mod tests {
     use std::os::unix::fs::PermissionsExt as _;
 
     use super::*;
+
+    #[test]
+    fn a_state_file_with_a_second_name_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("bashrc");
+        std::fs::write(&victim, b"export PATH\n").unwrap();
+        let state = dir.path().join("manifest.jsonl");
+        std::fs::hard_link(&victim, &state).unwrap();
+        let error = open_file(&state, Access::Append).unwrap_err();
+        assert!(error.to_string().contains("hard link"), "{error}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"export PATH\n");
+        assert!(check_entry(&state, false).is_err());
+    }
 
     #[test]
     fn a_link_at_a_state_file_is_refused_and_its_target_untouched() {

@@ -30,6 +30,20 @@ esac
 if [ "$secs" -eq 0 ]; then
   secs=25
 fi
+# The tools the launcher runs are the system's, looked up in its directories, never a
+# program of the same name earlier in PATH (a workspace's `node_modules/.bin/timeout` that
+# exits 0 would make every call an allow). PATH itself is left as it is: the guard reads it.
+system_tool() {
+  for dir in /usr/bin /bin /usr/local/bin /opt/homebrew/bin; do
+    if [ -x "$dir/$1" ]; then
+      printf '%s' "$dir/$1"
+      return 0
+    fi
+  done
+  return 1
+}
+timeout_tool=$(system_tool timeout) || timeout_tool=
+sleep_tool=$(system_tool sleep) || sleep_tool=/bin/sleep
 guard=${1-}
 if [ "$#" -gt 0 ]; then
   shift
@@ -92,7 +106,7 @@ watched() {
   (
     waited=0
     while [ "$waited" -lt "$secs" ]; do
-      sleep 1
+      "$sleep_tool" 1
       kill -0 "$pid" 2>/dev/null || exit 0
       waited=$((waited + 1))
     done
@@ -110,8 +124,8 @@ case $guard in
   fi
   ;;
 esac
-if command -v timeout >/dev/null 2>&1; then
-  reply=$(timeout -k 2 "$secs" "$guard" "$@" 2>&4 4>&-)
+if [ -n "$timeout_tool" ]; then
+  reply=$("$timeout_tool" -k 2 "$secs" "$guard" "$@" 2>&4 4>&-)
   status=$?
 else
   reply=$(watched "$@")

@@ -27,6 +27,23 @@ const STORE_ENTRIES: &[(&str, bool)] = &[
     ("watch/lock", false),
     ("watch/off", false),
     ("watch/stuck", false),
+    (crate::read_from::READ_FROM_FILE_NAME, false),
+    // The checkpoint store's own files and directories (a bare git directory): a FIFO there
+    // would stall a checkpoint, a link would put its objects where the agent can reach them.
+    ("checkpoints/agent-guard-index", false),
+    ("checkpoints/agent-guard-index.lock", false),
+    ("checkpoints/agent-guard-watch.token", false),
+    ("checkpoints/agent-guard-packs", false),
+    ("checkpoints/git-objects.seen", false),
+    ("checkpoints/HEAD", false),
+    ("checkpoints/config", false),
+    ("checkpoints/packed-refs", false),
+    ("checkpoints/objects", true),
+    ("checkpoints/objects/pack", true),
+    ("checkpoints/refs", true),
+    ("checkpoints/git-objects", true),
+    ("checkpoints/agent-guard-staging", true),
+    ("checkpoints/damaged", true),
 ];
 
 /// Checks the store at `trash` before a writer uses it: the root a directory of the

@@ -20,9 +20,10 @@
 //! bytes before it different from the ones recorded) is ignored and the whole manifest is
 //! read, as before.
 
-use std::io::{Read as _, Seek as _, SeekFrom};
+use std::io::{Read, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use agent_guard_fsops::state::Access;
 use serde::{Deserialize, Serialize};
 
 /// The read-from mark's file name under the quarantine root (historical).
@@ -73,7 +74,7 @@ fn path(trash: &Path) -> PathBuf {
 /// Reads `manifest` from the checkpoint of `trash` on, or whole when the checkpoint is
 /// missing or does not match the manifest. A missing manifest reads as empty.
 pub(crate) fn read_unread(trash: &Path, manifest: &Path) -> std::io::Result<Unread> {
-    let mut file = match std::fs::File::open(manifest) {
+    let mut file = match agent_guard_fsops::state::open_file(manifest, Access::Read) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Unread {
@@ -93,7 +94,12 @@ pub(crate) fn read_unread(trash: &Path, manifest: &Path) -> std::io::Result<Unre
 }
 
 fn stored(trash: &Path) -> Option<Stored> {
-    let text = std::fs::read(path(trash)).ok()?;
+    let mut text = Vec::new();
+    agent_guard_fsops::state::open_file(&path(trash), Access::Read)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut text)
+        .ok()?;
     let stored: Stored = serde_json::from_slice(&text).ok()?;
     (stored.schema == 1 && stored.offset > 0).then_some(stored)
 }
@@ -133,8 +139,8 @@ pub(crate) fn store(trash: &Path, manifest: &Path, closed: Closed) {
     if offset == 0 {
         return;
     }
-    let Ok((bytes, split)) =
-        std::fs::File::open(manifest).and_then(|mut file| read_around(&mut file, offset))
+    let Ok((bytes, split)) = agent_guard_fsops::state::open_file(manifest, Access::Read)
+        .and_then(|mut file| read_around(&mut file, offset))
     else {
         return;
     };
@@ -155,13 +161,9 @@ pub(crate) fn store(trash: &Path, manifest: &Path, closed: Closed) {
 /// block release and, on ext4, a forced flush of the rewrite; a torn result is only an
 /// ignored checkpoint.
 fn overwrite(path: &Path, text: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(path)?;
+    use std::os::unix::fs::FileExt as _;
+    // Not through a link, a FIFO or another user's file planted at its name.
+    let file = agent_guard_fsops::state::open_file(path, Access::Update)?;
     file.write_all_at(text, 0)?;
     let len = text.len() as u64;
     if file.metadata()?.len() != len {

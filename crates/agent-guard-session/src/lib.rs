@@ -133,6 +133,20 @@ pub fn mode_path(trash: &Path, session: Option<&str>) -> PathBuf {
 /// every session starts unrestricted, so one degraded agent cannot lock out concurrent ones.
 pub fn read_mode(trash: &Path, session: Option<&str>) -> ModeState {
     let path = mode_path(trash, session);
+    // Something planted at the record's name (a link, a FIFO, another user's file, a second
+    // name) is no record a person left: the session is restricted, never lifted by it.
+    if agent_guard_fsops::state::check_entry(&path, false)
+        .is_err_and(|error| error.kind() == std::io::ErrorKind::InvalidInput)
+    {
+        return ModeState {
+            mode: SessionMode::Restricted,
+            since: None,
+            set_by: Some(format!(
+                "agent-guard: {} is not a file it wrote",
+                path.display()
+            )),
+        };
+    }
     let Some(record) = read_record(&path) else {
         return ModeState::default();
     };
@@ -152,7 +166,9 @@ pub fn read_mode(trash: &Path, session: Option<&str>) -> ModeState {
 }
 
 fn read_record(path: &Path) -> Option<Map<String, Value>> {
-    let file = fs_err::File::open(path).ok()?;
+    // Not through a link, and never waiting on a FIFO planted at its name.
+    let file =
+        agent_guard_fsops::state::open_file(path, agent_guard_fsops::state::Access::Read).ok()?;
     let mut bytes = Vec::new();
     file.take(MAX_MODE_FILE_BYTES + 1)
         .read_to_end(&mut bytes)

@@ -92,6 +92,18 @@ impl RealWorld {
     #[must_use]
     pub fn with_user_dirs(mut self, dirs: &agent_guard_types::guard_files::UserDirs) -> RealWorld {
         self.user_guard_files = dirs.entries();
+        // The directories of the hook's `PATH` outside the workspace: a program planted in
+        // one (`~/.local/bin/git`) would run, unseen, for every later command that names
+        // it. Not one that holds the workspace (everything in it would be a guard file),
+        // nor one inside it (its programs are checkpointed when run: `path_programs`).
+        let workspace = &self.workspace;
+        self.user_guard_files.extend(
+            dirs.path_dirs
+                .iter()
+                .filter(|dir| dir.is_absolute())
+                .filter(|dir| !workspace.starts_with(dir) && !dir.starts_with(workspace))
+                .cloned(),
+        );
         self.guard_files = OnceLock::new();
         self
     }

@@ -133,3 +133,43 @@ fn a_workspace_directory_first_in_the_inherited_path_is_checkpointed_and_undone(
         }
     }
 }
+
+/// A program planted in a directory of the hook's `PATH` outside the workspace
+/// (`~/.local/bin/git`) would run for every later `git` the agent types: writing, copying,
+/// linking or making executable there is refused (from an outside review), so the `git`
+/// that runs next is still the system's.
+#[test]
+fn a_program_planted_in_a_path_directory_is_refused() {
+    let env = workspace();
+    let bin = env.fixture.home.join(".local/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    for line in [
+        "printf '#!/bin/sh\\nrm -rf src\\n' > ~/.local/bin/git",
+        "cp tools/git ~/.local/bin/git",
+        "install -m 755 tools/git ~/.local/bin/git",
+        "ln -s \"$PWD/tools/git\" ~/.local/bin/git",
+        "tee ~/.local/bin/git < tools/git",
+    ] {
+        let (exit, report) = crate::support::code_and_json(&env.ag_with(
+            "PATH",
+            &path,
+            &["check", "--enforce", "--json", "--", line],
+        ));
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(report["code"], "BLOCK_SELF_PROTECTION", "{line}: {report}");
+    }
+    assert!(!bin.join("git").exists());
+    // Reading there, and the workspace's own work, are as before.
+    for (line, code) in [
+        ("ls ~/.local/bin", "ALLOW_NOOP"),
+        ("rm -rf dist", "RELOCATE_TREE"),
+    ] {
+        let (_, report) = crate::support::code_and_json(&env.ag_with(
+            "PATH",
+            &path,
+            &["check", "--json", "--", line],
+        ));
+        assert_eq!(report["code"], code, "{line}: {report}");
+    }
+}

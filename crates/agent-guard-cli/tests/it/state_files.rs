@@ -17,6 +17,8 @@ enum Plant {
     LinkToDir,
     /// A FIFO, which blocks an open for reading until a writer comes.
     Fifo,
+    /// A second name of a file of the user's (a hard link): a write lands in both.
+    HardLink,
 }
 
 /// Each state entry of the store, with what is planted there.
@@ -33,6 +35,14 @@ const ROWS: &[(&str, Plant)] = &[
     ("audit.jsonl", Plant::Fifo),
     ("manifest.jsonl", Plant::Fifo),
     ("lock", Plant::Fifo),
+    ("state.json", Plant::Fifo),
+    ("manifest.checkpoint", Plant::LinkToFile),
+    ("manifest.checkpoint", Plant::Fifo),
+    ("manifest.jsonl", Plant::HardLink),
+    ("audit.jsonl", Plant::HardLink),
+    ("checkpoints/agent-guard-index", Plant::Fifo),
+    ("checkpoints/objects", Plant::LinkToDir),
+    ("checkpoints/refs", Plant::LinkToDir),
 ];
 
 /// Runs `check --enforce` under coreutils' `timeout`, so that a guard that hangs fails the
@@ -97,11 +107,18 @@ fn a_link_or_fifo_planted_in_the_store_is_refused_and_never_followed() {
         let before = listing(&user);
 
         let entry = store.join(name);
+        if std::fs::symlink_metadata(&entry).is_err() {
+            match plant {
+                Plant::LinkToDir => std::fs::create_dir_all(&entry).unwrap(),
+                _ => std::fs::write(&entry, "").unwrap(),
+            }
+        }
         let kept = store.join(format!("{name}.kept"));
         std::fs::rename(&entry, &kept).unwrap();
         match plant {
             Plant::LinkToFile => std::os::unix::fs::symlink(&victim_file, &entry).unwrap(),
             Plant::LinkToDir => std::os::unix::fs::symlink(&victim_dir, &entry).unwrap(),
+            Plant::HardLink => std::fs::hard_link(&victim_file, &entry).unwrap(),
             Plant::Fifo => assert!(
                 std::process::Command::new("mkfifo")
                     .arg(&entry)
@@ -117,6 +134,7 @@ fn a_link_or_fifo_planted_in_the_store_is_refused_and_never_followed() {
         let said = report.to_string();
         let expected = match plant {
             Plant::Fifo => "a FIFO",
+            Plant::HardLink => "hard link",
             _ => "symbolic link",
         };
         assert!(said.contains(expected), "{name} {plant:?}: {said}");

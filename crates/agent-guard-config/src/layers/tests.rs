@@ -116,3 +116,22 @@ fn the_user_file_is_found_under_the_configuration_directory() {
     );
     assert_eq!(user_config_path(&EnvSnapshot::default()), None);
 }
+
+#[test]
+fn an_untrusted_project_cannot_change_the_dialect() {
+    let merged = layers(None, Some("dialect = \"cmd\"\n"), None, false);
+    assert_eq!(merged.file.dialect, None);
+    assert_eq!(merged.set_aside, ["dialect"]);
+    let merged = layers(
+        Some("dialect = \"posix\"\n"),
+        Some("dialect = \"cmd\"\n"),
+        None,
+        false,
+    );
+    assert_eq!(merged.file.dialect.as_deref(), Some("posix"));
+    // The user's own choice, and a trusted project's, stand.
+    let merged = layers(Some("dialect = \"powershell\"\n"), None, None, false);
+    assert_eq!(merged.file.dialect.as_deref(), Some("powershell"));
+    let merged = layers(None, Some("dialect = \"cmd\"\n"), None, true);
+    assert_eq!(merged.file.dialect.as_deref(), Some("cmd"));
+}

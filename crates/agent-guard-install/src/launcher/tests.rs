@@ -198,10 +198,18 @@ fn a_crash_leaves_no_core_file() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// Without coreutils' `timeout` on `PATH`, the watchdog denies a guard that hangs.
+/// Without coreutils' `timeout` in the system's directories, the watchdog denies a guard
+/// that hangs (the script with its lookup of `timeout` made to find nothing).
 #[test]
 fn without_timeout_a_watchdog_denies() {
-    let (dir, launcher) = launcher_dir();
+    let (dir, _) = launcher_dir();
+    let launcher = dir.path().join("no-timeout-launcher");
+    let without = SCRIPT.replace(
+        "timeout_tool=$(system_tool timeout) || timeout_tool=",
+        "timeout_tool=",
+    );
+    assert_ne!(without, SCRIPT, "the lookup is where the test expects it");
+    executable(&launcher, &without);
     let guards = failing_guards(dir.path());
     let bin = dir.path().join("bin");
     fs_err::create_dir_all(&bin).unwrap();
@@ -287,5 +295,39 @@ fn timeouts_are_read_per_harness() {
     }
     const {
         assert!(LAUNCHER_TIMEOUT_SECS < TIMEOUT_SECS);
+    }
+}
+
+/// A `timeout` (or `sleep`) earlier in `PATH` than the system's (a workspace's
+/// `node_modules/.bin/timeout` that exits 0) is not the one the launcher runs: a guard that
+/// cannot answer is still denied.
+#[test]
+fn a_timeout_earlier_in_path_is_not_used() {
+    let (dir, launcher) = launcher_dir();
+    let guards = failing_guards(dir.path());
+    let bin = dir.path().join("impostors");
+    fs_err::create_dir_all(&bin).unwrap();
+    for tool in ["timeout", "sleep"] {
+        executable(&bin.join(tool), "#!/bin/sh\nexit 0\n");
+    }
+    let path_var = format!("{}:/usr/bin:/bin", bin.display());
+    // The failing guards' own `sleep` would be the impostor too: this one hangs by itself.
+    let sleep = ["/usr/bin/sleep", "/bin/sleep"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .unwrap();
+    let hang = dir.path().join("hang-absolute");
+    executable(
+        &hang,
+        &format!("#!/bin/sh\ncat >/dev/null\nexec {sleep} 30\n"),
+    );
+    for (case, guard) in guards
+        .iter()
+        .filter(|(case, _)| !case.starts_with("hang"))
+        .map(|(case, guard)| (*case, guard.clone()))
+        .chain([("hang", hang)])
+    {
+        let outcome = launch(&launcher, &guard, Harness::QwenCode, Some(&path_var));
+        assert_denies(Harness::QwenCode, case, &outcome);
     }
 }

@@ -9,5 +9,5 @@ super::reason!(
     recovery: "Nothing ran. Run `agent-guard doctor`: it names what is broken (the binary, the launcher) and the command that repairs it (usually `agent-guard install <harness>`).",
     enforcement: None,
     hint: "Nothing ran; ask the user to run `agent-guard doctor`. Do not circumvent the guard.",
-    coverage: Coverage::Tests("crates/agent-guard-cli/tests/harness/contract.rs: <harness>_reads_the_launcher_deny_as_a_block; with the real CLIs, tests/harness/fail_closed.rs: <harness>::fail_closed_*"),
+    coverage: Coverage::Tests("crates/agent-guard-cli/tests/harness/contract.rs: launcher_deny_is_the_harness_block"),
 );
