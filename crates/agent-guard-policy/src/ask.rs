@@ -86,6 +86,19 @@ pub(crate) fn shape(
 /// leaves the directory as it was. (It assumes `CDPATH` is unset, as it is for an agent's
 /// shell; a checkpoint keeps the workspace whatever the line does.)
 fn run_dir(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathBuf> {
+    let dir = follow_cds(op, ctx, world, inside)?;
+    inside(&world.path(&Target::literal("./"), &dir)).then_some(dir)
+}
+
+/// The directory `op` runs in: the line's, after each directory change before it (a `cd`,
+/// git's own `-C`); `None` when one is not literal or one it goes to fails `allowed`. A
+/// change into a directory that does not exist fails and leaves the directory as it was.
+pub(crate) fn follow_cds(
+    op: &OpSpec,
+    ctx: &PolicyContext,
+    world: &dyn World,
+    allowed: fn(&PathSpec) -> bool,
+) -> Option<PathBuf> {
     let mut dir = ctx.cwd.clone();
     for change in &op.cd {
         let target = change.as_ref().filter(|t| t.is_concrete())?;
@@ -100,12 +113,12 @@ fn run_dir(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathBu
         if !spec.exists() {
             continue;
         }
-        if !inside(&spec) {
+        if !allowed(&spec) {
             return None;
         }
         dir = spec.physical?;
     }
-    inside(&world.path(&Target::literal("./"), &dir)).then_some(dir)
+    Some(dir)
 }
 
 /// Whether every path `op` names, resolved from `dir`, lies in the workspace (its root is

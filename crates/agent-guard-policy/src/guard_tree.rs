@@ -73,23 +73,7 @@ pub(crate) fn verdict(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Op
 /// `cd`, git's own `-C`); `None` when one is not literal. A change into a directory that
 /// does not exist fails and leaves the directory as it was.
 fn directory(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathBuf> {
-    let mut dir = ctx.cwd.clone();
-    for change in &op.cd {
-        let target = change.as_ref().filter(|t| t.is_concrete())?;
-        let spec = world.path(
-            &Target {
-                through_symlink: true,
-                tilde: target.tilde,
-                ..Target::literal(format!("{}/", target.text.trim_end_matches('/')))
-            },
-            &dir,
-        );
-        if !spec.exists() {
-            continue;
-        }
-        dir = spec.physical?;
-    }
-    Some(dir)
+    crate::ask::follow_cds(op, ctx, world, |_| true)
 }
 
 /// Whether one of the op's pathspecs reaches `changed` (at, above or below it); one that is
