@@ -9,7 +9,7 @@ use super::{Resolve, Unknown};
 /// The most commits of a range (`git cherry-pick A..B`) whose changes are read.
 const MAX_COMMITS: usize = 10_000;
 
-/// The commits a [`TreePart::Change`] source names: one, or a range walked as git walks it
+/// The commits a [`TreePart::Change`](agent_guard_types::TreePart::Change) source names: one, or a range walked as git walks it
 /// (`A..B`, `A...B`, `^A B`).
 pub(super) fn commits(repo: &Repository, source: &TreeSource) -> Result<Vec<Oid>, Resolve> {
     let text = rev_text(source)?;
