@@ -5,6 +5,7 @@
 //! `eval`) have that argv or script classified with the same rules; strings that run later
 //! (`trap`, `alias`, `GIT_EDITOR=…`) are classified where they are defined.
 
+mod evaluated;
 mod hops;
 mod later;
 mod own_programs;
@@ -93,54 +94,8 @@ fn classify_script(
         op.segment_index = end;
         ops.push(op);
     }
-    if let Some(why) = substitution_evaluated_later(script, source) {
-        ops.push(OpSpec::unknown("<opaque>", Dialect::Posix, why));
-    }
+    ops.extend(evaluated::evaluated_later(script, &line));
     Classification::of_ops(ops, &positions, script)
-}
-
-/// Where bash evaluates a string as arithmetic — an array subscript in `$((x))`, `[[ x -eq
-/// 1 ]]`, `test -v`, `declare`, `let`, `printf -v`, `read` — a command substitution written
-/// inside quotes runs (`x='a[$(rm -rf src)]'; echo $((x))`). A line with such a string that
-/// has destructive words, and one of those contexts, is refused (issue 35, found by an
-/// outside review); a quoted `$(…)` anywhere else is only text.
-fn substitution_evaluated_later(script: &Script, source: &str) -> Option<&'static str> {
-    const CONTEXTS: &[&str] = &[
-        "$((",
-        "((",
-        "let ",
-        "declare",
-        "typeset",
-        "local ",
-        "readonly",
-        "export ",
-        "[[",
-        "test ",
-        "[ ",
-        "printf -v",
-        "read ",
-        "-eq",
-        "-ne",
-        "-lt",
-        "-le",
-        "-gt",
-        "-ge",
-        "-v ",
-        "]=",
-        "[$",
-    ];
-    let quoted = script.commands.iter().any(|command| {
-        command
-            .assignments
-            .iter()
-            .chain(&command.words)
-            .filter_map(agent_guard_lex::Word::literal_text)
-            .any(|text| (text.contains("$(") || text.contains('`')) && smells(&text))
-    });
-    (quoted && CONTEXTS.iter().any(|c| source.contains(c))).then_some(
-        "a command substitution inside a string bash may evaluate as arithmetic (an array \
-         subscript)",
-    )
 }
 
 /// Per-line state shared by the commands of one script.

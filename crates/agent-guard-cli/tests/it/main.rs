@@ -22,6 +22,7 @@ mod dialects;
 mod edit_corpus;
 mod edits;
 mod enospc;
+mod evaluated;
 mod evidence;
 mod example;
 mod failures;
