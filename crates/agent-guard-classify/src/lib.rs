@@ -61,8 +61,9 @@ pub struct Classification {
     /// The names the line's commands are found by through `PATH` (literal command words
     /// that are neither paths nor built-ins of the dialect, at any depth), in line order,
     /// each once. Where `PATH` finds them is the environment's fact: a workspace directory
-    /// first makes the line run the workspace's own program (issue 35, point 6).
-    pub looked_up: Vec<String>,
+    /// first makes the line run the workspace's own program (issue 35, point 6). Each name
+    /// comes with the dialect that looks it up (cmd searches the working directory first).
+    pub looked_up: Vec<(String, Dialect)>,
 }
 
 impl Classification {

@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use agent_guard_types::Dialect;
 
 thread_local! {
-    static NOTED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+    static NOTED: RefCell<Option<Vec<(String, Dialect)>>> = const { RefCell::new(None) };
 }
 
 /// Commands of the POSIX shells that are never looked up in `PATH` (special and regular
@@ -36,16 +36,17 @@ const CMD_BUILTINS: &[&str] = &[
     "shift", "start", "time", "title", "type", "ver", "verify", "vol",
 ];
 
-/// Notes that a command named `name` (a literal word, not a path) runs in `dialect`.
+/// Notes that a command named `name` (a literal word, not a path) runs in `dialect`
+/// (`cmd /c git` from PowerShell or POSIX looks `git` up as cmd does).
 pub(crate) fn note(name: &str, dialect: Dialect) {
     if name.is_empty() || name.contains(['/', '\\']) || builtin(name, dialect) {
         return;
     }
     NOTED.with(|noted| {
         if let Some(names) = noted.borrow_mut().as_mut()
-            && !names.iter().any(|n| n == name)
+            && !names.iter().any(|(n, d)| n == name && *d == dialect)
         {
-            names.push(name.to_owned());
+            names.push((name.to_owned(), dialect));
         }
     });
 }
@@ -62,7 +63,7 @@ fn builtin(name: &str, dialect: Dialect) -> bool {
 
 /// Runs `classify` while noting the names its commands are looked up by; returns its
 /// result and the names, in line order, each once. A nested call adds to the outer list.
-pub(crate) fn collect<T>(classify: impl FnOnce() -> T) -> (T, Vec<String>) {
+pub(crate) fn collect<T>(classify: impl FnOnce() -> T) -> (T, Vec<(String, Dialect)>) {
     let outer = NOTED.with(|noted| noted.borrow_mut().replace(Vec::new()));
     let result = classify();
     let names = NOTED.with(|noted| {
@@ -85,7 +86,11 @@ mod tests {
     use agent_guard_types::Dialect;
 
     fn looked_up(line: &str, dialect: Dialect) -> Vec<String> {
-        crate::classify(line, dialect).looked_up
+        crate::classify(line, dialect)
+            .looked_up
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
     }
 
     #[test]
@@ -117,5 +122,16 @@ mod tests {
         // Each name once, and nothing left behind for the next line.
         assert_eq!(looked_up("git a; git b", Dialect::Posix), ["git"]);
         assert_eq!(looked_up("true", Dialect::Posix), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_name_is_listed_with_the_dialect_that_looks_it_up() {
+        let cmd = |line: &str, dialect| crate::classify(line, dialect).looked_up;
+        let git_in_cmd = vec![("git".to_owned(), Dialect::Cmd)];
+        assert_eq!(cmd("start git status", Dialect::Cmd), git_in_cmd);
+        assert_eq!(cmd("start \"\" /b git status", Dialect::Cmd), git_in_cmd);
+        assert!(cmd("cmd /c git status", Dialect::Posix).contains(&git_in_cmd[0]));
+        assert!(cmd("cmd.exe /c 'git status'", Dialect::Posix).contains(&git_in_cmd[0]));
+        assert!(cmd("cmd /c git status", Dialect::PowerShell).contains(&git_in_cmd[0]));
     }
 }

@@ -19,14 +19,13 @@ const WORKSPACE_ON_PATH: &str = "PATH finds this program in the workspace: the c
 /// for `request`'s `PATH`, home and working directory; `root` opens the workspace, only when
 /// a suspect is found.
 pub(crate) fn found(
-    looked_up: &[String],
+    looked_up: &[(String, Dialect)],
     dialect: Dialect,
     request: &crate::CheckRequest,
     root: impl FnOnce() -> Option<std::path::PathBuf>,
 ) -> Vec<OpSpec> {
     let suspects = agent_guard_world::suspect_programs(
         looked_up,
-        dialect,
         request.env.path.as_deref(),
         &request.cwd,
         request.env.home.as_deref().map(Path::new),

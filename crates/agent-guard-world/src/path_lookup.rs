@@ -25,7 +25,10 @@ pub struct FoundProgram {
 
 /// The extensions cmd and PowerShell try after a name without one (`PATHEXT`'s defaults
 /// that run programs).
-const WINDOWS_EXTENSIONS: &[&str] = &["com", "exe", "bat", "cmd", "COM", "EXE", "BAT", "CMD"];
+const WINDOWS_EXTENSIONS: &[&str] = &[
+    "com", "exe", "bat", "cmd", "vbs", "vbe", "js", "jse", "wsf", "wsh", "msc", "COM", "EXE",
+    "BAT", "CMD", "VBS", "VBE", "JS", "JSE", "WSF", "WSH", "MSC",
+];
 
 /// For each of `names` (a line's [looked-up names]), the file a search of `path` (the
 /// environment's `PATH`; cmd searches `cwd` first) finds, when the search reaches it through
@@ -35,8 +38,7 @@ const WINDOWS_EXTENSIONS: &[&str] = &["com", "exe", "bat", "cmd", "COM", "EXE", 
 ///
 /// [looked-up names]: https://docs.rs/agent-guard-classify
 pub fn suspect_programs(
-    names: &[String],
-    dialect: Dialect,
+    names: &[(String, Dialect)],
     path: Option<&OsStr>,
     cwd: &Path,
     home: Option<&Path>,
@@ -45,9 +47,6 @@ pub fn suspect_programs(
         return Vec::new();
     }
     let mut dirs: Vec<(PathBuf, bool)> = Vec::new();
-    if dialect == Dialect::Cmd {
-        dirs.push((cwd.to_path_buf(), true));
-    }
     if let Some(path) = path {
         for entry in std::env::split_paths(path) {
             let absolute = entry.is_absolute();
@@ -56,15 +55,28 @@ pub fn suspect_programs(
             dirs.push((dir, suspect));
         }
     }
-    let Some(last) = dirs.iter().rposition(|(_, suspect)| *suspect) else {
+    // Past the last directory that may be the workspace's, nothing is a suspect.
+    let last = dirs
+        .iter()
+        .rposition(|(_, suspect)| *suspect)
+        .map_or(0, |l| l + 1);
+    dirs.truncate(last);
+    let cmd = names.iter().any(|(_, dialect)| *dialect == Dialect::Cmd);
+    if dirs.is_empty() && !cmd {
         return Vec::new();
-    };
-    dirs.truncate(last + 1);
+    }
+    found(names, &dirs, cwd)
+}
+
+/// The suspects among `names` searched in `dirs` (cmd's names in `cwd` first).
+fn found(names: &[(String, Dialect)], dirs: &[(PathBuf, bool)], cwd: &Path) -> Vec<FoundProgram> {
+    let here = [(cwd.to_path_buf(), true)];
     names
         .iter()
-        .filter_map(|name| {
-            let (dir, file) = dirs.iter().find_map(|(dir, suspect)| {
-                runnable(dir, name, dialect).map(|f| ((dir, *suspect), f))
+        .filter_map(|(name, dialect)| {
+            let first: &[(PathBuf, bool)] = if *dialect == Dialect::Cmd { &here } else { &[] };
+            let (dir, file) = first.iter().chain(dirs).find_map(|(dir, suspect)| {
+                runnable(dir, name, *dialect).map(|f| ((dir, *suspect), f))
             })?;
             dir.1.then(|| FoundProgram {
                 name: name.clone(),
@@ -139,8 +151,8 @@ mod tests {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
-    fn names(list: &[&str]) -> Vec<String> {
-        list.iter().map(|n| (*n).to_owned()).collect()
+    fn names(list: &[&str], dialect: Dialect) -> Vec<(String, Dialect)> {
+        list.iter().map(|n| ((*n).to_owned(), dialect)).collect()
     }
 
     #[test]
@@ -158,8 +170,7 @@ mod tests {
         let path = |entries: &[&Path]| std::env::join_paths(entries).unwrap();
         let found = |entries: &[&Path], list: &[&str]| {
             suspect_programs(
-                &names(list),
-                Dialect::Posix,
+                &names(list, Dialect::Posix),
                 Some(&path(entries)),
                 &ws.join("src"),
                 Some(&home),
@@ -196,20 +207,30 @@ mod tests {
         std::fs::create_dir_all(&ws).unwrap();
         std::fs::write(ws.join("git.bat"), "@del /s /q src\n").unwrap();
         let path = std::env::join_paths([&system]).unwrap();
-        let found = |dialect| {
+        let found = |name: &str, dialect| {
             suspect_programs(
-                &names(&["git"]),
-                dialect,
+                &names(&[name], dialect),
                 Some(&path),
                 &ws,
                 Some(root.path()),
             )
         };
-        assert_eq!(found(Dialect::Cmd).len(), 1);
-        assert!(found(Dialect::Cmd)[0].path.ends_with("git.bat"));
+        assert_eq!(found("git", Dialect::Cmd).len(), 1);
+        assert!(found("git", Dialect::Cmd)[0].path.ends_with("git.bat"));
         assert!(
-            found(Dialect::PowerShell).is_empty(),
+            found("git", Dialect::PowerShell).is_empty(),
             "PowerShell does not search it"
+        );
+        // Every extension of PATHEXT that runs something: Windows Script Host's too.
+        for script in ["npm.vbs", "node.js", "tsc.wsf", "gh.JSE", "mmc.msc"] {
+            std::fs::write(ws.join(script), "").unwrap();
+            let name = script.split('.').next().unwrap();
+            assert_eq!(found(name, Dialect::Cmd).len(), 1, "{script}");
+        }
+        // With no PATH at all, cmd still searches the working directory.
+        assert_eq!(
+            suspect_programs(&names(&["git"], Dialect::Cmd), None, &ws, None).len(),
+            1
         );
     }
 
@@ -220,8 +241,7 @@ mod tests {
         let path = std::env::join_paths(["/usr/bin", "/bin", "/home/u/.cargo/bin"]).unwrap();
         assert!(
             suspect_programs(
-                &names(&["git"]),
-                Dialect::Posix,
+                &names(&["git"], Dialect::Posix),
                 Some(&path),
                 Path::new("/home/u/project"),
                 Some(Path::new("/home/u"))

@@ -7,6 +7,7 @@
 
 mod copy;
 mod del_rd;
+mod glued;
 
 use agent_guard_lex::{Script, SimpleCommand};
 use agent_guard_types::{Dialect, OpSpec};
@@ -67,7 +68,7 @@ fn command_ops(
         let Some(word) = command.words.get(start) else {
             return Vec::new();
         };
-        let toks = windows::tokens(word, BUILTIN);
+        let toks = glued::unglue(windows::tokens(word, BUILTIN));
         let Some(head) = toks.first() else {
             start += 1;
             continue;
@@ -86,7 +87,7 @@ fn command_ops(
         }
         break (toks, text);
     };
-    // `del.\x` is the builtin with its argument glued on, not a path.
+    // `del(x`: a deleter glued to a character `glued` does not split is not a path.
     if windows::names_own_program(&head_text) && !glued_deleter(&head_text) {
         return vec![crate::noop::opaque(
             &head_text,
@@ -222,18 +223,6 @@ fn by_name(
     }
 }
 
-/// `del.`, `rd\x`, `erase+x`: cmd ends a builtin's name at such characters and runs it, so a
-/// deleter glued to what follows is an unknown op.
-fn glued_deleter(head: &str) -> bool {
-    let lowered = head.to_ascii_lowercase();
-    DELETERS.iter().any(|verb| {
-        lowered
-            .strip_prefix(verb)
-            .and_then(|rest| rest.chars().next())
-            .is_some_and(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-    })
-}
-
 /// The host's arguments: the pieces glued to its name (`cmd/c`), then its words. The word
 /// that starts the nested command (after `/c`, `/k`, `/r`, or glued to one) also carries the
 /// command line from there on as cmd passes it on (carets removed, quotes kept); computing it
@@ -293,6 +282,18 @@ fn uncaret(raw: &str) -> String {
         }
     }
     out
+}
+
+/// `del(x`, `erase@x`: cmd ends a builtin's name at such characters and runs it, so a
+/// deleter glued to what follows (where [`glued::unglue`] does not split it) is not a path.
+fn glued_deleter(head: &str) -> bool {
+    let lowered = head.to_ascii_lowercase();
+    DELETERS.iter().any(|verb| {
+        lowered
+            .strip_prefix(verb)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+    })
 }
 
 #[cfg(test)]

@@ -61,7 +61,9 @@ fn switches_after_targets_and_glued_forms() {
     assert_eq!(targets("rd/s/q build"), ["build"]);
     assert!(ops("rd/s/q build")[0].recursive);
     assert_eq!(targets("del a.txt,b.txt"), ["a.txt", "b.txt"]);
-    assert_eq!(kinds("del.x"), [OpKind::Unknown]);
+    // cmd ends the builtin's name at `.`: `del.x` deletes `.x` (Wine's cmd.exe does).
+    assert_eq!(targets("del.x"), [".x"]);
+    assert_eq!(kinds("del(x"), [OpKind::Unknown]);
     // Not `del`: a batch script, whose effects only show when it runs (checkpointed).
     assert_eq!(kinds("delete.bat x"), [OpKind::OpaqueProgram]);
 }

@@ -244,8 +244,12 @@ const POWERSHELL: &[&str] = &[
 pub(crate) fn starts_nothing(args: &[Tok], dialect: Dialect) -> bool {
     args.iter()
         .filter_map(Tok::literal)
-        .find(|t| !t.starts_with(['/', '-']))
-        .is_some_and(|program| changes_nothing(&super::program_name(program), &[], dialect))
+        .find(|t| !t.starts_with(['/', '-']) && !t.is_empty())
+        .is_some_and(|program| {
+            // `start git` looks `git` up as cmd does: the working directory first.
+            crate::looked_up::note(program, Dialect::Cmd);
+            changes_nothing(&super::program_name(program), &[], dialect)
+        })
 }
 
 /// Returns `true` if `name` (lower-cased, as `program_name` gives it) run with `args` in

@@ -185,3 +185,56 @@ fn a_batch_file_in_the_working_directory_is_the_program_cmd_runs() {
     assert!(env.ag(&["undo", "--json"]).status.success());
     assert_eq!(snapshot(ws, &["**"]), before);
 }
+
+/// `start` and `cmd /c` look their program up as cmd does, in the working directory first
+/// (issue 35, from the second outside review): `start /b /wait git status` and `cmd /c git
+/// status` run the workspace's `git.bat`. Both are checkpointed, run by Wine's cmd.exe,
+/// and undone.
+#[test]
+fn start_and_cmd_c_find_the_batch_file_in_the_working_directory() {
+    if !wine_runs() {
+        return;
+    }
+    for line in ["start /b /wait git status", "cmd /c git status"] {
+        let env = TestEnv::new();
+        let ws = env.ws();
+        std::fs::write(ws.join("git.bat"), "@rd /s /q src\r\n").unwrap();
+        let before = snapshot(ws, &["**"]);
+        let (exit, report) = crate::support::enforce_in(&env, "cmd", line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
+        run_cmd(ws, line);
+        assert!(!ws.join("src").exists(), "{line}: cmd.exe ran git.bat");
+        assert!(env.ag(&["undo", "--json"]).status.success());
+        assert_eq!(snapshot(ws, &["**"]), before, "{line}");
+    }
+}
+
+/// cmd ends a builtin's name at `.` or `\`: `cd.claude` enters `.claude`, and the delete
+/// after it reaches a hook file (issue 35, from the second outside review). The guard
+/// refuses the lines; Wine's cmd.exe shows each one is live.
+#[test]
+fn a_cd_glued_to_its_directory_is_followed() {
+    if !wine_runs() {
+        return;
+    }
+    for line in [
+        "cd.claude & del settings.json",
+        "pushd.claude && del /q settings.json",
+        "chdir.claude & echo {} > settings.json",
+    ] {
+        let env = TestEnv::new();
+        let ws = env.ws();
+        std::fs::create_dir_all(ws.join(".claude")).unwrap();
+        std::fs::write(ws.join(".claude/settings.json"), "{\"hooks\": {}}\n").unwrap();
+        let (exit, report) = crate::support::enforce_in(&env, "cmd", line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(report["code"], "BLOCK_SELF_PROTECTION", "{line}: {report}");
+        run_cmd(ws, line);
+        let after = std::fs::read_to_string(ws.join(".claude/settings.json")).unwrap_or_default();
+        assert_ne!(
+            after, "{\"hooks\": {}}\n",
+            "{line}: cmd.exe changed the hook file"
+        );
+    }
+}
