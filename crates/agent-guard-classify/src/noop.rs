@@ -344,6 +344,12 @@ pub(crate) fn only_queries(program: &str, args: &[Arg]) -> bool {
             let option = t.trim_start_matches('-');
             t.starts_with('-') && (option.starts_with('w') || option.starts_with('u'))
         }),
+        // `check --enforce` (and a harness's hook, which enforces) carries out the
+        // compensation: a relocation takes the targets out of the workspace, into whatever
+        // store the environment names (`AGENT_GUARD_TRASH=…`).
+        ["check", rest @ ..] if program == "agent-guard" => !rest
+            .iter()
+            .any(|t| t.starts_with("--enforce") || t.starts_with("--harness")),
         [first, ..] => QUERIES
             .iter()
             .any(|(name, queries)| *name == program && queries.contains(first)),

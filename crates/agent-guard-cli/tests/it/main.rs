@@ -28,6 +28,7 @@ mod example;
 mod failures;
 mod git;
 mod git_guard_tree;
+mod guard_commands;
 mod hardening;
 mod history;
 mod hooks;
