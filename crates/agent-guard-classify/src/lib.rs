@@ -27,6 +27,7 @@ mod git;
 mod guard_verbs;
 mod hosts;
 mod inline_code;
+mod listed;
 mod looked_up;
 mod metadata;
 mod noop;

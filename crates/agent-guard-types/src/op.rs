@@ -347,6 +347,10 @@ pub struct OpSpec {
     /// revision): each commit, and what of it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tree_sources: Vec<crate::TreeSource>,
+    /// For a program that writes the paths a file it is handed names (a patch, an archive):
+    /// that file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed_writes: Option<crate::ListedWrites>,
 }
 
 impl OpSpec {
@@ -378,6 +382,7 @@ impl OpSpec {
             in_compound_line: false,
             cd: Vec::new(),
             tree_sources: Vec::new(),
+            listed_writes: None,
         }
     }
 

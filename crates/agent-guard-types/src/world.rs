@@ -113,6 +113,15 @@ pub trait World {
         let _ = dir;
         false
     }
+
+    /// The paths the patch or archive `listed` names, as written in it (before any leading
+    /// components are stripped), read from `base`; `None` when the file cannot be read or
+    /// listed (a stream, a variable, a missing file, an archive `tar` cannot list). A world
+    /// that cannot look (the default) reads nothing.
+    fn listed_paths(&self, listed: &crate::ListedWrites, base: &Path) -> Option<Vec<String>> {
+        let _ = (listed, base);
+        None
+    }
 }
 
 /// The guard files a git command would change by writing a commit into the work tree (see

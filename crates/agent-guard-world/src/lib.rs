@@ -72,6 +72,7 @@ mod facts;
 mod guard_git;
 mod guard_tree;
 mod ignore;
+mod listed;
 mod path_lookup;
 mod protect;
 mod reach;

@@ -248,6 +248,14 @@ impl World for RealWorld {
         crate::guard_tree::guard_files_committed(self, dir)
     }
 
+    fn listed_paths(
+        &self,
+        listed: &agent_guard_types::ListedWrites,
+        base: &Path,
+    ) -> Option<Vec<String>> {
+        crate::listed::paths(listed, base)
+    }
+
     fn trash(&self) -> &Path {
         &self.trash
     }

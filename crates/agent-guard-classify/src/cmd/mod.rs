@@ -150,7 +150,10 @@ fn command_ops(
         .cloned()
         .chain(words.iter().map(windows::whole))
         .collect();
-    by_name(&name, &head_text, &args, command, line)
+    let mut ops = by_name(&name, &head_text, &args, command, line);
+    let probe: Vec<crate::args::Arg> = args.iter().map(Tok::probe_arg).collect();
+    crate::listed::attach(&name, &probe, command, &mut ops);
+    ops
 }
 
 /// Classifies a command by its (lowercased) name `name`, spelled `head_text`, and its

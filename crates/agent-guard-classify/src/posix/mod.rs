@@ -255,13 +255,12 @@ fn run(
                 || unwrapped.assigned.iter().any(|n| git::is_context_env(n)),
             ..call
         };
-        named(
-            name_arg,
-            &args[unwrapped.start + 1..],
-            call,
-            line,
-            positions,
-        )
+        let rest = &args[unwrapped.start + 1..];
+        let mut found = named(name_arg, rest, call, line, positions);
+        if let Some(program) = name_arg.known() {
+            crate::listed::attach(program, rest, call.command, &mut found);
+        }
+        found
     };
     let from_find = xargs_from_find(args, &unwrapped, call, line);
     for op in &mut found {

@@ -189,7 +189,10 @@ fn words(
             .source
             .get(first.span.start..)
             .is_some_and(|t| t.starts_with(['\'', '"', '@']));
-    by_name(&name, &toks, command, piped, expression, line)
+    let mut ops = by_name(&name, &toks, command, piped, expression, line);
+    let probe: Vec<crate::args::Arg> = toks.iter().map(Tok::probe_arg).collect();
+    crate::listed::attach(&name, &probe, command, &mut ops);
+    ops
 }
 
 /// A command that hands its arguments to another shell or interpreter (`cmd /c …`,

@@ -457,6 +457,15 @@ pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
 pub(crate) fn native_writer(name: &str, args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
     let probe: Vec<Arg> = args.iter().map(Tok::probe_arg).collect();
     let mut ops = crate::writes::posix(name, &probe);
+    // `tar -xf a.tar` writes what the archive holds: a program the guard does not model
+    // (it was a no-op here, as no modelled write was found).
+    if ops.is_empty() && !crate::noop::changes_nothing(name, &probe) {
+        ops.push(crate::noop::opaque(
+            name,
+            dialect,
+            "it writes what its input names (an archive's members)",
+        ));
+    }
     for op in &mut ops {
         op.dialect = dialect;
         for target in &mut op.targets {

@@ -39,7 +39,11 @@ fn the_read_only_verbs_change_nothing_and_are_free() {
         assert_eq!((exit, &report["code"]), (0, &"ALLOW_NOOP".into()), "{line}");
         let run = sh(&env, line);
         assert!(run.status.success(), "{line}: {run:?}");
-        assert_eq!(snapshot(env.ws(), &["**"]), before, "{line} changed the workspace");
+        assert_eq!(
+            snapshot(env.ws(), &["**"]),
+            before,
+            "{line} changed the workspace"
+        );
     }
 }
 
@@ -55,7 +59,10 @@ fn check_enforce_run_by_the_agent_is_checkpointed_and_undone() {
         assert_eq!(exit, 0, "{line}: {report}");
         assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
         sh(&env, line);
-        assert!(!env.ws().join("src").exists(), "{line}: the relocation took src away");
+        assert!(
+            !env.ws().join("src").exists(),
+            "{line}: the relocation took src away"
+        );
         env.ag_ok(&["undo", "--json"]);
         assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: undone");
     }
@@ -63,7 +70,11 @@ fn check_enforce_run_by_the_agent_is_checkpointed_and_undone() {
 
 #[test]
 fn script_truncates_its_typescript_and_the_old_file_comes_back() {
-    if std::process::Command::new("script").arg("--version").output().is_err() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         assert!(
             std::env::var_os("CI").is_none(),
             "script (util-linux's bsdutils) is not installed"
@@ -78,7 +89,11 @@ fn script_truncates_its_typescript_and_the_old_file_comes_back() {
     assert_eq!(exit, 0, "{report}");
     assert_eq!(report["code"], "SNAPSHOT_OVERWRITE", "{report}");
     sh(&env, line);
-    assert_ne!(env.read("notes.txt"), "the notes\n", "script wrote its typescript");
+    assert_ne!(
+        env.read("notes.txt"),
+        "the notes\n",
+        "script wrote its typescript"
+    );
     env.ag_ok(&["undo", "--json"]);
     assert_eq!(snapshot(env.ws(), &["*"]), before);
 }

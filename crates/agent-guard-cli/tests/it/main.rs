@@ -36,6 +36,7 @@ mod human;
 mod ignored;
 mod install;
 mod kill;
+mod listed_writes;
 mod mode;
 mod moves;
 mod overwrite;

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use agent_guard_types::{
-    GuardFileState, OpKind, OpSpec, PathSpec, Protected, ReasonCode, Target, Verdict, World,
+    GuardFileState, ListedWrites, OpKind, OpSpec, PathSpec, Protected, ReasonCode, Target, Verdict,
+    World,
 };
 
 use crate::PolicyContext;
@@ -47,6 +48,11 @@ pub(crate) fn verdict(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Op
 
 /// The first guard file `op` would change, if any.
 fn guarded(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathSpec> {
+    if let Some(listed) = &op.listed_writes
+        && let Some(spec) = listed_guard_file(listed, op, ctx, world)
+    {
+        return Some(spec);
+    }
     if !matches!(
         op.kind,
         OpKind::FsDelete
@@ -81,6 +87,46 @@ fn guarded(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<PathSp
             .filter(|(spec, removes)| !removes || spec.glob || spec.exists())
             .map(|(spec, _)| spec)
             .find(|spec| applies(std::slice::from_ref(spec)))
+    })
+}
+
+/// The first guard file among the paths a patch or an archive names (`git apply evil.diff`,
+/// `tar xf hooks.tar`), read by the world. A patch strips any number of leading components
+/// (`-pN`, git's `a/` and `b/`), so every tail of each name counts; so does every directory
+/// the op writes into (`-C`, `-d`, `--directory`), from where the line is at that point.
+fn listed_guard_file(
+    listed: &ListedWrites,
+    op: &OpSpec,
+    ctx: &PolicyContext,
+    world: &dyn World,
+) -> Option<PathSpec> {
+    let base = after_cd(op, ctx, world).unwrap_or_else(|| ctx.cwd.clone());
+    let into = match &listed.into {
+        Some(dir) if dir.opaque.is_none() => {
+            let spec = world.path(dir, &base);
+            spec.physical
+                .or(spec.resolved)
+                .unwrap_or_else(|| base.clone())
+        }
+        _ => base.clone(),
+    };
+    // `patch -d DIR -i FILE` reads FILE in DIR; `git apply --directory` and `tar -f` here.
+    let names = world
+        .listed_paths(listed, &base)
+        .or_else(|| world.listed_paths(listed, &into))?;
+    names.iter().find_map(|name| {
+        let parts: Vec<&str> = name
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .collect();
+        (0..parts.len()).find_map(|skip| {
+            let target = Target {
+                text: parts[skip..].join("/"),
+                ..Target::default()
+            };
+            let spec = world.path(&target, &into);
+            applies(std::slice::from_ref(&spec)).then_some(spec)
+        })
     })
 }
 

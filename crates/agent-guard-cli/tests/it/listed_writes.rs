@@ -1,0 +1,121 @@
+//! Patches and archives name the paths they write (issue 35): `git apply evil.diff`, `patch
+//! -p1 < evil.diff`, `tar xf hooks.tar` or `unzip hooks.zip` over a hook file is refused like
+//! a write of it, and each refused line is shown to be live by running it afterwards; a
+//! patch or an archive that writes only ordinary files is checkpointed, applied for real and
+//! undone byte for byte.
+
+use std::process::Command;
+
+use crate::support::{TestEnv, enforce, snapshot};
+
+const HOOKS: &str = "{\"hooks\": {\"PreToolUse\": []}}\n";
+
+const EVIL_DIFF: &str = "diff --git a/.claude/settings.json b/.claude/settings.json\n\
+--- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@ -1 +1 @@\n\
+-{\"hooks\": {\"PreToolUse\": []}}\n+{\"disableAllHooks\": true}\n";
+
+const OK_DIFF: &str = "--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1 +1 @@\n-fn main() {}\n+fn main() { println!(\"patched\"); }\n";
+
+fn run(env: &TestEnv, program: &str, args: &[&str]) {
+    let status = env.std_cmd(program).args(args).status().unwrap();
+    assert!(status.success(), "{program} {args:?}");
+}
+
+/// A workspace with a hook file, and a patch, a tar and a zip that rewrite it.
+fn workspace() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(".claude/settings.json", HOOKS);
+    run(&env, "git", &["add", "-A"]);
+    run(
+        &env,
+        "git",
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "hooks",
+        ],
+    );
+    env.write("evil.diff", EVIL_DIFF);
+    env.write("ok.diff", OK_DIFF);
+    let staging = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(staging.path().join(".claude")).unwrap();
+    std::fs::write(
+        staging.path().join(".claude/settings.json"),
+        "{\"disableAllHooks\": true}\n",
+    )
+    .unwrap();
+    std::fs::write(staging.path().join("notes.txt"), "from the archive\n").unwrap();
+    let tar = |name: &str, member: &str| {
+        let status = Command::new("tar")
+            .args(["-cf"])
+            .arg(env.ws().join(name))
+            .args(["-C"])
+            .arg(staging.path())
+            .arg(member)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    tar("hooks.tar", ".claude");
+    tar("ok.tar", "notes.txt");
+    let status = Command::new("zip")
+        .args(["-qr"])
+        .arg(env.ws().join("hooks.zip"))
+        .arg(".claude")
+        .current_dir(staging.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    env
+}
+
+#[test]
+fn a_patch_or_an_archive_over_a_hook_file_is_refused() {
+    for line in [
+        "git apply evil.diff",
+        "patch -p1 < evil.diff",
+        "patch -p1 -i evil.diff",
+        "tar xf hooks.tar",
+        "tar -x -f hooks.tar",
+        "unzip -o hooks.zip",
+        "cd src && patch -d .. -p1 -i evil.diff",
+    ] {
+        let env = workspace();
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(report["code"], "BLOCK_SELF_PROTECTION", "{line}: {report}");
+        assert_eq!(env.read(".claude/settings.json"), HOOKS, "{line}");
+        // The line is live: run anyway, it rewrites the hook file.
+        env.std_cmd("sh").args(["-c", line]).output().unwrap();
+        assert_ne!(
+            env.read(".claude/settings.json"),
+            HOOKS,
+            "{line} ran and changed it"
+        );
+    }
+}
+
+#[test]
+fn a_patch_or_an_archive_of_ordinary_files_is_checkpointed_and_undone() {
+    for line in ["git apply ok.diff", "patch -p1 < ok.diff", "tar xf ok.tar"] {
+        let env = workspace();
+        env.write("notes.txt", "the notes\n");
+        let before = snapshot(env.ws(), &["**"]);
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
+        let output = env.std_cmd("sh").args(["-c", line]).output().unwrap();
+        assert!(output.status.success(), "{line}: {output:?}");
+        assert_ne!(
+            snapshot(env.ws(), &["**"]),
+            before,
+            "{line} changed something"
+        );
+        env.ag_ok(&["undo", "--json"]);
+        assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: undone");
+    }
+}
