@@ -4,16 +4,17 @@
 //! A command the guard lets run could leave a symbolic link where the audit log, the
 //! manifest or a lock will be opened (into the user's shell startup file, say), a FIFO that
 //! blocks the open, or a directory of someone else's. So every state file is opened with
-//! `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC` and then checked by its descriptor: a regular file
-//! owned by the user running the guard. A state directory is checked with `lstat` before it
+//! `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`, relative to a descriptor of its directory that
+//! was checked first (a directory of the user's), and then checked by its own descriptor: a
+//! regular file owned by the user running the guard. A state directory is checked with `lstat` before it
 //! is used: a real directory (not a link to one) of the same owner. Whatever fails is an
 //! error that names the path and says what to do; the guard never opens it.
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+use std::fs::File;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
-use rustix::fs::OFlags;
+use rustix::fs::{Mode, OFlags};
 
 /// How a state file is opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,35 +92,68 @@ impl From<StateError> for std::io::Error {
 /// [`StateError`] (as an [`std::io::Error`] of kind `InvalidInput`) for a link, a file of
 /// another kind or another owner.
 pub fn open_file(path: &Path, access: Access) -> std::io::Result<File> {
-    let mut options = OpenOptions::new();
-    match access {
-        Access::Read => options.read(true),
-        Access::Append => options.read(true).append(true).create(true),
-        Access::Update => options.read(true).write(true).create(true),
-        Access::Truncate => options.write(true).create(true).truncate(true),
-    };
-    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let mut flags = OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     // Truncating on open would act before the check below: truncate after it instead.
-    if access == Access::Truncate {
-        options.truncate(false);
-    }
-    let file = options
-        .mode(0o600)
-        .custom_flags(flags.bits().cast_signed())
-        .open(path)
-        .map_err(|error| match error.raw_os_error() {
-            Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => StateError::Link {
-                path: path.display().to_string(),
+    flags |= match access {
+        Access::Read => OFlags::RDONLY,
+        Access::Append => OFlags::RDWR | OFlags::APPEND | OFlags::CREATE,
+        Access::Update => OFlags::RDWR | OFlags::CREATE,
+        Access::Truncate => OFlags::WRONLY | OFlags::CREATE,
+    };
+    let (dir, name) = verified_parent(path)?;
+    let fd =
+        rustix::fs::openat(&dir, name, flags, Mode::from_raw_mode(0o600)).map_err(|errno| {
+            if errno == rustix::io::Errno::LOOP {
+                StateError::Link {
+                    path: path.display().to_string(),
+                }
+                .into()
+            } else {
+                std::io::Error::from(errno)
             }
-            .into(),
-            _ => error,
         })?;
+    let file = File::from(fd);
     let metadata = file.metadata()?;
     check(path, &metadata, false)?;
     if access == Access::Truncate {
         file.set_len(0)?;
     }
     Ok(file)
+}
+
+/// The directory that holds the state file at `path`, opened (`O_PATH`) and checked by its
+/// descriptor (a directory of the user running the guard), and the file's name in it: the
+/// file is then opened relative to that descriptor, so the directory the check saw is the
+/// one the file is opened in. The directory itself may be reached through a link (a store
+/// the user placed on another disk); the entries below a store's root are checked with
+/// [`check_entry`] before a writer takes its lock.
+fn verified_parent(path: &Path) -> std::io::Result<(rustix::fd::OwnedFd, &std::ffi::OsStr)> {
+    let name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} names no file", path.display()),
+        )
+    })?;
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let dir = rustix::fs::open(
+        parent,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let stat = rustix::fs::fstat(&dir)?;
+    let user = rustix::process::geteuid().as_raw();
+    if stat.st_uid != user {
+        return Err(StateError::ForeignOwner {
+            path: parent.display().to_string(),
+            owner: stat.st_uid,
+            user,
+        }
+        .into());
+    }
+    Ok((dir, name))
 }
 
 /// Checks the state directory at `dir`, when it exists: a real directory, not a link to
@@ -293,6 +327,34 @@ mod tests {
         assert!(check_dir(&sub).is_ok());
         assert!(check_dir(&dir.path().join("missing")).is_ok());
         assert!(check_entry(&sub, false).is_err());
+    }
+
+    #[test]
+    fn the_directory_is_checked_by_its_descriptor_before_the_file_is_opened_in_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // A store root the user linked to another disk is followed.
+        let disk = dir.path().join("disk");
+        std::fs::create_dir(&disk).unwrap();
+        let root = dir.path().join("store");
+        std::os::unix::fs::symlink(&disk, &root).unwrap();
+        drop(open_file(&root.join("lock"), Access::Update).unwrap());
+        assert!(disk.join("lock").is_file());
+        // Another user's directory is not used, when this test can make one.
+        if rustix::process::geteuid().is_root() {
+            let foreign = dir.path().join("foreign");
+            std::fs::create_dir(&foreign).unwrap();
+            std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)).unwrap();
+            let error = open_file(&foreign.join("manifest.jsonl"), Access::Append).unwrap_err();
+            assert!(
+                error.to_string().contains("belongs to user 65534"),
+                "{error}"
+            );
+            assert!(!foreign.join("manifest.jsonl").exists());
+        }
+        // A file where the directory belongs is no directory.
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(open_file(&file.join("lock"), Access::Update).is_err());
     }
 
     #[test]

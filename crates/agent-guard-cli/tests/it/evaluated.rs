@@ -5,7 +5,7 @@
 //! judged by what it runs, however it is spelled. Each line is checked with `check
 //! --enforce` and, when allowed, run for real by `bash`.
 
-use crate::support::{TestEnv, enforce, snapshot};
+use crate::support::{TestEnv, enforce, undone_after_run};
 
 /// What the file the agent wrote earlier holds: an array subscript that deletes `src/`.
 const PAYLOAD: &str = "a[$(rm -rf src)]\n";
@@ -44,18 +44,13 @@ const BUILT: &[&str] = &[
 #[test]
 fn a_value_read_at_run_time_into_arithmetic_is_checkpointed_and_undone() {
     for line in BUILT {
-        let env = workspace();
-        let before = snapshot(env.ws(), &["**"]);
-        let (exit, report) = enforce(&env, line);
-        assert_eq!(exit, 0, "{line}: {report}");
-        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
-        bash(&env, line);
-        assert!(
-            !env.ws().join("src").exists(),
-            "{line}: bash ran the subscript"
+        undone_after_run(
+            &workspace(),
+            line,
+            "SNAPSHOT_CHECKPOINT",
+            |env| bash(env, line),
+            |env| !env.ws().join("src").exists(),
         );
-        env.ag_ok(&["undo", "--json"]);
-        assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: undone");
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::support::{TestEnv, enforce, snapshot};
+use crate::support::{TestEnv, enforce, snapshot, undone_after_run};
 
 /// Runs `line` with `sh` in the workspace, the guard's binary first on `PATH`.
 fn sh(env: &TestEnv, line: &str) -> std::process::Output {
@@ -53,18 +53,13 @@ fn check_enforce_run_by_the_agent_is_checkpointed_and_undone() {
         "agent-guard check --enforce 'rm -rf src'",
         "AGENT_GUARD_TRASH=\"$TMPDIR/elsewhere-$$\" agent-guard check --enforce 'rm -rf src'",
     ] {
-        let env = TestEnv::new();
-        let before = snapshot(env.ws(), &["**"]);
-        let (exit, report) = enforce(&env, line);
-        assert_eq!(exit, 0, "{line}: {report}");
-        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
-        sh(&env, line);
-        assert!(
-            !env.ws().join("src").exists(),
-            "{line}: the relocation took src away"
+        undone_after_run(
+            &TestEnv::new(),
+            line,
+            "SNAPSHOT_CHECKPOINT",
+            |env| drop(sh(env, line)),
+            |env| !env.ws().join("src").exists(),
         );
-        env.ag_ok(&["undo", "--json"]);
-        assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: undone");
     }
 }
 

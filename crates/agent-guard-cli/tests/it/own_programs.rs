@@ -6,7 +6,7 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 
-use crate::support::{TestEnv, enforce, snapshot};
+use crate::support::{TestEnv, snapshot, undone_after_run};
 
 /// What the workspace's impostors do: delete and overwrite, whatever they are called.
 const IMPOSTOR: &str = "#!/bin/sh\nrm -rf src\necho gone > notes.txt\n";
@@ -45,23 +45,23 @@ const LINES: &[&str] = &[
 #[test]
 fn a_workspace_program_is_checkpointed_and_undone_whatever_its_name() {
     for line in LINES {
-        let env = workspace();
-        let before = snapshot(env.ws(), &["**"]);
-        let (exit, report) = enforce(&env, line);
-        assert_eq!(exit, 0, "{line}: {report}");
-        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
-        let status = std::process::Command::new("sh")
-            .args(["-c", line])
-            .current_dir(env.ws())
-            .env("PATH", "/usr/bin:/bin")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "{line}");
-        assert!(!env.ws().join("src").exists(), "{line}: the impostor ran");
-        env.ag_ok(&["undo", "--json"]);
-        assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: undone");
+        undone_after_run(
+            &workspace(),
+            line,
+            "SNAPSHOT_CHECKPOINT",
+            |env| {
+                let status = std::process::Command::new("sh")
+                    .args(["-c", line])
+                    .current_dir(env.ws())
+                    .env("PATH", "/usr/bin:/bin")
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .unwrap();
+                assert!(status.success(), "{line}");
+            },
+            |env| !env.ws().join("src").exists(),
+        );
     }
 }
 

@@ -351,3 +351,24 @@ pub fn pty(env: &TestEnv, args: &[&str], input: &str, extra: &[(&str, &str)]) ->
         text: String::from_utf8_lossy(&output.stdout).replace("\r\n", "\n"),
     }
 }
+
+/// The round trip of a line the guard checkpoints: `check --enforce` must answer `code`
+/// (exit 0) and change nothing; `run` then runs the line for real, `ran` says whether it did
+/// what it does (the proof that the test exercised something); one `undo` must bring the
+/// workspace back byte for byte (every file's times too when `times` is `["**"]`).
+pub fn undone_after_run(
+    env: &TestEnv,
+    line: &str,
+    code: &str,
+    run: impl FnOnce(&TestEnv),
+    ran: impl FnOnce(&TestEnv) -> bool,
+) {
+    let before = snapshot(env.ws(), &["**"]);
+    let (exit, report) = enforce(env, line);
+    assert_eq!(exit, 0, "{line}: {report}");
+    assert_eq!(report["code"], code, "{line}: {report}");
+    run(env);
+    assert!(ran(env), "{line}: the real run did not do what it does");
+    env.ag_ok(&["undo", "--json"]);
+    assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: undone");
+}
