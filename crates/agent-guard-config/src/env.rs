@@ -56,6 +56,9 @@ pub struct EnvSnapshot {
     pub qwen_home: Option<OsString>,
     /// `PATH`: where a program named without a path is found.
     pub path: Option<OsString>,
+    /// git's configuration from the environment ([`env_vars::GIT_CONFIG`] and the
+    /// `GIT_CONFIG_KEY_<n>` it counts), by name, as set.
+    pub git_config: Vec<(String, OsString)>,
     /// The agent-harness markers ([`env_vars::HARNESS_MARKERS`]) set in the environment: the
     /// process runs a command an agent's harness started.
     pub harness_markers: Vec<&'static str>,
@@ -97,12 +100,40 @@ impl EnvSnapshot {
             gemini_cli_home: raw(env_vars::GEMINI_CLI_HOME),
             qwen_home: raw(env_vars::QWEN_HOME),
             path: raw(env_vars::PATH),
+            git_config: git_config(&raw),
             harness_markers: env_vars::HARNESS_MARKERS
                 .iter()
                 .copied()
                 .filter(|name| raw(name).is_some())
                 .collect(),
         }
+    }
+
+    /// Whether git's configuration in the environment may set an ignore rule the guard
+    /// does not read: `git -c` parameters or `GIT_CONFIG_KEY_<n>` that name
+    /// `core.excludesFile` or an include, or a `GIT_CONFIG_GLOBAL`/`GIT_CONFIG_SYSTEM` file
+    /// that does (or cannot be read). Then nothing is regenerable: git and the guard could
+    /// disagree on what is ignored (issue 36). Reads those files, only when they are named.
+    pub fn git_config_unseen(&self) -> bool {
+        let names_ignore = |text: &str| {
+            let text = text.to_ascii_lowercase();
+            text.contains("excludesfile") || text.contains("include")
+        };
+        self.git_config
+            .iter()
+            .any(|(name, value)| match name.as_str() {
+                "GIT_CONFIG_COUNT" => false,
+                // An empty file (`/dev/null`, as tests and scripts set it) sets nothing; a file
+                // that is not a regular one is not read (a FIFO would wait).
+                "GIT_CONFIG_GLOBAL" | "GIT_CONFIG_SYSTEM" => match std::fs::metadata(value) {
+                    _ if value.is_empty() || value == "/dev/null" => false,
+                    Ok(meta) if meta.is_file() => std::fs::read(value)
+                        .map_or(true, |bytes| names_ignore(&String::from_utf8_lossy(&bytes))),
+                    Err(error) => error.kind() != std::io::ErrorKind::NotFound,
+                    Ok(_) => true,
+                },
+                _ => names_ignore(&value.to_string_lossy()),
+            })
     }
 
     /// Whether a checkpoint may start the background watcher (on unless
@@ -132,8 +163,60 @@ fn non_empty(value: Option<&OsString>) -> Option<&OsString> {
     value.filter(|v| !v.is_empty())
 }
 
+/// The variables of [`env_vars::GIT_CONFIG`] that are set, and the `GIT_CONFIG_KEY_<n>`
+/// and `GIT_CONFIG_VALUE_<n>` that `GIT_CONFIG_COUNT` counts.
+fn git_config(raw: &dyn Fn(&str) -> Option<OsString>) -> Vec<(String, OsString)> {
+    let mut found: Vec<(String, OsString)> = env_vars::GIT_CONFIG
+        .iter()
+        .filter_map(|name| raw(name).map(|value| ((*name).to_owned(), value)))
+        .collect();
+    let count = raw("GIT_CONFIG_COUNT")
+        .and_then(|value| value.to_str().and_then(|v| v.trim().parse::<usize>().ok()))
+        .unwrap_or(0)
+        .min(env_vars::GIT_CONFIG_KEYS);
+    for n in 0..count {
+        for name in [
+            format!("GIT_CONFIG_KEY_{n}"),
+            format!("GIT_CONFIG_VALUE_{n}"),
+        ] {
+            if let Some(value) = raw(&name) {
+                found.push((name, value));
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn git_configuration_from_the_environment_may_hide_an_ignore_rule() {
+        let with = |pairs: &[(&str, &str)]| EnvSnapshot {
+            git_config: pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).into()))
+                .collect(),
+            ..EnvSnapshot::default()
+        };
+        assert!(!with(&[]).git_config_unseen());
+        assert!(!with(&[("GIT_CONFIG_GLOBAL", "/dev/null")]).git_config_unseen());
+        assert!(!with(&[("GIT_CONFIG_PARAMETERS", "'color.ui'='always'")]).git_config_unseen());
+        assert!(with(&[("GIT_CONFIG_PARAMETERS", "'core.excludesFile'='/x'")]).git_config_unseen());
+        assert!(with(&[("GIT_CONFIG_KEY_0", "include.path")]).git_config_unseen());
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, "[user]\n\tname = a\n").unwrap();
+        let hiding = dir.path().join("hiding");
+        std::fs::write(&hiding, "[core]\n\texcludesfile = /x\n").unwrap();
+        let global = |path: &std::path::Path| {
+            with(&[("GIT_CONFIG_GLOBAL", path.to_str().unwrap())]).git_config_unseen()
+        };
+        assert!(!global(&plain));
+        assert!(global(&hiding));
+        assert!(!global(&dir.path().join("missing")));
+        assert!(global(dir.path()), "a directory cannot be read: unseen");
+    }
+
     use super::*;
 
     #[test]

@@ -74,6 +74,19 @@ pub const PATH: &str = "PATH";
 /// mode only, makes the hook panic (`hook-panic`) or stall past its deadline (`hook-stall`).
 pub const FAULT: &str = "AGENT_GUARD_FAULT";
 
+/// git's configuration from the environment, which git reads and libgit2 (the guard's reader
+/// of git's configuration) does not: `GIT_CONFIG_PARAMETERS` (`git -c`), `GIT_CONFIG_COUNT`
+/// with `GIT_CONFIG_KEY_<n>`, and the files `GIT_CONFIG_GLOBAL` and `GIT_CONFIG_SYSTEM` name.
+pub const GIT_CONFIG: &[&str] = &[
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+];
+
+/// The most `GIT_CONFIG_KEY_<n>` variables read.
+pub const GIT_CONFIG_KEYS: usize = 100;
+
 /// Variables an agent harness sets for the commands it runs (Claude Code's `CLAUDECODE`,
 /// Codex's sandbox markers, Gemini CLI's `GEMINI_CLI`, …): their presence says an agent,
 /// not a person, started the process.

@@ -133,7 +133,7 @@ impl Settings {
         let allow_regenerable = match non_empty(env.allow_regenerable.as_deref()) {
             Some(value) => !FALSE_WORDS.contains(&value.to_ascii_lowercase().as_str()),
             None => file.regenerable.enabled.unwrap_or(true),
-        };
+        } && !env.git_config_unseen();
 
         let mut artifacts: Vec<String> = Vec::new();
         let mut add = |pattern: &str| {

@@ -30,6 +30,9 @@ pub struct Excludes {
     /// with `/`), `None` when it has none: a lookup reads only the files above the path.
     per_directory: HashMap<Vec<u8>, Option<List<Ignore>>>,
     case: Case,
+    /// A configuration file includes another under a condition libgit2 does not evaluate
+    /// (`includeIf "hasconfig:…"`): git may read an ignore file the guard does not.
+    unseen: bool,
 }
 
 impl std::fmt::Debug for Excludes {
@@ -75,6 +78,7 @@ impl Excludes {
         Excludes {
             root: root.to_path_buf(),
             global,
+            unseen: conditional_includes(repo),
             per_directory: HashMap::new(),
             case: if ignorecase {
                 Case::Fold
@@ -120,7 +124,13 @@ impl Excludes {
 
     /// Whether git ignores `path` (repository-relative, no trailing `/`; `is_dir` for a
     /// real directory): it, or a directory above it, is excluded — `git check-ignore`.
+    /// Never, when git's configuration includes a file under a condition the guard cannot
+    /// evaluate (`includeIf "hasconfig:…"`): git might ignore less, and what the guard
+    /// calls ignored is left out of checkpoints and deleted without a copy.
     pub fn is_ignored(&mut self, path: &[u8], is_dir: bool) -> bool {
+        if self.unseen {
+            return false;
+        }
         let mut end = 0;
         while let Some(slash) = path[end..].iter().position(|b| *b == b'/') {
             let directory = &path[..end + slash];
@@ -154,6 +164,34 @@ fn read_in_tree(file: &Path) -> Option<Vec<u8>> {
         return None;
     }
     fs_err::read(file).ok()
+}
+
+/// Whether one of git's configuration files for `repo` (the repository's, the worktree's,
+/// the user's, the system's) has an `includeIf "hasconfig:…"` section, which libgit2 does
+/// not evaluate.
+fn conditional_includes(repo: &git2::Repository) -> bool {
+    let mut files = vec![
+        repo.path().join("config"),
+        repo.commondir().join("config"),
+        repo.path().join("config.worktree"),
+    ];
+    files.extend(
+        [
+            git2::Config::find_global(),
+            git2::Config::find_xdg(),
+            git2::Config::find_system(),
+        ]
+        .into_iter()
+        .flatten(),
+    );
+    files.iter().any(|file| {
+        std::fs::metadata(file).is_ok_and(|meta| meta.is_file())
+            && std::fs::read(file).is_ok_and(|bytes| {
+                String::from_utf8_lossy(&bytes)
+                    .to_ascii_lowercase()
+                    .contains("hasconfig:")
+            })
+    })
 }
 
 #[cfg(test)]

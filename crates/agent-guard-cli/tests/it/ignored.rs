@@ -4,6 +4,8 @@
 //! checkpoint left it out: the data could not come back. Real deletes, real undo, byte for
 //! byte; `build/` at the root stays regenerable.
 
+use std::fmt::Write as _;
+
 use crate::support::{TestEnv, enforce, git_in, run_shell, snapshot, txids};
 
 fn negated() -> TestEnv {
@@ -104,4 +106,75 @@ fn another_repository_inside_an_ignored_directory_is_kept_and_undone() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&log.stdout).contains("unpushed"));
+}
+
+/// git's configuration that libgit2 does not read (issue 36): an `includeIf "hasconfig:…"`
+/// whose file sets `core.excludesFile`, or `git -c core.excludesFile=…` in the
+/// environment. The user's ignore file has `build`, so libgit2 calls `build/` ignored; git,
+/// reading the other excludes file, does not. Nothing is regenerable then: `rm -rf build`
+/// is kept first, run for real and undone. git is the oracle.
+#[test]
+fn an_ignore_rule_git_may_not_apply_makes_nothing_regenerable() {
+    for how in ["baseline", "hasconfig", "env"] {
+        let env = TestEnv::new();
+        let ws = env.ws().to_path_buf();
+        let home = ws.parent().unwrap().join("home");
+        let user_ignore = home.join(".config/git/ignore");
+        std::fs::create_dir_all(user_ignore.parent().unwrap()).unwrap();
+        std::fs::write(&user_ignore, "build\n").unwrap();
+        let other = ws.parent().unwrap().join("other-ignore");
+        std::fs::write(&other, "*.tmp\n").unwrap();
+        let mut extra_env: Vec<(&str, String)> = Vec::new();
+        if how == "hasconfig" {
+            let extra = ws.parent().unwrap().join("extra.cfg");
+            std::fs::write(
+                &extra,
+                format!("[core]\n\texcludesFile = {}\n", other.display()),
+            )
+            .unwrap();
+            let config = ws.join(".git/config");
+            let mut text = std::fs::read_to_string(&config).unwrap();
+            write!(
+                text,
+                "[remote \"origin\"]\n\turl = https://example.com/x.git\n\
+                 [includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = {}\n",
+                extra.display()
+            )
+            .unwrap();
+            std::fs::write(&config, text).unwrap();
+        } else if how == "env" {
+            extra_env.push((
+                "GIT_CONFIG_PARAMETERS",
+                format!("'core.excludesfile'='{}'", other.display()),
+            ));
+        }
+        // The oracle: git, in the same environment, does not ignore build/ (but for the
+        // baseline, where it does and the guard agrees).
+        let mut git = env.std_cmd("git");
+        git.args(["check-ignore", "-q", "build/report.txt"]);
+        for (key, value) in &extra_env {
+            git.env(key, value);
+        }
+        let ignored = git.status().unwrap().code() == Some(0);
+        assert_eq!(ignored, how == "baseline", "{how}: git check-ignore");
+        let before = snapshot(&ws, &["build"]);
+        let mut check = env.cmd("agent-guard");
+        check.args(["check", "--enforce", "--json", "--", "rm -rf build"]);
+        for (key, value) in &extra_env {
+            check.env(key, value);
+        }
+        let output = check.output().unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(0), "{how}: {report}");
+        if how == "baseline" {
+            assert_eq!(report["code"], "ALLOW_REGENERABLE", "{how}: {report}");
+            continue;
+        }
+        assert_ne!(report["code"], "ALLOW_REGENERABLE", "{how}: {report}");
+        assert_eq!(txids(&report).len(), 1, "{how}: kept first: {report}");
+        run_shell(&env, "rm -rf build");
+        assert!(!ws.join("build").exists(), "{how}: the command ran");
+        undo(&env);
+        assert_eq!(snapshot(&ws, &["build"]), before, "{how}");
+    }
 }
