@@ -48,6 +48,26 @@ pub(crate) fn in_line(line: &str, dialect: Dialect) -> Option<OpSpec> {
     Some(op)
 }
 
+/// The op for a line that runs the guard with one of its own variables set
+/// (`AGENT_GUARD_TRASH=conf agent-guard mode restricted`, `set AGENT_GUARD_TRASH=…`,
+/// `$env:AGENT_GUARD_…`): even a verb that only reads then opens, locks and writes the store
+/// that variable names, wherever it is (a committed `conf/state.json` was overwritten, a
+/// `.github/hooks/` file created), which no checkpoint keeps in time. Refused: an agent has
+/// no need to point the guard elsewhere.
+pub(crate) fn retargeted(line: &str, dialect: Dialect) -> Option<OpSpec> {
+    let tokens = tokens(line);
+    let sets_own = tokens.iter().any(|token| token.contains("agent_guard_"));
+    (sets_own && tokens.iter().any(|token| names_the_guard(token))).then(|| {
+        OpSpec::unknown(
+            "agent-guard",
+            dialect,
+            "the guard runs with one of its own variables set (AGENT_GUARD_…): its store or \
+             configuration may be anywhere, even in a hook directory, and even a reading verb \
+             writes there",
+        )
+    })
+}
+
 /// Whether the POSIX `line` only runs [`DATA_READERS`] on literal words: every command's
 /// name is one of them, no word holds a substitution (whose commands would run), no
 /// assignment, and every command lexed. Such a line prints what it names; it runs nothing

@@ -168,6 +168,11 @@ pub(crate) fn classify_nested(text: &str, dialect: Dialect, nesting: u32) -> Cla
         // First: it decides the line, whatever else the line does.
         classification.ops.insert(0, op);
     }
+    if nesting == 0
+        && let Some(op) = guard_verbs::retargeted(text, dialect)
+    {
+        classification.ops.push(op);
+    }
     if classification.commands > 1 {
         for op in &mut classification.ops {
             op.in_compound_line = true;

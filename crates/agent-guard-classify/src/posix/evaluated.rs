@@ -43,11 +43,17 @@ const ARITHMETIC_CONTEXTS: &[&str] = &[
     "-v ",
     "]=",
     "[$",
+    "${",
+    "$[",
+    "-n ",
 ];
 
-/// Where a value the line does not show is evaluated as arithmetic: the tighter set, since
-/// a hit there costs a checkpoint.
-const VALUE_CONTEXTS: &[&str] = &["((", "let ", "[[", " -i", "]=", "[$", "+=", "-=", "*="];
+/// Where a value the line does not show is evaluated as arithmetic or as a name: the
+/// tighter set, since a hit there costs a checkpoint. Besides these, a parameter expansion
+/// with a subscript or a substring (`${a[x]}`, `${s:x}`) evaluates `x`.
+const VALUE_CONTEXTS: &[&str] = &[
+    "((", "let ", "[[", " -i", "]=", "[$", "+=", "-=", "*=", "${!", "$[", "-v ", "-n ",
+];
 
 /// Programs whose output is a number or a date, never text that holds a subscript: a value
 /// captured from them (`n=$(wc -l < f)`) is not code.
@@ -78,8 +84,45 @@ pub(super) fn evaluated_later(script: &Script, line: &Line<'_>) -> Option<OpSpec
     if prompt {
         return Some(OpSpec::unknown("<opaque>", Dialect::Posix, PROMPT));
     }
-    (built_at_run_time(script, source) && VALUE_CONTEXTS.iter().any(|c| source.contains(c)))
+    let evaluates =
+        VALUE_CONTEXTS.iter().any(|c| source.contains(c)) || subscript_or_substring(source);
+    (evaluates && built_at_run_time(script, source))
         .then(|| crate::noop::opaque("<arithmetic>", Dialect::Posix, BUILT))
+}
+
+/// Whether `source` has a parameter expansion with a subscript or a substring offset
+/// (`${a[x]}`, `${s:x}`), whose index bash evaluates as arithmetic (not `${x:-y}` and the
+/// other defaults).
+fn subscript_or_substring(source: &str) -> bool {
+    expansions(source).any(|(_, mut after)| match after.next() {
+        Some('[') => true,
+        Some(':') => !matches!(after.next(), Some('-' | '=' | '+' | '?')),
+        _ => false,
+    })
+}
+
+/// Whether a parameter expansion of `source` transforms its value (`${x/a/b}`, `${x#p}`,
+/// `${x^^}`, `${x:-…}`): the result is text the line does not show.
+fn transformed(source: &str) -> bool {
+    expansions(source).any(|(_, mut after)| {
+        after.next().is_some_and(|c| {
+            matches!(
+                c,
+                '/' | '#' | '%' | '^' | ',' | ':' | '@' | '-' | '+' | '=' | '?'
+            )
+        })
+    })
+}
+
+/// Each `${NAME…` of `source`: the name and what follows it.
+fn expansions(source: &str) -> impl Iterator<Item = (&str, std::str::Chars<'_>)> {
+    source.match_indices("${").map(move |(at, _)| {
+        let rest = &source[at + 2..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        (&rest[..end], rest[end..].chars())
+    })
 }
 
 /// Whether a literal string of the line holds a command substitution that does something
@@ -118,7 +161,38 @@ fn built_at_run_time(script: &Script, source: &str) -> bool {
             _ => false,
         }
     });
-    reads || bodies(source).iter().any(|body| !numeric_output(body))
+    reads
+        || transformed(source)
+        || bodies(source).iter().any(|body| !numeric_output(body))
+        || script.commands.iter().any(assigns_an_expansion)
+}
+
+/// Whether a command assigns a value built from expansions (`x="a[${d}(…)]"`, `x=$y`,
+/// `declare x=$y`), other than arithmetic and the numeric substitutions.
+fn assigns_an_expansion(command: &agent_guard_lex::SimpleCommand) -> bool {
+    use agent_guard_lex::WordPart;
+    let declares = command
+        .words
+        .first()
+        .and_then(agent_guard_lex::Word::literal_text)
+        .is_some_and(|name| {
+            matches!(
+                name.as_str(),
+                "declare" | "typeset" | "local" | "export" | "readonly"
+            )
+        });
+    let declared = command.words.iter().skip(1).filter(|_| declares);
+    command.assignments.iter().chain(declared).any(|word| {
+        word.parts.iter().any(|part| match part {
+            WordPart::Parameter { .. }
+            | WordPart::Opaque { .. }
+            | WordPart::ProcessSubstitution { .. } => true,
+            WordPart::CommandSubstitution { raw } => {
+                bodies(raw).iter().any(|body| !numeric_output(body))
+            }
+            _ => false,
+        })
+    })
 }
 
 /// Whether a substitution's output is a number or a date: the last command of its pipeline

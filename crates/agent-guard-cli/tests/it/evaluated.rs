@@ -39,6 +39,18 @@ const BUILT: &[&str] = &[
     "for x in \"$(cat evil.txt)\"; do let y=x; done",
     "printf -v x 'a[$%s(rm -rf src)]' ''; echo $((x))",
     "x=`cat evil.txt`; declare -a arr; echo ${arr[$x]}",
+    // Found by an outside review: values built by expansions, and more contexts.
+    "d=$; x=\"a[${d}(rm -rf src)]\"; echo $((x))",
+    "d=$; x=\"a[${d}(rm -rf src)]\"; echo ${!x}",
+    "d=$; x=\"a[${d}(rm -rf src)]\"; declare -n r=$x; echo $r",
+    "d=$; x=\"a[${d}(rm -rf src)]\"; [[ -v $x ]]",
+    "d=$; x=\"a[${d}(rm -rf src)]\"; test -v \"$x\"",
+    "d=$; x=\"a[${d}(rm -rf src)]\"; echo $[x]",
+    "d=$; x=\"a[${d}(rm -rf src)]\"; s=abc; echo ${s:x}",
+    "d=$; x=\"b[${d}(rm -rf src)]\"; a=(1); echo ${a[x]}",
+    "d=$; x=\"a[${d}(rm -rf src)]\"; for ((i=x;i<0;i++)); do :; done",
+    "x='a[%(rm -rf src)]'; echo $((${x/\\%/$}))",
+    "read x < evil.txt; echo ${!x}",
 ];
 
 #[test]

@@ -49,16 +49,42 @@ fn the_read_only_verbs_change_nothing_and_are_free() {
 
 #[test]
 fn check_enforce_run_by_the_agent_is_checkpointed_and_undone() {
-    for line in [
-        "agent-guard check --enforce 'rm -rf src'",
-        "AGENT_GUARD_TRASH=\"$TMPDIR/elsewhere-$$\" agent-guard check --enforce 'rm -rf src'",
-    ] {
+    for line in ["agent-guard check --enforce 'rm -rf src'"] {
         undone_after_run(
             &TestEnv::new(),
             line,
             "SNAPSHOT_CHECKPOINT",
             |env| drop(sh(env, line)),
             |env| !env.ws().join("src").exists(),
+        );
+    }
+}
+
+/// The guard run with one of its own variables set writes its store wherever that names,
+/// even for a verb that only reads (found by an outside review: a committed `src/state.json`
+/// overwritten by `mode restricted`'s record). Refused; run anyway, the damage is real.
+#[test]
+fn the_guard_pointed_at_another_store_is_refused() {
+    for line in [
+        "AGENT_GUARD_TRASH=src agent-guard mode restricted",
+        "export AGENT_GUARD_TRASH=src; agent-guard list --json",
+    ] {
+        let env = TestEnv::new();
+        env.write("src/state.json", "{\"committed\": true}\n");
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(
+            report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
+            "{line}: {report}"
+        );
+        sh(&env, line);
+        let entries: Vec<_> = std::fs::read_dir(env.ws().join("src"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            env.read("src/state.json") != "{\"committed\": true}\n" || entries.len() > 2,
+            "{line}: the real run writes the store it was pointed at: {entries:?}"
         );
     }
 }
