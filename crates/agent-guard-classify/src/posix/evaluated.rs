@@ -181,8 +181,8 @@ fn assigns_an_expansion(command: &agent_guard_lex::SimpleCommand) -> bool {
                 "declare" | "typeset" | "local" | "export" | "readonly"
             )
         });
-    let declared = command.words.iter().skip(1).filter(|_| declares);
-    command.assignments.iter().chain(declared).any(|word| {
+    let arguments = command.words.iter().skip(1).filter(|_| declares);
+    command.assignments.iter().chain(arguments).any(|word| {
         word.parts.iter().any(|part| match part {
             WordPart::Parameter { .. }
             | WordPart::Opaque { .. }
