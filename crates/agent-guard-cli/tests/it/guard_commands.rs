@@ -49,15 +49,14 @@ fn the_read_only_verbs_change_nothing_and_are_free() {
 
 #[test]
 fn check_enforce_run_by_the_agent_is_checkpointed_and_undone() {
-    for line in ["agent-guard check --enforce 'rm -rf src'"] {
-        undone_after_run(
-            &TestEnv::new(),
-            line,
-            "SNAPSHOT_CHECKPOINT",
-            |env| drop(sh(env, line)),
-            |env| !env.ws().join("src").exists(),
-        );
-    }
+    let line = "agent-guard check --enforce 'rm -rf src'";
+    undone_after_run(
+        &TestEnv::new(),
+        line,
+        "SNAPSHOT_CHECKPOINT",
+        |env| drop(sh(env, line)),
+        |env| !env.ws().join("src").exists(),
+    );
 }
 
 /// The guard run with one of its own variables set writes its store wherever that names,
