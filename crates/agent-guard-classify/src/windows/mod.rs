@@ -186,6 +186,14 @@ pub(crate) fn target(tok: &Tok, dialect: Dialect) -> Target {
         ));
         return target;
     }
+    if let Some(alias) = target.text.split('/').find(|c| short_name(c)) {
+        // `CLAUDE~1`, `SETTIN~1.JSO` (Wine: `_CLA~CCO`): Windows finds the long name the
+        // alias stands for, which the guard cannot tell from here.
+        target.opaque = Some(format!(
+            "`{alias}` may be an 8.3 short name, which stands for a long name in its directory"
+        ));
+        return target;
+    }
     match trim_components(&target.text) {
         Some(text) => target.text = text,
         None => {
@@ -196,6 +204,23 @@ pub(crate) fn target(tok: &Tok, dialect: Dialect) -> Target {
         }
     }
     target
+}
+
+/// Whether a path component has the form of an 8.3 short name: at most eight characters,
+/// a `~` after the first followed by letters or digits, and an extension of at most three
+/// (`PROGRA~1`, `SETTIN~1.JSO`, Wine's hashed `_CLA~CCO`).
+fn short_name(component: &str) -> bool {
+    let (base, extension) = component.split_once('.').unwrap_or((component, ""));
+    let Some(tilde) = base.find('~') else {
+        return false;
+    };
+    let tail = &base[tilde + 1..];
+    tilde > 0
+        && !tail.is_empty()
+        && tail.chars().all(|c| c.is_ascii_alphanumeric())
+        && base.len() <= 8
+        && extension.len() <= 3
+        && !extension.contains('.')
 }
 
 /// Strips the trailing dots and spaces Windows ignores from each component (`.` and `..`

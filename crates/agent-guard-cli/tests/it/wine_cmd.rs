@@ -238,3 +238,52 @@ fn a_cd_glued_to_its_directory_is_followed() {
         );
     }
 }
+
+/// An 8.3 short name stands for a long name (found by an outside review): Wine's cmd.exe
+/// calls `.claude` something like `_CLA~CCO`, and `echo x>_CLA~CCO\settings.json` writes the
+/// hook file. A path component of that form is one the guard cannot resolve: refused.
+#[test]
+fn a_short_name_for_a_hook_directory_is_refused() {
+    if !wine_runs() {
+        return;
+    }
+    let env = TestEnv::new();
+    let ws = env.ws();
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    std::fs::write(ws.join(".claude/settings.json"), "{\"hooks\": {}}\n").unwrap();
+    let (loader, prefix) = wine().expect("wine is there");
+    let output = Command::new(loader)
+        .args([
+            "cmd",
+            "/c",
+            "for %I in (.claude\\settings.json) do @echo %~sI",
+        ])
+        .current_dir(ws)
+        .env("WINEPREFIX", prefix)
+        .env("WINEDEBUG", "-all")
+        .output()
+        .unwrap();
+    let short = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let alias = short.rsplit('\\').nth(1).unwrap_or_default().to_owned();
+    assert!(
+        alias.contains('~'),
+        "Wine's short name for .claude: {alias:?}"
+    );
+    for line in [
+        format!("echo pwned>{alias}\\settings.json"),
+        format!("del /q {alias}\\settings.json"),
+    ] {
+        let (exit, report) = crate::support::enforce_in(&env, "cmd", &line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(
+            report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
+            "{line}: {report}"
+        );
+    }
+    run_cmd(ws, &format!("echo pwned>{alias}\\settings.json"));
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".claude/settings.json")).unwrap(),
+        "pwned\r\n",
+        "the short name reached the hook file"
+    );
+}
