@@ -43,13 +43,35 @@ pub(crate) fn paths(listed: &ListedWrites, base: &Path) -> Option<Vec<String>> {
 /// header that names a file, `/dev/null` left out, quotes and a trailing timestamp removed.
 pub(crate) fn patch_paths(text: &str) -> Vec<String> {
     let mut found = Vec::new();
+    // In a file the patch makes a symbolic link (`new file mode 120000`), the added line is
+    // where the link points: `cl -> .claude` then `cl/settings.json` writes a hook file.
+    let mut link: Option<String> = None;
+    let mut last_name = String::new();
     for line in text.lines() {
         let line = line.trim_end_matches('\r');
+        if line.starts_with("new file mode 120000") || line.starts_with("new mode 120000") {
+            link = Some(last_name.clone());
+            continue;
+        }
+        if let (Some(at), Some(target)) = (&link, line.strip_prefix('+'))
+            && !line.starts_with("+++")
+        {
+            found.push(target.to_owned());
+            let parent = at.rsplit_once('/').map_or("", |(parent, _)| parent);
+            if !parent.is_empty() {
+                found.push(format!("{parent}/{target}"));
+            }
+            continue;
+        }
+        if line.starts_with("diff ") {
+            link = None;
+        }
         if let Some(rest) = line.strip_prefix("diff --git ") {
             // `a/X b/Y`: names may hold spaces, so keep both readings of the split.
             if let Some((left, right)) = rest.split_once(" b/") {
                 found.push(unquote(left));
                 found.push(format!("b/{}", unquote(right)));
+                last_name = format!("b/{}", unquote(right));
             }
             found.push(unquote(rest));
             continue;
@@ -68,7 +90,8 @@ pub(crate) fn patch_paths(text: &str) -> Vec<String> {
         if let Some(name) = name {
             let name = name.split('\t').next().unwrap_or(name).trim();
             if !name.is_empty() && name != "/dev/null" {
-                found.push(unquote(name));
+                last_name = unquote(name);
+                found.push(last_name.clone());
             }
         }
     }
@@ -77,13 +100,41 @@ pub(crate) fn patch_paths(text: &str) -> Vec<String> {
     found
 }
 
-/// A name without the double quotes git puts around one with special characters (its
-/// escapes are kept: such a name only widens what is compared).
+/// A name as git writes it: in double quotes with C escapes (`\\t`, `\\"`, octal bytes such
+/// as `\\141`) when it has special characters; plain otherwise.
 fn unquote(name: &str) -> String {
-    name.strip_prefix('"')
-        .and_then(|n| n.strip_suffix('"'))
-        .unwrap_or(name)
-        .to_owned()
+    let Some(inner) = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) else {
+        return name.to_owned();
+    };
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut rest = inner.bytes().peekable();
+    while let Some(byte) = rest.next() {
+        if byte != b'\\' {
+            bytes.push(byte);
+            continue;
+        }
+        match rest.next() {
+            Some(digit @ b'0'..=b'7') => {
+                let mut value = u32::from(digit - b'0');
+                for _ in 0..2 {
+                    if let Some(next) = rest.next_if(|b| (b'0'..=b'7').contains(b)) {
+                        value = value * 8 + u32::from(next - b'0');
+                    }
+                }
+                bytes.push(u8::try_from(value & 0xff).unwrap_or(0));
+            }
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(b'r') => bytes.push(b'\r'),
+            Some(b'a') => bytes.push(7),
+            Some(b'b') => bytes.push(8),
+            Some(b'f') => bytes.push(12),
+            Some(b'v') => bytes.push(11),
+            Some(other) => bytes.push(other),
+            None => {}
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// The members of the archive at `file`, listed by the system's `tar` (any compression it
@@ -99,7 +150,7 @@ fn archive_members(file: &Path) -> Option<Vec<String>> {
         ("tar", &["-tf"])
     };
     let program = system_tool(tool)?;
-    let output = Command::new(program)
+    let output = Command::new(&program)
         .args(args)
         .arg(file)
         .stdin(Stdio::null())
@@ -110,12 +161,47 @@ fn archive_members(file: &Path) -> Option<Vec<String>> {
         return None;
     }
     let text = String::from_utf8_lossy(&output.stdout);
-    let members: Vec<String> = text
+    let mut members: Vec<String> = text
         .lines()
         .take(MAX_MEMBERS + 1)
         .map(str::to_owned)
         .collect();
-    (members.len() <= MAX_MEMBERS).then_some(members)
+    if members.len() > MAX_MEMBERS {
+        return None;
+    }
+    if !zip {
+        members.extend(link_targets(&program, file)?);
+    }
+    Some(members)
+}
+
+/// Where the archive's symbolic and hard links point (`cl -> .claude` makes the next member
+/// `cl/settings.json` a hook file), as paths from the archive's root: `tar -tvf` shows
+/// them after ` -> ` or ` link to `.
+fn link_targets(tar: &Path, file: &Path) -> Option<Vec<String>> {
+    let output = Command::new(tar)
+        .arg("-tvf")
+        .arg(file)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut found = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with(['l', 'h'])) {
+        let Some((member, target)) = line
+            .split_once(" -> ")
+            .or_else(|| line.split_once(" link to "))
+        else {
+            continue;
+        };
+        let member = member.rsplit(' ').next().unwrap_or(member);
+        found.push(target.to_owned());
+        if let Some((parent, _)) = member.rsplit_once('/') {
+            found.push(format!("{parent}/{target}"));
+        }
+    }
+    Some(found)
 }
 
 /// `tool` in the system's directories.
@@ -151,5 +237,20 @@ mod tests {
             );
         }
         assert!(!paths.contains(&"/dev/null".to_owned()));
+    }
+
+    #[test]
+    fn quoted_names_and_links_a_patch_makes_are_read() {
+        let quoted = "diff --git \"a/.cl\\141ude/settings.json\" \"b/.cl\\141ude/settings.json\"\n\
+            --- \"a/.cl\\141ude/settings.json\"\n+++ \"b/.cl\\141ude/settings.json\"\n";
+        let paths = patch_paths(quoted);
+        assert!(
+            paths.contains(&"b/.claude/settings.json".to_owned()),
+            "{paths:?}"
+        );
+        let link = "diff --git a/cl b/cl\nnew file mode 120000\nindex 0000000..1111111\n\
+            --- /dev/null\n+++ b/cl\n@@ -0,0 +1 @@\n+.claude\n\\ No newline at end of file\n";
+        let paths = patch_paths(link);
+        assert!(paths.contains(&".claude".to_owned()), "{paths:?}");
     }
 }

@@ -62,6 +62,35 @@ fn workspace() -> TestEnv {
     };
     tar("hooks.tar", ".claude");
     tar("ok.tar", "notes.txt");
+    // An archive whose first member is a link to `.claude` and whose second is written
+    // through it (`cl -> .claude`, then `cl/settings.json`).
+    std::os::unix::fs::symlink(".claude", staging.path().join("cl")).unwrap();
+    tar("combo.tar", "cl");
+    let status = Command::new("tar")
+        .arg("-rf")
+        .arg(env.ws().join("combo.tar"))
+        .args(["-C"])
+        .arg(staging.path())
+        .args(["--transform", "s,^\\.claude/,cl/,", ".claude/settings.json"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // A patch naming the file in git's quoted form (`\\141` is `a`), and a pair: the first
+    // makes a link to `.claude`, the second edits through it.
+    env.write(
+        "octal.diff",
+        EVIL_DIFF
+            .replace(".claude", "\".cl\\141ude")
+            .replace("/settings.json", "/settings.json\"")
+            .replace("a/\".cl", "\"a/.cl")
+            .replace("b/\".cl", "\"b/.cl"),
+    );
+    env.write(
+        "link.diff",
+        "diff --git a/cl b/cl\nnew file mode 120000\nindex 0000000..1111111\n--- /dev/null\n\
+         +++ b/cl\n@@ -0,0 +1 @@\n+.claude\n\\ No newline at end of file\n",
+    );
+    env.write("thru.diff", EVIL_DIFF.replace(".claude/", "cl/"));
     let status = Command::new("zip")
         .args(["-qr"])
         .arg(env.ws().join("hooks.zip"))
@@ -83,6 +112,10 @@ fn a_patch_or_an_archive_over_a_hook_file_is_refused() {
         "tar -x -f hooks.tar",
         "unzip -o hooks.zip",
         "cd src && patch -d .. -p1 -i evil.diff",
+        "tar -xf combo.tar",
+        "git apply octal.diff",
+        "patch -p1 < octal.diff",
+        "patch -p1 -i link.diff && patch -p1 -i thru.diff",
     ] {
         let env = workspace();
         let (exit, report) = enforce(&env, line);
