@@ -45,15 +45,15 @@ pub(crate) fn patch_paths(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     // In a file the patch makes a symbolic link (`new file mode 120000`), the added line is
     // where the link points: `cl -> .claude` then `cl/settings.json` writes a hook file.
-    let mut link: Option<String> = None;
+    let mut link_at: Option<String> = None;
     let mut last_name = String::new();
     for line in text.lines() {
         let line = line.trim_end_matches('\r');
         if line.starts_with("new file mode 120000") || line.starts_with("new mode 120000") {
-            link = Some(last_name.clone());
+            link_at = Some(last_name.clone());
             continue;
         }
-        if let (Some(at), Some(target)) = (&link, line.strip_prefix('+'))
+        if let (Some(at), Some(target)) = (&link_at, line.strip_prefix('+'))
             && !line.starts_with("+++")
         {
             found.push(target.to_owned());
@@ -64,7 +64,7 @@ pub(crate) fn patch_paths(text: &str) -> Vec<String> {
             continue;
         }
         if line.starts_with("diff ") {
-            link = None;
+            link_at = None;
         }
         if let Some(rest) = line.strip_prefix("diff --git ") {
             // `a/X b/Y`: names may hold spaces, so keep both readings of the split.
