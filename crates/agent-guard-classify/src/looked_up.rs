@@ -51,6 +51,27 @@ pub(crate) fn note(name: &str, dialect: Dialect) {
     });
 }
 
+/// Notes that a command named `name` runs in `dialect` after the line changed to the
+/// literal directory `dir`: cmd searches `dir` for it first (`cd sub & git status` runs a
+/// `sub\\git.bat`). Noted as the path `dir/name`, which the search joins to the working
+/// directory.
+pub(crate) fn note_in(dir: &str, name: &str, dialect: Dialect) {
+    if name.is_empty() || name.contains(['/', '\\']) || builtin(name, dialect) {
+        return;
+    }
+    note_raw(format!("{}/{name}", dir.trim_end_matches('/')), dialect);
+}
+
+fn note_raw(name: String, dialect: Dialect) {
+    NOTED.with(|noted| {
+        if let Some(names) = noted.borrow_mut().as_mut()
+            && !names.iter().any(|(n, d)| *n == name && *d == dialect)
+        {
+            names.push((name, dialect));
+        }
+    });
+}
+
 /// Whether `name` is a built-in of `dialect` (a PowerShell cmdlet's `Verb-Noun` name is one:
 /// cmdlets come before external programs).
 fn builtin(name: &str, dialect: Dialect) -> bool {
@@ -133,5 +154,13 @@ mod tests {
         assert!(cmd("cmd /c git status", Dialect::Posix).contains(&git_in_cmd[0]));
         assert!(cmd("cmd.exe /c 'git status'", Dialect::Posix).contains(&git_in_cmd[0]));
         assert!(cmd("cmd /c git status", Dialect::PowerShell).contains(&git_in_cmd[0]));
+        // After a literal directory change, cmd searches that directory.
+        let in_sub = ("sub/git".to_owned(), Dialect::Cmd);
+        assert_eq!(cmd("cd sub & git status", Dialect::Cmd), [in_sub.clone()]);
+        assert_eq!(cmd("pushd sub && git status", Dialect::Cmd), [in_sub]);
+        assert_eq!(
+            cmd("cd a & cd b & git log", Dialect::Cmd),
+            [("a/b/git".to_owned(), Dialect::Cmd)]
+        );
     }
 }

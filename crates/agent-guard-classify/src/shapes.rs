@@ -195,6 +195,25 @@ impl Positions {
         changes
     }
 
+    /// The directory command `index` runs in, from where the line started, when the line
+    /// changed directory before it and every change is literal (`sub`, `sub/deeper`, an
+    /// absolute one); `None` when it did not change, or a change is not literal.
+    pub(crate) fn literal_dir_before(&self, index: usize) -> Option<String> {
+        let changes = self.changes_before(index);
+        if changes.is_empty() {
+            return None;
+        }
+        let mut dir = std::path::PathBuf::new();
+        for change in changes {
+            let target = change?;
+            if target.opaque.is_some() || target.glob {
+                return None;
+            }
+            dir.push(&target.text);
+        }
+        Some(dir.to_string_lossy().into_owned())
+    }
+
     /// Records a command that runs in another directory itself (`env -C`, `sudo -D`).
     pub(crate) fn note_cwd_change(&mut self, index: usize) {
         self.own_cwd.push(index);

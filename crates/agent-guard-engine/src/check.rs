@@ -138,12 +138,14 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
             Ok(command) => {
                 let classification = classify(&command, dialect);
                 let mut ops = classification.ops;
-                ops.extend(crate::path_programs::found(
+                let found = crate::path_programs::found(
                     &classification.looked_up,
+                    &ops,
                     dialect,
                     request,
                     || open(request).ok().map(|ws| ws.root),
-                ));
+                );
+                ops.extend(found);
                 report.command = command;
                 report.ops = ops.iter().map(OpReport::of).collect();
                 ops

@@ -20,10 +20,15 @@ const WORKSPACE_ON_PATH: &str = "PATH finds this program in the workspace: the c
 /// a suspect is found.
 pub(crate) fn found(
     looked_up: &[(String, Dialect)],
+    ops: &[OpSpec],
     dialect: Dialect,
     request: &crate::CheckRequest,
     root: impl FnOnce() -> Option<std::path::PathBuf>,
 ) -> Vec<OpSpec> {
+    let made = made_on_the_line(looked_up, ops, dialect);
+    if !made.is_empty() {
+        return made;
+    }
     let suspects = agent_guard_world::suspect_programs(
         looked_up,
         request.env.path.as_deref(),
@@ -52,6 +57,35 @@ fn inside(suspects: &[FoundProgram], root: Option<&Path>, dialect: Dialect) -> V
         .map(|found| {
             let mut op = OpSpec::opaque_program(found.name.as_str(), dialect, WORKSPACE_ON_PATH);
             op.note(format!("found at {}", found.path.display()));
+            op
+        })
+        .collect()
+}
+
+/// The programs cmd looks up that an earlier command of the same line writes or moves into
+/// place (`echo … > git.bat & git status`, `ren x git.bat & git status`): the file is not
+/// there when the guard looks, but it is when cmd does.
+fn made_on_the_line(
+    looked_up: &[(String, Dialect)],
+    ops: &[OpSpec],
+    dialect: Dialect,
+) -> Vec<OpSpec> {
+    looked_up
+        .iter()
+        .filter(|(_, by)| *by == Dialect::Cmd)
+        .filter(|(name, _)| {
+            ops.iter().flat_map(|op| &op.targets).any(|target| {
+                let file = target
+                    .text
+                    .rsplit(['/', '\\'])
+                    .next()
+                    .unwrap_or(&target.text);
+                agent_guard_world::cmd_runs_file(name, file)
+            })
+        })
+        .map(|(name, _)| {
+            let mut op = OpSpec::opaque_program(name.as_str(), dialect, WORKSPACE_ON_PATH);
+            op.note("the line writes the file cmd runs for this name before it runs it");
             op
         })
         .collect()

@@ -86,7 +86,7 @@ mod world;
 
 pub use error::WorldError;
 pub use expand::expand_patterns;
-pub use path_lookup::{FoundProgram, suspect_programs};
+pub use path_lookup::{FoundProgram, cmd_runs_file, suspect_programs};
 pub use protect::{CONTROL_NAMES, PROTECTED_ROOTS};
 pub use workspace::discover_workspace;
 pub use world::RealWorld;

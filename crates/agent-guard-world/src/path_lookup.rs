@@ -86,6 +86,22 @@ fn found(names: &[(String, Dialect)], dirs: &[(PathBuf, bool)], cwd: &Path) -> V
         .collect()
 }
 
+/// Whether cmd, looking up the command `name`, would run a file named `file` (the last
+/// component of a path): `name` itself when it has an extension, or `name` with one of
+/// `PATHEXT`'s extensions, in any case (`git` runs `GIT.BAT`).
+pub fn cmd_runs_file(name: &str, file: &str) -> bool {
+    let name = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    if file.eq_ignore_ascii_case(name) {
+        return true;
+    }
+    file.len() > name.len()
+        && file.is_char_boundary(name.len())
+        && file[..name.len()].eq_ignore_ascii_case(name)
+        && file[name.len()..]
+            .strip_prefix('.')
+            .is_some_and(|extension| WINDOWS_EXTENSIONS.contains(&extension))
+}
+
 /// Whether the absolute directory `dir` may be the workspace's: below the outermost
 /// directory that holds `cwd` and is neither the file system's root nor the home directory
 /// or one above it.
@@ -232,6 +248,17 @@ mod tests {
             suspect_programs(&names(&["git"], Dialect::Cmd), None, &ws, None).len(),
             1
         );
+    }
+
+    #[test]
+    fn cmd_runs_the_file_a_name_finds_with_an_extension() {
+        assert!(cmd_runs_file("git", "git.bat"));
+        assert!(cmd_runs_file("git", "GIT.CMD"));
+        assert!(cmd_runs_file("sub/git", "git.vbs"));
+        assert!(cmd_runs_file("git.exe", "git.exe"));
+        assert!(!cmd_runs_file("git", "git.txt"));
+        assert!(!cmd_runs_file("git", "gitx.bat"));
+        assert!(!cmd_runs_file("git", "notes.md"));
     }
 
     #[test]

@@ -95,7 +95,10 @@ fn command_ops(
             windows::OWN_PROGRAM,
         )];
     }
-    crate::looked_up::note(&head_text, Dialect::Cmd);
+    match positions.literal_dir_before(index) {
+        Some(dir) => crate::looked_up::note_in(&dir, &head_text, Dialect::Cmd),
+        None => crate::looked_up::note(&head_text, Dialect::Cmd),
+    }
     let name = windows::program_name(&head_text);
     let words = &command.words[start + 1..];
     if !command.context.in_substitution {

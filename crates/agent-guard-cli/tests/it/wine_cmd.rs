@@ -287,3 +287,45 @@ fn a_short_name_for_a_hook_directory_is_refused() {
         "the short name reached the hook file"
     );
 }
+
+/// cmd looks a program up where the line has gone and among the files it has just written
+/// (found by an outside review): `cd sub & git status` runs `sub\git.bat`, and `echo … >
+/// git.bat & git status` or `ren x git.bat & git status` run the batch file the line made.
+/// Each is checkpointed, run by Wine's cmd.exe (the batch file deletes `src`) and undone.
+#[test]
+fn a_batch_file_made_or_reached_on_the_line_is_the_program_cmd_runs() {
+    if !wine_runs() {
+        return;
+    }
+    for line in [
+        "cd sub & git status",
+        "pushd sub & git status",
+        "echo @rd /s /q src>git.bat& git status",
+        "copy gitx.txt git.bat>nul& git status",
+        "ren gitx.txt git.bat & git status",
+    ] {
+        let env = TestEnv::new();
+        let ws = env.ws();
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::write(ws.join("sub/git.bat"), "@rd /s /q ..\\src\r\n").unwrap();
+        std::fs::write(ws.join("gitx.txt"), "@rd /s /q src\r\n").unwrap();
+        let before = snapshot(ws, &["**"]);
+        let (exit, report) = crate::support::enforce_in(&env, "cmd", line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert!(
+            report["compensations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["strategy"] == "checkpoint"),
+            "{line}: checkpointed: {report}"
+        );
+        run_cmd(ws, line);
+        assert!(
+            !ws.join("src").exists(),
+            "{line}: cmd.exe ran the batch file"
+        );
+        assert!(env.ag(&["undo", "--json"]).status.success());
+        assert_eq!(snapshot(ws, &["**"]), before, "{line}");
+    }
+}
