@@ -156,7 +156,10 @@ mod tests {
         assert!(cmd("cmd /c git status", Dialect::PowerShell).contains(&git_in_cmd[0]));
         // After a literal directory change, cmd searches that directory.
         let in_sub = ("sub/git".to_owned(), Dialect::Cmd);
-        assert_eq!(cmd("cd sub & git status", Dialect::Cmd), [in_sub.clone()]);
+        assert_eq!(
+            cmd("cd sub & git status", Dialect::Cmd),
+            std::slice::from_ref(&in_sub)
+        );
         assert_eq!(cmd("pushd sub && git status", Dialect::Cmd), [in_sub]);
         assert_eq!(
             cmd("cd a & cd b & git log", Dialect::Cmd),
