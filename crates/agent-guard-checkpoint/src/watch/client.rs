@@ -55,7 +55,7 @@ pub fn ask(store: &Path, since: Option<&Token>, filter: u64) -> Asked {
     };
     // A socket bound by another program (one that answers "nothing changed") is not a
     // watcher: the checkpoint walks everything.
-    if !trusted(&stream) {
+    if !trusted(&stream, store) {
         return Asked::Unavailable;
     }
     let _ = stream.set_read_timeout(Some(ANSWER_TIMEOUT));
@@ -96,16 +96,20 @@ fn connect(path: &Path) -> rustix::io::Result<UnixStream> {
     Ok(stream)
 }
 
-/// Whether the process at the other end of `stream` is a watcher the guard started: run by
-/// the same user, from the same program as this one or the `agent-guard` beside it (the
+/// Whether the process at the other end of `stream` is the watcher of `store`: run by the
+/// same user, the process that holds the watcher's lock (the pid it wrote there, when it
+/// wrote one), and from the same program as this one or the `agent-guard` beside it (the
 /// binary that runs watchers), judged by the file `/proc/<pid>/exe` names, not by its path.
 /// A process that bound the socket first, or any other program, is not trusted.
-pub(super) fn trusted(stream: &UnixStream) -> bool {
+pub(super) fn trusted(stream: &UnixStream, store: &Path) -> bool {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(peer) = rustix::net::sockopt::socket_peercred(stream) else {
         return false;
     };
     if peer.uid != rustix::process::geteuid() {
+        return false;
+    }
+    if lock_holder(store).is_some_and(|pid| pid != peer.pid.as_raw_nonzero().get()) {
         return false;
     }
     if peer.pid == rustix::process::getpid() {
@@ -123,6 +127,17 @@ pub(super) fn trusted(stream: &UnixStream) -> bool {
         .flatten()
         .filter_map(|path| std::fs::metadata(path).ok())
         .any(|binary| binary.dev() == running.dev() && binary.ino() == running.ino())
+}
+
+/// The pid the watcher holding `store`'s lock wrote there; `None` when there is none (a
+/// watcher of an older release writes none).
+fn lock_holder(store: &Path) -> Option<i32> {
+    let mut text = String::new();
+    agent_guard_fsops::state::open_file(&store.join(super::LOCK_FILE), Access::Read)
+        .ok()?
+        .read_to_string(&mut text)
+        .ok()?;
+    text.trim().parse().ok()
 }
 
 /// A watcher did not answer: checkpoints walk without asking it for a while
@@ -168,7 +183,7 @@ pub fn probe(store: &Path) -> Probe {
         return Probe::Off(why.trim().to_owned());
     }
     match connect(&store.join(SOCKET_FILE)) {
-        Ok(stream) if trusted(&stream) => Probe::Running,
+        Ok(stream) if trusted(&stream, store) => Probe::Running,
         Ok(_) => Probe::Impostor,
         Err(_) => Probe::NotRunning,
     }

@@ -80,6 +80,8 @@ pub fn serve(dir: &Path, watched: &Watched) -> Result<Ended, GitError> {
     if lock.try_lock().is_err() {
         return Ok(Ended::AlreadyRunning);
     }
+    // The lock holder's pid: a checkpoint trusts an answer only from this process.
+    record_pid(&lock).map_err(io("write", &lock_path))?;
     let socket_path = store.join(SOCKET_FILE);
     if socket_path.as_os_str().len() > SOCKET_PATH_MAX {
         return Ok(give_up(
@@ -240,4 +242,14 @@ impl State {
         let _ = stream.write_all(&request::encode_reply(&reply));
         None
     }
+}
+
+/// Writes this process's id into the watcher's lock file (held by it), which checkpoints
+/// compare with the pid the kernel gives for the socket's peer.
+fn record_pid(mut lock: &std::fs::File) -> std::io::Result<()> {
+    use std::io::{Seek as _, Write as _};
+    lock.set_len(0)?;
+    lock.seek(std::io::SeekFrom::Start(0))?;
+    writeln!(lock, "{}", std::process::id())?;
+    lock.sync_data()
 }

@@ -636,7 +636,10 @@ fn impostor_watcher() {
         std::io::BufReader::new(&stream)
             .read_until(b'\n', &mut line)
             .unwrap();
-        let (token, _) = request::decode_request(&line).unwrap();
+        // A connection that only looks at the peer sends nothing.
+        let Some((token, _)) = request::decode_request(&line) else {
+            continue;
+        };
         let token = token.unwrap_or(Token {
             instance: [7; 16],
             seq: 1,
@@ -695,10 +698,50 @@ fn a_process_that_bound_the_socket_first_is_not_trusted() {
         request::decode_reply(&reply),
         Some(request::Reply::Some(token, Heard::default()))
     );
-    assert!(!client::trusted(&stream));
+    assert!(!client::trusted(&stream, &dir));
 
     assert_eq!(ask(&dir, Some(&token), 0), Asked::Unavailable);
     assert_eq!(probe(&dir), Probe::Impostor);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The guard's own binary, started by something other than the guard, that bound the
+/// socket (issue 35, point 4: "the pid it started"): its program passes, but it is not the
+/// process holding the watcher's lock, whose pid the lock file records, so it is not
+/// trusted. The control: with its own pid in the lock file, the same process is.
+#[test]
+fn only_the_process_holding_the_lock_is_trusted() {
+    use std::io::{BufRead as _, Write as _};
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("watch");
+    fs_err::create_dir_all(&dir).unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "watch::tests::impostor_watcher",
+            "--nocapture",
+        ])
+        .env("AGENT_GUARD_TEST_IMPOSTOR", dir.join(SOCKET_FILE))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("listening") {
+        line.clear();
+        assert_ne!(out.read_line(&mut line).unwrap(), 0, "it did not start");
+    }
+    let connect = || std::os::unix::net::UnixStream::connect(dir.join(SOCKET_FILE)).unwrap();
+    let lock = dir.join(super::LOCK_FILE);
+    // Another process holds the lock.
+    let mut file = fs_err::File::create(&lock).unwrap();
+    writeln!(file, "{}", std::process::id() + 1_000_000).unwrap();
+    assert!(!client::trusted(&connect(), &dir));
+    // This one does.
+    fs_err::write(&lock, format!("{}\n", child.id())).unwrap();
+    assert!(client::trusted(&connect(), &dir));
     let _ = child.kill();
     let _ = child.wait();
 }
