@@ -44,12 +44,65 @@ pub(crate) fn parse(name: &str, args: &[Tok]) -> Option<OpSpec> {
         op.mark_undeterminable("no target");
     }
     if !rd && op.recursive {
+        if let [target] = op.targets.as_slice()
+            && let Some(confined) = pattern_below(target)
+        {
+            return Some(confined_to(op.clone(), confined));
+        }
         // `del /s a.txt` deletes every `a.txt` below the working directory: known only when
         // the target is a directory (its tree); the policy refuses anything else.
         op.name_match = true;
         op.note("del /s also deletes same-named files in every subdirectory");
     }
     Some(op)
+}
+
+/// `del /s DIR\PATTERN` deletes the files matching PATTERN in DIR and every directory
+/// below it, as `find DIR -name PATTERN -type f -delete` does: the directory (`.` when none)
+/// and the pattern, when the pattern is the last component and the directory is literal.
+fn pattern_below(target: &agent_guard_types::Target) -> Option<(String, String)> {
+    if target.opaque.is_some() || !target.glob {
+        return None;
+    }
+    let (dir, pattern) = target.text.rsplit_once('/').unwrap_or((".", &target.text));
+    // `*` and `*.*` match everything: the directory's own facts decide (`del /s
+    // .agent-trash\*` is a delete in the quarantine).
+    if dir.contains(['*', '?']) || pattern.is_empty() || matches!(pattern, "*" | "*.*") {
+        return None;
+    }
+    Some((
+        if dir.is_empty() { "/" } else { dir }.to_owned(),
+        pattern.to_owned(),
+    ))
+}
+
+/// The op of `del /s DIR\PATTERN`: a delete confined to the names PATTERN matches below
+/// DIR, which the policy checkpoints when that cannot reach `.git`, the quarantine or a
+/// hook file. Windows matches case-insensitively, lets `*` match a leading dot, and also
+/// matches 8.3 short names, whose extension is the first three letters of the long one
+/// (`*.jso` deletes `settings.json`): a three-letter extension is widened to match longer
+/// ones.
+fn confined_to(mut op: OpSpec, (dir, pattern): (String, String)) -> OpSpec {
+    let span = op.targets[0].span;
+    op.targets = vec![agent_guard_types::Target {
+        text: dir,
+        span,
+        ..agent_guard_types::Target::default()
+    }];
+    let widened = match pattern.rsplit_once('.') {
+        Some((_, extension)) if extension.len() == 3 && !extension.ends_with('*') => {
+            format!("{pattern}*")
+        }
+        _ => pattern,
+    };
+    op.confined = Some(agent_guard_types::Confinement {
+        names: vec![widened],
+        ignore_case: true,
+        whole_matches: false,
+    });
+    op.files_only = true;
+    op.mark_undeterminable("del /s deletes the matching files at every depth");
+    op
 }
 
 /// `a`, `a:h`, `ahr`, `a-r`: the attribute filter of `del`.
@@ -106,7 +159,13 @@ mod tests {
         assert!(op("del /a:x a").unwrap().undeterminable);
         let o = op("del /s /q build").unwrap();
         assert!(o.name_match && o.recursive && !o.undeterminable);
-        assert!(!op("del /s *.log").unwrap().undeterminable);
+        // `del /s PATTERN` is a delete confined to the names it matches, at every depth.
+        let o = op("del /s build\\*.log").unwrap();
+        assert!(o.undeterminable && o.files_only);
+        assert_eq!(targets(&o), ["build"]);
+        assert_eq!(o.confined.unwrap().names, ["*.log*"], "widened for short names");
+        assert_eq!(op("del /s *.py").unwrap().confined.unwrap().names, ["*.py"]);
+        assert!(op("del /s *").unwrap().confined.is_none());
         assert!(op("del build/o.js").unwrap().undeterminable);
         assert!(op("del /?").is_none());
     }
