@@ -649,20 +649,11 @@ fn impostor_watcher() {
     }
 }
 
-/// A process that binds the watcher's socket first and answers "nothing changed" (issue
-/// 35): its answer is well-formed, but it is another program, so the checkpoint does not
-/// ask it and walks everything; `status` calls it an impostor.
-#[test]
-fn a_process_that_bound_the_socket_first_is_not_trusted() {
-    use std::io::{BufRead as _, Read as _, Write as _};
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("watch");
-    fs_err::create_dir_all(&dir).unwrap();
-    // Another program: a copy of this binary is another file, as any program the agent
-    // writes would be.
-    let impostor = root.path().join("impostor");
-    fs_err::copy(std::env::current_exe().unwrap(), &impostor).unwrap();
-    let mut child = std::process::Command::new(&impostor)
+/// Starts `program` (this test binary or a copy) as [`impostor_watcher`] on the socket of
+/// the watcher directory `dir`, once it listens.
+fn start_impostor(program: &std::path::Path, dir: &std::path::Path) -> std::process::Child {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(program)
         .args([
             "--ignored",
             "--exact",
@@ -683,6 +674,23 @@ fn a_process_that_bound_the_socket_first_is_not_trusted() {
             "the impostor did not start"
         );
     }
+    child
+}
+
+/// A process that binds the watcher's socket first and answers "nothing changed" (issue
+/// 35): its answer is well-formed, but it is another program, so the checkpoint does not
+/// ask it and walks everything; `status` calls it an impostor.
+#[test]
+fn a_process_that_bound_the_socket_first_is_not_trusted() {
+    use std::io::{Read as _, Write as _};
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("watch");
+    fs_err::create_dir_all(&dir).unwrap();
+    // Another program: a copy of this binary is another file, as any program the agent
+    // writes would be.
+    let impostor = root.path().join("impostor");
+    fs_err::copy(std::env::current_exe().unwrap(), &impostor).unwrap();
+    let mut child = start_impostor(&impostor, &dir);
     let token = Token {
         instance: [3; 16],
         seq: 9,
@@ -712,27 +720,11 @@ fn a_process_that_bound_the_socket_first_is_not_trusted() {
 /// trusted. The control: with its own pid in the lock file, the same process is.
 #[test]
 fn only_the_process_holding_the_lock_is_trusted() {
-    use std::io::{BufRead as _, Write as _};
+    use std::io::Write as _;
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("watch");
     fs_err::create_dir_all(&dir).unwrap();
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--ignored",
-            "--exact",
-            "watch::tests::impostor_watcher",
-            "--nocapture",
-        ])
-        .env("AGENT_GUARD_TEST_IMPOSTOR", dir.join(SOCKET_FILE))
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("listening") {
-        line.clear();
-        assert_ne!(out.read_line(&mut line).unwrap(), 0, "it did not start");
-    }
+    let mut child = start_impostor(&std::env::current_exe().unwrap(), &dir);
     let connect = || std::os::unix::net::UnixStream::connect(dir.join(SOCKET_FILE)).unwrap();
     let lock = dir.join(super::LOCK_FILE);
     // Another process holds the lock.

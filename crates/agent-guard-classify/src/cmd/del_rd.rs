@@ -163,7 +163,11 @@ mod tests {
         let o = op("del /s build\\*.log").unwrap();
         assert!(o.undeterminable && o.files_only);
         assert_eq!(targets(&o), ["build"]);
-        assert_eq!(o.confined.unwrap().names, ["*.log*"], "widened for short names");
+        assert_eq!(
+            o.confined.unwrap().names,
+            ["*.log*"],
+            "widened for short names"
+        );
         assert_eq!(op("del /s *.py").unwrap().confined.unwrap().names, ["*.py"]);
         assert!(op("del /s *").unwrap().confined.is_none());
         assert!(op("del build/o.js").unwrap().undeterminable);

@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use crate::support::{TestEnv, enforce, undone_after_run};
+use crate::support::{TestEnv, enforce, git_in, undone_after_run};
 
 const HOOKS: &str = "{\"hooks\": {\"PreToolUse\": []}}\n";
 
@@ -16,29 +16,12 @@ const EVIL_DIFF: &str = "diff --git a/.claude/settings.json b/.claude/settings.j
 
 const OK_DIFF: &str = "--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1 +1 @@\n-fn main() {}\n+fn main() { println!(\"patched\"); }\n";
 
-fn run(env: &TestEnv, program: &str, args: &[&str]) {
-    let status = env.std_cmd(program).args(args).status().unwrap();
-    assert!(status.success(), "{program} {args:?}");
-}
-
 /// A workspace with a hook file, and a patch, a tar and a zip that rewrite it.
 fn workspace() -> TestEnv {
     let env = TestEnv::new();
     env.write(".claude/settings.json", HOOKS);
-    run(&env, "git", &["add", "-A"]);
-    run(
-        &env,
-        "git",
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "hooks",
-        ],
-    );
+    git_in(env.ws(), &["add", "-A"]);
+    git_in(env.ws(), &["commit", "-qm", "hooks"]);
     env.write("evil.diff", EVIL_DIFF);
     env.write("ok.diff", OK_DIFF);
     let staging = tempfile::tempdir().unwrap();
