@@ -88,22 +88,7 @@ fn current_binary() -> Option<PathBuf> {
 impl Workspace {
     /// Locates the workspace from `cwd` (or `AGENT_GUARD_WORKSPACE`) and loads its settings.
     pub fn open(cwd: &Path, env: &EnvSnapshot) -> Result<Workspace> {
-        let override_ = env
-            .workspace
-            .as_deref()
-            .filter(|v| !v.is_empty())
-            .map(Path::new);
-        let home = env
-            .home
-            .as_deref()
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
-        let root = discover_workspace(cwd, override_, home.as_deref()).map_err(|source| {
-            EngineError::Workspace {
-                cwd: cwd.to_owned(),
-                source,
-            }
-        })?;
+        let (root, home) = Workspace::discover(cwd, env)?;
         let user = agent_guard_config::layers::user_config_path(env);
         let layered = agent_guard_config::layers::load_layers(
             &root,
@@ -180,23 +165,7 @@ impl Workspace {
     pub fn open_lenient(cwd: &Path, env: &EnvSnapshot) -> Result<(Workspace, Option<String>)> {
         match Workspace::open(cwd, env) {
             Err(EngineError::Config(error)) => {
-                let override_ = env
-                    .workspace
-                    .as_deref()
-                    .filter(|v| !v.is_empty())
-                    .map(Path::new);
-                let home = env
-                    .home
-                    .as_deref()
-                    .filter(|h| !h.is_empty())
-                    .map(PathBuf::from);
-                let root =
-                    discover_workspace(cwd, override_, home.as_deref()).map_err(|source| {
-                        EngineError::Workspace {
-                            cwd: cwd.to_owned(),
-                            source,
-                        }
-                    })?;
+                let (root, home) = Workspace::discover(cwd, env)?;
                 let settings =
                     Settings::resolve(root.clone(), env, None).map_err(EngineError::Config)?;
                 let detail = agent_guard_types::error_chain(&error);
@@ -204,6 +173,27 @@ impl Workspace {
             }
             other => other.map(|workspace| (workspace, None)),
         }
+    }
+
+    /// The workspace root for `cwd` (or `AGENT_GUARD_WORKSPACE`), and the home directory.
+    fn discover(cwd: &Path, env: &EnvSnapshot) -> Result<(PathBuf, Option<PathBuf>)> {
+        let override_ = env
+            .workspace
+            .as_deref()
+            .filter(|v| !v.is_empty())
+            .map(Path::new);
+        let home = env
+            .home
+            .as_deref()
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let root = discover_workspace(cwd, override_, home.as_deref()).map_err(|source| {
+            EngineError::Workspace {
+                cwd: cwd.to_owned(),
+                source,
+            }
+        })?;
+        Ok((root, home))
     }
 
     /// The read-only world over this workspace.

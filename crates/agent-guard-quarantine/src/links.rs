@@ -99,14 +99,20 @@ fn settle_one(kept: &Path, origin: &Path) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_link_whose_name_was_not_replaced_becomes_a_copy() {
+    /// A file `f` and a second name `kept` for it, noted as pending.
+    fn linked() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let origin = dir.path().join("f");
         let kept = dir.path().join("kept");
         std::fs::write(&origin, "f\n").unwrap();
         let _ = note(dir.path(), &origin, &kept).unwrap();
         std::fs::hard_link(&origin, &kept).unwrap();
+        (dir, origin, kept)
+    }
+
+    #[test]
+    fn a_link_whose_name_was_not_replaced_becomes_a_copy() {
+        let (dir, origin, kept) = linked();
         settle(dir.path());
         assert_eq!(std::fs::metadata(&origin).unwrap().nlink(), 1);
         assert_eq!(std::fs::read(&kept).unwrap(), b"f\n");
@@ -115,12 +121,7 @@ mod tests {
 
     #[test]
     fn a_replaced_name_leaves_the_link_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let origin = dir.path().join("f");
-        let kept = dir.path().join("kept");
-        std::fs::write(&origin, "f\n").unwrap();
-        let _ = note(dir.path(), &origin, &kept).unwrap();
-        std::fs::hard_link(&origin, &kept).unwrap();
+        let (dir, origin, kept) = linked();
         let ino = std::fs::metadata(&kept).unwrap().ino();
         let other = dir.path().join("h");
         std::fs::write(&other, "h\n").unwrap();

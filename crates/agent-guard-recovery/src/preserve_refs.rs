@@ -15,6 +15,14 @@ use crate::RecoveryError;
 use crate::compensation::{Applied, Compensation, Job};
 use crate::snapshot::{release_subjects, restore_subjects};
 
+/// Every kind of git state a ref preservation keeps.
+const ALL_SUBJECTS: &[Subject] = &[
+    Subject::Stash,
+    Subject::Branch,
+    Subject::Ref,
+    Subject::Reflog,
+];
+
 /// The preserve-refs compensation (`SNAPSHOT_GIT_REFS`).
 #[derive(Debug, Clone, Copy)]
 pub struct PreserveRefs;
@@ -61,17 +69,7 @@ impl Compensation for PreserveRefs {
             return;
         }
         let mut kept = OtherOutcome::default();
-        restore_subjects(
-            store,
-            tx,
-            &[
-                Subject::Stash,
-                Subject::Branch,
-                Subject::Ref,
-                Subject::Reflog,
-            ],
-            &mut kept,
-        );
+        restore_subjects(store, tx, ALL_SUBJECTS, &mut kept);
         if request.force {
             force_branches(store, tx, request, &mut kept);
         }
@@ -82,16 +80,7 @@ impl Compensation for PreserveRefs {
     }
 
     fn release(&self, store: &Quarantine, tx: &Transaction) -> usize {
-        release_subjects(
-            store,
-            tx,
-            &[
-                Subject::Stash,
-                Subject::Branch,
-                Subject::Ref,
-                Subject::Reflog,
-            ],
-        )
+        release_subjects(store, tx, ALL_SUBJECTS)
     }
 }
 
