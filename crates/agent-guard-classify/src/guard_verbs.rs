@@ -20,10 +20,20 @@ const DATA_READERS: &[&str] = &[
     "echo", "true",
 ];
 
-/// The op for a line that reaches a person-only verb, if it does.
-pub(crate) fn in_line(line: &str, dialect: Dialect) -> Option<OpSpec> {
+/// The ops of a line that runs the guard itself: a person-only verb ([`verb`]) first, and
+/// the guard pointed at another store ([`retargeted`]). The line is tokenized once; a line
+/// that names no guard binary (nearly every line) costs that and nothing more.
+pub(crate) fn in_line(line: &str, dialect: Dialect) -> (Option<OpSpec>, Option<OpSpec>) {
     let tokens = tokens(line);
-    if !tokens.iter().any(|token| names_the_guard(token)) || only_reads(line, dialect) {
+    if !tokens.iter().any(|token| names_the_guard(token)) {
+        return (None, None);
+    }
+    (verb(line, &tokens, dialect), retargeted(&tokens, dialect))
+}
+
+/// The op for a line that reaches a person-only verb, if it does (`tokens` name the guard).
+fn verb(line: &str, tokens: &[String], dialect: Dialect) -> Option<OpSpec> {
+    if only_reads(line, dialect) {
         return None;
     }
     let has = |word: &str| tokens.iter().any(|token| token == word);
@@ -54,10 +64,9 @@ pub(crate) fn in_line(line: &str, dialect: Dialect) -> Option<OpSpec> {
 /// that variable names, wherever it is (a committed `conf/state.json` was overwritten, a
 /// `.github/hooks/` file created), which no checkpoint keeps in time. Refused: an agent has
 /// no need to point the guard elsewhere.
-pub(crate) fn retargeted(line: &str, dialect: Dialect) -> Option<OpSpec> {
-    let tokens = tokens(line);
+fn retargeted(tokens: &[String], dialect: Dialect) -> Option<OpSpec> {
     let sets_own = tokens.iter().any(|token| token.contains("agent_guard_"));
-    (sets_own && tokens.iter().any(|token| names_the_guard(token))).then(|| {
+    sets_own.then(|| {
         OpSpec::unknown(
             "agent-guard",
             dialect,
@@ -150,7 +159,7 @@ mod tests {
     use super::*;
 
     fn verb(line: &str) -> Option<String> {
-        in_line(line, Dialect::Posix).and_then(|op| op.sub)
+        in_line(line, Dialect::Posix).0.and_then(|op| op.sub)
     }
 
     #[test]

@@ -162,16 +162,13 @@ pub(crate) fn classify_nested(text: &str, dialect: Dialect, nesting: u32) -> Cla
     };
     writes::unresolved_appends_in_line(&mut classification.ops, text);
     writes::opaque_programs_at_the_quarantine(&mut classification.ops, text);
-    if nesting == 0
-        && let Some(op) = guard_verbs::in_line(text, dialect)
-    {
-        // First: it decides the line, whatever else the line does.
-        classification.ops.insert(0, op);
-    }
-    if nesting == 0
-        && let Some(op) = guard_verbs::retargeted(text, dialect)
-    {
-        classification.ops.push(op);
+    if nesting == 0 {
+        let (verb, retargeted) = guard_verbs::in_line(text, dialect);
+        // A person-only verb first: it decides the line, whatever else the line does.
+        if let Some(op) = verb {
+            classification.ops.insert(0, op);
+        }
+        classification.ops.extend(retargeted);
     }
     if classification.commands > 1 {
         for op in &mut classification.ops {
