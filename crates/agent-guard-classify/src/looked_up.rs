@@ -74,7 +74,7 @@ fn note_raw(name: String, dialect: Dialect) {
 
 /// Whether `name` is a built-in of `dialect` (a PowerShell cmdlet's `Verb-Noun` name is one:
 /// cmdlets come before external programs).
-fn builtin(name: &str, dialect: Dialect) -> bool {
+pub(crate) fn builtin(name: &str, dialect: Dialect) -> bool {
     match dialect {
         Dialect::Posix => POSIX_BUILTINS.contains(&name),
         Dialect::Cmd => CMD_BUILTINS.contains(&name.to_ascii_lowercase().as_str()),

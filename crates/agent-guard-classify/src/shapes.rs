@@ -214,6 +214,21 @@ impl Positions {
         Some(dir.to_string_lossy().into_owned())
     }
 
+    /// Whether the line changed directory before command `index` to a place it does not
+    /// show (`cd %X%`, `pushd ..\%NAME%`, `D: & cd src`). A later change to a rooted
+    /// directory (`D: & cd \src`) shows the place again: outside the workspace.
+    pub(crate) fn unknown_dir_before(&self, index: usize) -> bool {
+        for change in self.changes_before(index).iter().rev() {
+            match change {
+                None => return true,
+                Some(target) if target.opaque.is_some() || target.glob => return true,
+                Some(target) if target.text.starts_with('/') => return false,
+                Some(_) => {}
+            }
+        }
+        false
+    }
+
     /// Records a command that runs in another directory itself (`env -C`, `sudo -D`).
     pub(crate) fn note_cwd_change(&mut self, index: usize) {
         self.own_cwd.push(index);

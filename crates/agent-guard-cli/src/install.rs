@@ -30,6 +30,11 @@ pub fn install(args: &InstallArgs) -> anyhow::Result<ExitCode> {
     };
     match agent_guard_install::install(&env, &options) {
         Ok(mut report) => {
+            // A person's install is no tampering with the guard files; an agent's does not
+            // speak for a person.
+            if crate::person::not_an_agent().is_ok() {
+                agent_guard_engine::person_changed_guard_files(&EnvSnapshot::capture());
+            }
             if let (false, Some(version)) = (claude_fail_closed, claude_version) {
                 report.notes.push(format!(
                     "`claude --version` reports {}.{}.{}",
@@ -77,6 +82,7 @@ pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<ExitCode> {
     let harness = parse_harness(&args.harness)?;
     match agent_guard_install::uninstall(&env, harness, scope(args.scope)) {
         Ok(report) => {
+            agent_guard_engine::person_changed_guard_files(&EnvSnapshot::capture());
             print_report(&report, "uninstalled", args.json);
             Ok(ExitCode::Success)
         }

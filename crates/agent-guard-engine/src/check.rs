@@ -162,17 +162,7 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
     if !ops.is_empty() {
         match open(request) {
             Ok(ws) => {
-                let ctx = crate::pipeline::policy_context(&ws, &request.cwd);
-                report.mode = ctx.mode;
-                let decided = decide(&ops, &ctx, &ws.world());
-                report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
-                report.verdicts = decided.verdicts;
-                report.ask = decided.ask;
-                report.workspace = Some(ws.root.display().to_string());
-                report.warnings.extend(ws.untrusted_warning());
-                if report.code == ReasonCode::BlockWildcard {
-                    report.suggestion = safe_delete_suggestion(&ops);
-                }
+                decide_in(&mut report, &ops, &ws, request, &runtime);
                 opened = Some(ws);
             }
             Err(why) => refuse_unopened(&mut report, why),
@@ -190,6 +180,31 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         workspace: opened.or_else(|| workspace.and_then(Result::ok)),
         runtime,
         origin: agent_guard_recovery::Origin::default(),
+    }
+}
+
+/// Decides `ops` in the open workspace `ws` into `report`; an enforced line first finds
+/// whether a program changed the guard files since the last checkpoint ([`crate::seal`]).
+fn decide_in(
+    report: &mut CheckReport,
+    ops: &[OpSpec],
+    ws: &Workspace,
+    request: &CheckRequest,
+    runtime: &Runtime,
+) {
+    report.workspace = Some(ws.root.display().to_string());
+    if request.enforce && crate::seal::refuse_if_tampered(report, ws, runtime) {
+        return;
+    }
+    let ctx = crate::pipeline::policy_context(ws, &request.cwd);
+    report.mode = ctx.mode;
+    let decided = decide(ops, &ctx, &ws.world());
+    report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
+    report.verdicts = decided.verdicts;
+    report.ask = decided.ask;
+    report.warnings.extend(ws.untrusted_warning());
+    if report.code == ReasonCode::BlockWildcard {
+        report.suggestion = safe_delete_suggestion(ops);
     }
 }
 

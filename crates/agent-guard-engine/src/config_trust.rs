@@ -53,6 +53,7 @@ pub fn trust_config(cwd: &Path, env: &EnvSnapshot, person: bool) -> Result<Trust
         path: record.clone(),
         source,
     })?;
+    crate::seal::person_changed_guard_files(env);
     Ok(TrustReport {
         file,
         sha256,

@@ -92,6 +92,18 @@ pub fn check_edit(request: &EditRequest, on_deadline: &dyn Fn(u64)) -> CheckRepo
     };
     on_deadline(workspace.settings.deadline_ms);
     report.workspace = Some(workspace.root.display().to_string());
+    if request.enforce && crate::seal::refuse_if_tampered(&mut report, &workspace, &runtime) {
+        // Refused and recorded like any other refusal.
+        report.guard_latency_ms = latency_ms(started);
+        let judged = Judged {
+            report,
+            ops: vec![op],
+            workspace: Some(workspace),
+            runtime,
+            origin: origin(request),
+        };
+        return crate::enforce::enforce(judged, &check, &NoProgress);
+    }
     if !workspace.settings.preserve_edit_tools {
         report.guard_latency_ms = latency_ms(started);
         return report;

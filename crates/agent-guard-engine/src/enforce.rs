@@ -102,6 +102,10 @@ pub(crate) fn enforce(
     let Some(compensations) = compensate(&mut report, &keeper, &kept) else {
         return report;
     };
+    if !seal_before_unseen(&mut report, &workspace, &compensations) {
+        report.compensations = Some(compensations);
+        return report;
+    }
     if let Some(Err(cause)) = intent.as_ref().map(agent_guard_audit::SyncInFlight::wait) {
         // Nothing was destroyed (a move would have waited for it): the command must not run.
         report.compensations = Some(compensations);
@@ -119,6 +123,35 @@ pub(crate) fn enforce(
     }
     record_proceed(&mut report, compensations, &audit, needs_intent);
     report
+}
+
+/// Before a line the guard checkpoints (a program it cannot see into) runs: seals the
+/// guard files ([`crate::seal`]). `false` when that failed and `report` now refuses the
+/// line: a change to a guard file could not be undone.
+fn seal_before_unseen(
+    report: &mut CheckReport,
+    workspace: &crate::workspace::Workspace,
+    compensations: &[Applied],
+) -> bool {
+    if !compensations
+        .iter()
+        .any(|c| c.strategy == Strategy::Checkpoint)
+    {
+        return true;
+    }
+    let Err(error) = crate::seal::take(workspace, &report.check_id) else {
+        return true;
+    };
+    refuse(
+        report,
+        ReasonCode::CompensationFailed,
+        "the guard files could not be sealed",
+    );
+    report.message = Some(format!(
+        "agent-guard: the guard's own files could not be recorded before a program it \
+         cannot see into: {error}"
+    ));
+    false
 }
 
 /// Runs every plan of the line through its compensation, in order; `None` when one could

@@ -29,6 +29,7 @@ mod put_back;
 mod report;
 mod runtime;
 mod safe_delete;
+mod seal;
 mod show;
 mod status;
 mod store;
@@ -72,6 +73,7 @@ pub use runtime::Runtime;
 pub use safe_delete::{
     MovedPath, SafeDeleteReport, SafeDeleteRequest, SkippedPath, VerdictReport, safe_delete,
 };
+pub use seal::person_changed_guard_files;
 pub use show::{
     FailureReport, ItemReport, NotKeptReport, SHOWN_FILES, SHOWN_STATS, ShowReport, SnapshotReport,
     show,

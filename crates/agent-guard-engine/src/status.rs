@@ -102,6 +102,10 @@ pub struct StatusReport {
     /// (empty: none). The next checkpoint sets them aside and is taken in full; a
     /// checkpoint that named their objects cannot be restored completely.
     pub checkpoint_damage: Vec<CheckpointDamage>,
+    /// What this call found a program had done to the guard's own files since the last
+    /// checkpointed line, and put back (docs/threat-model.md); empty when nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub guard_files: Vec<String>,
 }
 
 /// One damaged pack of the checkpoint store (docs/recovery.md).
@@ -184,6 +188,7 @@ fn watcher_status(
 pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport> {
     let (workspace, config_error) = Workspace::open_lenient(cwd, env)?;
     let runtime = Runtime::from_env(env)?;
+    let guard_files = crate::seal::settle(&workspace, &runtime).unwrap_or_default();
     let store = quarantine(&workspace, &runtime, env);
     let state = read_mode(workspace.trash(), workspace.settings.session.as_deref());
     let policy = crate::gc::gc_policy(&workspace, &runtime);
@@ -248,5 +253,6 @@ pub fn status(cwd: &Path, env: &EnvSnapshot, tail: usize) -> Result<StatusReport
         audit_chain: chain_status(&workspace),
         checkpoint_watcher: watcher_status(&store, env),
         checkpoint_damage: checkpoint_damage(&store),
+        guard_files,
     })
 }

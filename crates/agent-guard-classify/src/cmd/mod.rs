@@ -95,9 +95,8 @@ fn command_ops(
             windows::OWN_PROGRAM,
         )];
     }
-    match positions.literal_dir_before(index) {
-        Some(dir) => crate::looked_up::note_in(&dir, &head_text, Dialect::Cmd),
-        None => crate::looked_up::note(&head_text, Dialect::Cmd),
+    if let Some(unknown) = note_lookup(positions, index, &head_text) {
+        return vec![unknown];
     }
     let name = windows::program_name(&head_text);
     let words = &command.words[start + 1..];
@@ -304,3 +303,25 @@ fn glued_deleter(head: &str) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// Notes where cmd looks the program `name` of command `index` up: the working directory
+/// first, then `PATH` ([`crate::looked_up`]). When the line changed to a directory it does
+/// not show, the program found there is unknown: the op that says so.
+fn note_lookup(positions: &Positions, index: usize, name: &str) -> Option<OpSpec> {
+    match positions.literal_dir_before(index) {
+        Some(dir) => crate::looked_up::note_in(&dir, name, Dialect::Cmd),
+        // A `git.bat` planted in `%X%` runs for `cd %X% & git status`.
+        None if positions.unknown_dir_before(index)
+            && !name.contains(['/', '\\', ':'])
+            && !crate::looked_up::builtin(name, Dialect::Cmd) =>
+        {
+            return Some(crate::noop::opaque(
+                name,
+                Dialect::Cmd,
+                "cmd looks the program up first in a directory the line does not show",
+            ));
+        }
+        None => crate::looked_up::note(name, Dialect::Cmd),
+    }
+    None
+}

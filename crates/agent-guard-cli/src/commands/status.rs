@@ -145,6 +145,9 @@ fn print_health(report: &StatusReport) {
         };
         printer::out(&format!("{} {what}", label("watcher")));
     }
+    for sentence in &report.guard_files {
+        printer::out(&format!("{} {}", label("guard files"), sanitize(sentence)));
+    }
     for damage in &report.checkpoint_damage {
         printer::out(&format!(
             "{} {} is {}: checkpoints that used it cannot be restored completely; \

@@ -45,6 +45,7 @@ mod privacy;
 mod quarantine;
 mod readme;
 mod roundtrip;
+mod sealed;
 mod self_protection;
 mod start;
 mod state_files;

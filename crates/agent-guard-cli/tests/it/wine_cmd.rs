@@ -329,3 +329,36 @@ fn a_batch_file_made_or_reached_on_the_line_is_the_program_cmd_runs() {
         assert_eq!(snapshot(ws, &["**"]), before, "{line}");
     }
 }
+
+/// After a `cd` to a directory the line does not show (`cd %AG_SUB%`), cmd still searches
+/// it first: the line is checkpointed, Wine's cmd.exe runs `sub\git.bat` (it deletes `src`),
+/// and `undo` brings everything back.
+#[test]
+fn a_batch_file_in_a_directory_the_line_does_not_show_is_the_program_cmd_runs() {
+    if !wine_runs() {
+        return;
+    }
+    for line in ["cd %AG_SUB% & git status", "pushd %AG_SUB% && git log"] {
+        let env = TestEnv::new();
+        let ws = env.ws();
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::write(ws.join("sub/git.bat"), "@rd /s /q ..\\src\r\n").unwrap();
+        let before = snapshot(ws, &["**"]);
+        let (exit, report) = crate::support::enforce_in(&env, "cmd", line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
+        let (loader, prefix) = wine().expect("wine is there");
+        let output = Command::new(loader)
+            .args(["cmd", "/c", line])
+            .current_dir(ws)
+            .env("WINEPREFIX", prefix)
+            .env("WINEDEBUG", "-all")
+            .env("AG_SUB", "sub")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{line}: {output:?}");
+        assert!(!ws.join("src").exists(), "{line}: cmd.exe ran sub\\git.bat");
+        assert!(env.ag(&["undo", "--json"]).status.success());
+        assert_eq!(snapshot(ws, &["**"]), before, "{line}");
+    }
+}
