@@ -92,28 +92,22 @@ pub fn check_edit(request: &EditRequest, on_deadline: &dyn Fn(u64)) -> CheckRepo
     };
     on_deadline(workspace.settings.deadline_ms);
     report.workspace = Some(workspace.root.display().to_string());
-    if request.enforce && crate::seal::refuse_if_tampered(&mut report, &workspace, &runtime) {
-        // Refused and recorded like any other refusal.
-        report.guard_latency_ms = latency_ms(started);
-        let judged = Judged {
-            report,
-            ops: vec![op],
-            workspace: Some(workspace),
-            runtime,
-            origin: origin(request),
-        };
-        return crate::enforce::enforce(judged, &check, &NoProgress);
+    // A program that changed the guard files since the last checkpoint: refused and
+    // recorded like any other refusal.
+    let tampered =
+        request.enforce && crate::seal::refuse_if_tampered(&mut report, &workspace, &runtime);
+    if !tampered {
+        if !workspace.settings.preserve_edit_tools {
+            report.guard_latency_ms = latency_ms(started);
+            return report;
+        }
+        let ctx = crate::pipeline::policy_context(&workspace, &request.cwd);
+        report.mode = ctx.mode;
+        let decided = decide(std::slice::from_ref(&op), &ctx, &workspace.world());
+        report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
+        report.verdicts = decided.verdicts;
+        report.ask = decided.ask;
     }
-    if !workspace.settings.preserve_edit_tools {
-        report.guard_latency_ms = latency_ms(started);
-        return report;
-    }
-    let ctx = crate::pipeline::policy_context(&workspace, &request.cwd);
-    report.mode = ctx.mode;
-    let decided = decide(std::slice::from_ref(&op), &ctx, &workspace.world());
-    report.set_verdict(decided.aggregate.decision, decided.aggregate.code);
-    report.verdicts = decided.verdicts;
-    report.ask = decided.ask;
     report.guard_latency_ms = latency_ms(started);
     if report.code == ReasonCode::AllowNoop {
         // Only new files: nothing is lost, so nothing is written (as for a shell no-op).

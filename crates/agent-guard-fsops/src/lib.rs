@@ -111,6 +111,15 @@ pub fn remove_tree(path: &Path) -> std::io::Result<()> {
     std::fs::remove_dir_all(path)
 }
 
+/// Whether `error` says the path is not there: missing, or a component above it is not a
+/// directory (a store whose parent is a file).
+pub fn is_absent(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
 /// Flushes a directory's entries (new names, renames) to stable storage.
 pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
     fs_err::File::open(dir)?.sync_all()

@@ -174,14 +174,7 @@ fn look(
     };
     let metadata = match lstat(root, &entry.path, cursor) {
         Ok(metadata) => metadata,
-        Err(error)
-            if matches!(
-                error.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(Seen::Removed);
-        }
+        Err(error) if agent_guard_fsops::is_absent(&error) => return Ok(Seen::Removed),
         Err(error) => return Err(io("inspect", error)),
     };
     if metadata.is_dir() {

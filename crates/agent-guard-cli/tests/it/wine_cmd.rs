@@ -66,15 +66,39 @@ fn wine_runs() -> bool {
 
 /// Runs `line` in Wine's `cmd.exe` in `dir`.
 fn run_cmd(dir: &Path, line: &str) {
+    run_cmd_with(dir, line, &[]);
+}
+
+/// [`run_cmd`] with environment variables for cmd to expand.
+fn run_cmd_with(dir: &Path, line: &str, vars: &[(&str, &str)]) {
     let (loader, prefix) = wine().expect("wine is there");
     let output = Command::new(loader)
         .args(["cmd", "/c", line])
         .current_dir(dir)
         .env("WINEPREFIX", prefix)
         .env("WINEDEBUG", "-all")
+        .envs(vars.iter().copied())
         .output()
         .unwrap();
     assert!(output.status.success(), "cmd /c {line}: {output:?}");
+}
+
+/// `line` is checkpointed; Wine's cmd.exe runs it (with `vars`) and the batch file at
+/// `bat` (which deletes `src`) runs; one `undo` brings the workspace back byte for byte.
+fn batch_file_run_undone(line: &str, bat: &str, vars: &[(&str, &str)]) {
+    let env = TestEnv::new();
+    let ws = env.ws();
+    std::fs::create_dir_all(ws.join(bat).parent().unwrap()).unwrap();
+    let up = "..\\".repeat(bat.matches('/').count());
+    std::fs::write(ws.join(bat), format!("@rd /s /q {up}src\r\n")).unwrap();
+    let before = snapshot(ws, &["**"]);
+    let (exit, report) = crate::support::enforce_in(&env, "cmd", line);
+    assert_eq!(exit, 0, "{line}: {report}");
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
+    run_cmd_with(ws, line, vars);
+    assert!(!ws.join("src").exists(), "{line}: cmd.exe ran {bat}");
+    assert!(env.ag(&["undo", "--json"]).status.success());
+    assert_eq!(snapshot(ws, &["**"]), before, "{line}");
 }
 
 #[test]
@@ -196,17 +220,7 @@ fn start_and_cmd_c_find_the_batch_file_in_the_working_directory() {
         return;
     }
     for line in ["start /b /wait git status", "cmd /c git status"] {
-        let env = TestEnv::new();
-        let ws = env.ws();
-        std::fs::write(ws.join("git.bat"), "@rd /s /q src\r\n").unwrap();
-        let before = snapshot(ws, &["**"]);
-        let (exit, report) = crate::support::enforce_in(&env, "cmd", line);
-        assert_eq!(exit, 0, "{line}: {report}");
-        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
-        run_cmd(ws, line);
-        assert!(!ws.join("src").exists(), "{line}: cmd.exe ran git.bat");
-        assert!(env.ag(&["undo", "--json"]).status.success());
-        assert_eq!(snapshot(ws, &["**"]), before, "{line}");
+        batch_file_run_undone(line, "git.bat", &[]);
     }
 }
 
@@ -339,26 +353,6 @@ fn a_batch_file_in_a_directory_the_line_does_not_show_is_the_program_cmd_runs() 
         return;
     }
     for line in ["cd %AG_SUB% & git status", "pushd %AG_SUB% && git log"] {
-        let env = TestEnv::new();
-        let ws = env.ws();
-        std::fs::create_dir_all(ws.join("sub")).unwrap();
-        std::fs::write(ws.join("sub/git.bat"), "@rd /s /q ..\\src\r\n").unwrap();
-        let before = snapshot(ws, &["**"]);
-        let (exit, report) = crate::support::enforce_in(&env, "cmd", line);
-        assert_eq!(exit, 0, "{line}: {report}");
-        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
-        let (loader, prefix) = wine().expect("wine is there");
-        let output = Command::new(loader)
-            .args(["cmd", "/c", line])
-            .current_dir(ws)
-            .env("WINEPREFIX", prefix)
-            .env("WINEDEBUG", "-all")
-            .env("AG_SUB", "sub")
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{line}: {output:?}");
-        assert!(!ws.join("src").exists(), "{line}: cmd.exe ran sub\\git.bat");
-        assert!(env.ag(&["undo", "--json"]).status.success());
-        assert_eq!(snapshot(ws, &["**"]), before, "{line}");
+        batch_file_run_undone(line, "sub/git.bat", &[("AG_SUB", "sub")]);
     }
 }

@@ -69,14 +69,7 @@ pub(super) fn read_pending(path: &Path) -> std::io::Result<Option<Seal>> {
     let mut file = match open_file(path, Access::Read) {
         Ok(file) => file,
         // No store (or none there yet): no seal was ever taken in it.
-        Err(error)
-            if matches!(
-                error.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(None);
-        }
+        Err(error) if agent_guard_fsops::is_absent(&error) => return Ok(None),
         Err(error) => return Err(error),
     };
     let mut bytes = Vec::new();
