@@ -125,11 +125,27 @@ const RM_FLAGS: &[&str] = &[
     "--",
 ];
 
+/// What `-exec` commands a confined `find` may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Execs {
+    /// Only `rm [-rf] {}` (a deleting `find`).
+    Rm,
+    /// Any command, which the caller has judged to write only the file found (`sed -i …
+    /// {} +`, `chmod +x {} ;`).
+    WritesFound,
+}
+
 /// What bounds a deleting `find` (issue 14): literal starting points, no symlink following,
 /// an expression that is a plain conjunction of narrowing tests, `-name`/`-iname` patterns,
 /// `-delete` and `-exec rm [-rf] {} +`. `None` when anything else appears (`-o`, `!`,
 /// parentheses, `-L`, another program): then the policy keeps it undeterminable.
 pub(crate) fn confinement(args: &[Arg]) -> Option<Confinement> {
+    confinement_of(args, Execs::Rm)
+}
+
+/// [`confinement`], with the `-exec` commands `execs` allows (issue 38: `find src -name
+/// '*.py' -exec sed -i … {} +` writes only what it finds below `src`).
+pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> {
     let start = args
         .iter()
         .position(|a| {
@@ -158,6 +174,20 @@ pub(crate) fn confinement(args: &[Arg]) -> Option<Confinement> {
                     name_kinds.0 = true;
                 }
                 confinement.names.push(pattern.to_owned());
+            }
+            "-exec" | "-execdir" if execs == Execs::WritesFound => {
+                let mut placeholder = false;
+                loop {
+                    match rest.next()?.known()? {
+                        "{}" => placeholder = true,
+                        ";" => break,
+                        "+" if placeholder => break,
+                        _ => {}
+                    }
+                }
+                if !placeholder {
+                    return None;
+                }
             }
             "-exec" | "-execdir" => {
                 let program = rest.next()?.known()?;

@@ -111,7 +111,8 @@ pub(crate) fn decide(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Ver
         return Verdict::of(ReasonCode::BlockOutOfWorkspace);
     }
     if block_wildcard::applies(&specs) {
-        return Verdict::of(ReasonCode::BlockWildcard);
+        return crate::reasons::snapshot_checkpoint_delete::glob_writes(op, ctx, world)
+            .unwrap_or_else(|| Verdict::of(ReasonCode::BlockWildcard));
     }
     // Only existing regular files and symlinks lose content; a directory target is written
     // into (or refused by the command), a new path is only created.

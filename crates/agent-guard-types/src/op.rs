@@ -314,6 +314,10 @@ pub struct OpSpec {
     pub dialect: Dialect,
     /// The effect cannot be determined statically.
     pub undeterminable: bool,
+    /// It is undeterminable only because its file arguments arrive at run time, one per
+    /// file `find` found or per line `xargs` read: what it does to each is known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_file_only: bool,
     /// The op was reached through a wrapper or leading assignments.
     pub wrapped: bool,
     /// The compound-line shape, if any.
@@ -372,6 +376,7 @@ impl OpSpec {
             segment_index: 0,
             dialect,
             undeterminable: false,
+            per_file_only: false,
             wrapped: false,
             shape: None,
             notes: Vec::new(),

@@ -150,6 +150,10 @@ reason_codes! {
     /// workspace checkpoint.
     SnapshotCheckpointDelete => "SNAPSHOT_CHECKPOINT_DELETE", Snapshot,
         "What this delete removes is only known when it runs, but it cannot leave the workspace; the workspace is checkpointed first, so the delete can be undone.";
+    /// An overwrite confined to the workspace whose targets only the shell or the program
+    /// knows runs after a workspace checkpoint.
+    SnapshotCheckpointWrite => "SNAPSHOT_CHECKPOINT_WRITE", Snapshot,
+        "Which files this command rewrites is only known when it runs, but they all lie in the workspace; the workspace is checkpointed first, so every rewrite can be undone.";
     /// Checkpoints are off: a program the guard cannot see into runs unprotected.
     AllowUncheckpointed => "ALLOW_UNCHECKPOINTED", Allow,
         "The command runs a program whose effects the guard cannot see, and checkpoints are turned off ([checkpoint] mode = never), so it runs unprotected.";

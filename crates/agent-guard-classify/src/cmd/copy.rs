@@ -196,6 +196,12 @@ pub(super) fn xcopy(args: &[Tok]) -> Option<OpSpec> {
     {
         op.recursive = true;
         op.mark_undeterminable(format!("xcopy /s {RECURSIVE}"));
+        let landing = match operands.as_slice() {
+            [_] => Some(Target::literal(".")),
+            [_, dest] => Some(windows::target(dest, Dialect::Cmd)),
+            _ => None,
+        };
+        crate::writes::confine_recursive_copy(&mut op, landing);
     } else {
         op.mark_undeterminable("xcopy copies every file of a directory source: which files it overwrites is only known when it runs");
     }

@@ -35,6 +35,9 @@ const MAYBE_ARITHMETIC: &str =
 /// Why a command whose name is not literal is an unknown op.
 const NAME_NOT_LITERAL: &str = "command name is not literal";
 
+/// Why a command run by `xargs` or per file by `find` is undeterminable.
+const PER_FILE: &str = "arguments arrive from stdin (xargs) or per file (find)";
+
 /// Classifies POSIX shell text.
 pub(crate) fn classify(text: &str, nesting: u32) -> Classification {
     classify_in(text, nesting, false)
@@ -266,7 +269,8 @@ fn run(
     for op in &mut found {
         op.wrapped |= wrapped;
         if from_stdin && op.kind != OpKind::Unknown {
-            op.mark_undeterminable("arguments arrive from stdin (xargs) or per file (find)");
+            op.per_file_only = !op.undeterminable;
+            op.mark_undeterminable(PER_FILE);
             // `find START … -print0 | xargs -0 rm [-rf]`: the names are exactly what the find
             // matched, so the delete is bounded like `find … -delete` (a checkpoint).
             if let Some(find) = &from_find

@@ -25,6 +25,9 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     // `-fprint FILE`, `-fprint0`, `-fls`, `-fprintf FILE FORMAT`: FILE is truncated and
     // rewritten, like a redirection.
     let mut writes = Vec::new();
+    // Every per-file command writes only the file found (`sed -i … {}`): what the line
+    // changes lies below the starting points.
+    let mut found_only = true;
     let mut index = 0;
     while let Some(arg) = args.get(index) {
         index += 1;
@@ -47,6 +50,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                 index += if action == "-fprintf" { 2 } else { 1 };
             }
             Some("-delete") => {
+                found_only = false;
                 deletes = true;
                 kind = Some(OpKind::FsDelete);
                 notes.push("find -delete deletes what the expression matches".to_owned());
@@ -67,6 +71,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                     program
                 }));
                 if !inner.is_empty() {
+                    found_only &= inner.iter().all(writes_found_only);
                     deletes = true;
                     kind = Some(strongest(kind, &inner));
                     let what = if inner.iter().all(|op| op.kind == OpKind::Metadata) {
@@ -103,10 +108,28 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     for note in notes {
         op.note(note);
     }
-    op.confined = crate::find::confinement(args);
+    op.confined = if op.kind == OpKind::FsDelete {
+        crate::find::confinement(args)
+    } else if found_only {
+        crate::find::confinement_of(args, crate::find::Execs::WritesFound)
+    } else {
+        None
+    };
     opaque.insert(0, op);
     opaque.extend(writes);
     opaque
+}
+
+/// Whether a per-file command's op writes (or changes the metadata of) only the file
+/// `find` passes it, in place: `sed -i … {}`, `chmod +x {}`, `dos2unix {}`.
+fn writes_found_only(op: &OpSpec) -> bool {
+    matches!(op.kind, OpKind::Overwrite | OpKind::Metadata)
+        && op.per_file_only
+        && !op.targets.is_empty()
+        && op
+            .targets
+            .iter()
+            .all(|t| t.text == "{}" && t.opaque.is_none() && !t.glob)
 }
 
 /// A `find`'s starting points: the operands before the first expression token.

@@ -297,6 +297,7 @@ fn copy_item(mut op: OpSpec, bound: &Bound, name: &str, moves: bool) -> OpSpec {
     if bound.has("recurse") {
         op.recursive = true;
         op.mark_undeterminable(format!("{} -Recurse {RECURSIVE}", op.op));
+        crate::writes::confine_recursive_copy(&mut op, placement.dest.clone());
     }
     op
 }

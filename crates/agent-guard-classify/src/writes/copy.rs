@@ -236,6 +236,9 @@ fn finish(mut op: OpSpec, read: Read, through: bool) -> Option<OpSpec> {
     let mut placement = Placement::of_operands(read.operands, read.into);
     placement.exact = read.exact;
     placement.parents = read.parents;
+    // A recursive copy writes only below the directory it lands in (issue 38): a literal
+    // one confines it, and a checkpoint keeps what it overwrites there.
+    let landing = placement.into.clone().or_else(|| placement.dest.clone());
     let mut targets = placement.targets();
     if read.backup.is_some() {
         // The existing file is renamed to its backup name first (`dest~`, the `-S` suffix,
@@ -268,6 +271,7 @@ fn finish(mut op: OpSpec, read: Read, through: bool) -> Option<OpSpec> {
     if read.recursive {
         op.recursive = true;
         op.mark_undeterminable(format!("{} {RECURSIVE}", op.op));
+        super::confine_recursive_copy(&mut op, landing);
     }
     Some(op)
 }

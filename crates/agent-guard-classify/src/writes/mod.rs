@@ -408,6 +408,20 @@ fn spelled_as_directory(dest: &Target) -> bool {
             || (dest.tilde && text == "~"))
 }
 
+/// A recursive copy (`cp -r`, `xcopy /e`, `Copy-Item -Recurse`) writes only below the
+/// directory it lands in (issue 38): when that directory is literal, it is the op's one
+/// target and confines it, so a checkpoint keeps what the copy overwrites there
+/// (`SNAPSHOT_CHECKPOINT_WRITE`) instead of a refusal.
+pub(crate) fn confine_recursive_copy(op: &mut OpSpec, landing: Option<Target>) {
+    if let Some(dir) = landing.filter(|dir| dir.is_concrete() && !dir.tilde)
+        && op.kind == OpKind::Overwrite
+        && op.recursive
+    {
+        op.targets = vec![dir];
+        op.confined = Some(agent_guard_types::Confinement::default());
+    }
+}
+
 /// Where a copying program writes: the destination rules shared by `cp`, `mv`, `install`,
 /// `ln` and `rsync`.
 #[derive(Debug, Default)]

@@ -259,7 +259,8 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
             op.targets = vec![dest];
             op.confined = Some(Confinement::default());
         }
-        ops.push(op);
+        // First: a line that deletes is named by its delete (`SNAPSHOT_CHECKPOINT_DELETE`).
+        ops.insert(0, op);
     }
     ops
 }
@@ -358,10 +359,11 @@ mod tests {
                 (OpKind::SideEffectDelete, vec!["a.txt".into()], false)
             ]
         );
+        // The delete comes first: it names the line.
         let ops = summary("-a --delete src/ dst/");
         assert_eq!(ops.len(), 2);
-        assert_eq!(ops[1].0, OpKind::FsDelete);
-        assert!(ops[1].2);
+        assert_eq!(ops[0].0, OpKind::FsDelete);
+        assert!(ops[0].2);
         let ops = summary("-a --remove-source-files host:src/ dst/");
         assert!(ops.iter().all(|o| o.2));
         assert!(ops[1].1.is_empty());

@@ -40,6 +40,7 @@ pub mod relocate_tree;
 pub mod relocate_via_clean_enumerate;
 pub mod snapshot_checkpoint;
 pub mod snapshot_checkpoint_delete;
+pub mod snapshot_checkpoint_write;
 pub mod snapshot_consumed_input;
 pub mod snapshot_edit_tool;
 pub mod snapshot_git_refs;
@@ -232,6 +233,7 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &allow_approved::AllowApproved,
     &snapshot_checkpoint::SnapshotCheckpoint,
     &snapshot_checkpoint_delete::SnapshotCheckpointDelete,
+    &snapshot_checkpoint_write::SnapshotCheckpointWrite,
     &allow_uncheckpointed::AllowUncheckpointed,
     &snapshot_edit_tool::SnapshotEditTool,
     &snapshot_move::SnapshotMove,

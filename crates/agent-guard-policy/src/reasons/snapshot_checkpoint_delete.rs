@@ -1,7 +1,7 @@
 //! `SNAPSHOT_CHECKPOINT_DELETE`.
 
 use agent_guard_types::{
-    Dialect, OpSpec, PathSpec, Protected, Reach, ReasonCode, Target, Verdict, World,
+    Dialect, OpKind, OpSpec, PathSpec, Protected, Reach, ReasonCode, Target, Verdict, World,
 };
 
 use crate::PolicyContext;
@@ -68,7 +68,25 @@ pub(crate) fn globs(
             world,
         )
     });
-    confined.then(|| verdict(ctx))
+    confined.then(|| verdict_for(op, ctx))
+}
+
+/// `sed -i 's/a/b/' src/*.py`, `dos2unix *.txt`: an in-place rewrite of files only the
+/// shell knows. A checkpoint when every glob target is confined (its matches are rewritten,
+/// never followed below); the literal targets were judged before (`None` leaves
+/// `BLOCK_WILDCARD`).
+pub(crate) fn glob_writes(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
+    if !enabled(ctx)
+        || op.recursive
+        || !matches!(op.kind, OpKind::Overwrite | OpKind::SideEffectDelete)
+    {
+        return None;
+    }
+    op.targets
+        .iter()
+        .filter(|t| t.glob)
+        .all(|t| glob_confined(t, op.dialect, false, ctx, world))
+        .then(|| verdict_for(op, ctx))
 }
 
 /// `mv *.log logs/`, `Move-Item *.txt old\`: a move of sources only the shell knows, into a
@@ -190,11 +208,20 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
             return None;
         }
     }
-    Some(verdict(ctx))
+    Some(verdict_for(op, ctx))
 }
 
 fn verdict(ctx: &PolicyContext) -> Verdict {
     Verdict::of(ReasonCode::SnapshotCheckpointDelete).with_plan(snapshot_checkpoint::plan(ctx))
+}
+
+/// The checkpoint verdict for `op`: `SNAPSHOT_CHECKPOINT_WRITE` when it only rewrites.
+fn verdict_for(op: &OpSpec, ctx: &PolicyContext) -> Verdict {
+    if matches!(op.kind, OpKind::Overwrite | OpKind::SideEffectDelete) {
+        Verdict::of(ReasonCode::SnapshotCheckpointWrite).with_plan(snapshot_checkpoint::plan(ctx))
+    } else {
+        verdict(ctx)
+    }
 }
 
 #[cfg(test)]
