@@ -165,7 +165,18 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
                 decide_in(&mut report, &ops, &ws, request, &runtime);
                 opened = Some(ws);
             }
-            Err(why) => refuse_unopened(&mut report, why),
+            Err(why) => {
+                // A config a program wrote that the guard cannot read: the seal it took
+                // before still puts it back (and says so), the line refused either way.
+                let settled = request.enforce
+                    && why.code == ReasonCode::BlockConfigInvalid
+                    && Workspace::open_lenient(&request.cwd, &request.env).is_ok_and(|(ws, _)| {
+                        crate::seal::refuse_if_tampered(&mut report, &ws, &runtime)
+                    });
+                if !settled {
+                    refuse_unopened(&mut report, why);
+                }
+            }
         }
     } else if let Some(Err(why)) = workspace.clone() {
         // The config could not be read to pick a dialect: refuse only destructive-looking lines.
@@ -251,7 +262,7 @@ fn selector_missing(request: &CheckRequest) -> bool {
 /// Why the workspace could not be opened, as a refusal.
 #[derive(Debug, Clone)]
 pub(crate) struct Unopened {
-    code: ReasonCode,
+    pub(crate) code: ReasonCode,
     reason: &'static str,
     detail: String,
 }

@@ -16,6 +16,7 @@ mod check;
 mod checkpoint;
 mod checkpoint_watch;
 mod config_layers;
+mod confined_writes;
 mod crash;
 mod damage;
 mod dialects;

@@ -21,6 +21,7 @@
 //! workspace with something to judge; a program that keeps running after that check is not
 //! seen; and a program written to defeat the guard can erase the seal with the same rights.
 
+mod read;
 mod restore;
 mod state;
 
@@ -29,25 +30,15 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use agent_guard_types::guard_files::{UserDirs, project_entries};
-
 use crate::workspace::Workspace;
 
 pub(crate) use restore::verify;
 
-/// The largest guard file whose bytes a seal keeps; a larger one is compared by hash only.
-const KEEP_MAX_BYTES: u64 = 1 << 20;
-
-/// The most entries one seal records (below guard directories included).
-const MAX_ENTRIES: usize = 4_000;
-
-/// How deep a guard directory is followed.
-const MAX_DEPTH: usize = 6;
-
-/// The seal's directory in the store.
+/// The seals' directory in the user's state directory (one per workspace below it), or the
+/// seal's directory in the store without one.
 const SEAL_DIR: &str = "seal";
 
-/// The name of the pending seal in [`SEAL_DIR`].
+/// The name of the pending seal in a seal directory.
 const PENDING: &str = "pending.json";
 
 /// The mark a person's change of guard files leaves in the user's state directory.
@@ -67,22 +58,31 @@ pub(crate) enum Sealed {
         mode: u32,
         /// Whether the bytes are in the store.
         kept: bool,
+        /// The digest of what the guard depends on, when that is less than the bytes (a
+        /// Claude Code settings file without the `permissions` Claude Code writes itself).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        view: Option<String>,
     },
-    /// A symbolic link.
+    /// A symbolic link, and the regular file it leads to, if it leads to one.
     Link {
         /// Where it points.
         target: PathBuf,
+        /// What it leads to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        through: Option<Box<Sealed>>,
     },
     /// A directory, with the names it held (`None`: a directory above a guard file, whose
-    /// other entries are not the guard's).
+    /// other entries are not the guard's) and its permission bits.
     Dir {
         /// The entries' names.
         names: Option<Vec<String>>,
+        /// Permission bits.
+        mode: u32,
     },
     /// Anything else (a special file), or a file too large to keep or unreadable: compared
-    /// by `lstat`'s device, inode, size and modification time.
+    /// by `lstat`'s device, inode, size, modification and change times.
     Identity {
-        /// `dev:ino:size:mtime_ns`.
+        /// `dev:ino:size:mtime:ctime`.
         stamp: String,
     },
 }
@@ -92,154 +92,34 @@ pub(crate) enum Sealed {
 pub(crate) struct Seal {
     /// The check that took it.
     pub(crate) check_id: String,
+    /// The session that ran the line (`AGENT_GUARD_SESSION`).
+    #[serde(default)]
+    pub(crate) session: Option<String>,
+    /// The store the session's mode was kept in when the seal was taken.
+    #[serde(default)]
+    pub(crate) store: Option<PathBuf>,
     /// Guard path → what it was.
     pub(crate) entries: BTreeMap<PathBuf, Sealed>,
 }
 
-/// How a path is read into a seal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reading {
-    /// Content hashed (and kept when taking).
-    Content,
-    /// Only whether it is a directory, a link, absent (a directory above a guard file).
-    Above,
-}
-
-/// The guard paths of `workspace` and how each is read. The guard's binary and the
-/// `agent-guard` names on `PATH` are left out: a replaced binary no longer runs this check,
-/// and an upgrade by a person is no tampering.
-fn guard_paths(workspace: &Workspace) -> Vec<(PathBuf, Reading)> {
-    let content_dirs = UserDirs {
-        guard_binary: None,
-        path_dirs: Vec::new(),
-        ..workspace.user_dirs.clone()
-    };
-    let mut paths: Vec<(PathBuf, Reading)> = Vec::new();
-    for entry in project_entries(&workspace.root) {
-        // The directories between the workspace and a project entry (`.claude`): replacing
-        // one by a link moves every file below it.
-        if let Ok(relative) = entry.strip_prefix(&workspace.root) {
-            let mut above = workspace.root.clone();
-            let parts: Vec<_> = relative.components().collect();
-            for part in parts.iter().take(parts.len().saturating_sub(1)) {
-                above.push(part);
-                paths.push((above.clone(), Reading::Above));
-            }
-        }
-        paths.push((entry, Reading::Content));
-    }
-    paths.extend(
-        content_dirs
-            .entries()
-            .into_iter()
-            .map(|p| (p, Reading::Content)),
-    );
-    paths
-}
-
-/// What each guard path of `workspace` is now; `keep` is called with the path and bytes of
-/// every regular file small enough to keep (it answers whether they are kept).
-fn observe(
-    workspace: &Workspace,
-    keep: &mut dyn FnMut(&str, &[u8]) -> bool,
-) -> BTreeMap<PathBuf, Sealed> {
-    let mut entries = BTreeMap::new();
-    for (path, reading) in guard_paths(workspace) {
-        if entries.len() >= MAX_ENTRIES {
-            break;
-        }
-        if entries.contains_key(&path) {
-            continue;
-        }
-        read_path(&path, reading, 0, &mut entries, keep);
-    }
-    entries
-}
-
-/// Records `path` (and, for a guard directory, what lies below it) into `entries`.
-fn read_path(
-    path: &Path,
-    reading: Reading,
-    depth: usize,
-    entries: &mut BTreeMap<PathBuf, Sealed>,
-    keep: &mut dyn FnMut(&str, &[u8]) -> bool,
-) {
-    let Ok(metadata) = std::fs::symlink_metadata(path) else {
-        entries.insert(path.to_path_buf(), Sealed::Absent);
-        return;
-    };
-    let kind = metadata.file_type();
-    let sealed = if kind.is_symlink() {
-        Sealed::Link {
-            target: std::fs::read_link(path).unwrap_or_default(),
-        }
-    } else if kind.is_dir() && reading == Reading::Above {
-        Sealed::Dir { names: None }
-    } else if kind.is_dir() {
-        let mut names: Vec<String> = std::fs::read_dir(path)
-            .map(|dir| {
-                dir.filter_map(Result::ok)
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        names.sort();
-        if depth < MAX_DEPTH {
-            for name in &names {
-                if entries.len() >= MAX_ENTRIES {
-                    break;
-                }
-                read_path(&path.join(name), reading, depth + 1, entries, keep);
-            }
-        }
-        Sealed::Dir { names: Some(names) }
-    } else if kind.is_file() && reading == Reading::Content {
-        file(path, &metadata, keep)
-    } else {
-        Sealed::Identity {
-            stamp: identity(&metadata),
-        }
-    };
-    entries.insert(path.to_path_buf(), sealed);
-}
-
-/// A regular file's entry: hashed, and kept when small enough.
-fn file(
-    path: &Path,
-    metadata: &std::fs::Metadata,
-    keep: &mut dyn FnMut(&str, &[u8]) -> bool,
-) -> Sealed {
-    use std::os::unix::fs::PermissionsExt as _;
-    let mode = metadata.permissions().mode() & 0o7777;
-    if metadata.len() > KEEP_MAX_BYTES {
-        return Sealed::Identity {
-            stamp: identity(metadata),
-        };
-    }
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let sha256 = agent_guard_config::trust::digest(&bytes);
-            let kept = keep(&sha256, &bytes);
-            Sealed::File { sha256, mode, kept }
-        }
-        // Unreadable to this user: compared by what `lstat` says.
-        Err(_) => Sealed::Identity {
-            stamp: identity(metadata),
-        },
+/// Where `workspace`'s seal lives: in the user's state directory, named by the workspace,
+/// so that no setting the sealed program could have written (a user config that moves the
+/// store) moves it; in the store when there is no state directory.
+fn seal_dir(workspace: &Workspace) -> PathBuf {
+    match &workspace.state_dir {
+        Some(state) => state
+            .join("seals")
+            .join(crate::location::workspace_id(&workspace.root)),
+        None => workspace.trash().join(SEAL_DIR),
     }
 }
 
-/// `dev:ino:size:mtime_ns` of an entry.
-fn identity(metadata: &std::fs::Metadata) -> String {
-    use std::os::unix::fs::MetadataExt as _;
-    format!(
-        "{}:{}:{}:{}.{}",
-        metadata.dev(),
-        metadata.ino(),
-        metadata.size(),
-        metadata.mtime(),
-        metadata.mtime_nsec()
-    )
+/// The directory [`read::observe`] leaves out: the seals themselves.
+fn seals_root(workspace: &Workspace) -> PathBuf {
+    match &workspace.state_dir {
+        Some(state) => state.join("seals"),
+        None => workspace.trash().join(SEAL_DIR),
+    }
 }
 
 /// Records every guard file of `workspace` before a line the guard cannot see into runs.
@@ -248,13 +128,16 @@ fn identity(metadata: &std::fs::Metadata) -> String {
 /// The store could not keep a guard file's bytes or the seal itself: the caller refuses the
 /// line, since a change to a guard file could not be undone.
 pub(crate) fn take(workspace: &Workspace, check_id: &str) -> std::io::Result<()> {
-    let dir = workspace.trash().join(SEAL_DIR);
+    let dir = seal_dir(workspace);
     let blobs = dir.join("blobs");
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
     state::make_dir(&dir)?;
     state::make_dir(&blobs)?;
     let mut failed: Option<std::io::Error> = None;
     let mut written = false;
-    let entries = observe(workspace, &mut |sha256, bytes| {
+    let entries = read::observe(workspace, &seals_root(workspace), &mut |sha256, bytes| {
         if failed.is_some() {
             return false;
         }
@@ -277,6 +160,8 @@ pub(crate) fn take(workspace: &Workspace, check_id: &str) -> std::io::Result<()>
     }
     let seal = Seal {
         check_id: check_id.to_owned(),
+        session: workspace.settings.session.clone(),
+        store: Some(workspace.trash().to_path_buf()),
         entries,
     };
     let json = serde_json::to_vec(&seal).map_err(std::io::Error::other)?;
@@ -307,24 +192,33 @@ pub(crate) fn settle(
     match verify(workspace) {
         Ok(None) => None,
         Ok(Some(tampered)) => {
-            let restricted = agent_guard_session::set_mode(
-                workspace.trash(),
-                workspace.settings.session.as_deref(),
-                agent_guard_types::SessionMode::Restricted,
-                "guard",
-                false,
-                runtime.now(),
-            );
             let mut reasons = tampered.sentences();
-            if let Err(error) = restricted {
-                reasons.push(format!("the session could not be restricted: {error}"));
+            // The session that ran the program, in the store it ran with, and this one.
+            let sealing = tampered
+                .store
+                .as_deref()
+                .map(|store| (store, tampered.session.as_deref()));
+            let current = (workspace.trash(), workspace.settings.session.as_deref());
+            for (store, session) in sealing.into_iter().chain([current]) {
+                if store.is_dir()
+                    && let Err(error) = agent_guard_session::set_mode(
+                        store,
+                        session,
+                        agent_guard_types::SessionMode::Restricted,
+                        "guard",
+                        false,
+                        runtime.now(),
+                    )
+                {
+                    reasons.push(format!("the session could not be restricted: {error}"));
+                }
             }
             Some(reasons)
         }
         Err(error) => Some(vec![format!(
             "the guard files' seal ({}) could not be checked: {error}; a person checks the \
              guard's and the harnesses' hook files, then removes that file",
-            workspace.trash().join(SEAL_DIR).join(PENDING).display()
+            seal_dir(workspace).join(PENDING).display()
         )]),
     }
 }

@@ -1,11 +1,10 @@
 //! Checking a pending seal, and putting the guard files back when a program changed them.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{PENDING, PERSON_MARK, Reading, SEAL_DIR, Sealed, read_path, state};
+use super::{PENDING, PERSON_MARK, Sealed, read, state};
 use crate::workspace::Workspace;
 
 /// What became of one guard path.
@@ -48,6 +47,10 @@ pub(crate) struct Found {
 pub(crate) struct Tampered {
     /// The check that took the seal (the line that ran the program).
     pub(crate) check_id: String,
+    /// The session that ran it.
+    pub(crate) session: Option<String>,
+    /// The store its session's mode was kept in.
+    pub(crate) store: Option<PathBuf>,
     /// Each changed path.
     pub(crate) found: Vec<Found>,
     /// The directory that keeps what the program left.
@@ -102,7 +105,7 @@ impl Tampered {
 /// The seal could not be read or the store could not keep what it found: the caller
 /// refuses the line, since the guard files cannot be vouched for.
 pub(crate) fn verify(workspace: &Workspace) -> std::io::Result<Option<Tampered>> {
-    let dir = workspace.trash().join(SEAL_DIR);
+    let dir = super::seal_dir(workspace);
     let pending = dir.join(PENDING);
     let Some(seal) = state::read_pending(&pending)? else {
         return Ok(None);
@@ -115,19 +118,26 @@ pub(crate) fn verify(workspace: &Workspace) -> std::io::Result<Option<Tampered>>
         agent_guard_fsops::remove_file(&pending)?;
         return Ok(None);
     }
-    let now = super::observe(workspace, &mut |_, _| false);
+    let now = read::observe(workspace, &super::seals_root(workspace), &mut |_, _| false);
     let mut paths: Vec<&PathBuf> = seal.entries.keys().chain(now.keys()).collect();
     paths.sort();
     paths.dedup();
     let kept_in = dir.join("kept").join(&seal.check_id);
+    let blobs = dir.join("blobs");
     let mut found = Vec::new();
+    // Parents first (paths sort that way): a directory made a link again is a directory
+    // before the files below it are compared.
     for path in paths {
         let was = seal.entries.get(path).unwrap_or(&Sealed::Absent);
-        let is = current(path, was);
+        let is = read::shallow(path, was);
         if same(was, &is) {
             continue;
         }
-        found.push(put_back(path, was, &is, &kept_in, &dir, found.len())?);
+        let aside = Aside {
+            dir: &kept_in,
+            index: found.len(),
+        };
+        found.push(put_back(path, was, &is, &aside, &blobs)?);
     }
     if found.is_empty() {
         agent_guard_fsops::remove_file(&pending)?;
@@ -138,87 +148,135 @@ pub(crate) fn verify(workspace: &Workspace) -> std::io::Result<Option<Tampered>>
     agent_guard_fsops::remove_file(&pending)?;
     Ok(Some(Tampered {
         check_id: seal.check_id,
+        session: seal.session,
+        store: seal.store,
         found,
         kept_in,
     }))
 }
 
-/// What `path` is now, read as the seal read it (no recursion).
-fn current(path: &Path, was: &Sealed) -> Sealed {
-    let reading = match was {
-        Sealed::Dir { names: None } => Reading::Above,
-        _ => Reading::Content,
-    };
-    let mut one = BTreeMap::new();
-    read_shallow(path, reading, &mut one);
-    one.remove(path).unwrap_or(Sealed::Absent)
-}
-
-/// [`read_path`] without following a directory's entries.
-fn read_shallow(path: &Path, reading: Reading, into: &mut BTreeMap<PathBuf, Sealed>) {
-    read_path(path, reading, super::MAX_DEPTH, into, &mut |_, _| false);
-}
-
-/// Whether two readings are the same content (whether bytes were kept does not count).
+/// Whether two readings are the same for the guard (whether bytes were kept does not
+/// count). A directory made or removed is no change in itself: the guard files below it
+/// are compared one by one.
 fn same(was: &Sealed, is: &Sealed) -> bool {
     match (was, is) {
         (
             Sealed::File {
-                sha256: a, mode: m, ..
+                sha256: old_bytes,
+                mode: old_mode,
+                view: old_view,
+                ..
             },
             Sealed::File {
-                sha256: b, mode: n, ..
+                sha256: new_bytes,
+                mode: new_mode,
+                view: new_view,
+                ..
             },
-        ) => a == b && m == n,
-        // The entries below are compared one by one.
-        (Sealed::Dir { .. }, Sealed::Dir { .. }) => true,
+        ) => {
+            old_mode == new_mode
+                && match (old_view, new_view) {
+                    (Some(old), Some(new)) => old == new,
+                    _ => old_bytes == new_bytes,
+                }
+        }
+        (
+            Sealed::Link {
+                target: old_target,
+                through: old_file,
+            },
+            Sealed::Link {
+                target: new_target,
+                through: new_file,
+            },
+        ) => {
+            old_target == new_target
+                && match (old_file, new_file) {
+                    (Some(old), Some(new)) => same(old, new),
+                    (None, None) => true,
+                    _ => false,
+                }
+        }
+        (Sealed::Dir { mode: old, .. }, Sealed::Dir { mode: new, .. }) => old == new,
+        (Sealed::Dir { .. }, Sealed::Absent) | (Sealed::Absent, Sealed::Dir { .. }) => true,
         _ => was == is,
     }
 }
 
-/// Moves what stands at `path` into `kept_in` and puts the sealed version back.
+/// Where what a program left goes: `dir/<index>-<name>`.
+struct Aside<'a> {
+    dir: &'a Path,
+    index: usize,
+}
+
+impl Aside<'_> {
+    fn path_for(&self, path: &Path) -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(self.dir)?;
+        let name = path
+            .file_name()
+            .map_or_else(|| "entry".to_owned(), |n| n.to_string_lossy().into_owned());
+        Ok(self.dir.join(format!("{:03}-{name}", self.index)))
+    }
+}
+
+/// Keeps what stands at `path` and puts the sealed version back.
 fn put_back(
     path: &Path,
     was: &Sealed,
     is: &Sealed,
-    kept_in: &Path,
-    seal_dir: &Path,
-    index: usize,
+    aside: &Aside<'_>,
+    blobs: &Path,
 ) -> std::io::Result<Found> {
     let change = match (was, is) {
         (Sealed::Absent, _) => Change::Created,
         (_, Sealed::Absent) => Change::Removed,
         _ => Change::Changed,
     };
-    let mut kept_as = None;
-    let mut restored = true;
-    if *is != Sealed::Absent {
-        std::fs::create_dir_all(kept_in)?;
-        let name = path
-            .file_name()
-            .map_or_else(|| "entry".to_owned(), |n| n.to_string_lossy().into_owned());
-        let aside = kept_in.join(format!("{index:03}-{name}"));
-        match agent_guard_fsops::rename_noreplace(path, &aside) {
-            Ok(()) => kept_as = Some(aside),
-            Err(error) if agent_guard_fsops::is_cross_device(&error) => {
-                match copy_aside(path, is, &aside) {
-                    Ok(()) => kept_as = Some(aside),
-                    // Left where it is: the person is told.
-                    Err(_) => restored = false,
-                }
-            }
-            Err(error) => return Err(error),
-        }
-    }
-    if restored {
-        restored = write_back(path, was, &seal_dir.join("blobs"))?;
-    }
-    Ok(Found {
+    let found = |kept_as, restored| Found {
         path: path.to_path_buf(),
         change,
         kept_as,
         restored,
-    })
+    };
+    match (was, is) {
+        // Only the permissions changed (`chmod 000 .claude`): set back, nothing moved.
+        (Sealed::Dir { mode, .. }, Sealed::Dir { .. }) => {
+            set_mode(path, *mode)?;
+            return Ok(found(None, true));
+        }
+        // The same link, written through (a dotfiles repository's file): the file it leads
+        // to is copied aside and written back.
+        (
+            Sealed::Link {
+                target: a,
+                through: Some(file),
+            },
+            Sealed::Link { target: b, .. },
+        ) if a == b => {
+            let kept = aside.path_for(path)?;
+            let copied = std::fs::copy(path, &kept).is_ok();
+            let restored = write_back(path, file, blobs)?;
+            return Ok(found(copied.then_some(kept), restored));
+        }
+        _ => {}
+    }
+    let mut kept_as = None;
+    if *is != Sealed::Absent {
+        let kept = aside.path_for(path)?;
+        match agent_guard_fsops::rename_noreplace(path, &kept) {
+            Ok(()) => kept_as = Some(kept),
+            Err(error) if agent_guard_fsops::is_cross_device(&error) => {
+                if copy_aside(path, is, &kept).is_err() {
+                    // Left where it is: the person is told.
+                    return Ok(found(None, false));
+                }
+                kept_as = Some(kept);
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    let restored = write_back(path, was, blobs)?;
+    Ok(found(kept_as, restored))
 }
 
 /// Keeps a file or link found at `path` on another file system, then removes it.
@@ -228,36 +286,48 @@ fn copy_aside(path: &Path, is: &Sealed, aside: &Path) -> std::io::Result<()> {
             std::fs::copy(path, aside)?;
             std::fs::File::open(aside)?.sync_all()?;
         }
-        Sealed::Link { target } => std::os::unix::fs::symlink(target, aside)?,
+        Sealed::Link { target, .. } => std::os::unix::fs::symlink(target, aside)?,
         _ => return Err(std::io::Error::other("not a file or a link")),
     }
     agent_guard_fsops::remove_file(path)
 }
 
-/// Writes the sealed version of `path` back; `false` when the seal did not keep it.
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+/// Writes the sealed version of `path` back (through a link that stands there); `false`
+/// when the seal did not keep it.
 fn write_back(path: &Path, was: &Sealed, blobs: &Path) -> std::io::Result<bool> {
     match was {
         Sealed::Absent => Ok(true),
-        Sealed::Dir { .. } => {
+        Sealed::Dir { mode, .. } => {
             std::fs::create_dir_all(path)?;
+            set_mode(path, *mode)?;
             Ok(true)
         }
-        Sealed::Link { target } => {
+        Sealed::Link { target, through } => {
             std::os::unix::fs::symlink(target, path)?;
-            Ok(true)
+            match through.as_deref() {
+                Some(file) if !same(file, &read::shallow(path, file)) => {
+                    write_back(path, file, blobs)
+                }
+                _ => Ok(true),
+            }
         }
         Sealed::File {
             sha256,
             mode,
             kept: true,
+            ..
         } => {
-            use std::os::unix::fs::PermissionsExt as _;
             let bytes = state::blob(blobs, sha256)?;
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
             std::fs::write(path, &bytes)?;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))?;
+            set_mode(path, *mode)?;
             std::fs::File::open(path)?.sync_all()?;
             Ok(true)
         }

@@ -8,6 +8,9 @@ use agent_guard_fsops::state::{Access, check_dir, open_file};
 
 use super::Seal;
 
+/// The largest pending seal read (a few thousand entries take a few hundred KiB).
+const MAX_PENDING_BYTES: u64 = 16 << 20;
+
 /// Creates the seal directory `dir` when missing, after checking that what stands there is
 /// the user's own real directory.
 pub(super) fn make_dir(dir: &Path) -> std::io::Result<()> {
@@ -66,14 +69,20 @@ fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// The pending seal in `dir`, if one is there. A seal that cannot be read is an error: the
 /// caller cannot say the guard files are as they were.
 pub(super) fn read_pending(path: &Path) -> std::io::Result<Option<Seal>> {
-    let mut file = match open_file(path, Access::Read) {
+    let file = match open_file(path, Access::Read) {
         Ok(file) => file,
         // No store (or none there yet): no seal was ever taken in it.
         Err(error) if agent_guard_fsops::is_absent(&error) => return Ok(None),
         Err(error) => return Err(error),
     };
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
+    file.take(MAX_PENDING_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_PENDING_BYTES {
+        return Err(std::io::Error::other(format!(
+            "{} is larger than a seal can be",
+            path.display()
+        )));
+    }
     serde_json::from_slice(&bytes)
         .map(Some)
         .map_err(std::io::Error::other)
@@ -81,16 +90,19 @@ pub(super) fn read_pending(path: &Path) -> std::io::Result<Option<Seal>> {
 
 /// Removes the blobs no entry of `seal` names (older seals' copies).
 pub(super) fn prune_blobs(blobs: &Path, seal: &Seal) {
-    let named: std::collections::BTreeSet<&str> = seal
-        .entries
-        .values()
-        .filter_map(|sealed| match sealed {
+    fn kept(sealed: &super::Sealed) -> Option<&str> {
+        match sealed {
             super::Sealed::File {
                 sha256, kept: true, ..
             } => Some(sha256.as_str()),
+            super::Sealed::Link {
+                through: Some(file),
+                ..
+            } => kept(file),
             _ => None,
-        })
-        .collect();
+        }
+    }
+    let named: std::collections::BTreeSet<&str> = seal.entries.values().filter_map(kept).collect();
     let Ok(dir) = std::fs::read_dir(blobs) else {
         return;
     };
