@@ -64,12 +64,27 @@ impl Arg {
     }
 }
 
+/// What bash passes for a process substitution (the descriptor number varies).
+const PROCESS_SUBSTITUTION: &str = "/dev/fd/63";
+
 /// Expands one word into arguments (several for a brace list, one opaque for an expansion).
 pub(crate) fn expand(word: &Word, source: &str) -> Vec<Arg> {
     let quoted = word
         .parts
         .iter()
         .any(|p| matches!(p, agent_guard_lex::WordPart::Literal { quoted: true, .. }));
+    // `>(wc -l)`, `<(sort a)`: bash hands the command a pipe's name, `/dev/fd/N`, never a
+    // file of the workspace (the commands inside are judged on their own).
+    if let [agent_guard_lex::WordPart::ProcessSubstitution { .. }] = word.parts.as_slice() {
+        return vec![Arg {
+            text: PROCESS_SUBSTITUTION.to_owned(),
+            home: false,
+            glob: false,
+            opaque: None,
+            quoted: false,
+            span: word.span,
+        }];
+    }
     match expand_word(word, EXPANSION_LIMIT) {
         Expansion::Fields(fields) => fields
             .into_iter()

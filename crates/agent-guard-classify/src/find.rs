@@ -214,6 +214,15 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
             _ if NARROWING.contains(&text) => {
                 rest.next()?;
             }
+            // A negated test only narrows the conjunction further (`-not -path
+            // '*/node_modules/*'`); what it leaves out is not counted.
+            "!" | "-not" => {
+                let negated = rest.next()?.known()?;
+                if !(NARROWING.contains(&negated) || matches!(negated, "-name" | "-iname")) {
+                    return None;
+                }
+                rest.next()?;
+            }
             _ if PLAIN.contains(&text) => {}
             _ => return None,
         }
@@ -266,11 +275,14 @@ mod tests {
         let c = confined("build -type d -iname cache -exec rm -rf {} +").unwrap();
         assert!(c.whole_matches && c.ignore_case);
         assert!(confined("build -type f -delete").unwrap().names.is_empty());
+        let c = confined("src -name *.py -not -path */vendor/* ! -name x.py -delete").unwrap();
+        assert_eq!(c.names, ["*.py"], "a negated test adds no pattern");
+        assert!(confined("src ! -newer x -o -name y -delete").is_none());
+        assert!(confined("src ! -exec rm {} ; -delete").is_none());
         for line in [
             "-L . -name x -delete",
             ". -follow -name x -delete",
             ". -name a -o -name b -delete",
-            ". ! -name a -delete",
             ". -name x -exec sh -c rm {} ;",
             ". -name x -exec rm x ;",
             "-name x -delete",

@@ -131,6 +131,10 @@ impl World for FakeWorld {
         self.reaches.unwrap_or(true)
     }
 
+    fn write_reaches_link(&self, _dir: &Path, _reach: agent_guard_types::Reach<'_>) -> bool {
+        self.reaches.unwrap_or(true)
+    }
+
     fn guard_tree_changes(
         &self,
         _dir: &Path,

@@ -79,6 +79,16 @@ pub trait World {
         true
     }
 
+    /// Returns `true` if a rewrite confined to directory `dir` (physical, inside the
+    /// workspace), writing what `reach` says, could write through a link: a symbolic link
+    /// among what it can match (or below it), or a file with another name elsewhere (a hard
+    /// link). A checkpoint keeps the workspace's names, not what they lead to. The default
+    /// says it could.
+    fn write_reaches_link(&self, dir: &Path, reach: Reach<'_>) -> bool {
+        let _ = (dir, reach);
+        true
+    }
+
     /// Returns `true` if the quarantine can keep a version of the file at `path` (physical)
     /// by sharing its extents (a reflink: Btrfs, XFS with reflinks, bcachefs, …) rather than
     /// copying its bytes. A guess from the filesystem types: the copy itself finds out for

@@ -93,6 +93,64 @@ fn root_reached(root: &Path, dir: &Path, reach: Reach<'_>, store: bool) -> bool 
     }
 }
 
+/// Implements [`World::write_reaches_link`](agent_guard_types::World::write_reaches_link):
+/// whether an entry a rewrite confined to `dir` can match, or anything below a matched
+/// directory, is a symbolic link or a file with more than one name (or the tree is too big
+/// to tell). Links are never followed.
+pub(crate) fn links(dir: &Path, reach: Reach<'_>) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let linked = |path: &Path| {
+        std::fs::symlink_metadata(path)
+            .is_ok_and(|m| m.file_type().is_symlink() || (m.is_file() && m.nlink() > 1))
+    };
+    let Ok(entries) = fs_err::read_dir(dir) else {
+        return false;
+    };
+    let mut seen = 0usize;
+    // (path, whether it is matched itself or lies below a match)
+    let mut pending: Vec<(PathBuf, bool)> = entries
+        .filter_map(Result::ok)
+        .map(|e| (e.path(), false))
+        .collect();
+    let top = dir.to_path_buf();
+    while let Some((path, below_match)) = pending.pop() {
+        seen += 1;
+        if seen > MAX_ENTRIES {
+            return true;
+        }
+        let name = path.file_name().unwrap_or_default();
+        let direct = path.parent() == Some(top.as_path());
+        let matched = below_match
+            || match reach {
+                Reach::Everything => true,
+                Reach::Children {
+                    pattern, dot_rule, ..
+                } => direct && glob(pattern.as_bytes(), name, dot_rule, false),
+                Reach::Names {
+                    patterns,
+                    ignore_case,
+                    ..
+                } => patterns
+                    .iter()
+                    .all(|p| glob(p.as_bytes(), name, false, ignore_case)),
+            };
+        if matched && linked(&path) {
+            return true;
+        }
+        let descend = match reach {
+            Reach::Children { recursive, .. } => matched && recursive,
+            _ => true,
+        };
+        if descend
+            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+            && let Ok(entries) = fs_err::read_dir(&path)
+        {
+            pending.extend(entries.filter_map(Result::ok).map(|e| (e.path(), matched)));
+        }
+    }
+    false
+}
+
 /// Whether `root` or anything below it has a name that `matches` (or the tree is too big
 /// to tell).
 fn tree_matches(root: &Path, matches: &dyn Fn(&OsStr) -> bool) -> bool {
@@ -161,6 +219,35 @@ mod tests {
         assert!(!reaches(&world, &ws, names(&["*.tmp".to_owned()])));
         assert!(reaches(&world, &ws, names(&["ind*".to_owned()])));
         assert!(reaches(&world, &ws, names(&["*".to_owned()])));
+    }
+
+    #[test]
+    fn a_rewrite_reaches_a_link_only_among_what_it_can_match() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = fs_err::canonicalize(dir.path()).unwrap();
+        fs_err::create_dir_all(ws.join("src/deep")).unwrap();
+        fs_err::write(ws.join("src/a.py"), "").unwrap();
+        fs_err::write(ws.join("outside.txt"), "").unwrap();
+        std::os::unix::fs::symlink(ws.join("outside.txt"), ws.join("src/evil.log")).unwrap();
+        fs_err::hard_link(ws.join("outside.txt"), ws.join("src/deep/h.txt")).unwrap();
+        let src = ws.join("src");
+        let children = |pattern| Reach::Children {
+            pattern,
+            dot_rule: true,
+            recursive: false,
+        };
+        assert!(!links(&src, children("*.py")));
+        assert!(links(&src, children("*.log")), "a symlink match");
+        assert!(!links(&src, children("*.txt")), "the hard link is one level down");
+        let names = |pattern: &str| Reach::Names {
+            patterns: vec![pattern.to_owned()].leak(),
+            ignore_case: false,
+            whole_matches: false,
+        };
+        assert!(links(&src, names("*.txt")), "a hard link at any depth");
+        assert!(!links(&src, names("*.py")));
+        assert!(links(&src, Reach::Everything));
+        assert!(!links(&ws.join("nowhere"), Reach::Everything));
     }
 
     /// Before the first checkpoint the quarantine does not exist; the checkpoint taken for

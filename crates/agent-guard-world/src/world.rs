@@ -287,6 +287,10 @@ impl World for RealWorld {
         crate::reach::reaches(self, dir, reach)
     }
 
+    fn write_reaches_link(&self, dir: &Path, reach: agent_guard_types::Reach<'_>) -> bool {
+        crate::reach::links(dir, reach)
+    }
+
     fn shares_extents(&self, path: &Path) -> bool {
         crate::extents::shares_extents(path, &self.trash)
     }

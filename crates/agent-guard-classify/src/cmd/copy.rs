@@ -195,8 +195,10 @@ pub(super) fn xcopy(args: &[Tok]) -> Option<OpSpec> {
         .any(|s| matches!(s.as_str(), "s" | "e" | "t"))
     {
         op.recursive = true;
+        let sole = !op.undeterminable;
         op.mark_undeterminable(format!("xcopy /s {RECURSIVE}"));
         let landing = match operands.as_slice() {
+            _ if !sole => None,
             [_] => Some(Target::literal(".")),
             [_, dest] => Some(windows::target(dest, Dialect::Cmd)),
             _ => None,

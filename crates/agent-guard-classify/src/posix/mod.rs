@@ -272,17 +272,19 @@ fn run(
             op.per_file_only = !op.undeterminable;
             op.mark_undeterminable(PER_FILE);
             // `find START … -print0 | xargs -0 rm [-rf]`: the names are exactly what the find
-            // matched, so the delete is bounded like `find … -delete` (a checkpoint).
+            // matched, so the delete is bounded like `find … -delete` (a checkpoint); so is a
+            // rewrite of each (`xargs -0 sed -i …`).
+            let bounded = (op.kind == OpKind::FsDelete && op.op == "rm")
+                || (op.kind == OpKind::Overwrite && op.per_file_only);
             if let Some(find) = &from_find
-                && op.kind == OpKind::FsDelete
-                && op.op == "rm"
+                && bounded
                 && op.targets.is_empty()
             {
                 op.targets.clone_from(&find.starts);
                 let mut confinement = find.confinement.clone();
                 confinement.whole_matches |= op.recursive;
                 op.confined = Some(confinement);
-                op.note("xargs -0 deletes exactly what the find before it printed");
+                op.note("xargs -0 acts on exactly what the find before it printed");
             }
         }
     }

@@ -296,8 +296,11 @@ fn copy_item(mut op: OpSpec, bound: &Bound, name: &str, moves: bool) -> OpSpec {
     bound.mark(&mut op);
     if bound.has("recurse") {
         op.recursive = true;
+        let sole = !op.undeterminable;
         op.mark_undeterminable(format!("{} -Recurse {RECURSIVE}", op.op));
-        crate::writes::confine_recursive_copy(&mut op, placement.dest.clone());
+        if sole {
+            crate::writes::confine_recursive_copy(&mut op, placement.dest.clone());
+        }
     }
     op
 }

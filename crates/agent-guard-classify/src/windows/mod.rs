@@ -438,6 +438,8 @@ pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
         written.mark_undeterminable(
             "robocopy copies every changed file of the source: which ones is only known when it runs",
         );
+        // Everything it writes lands below the destination (issue 38).
+        confine(&mut written, &dir);
     }
     if tree {
         written.recursive = true;
@@ -470,11 +472,21 @@ pub(crate) fn robocopy(args: &[Tok], dialect: Dialect) -> Vec<OpSpec> {
             op.mark_undeterminable(format!(
                 "robocopy {flag} decides what it deletes while it runs"
             ));
-            ops.push(op);
+            // Only below that directory: a checkpoint keeps it.
+            confine(&mut op, which);
+            ops.insert(0, op);
         }
         None => {}
     }
     ops
+}
+
+/// Confines an op of robocopy's to the literal directory `dir`: its one target.
+fn confine(op: &mut OpSpec, dir: &Target) {
+    if dir.is_concrete() && !dir.tilde {
+        op.targets = vec![dir.clone()];
+        op.confined = Some(agent_guard_types::Confinement::default());
+    }
 }
 
 /// Programs Windows ships that write files the POSIX way (`curl.exe`, bsdtar's `tar.exe`):

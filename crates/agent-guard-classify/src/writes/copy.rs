@@ -238,7 +238,12 @@ fn finish(mut op: OpSpec, read: Read, through: bool) -> Option<OpSpec> {
     placement.parents = read.parents;
     // A recursive copy writes only below the directory it lands in (issue 38): a literal
     // one confines it, and a checkpoint keeps what it overwrites there.
-    let landing = placement.into.clone().or_else(|| placement.dest.clone());
+    // (`--parents` appends each source's whole path, `..` included: not confined.)
+    let landing = placement
+        .into
+        .clone()
+        .or_else(|| placement.dest.clone())
+        .filter(|_| !read.parents);
     let mut targets = placement.targets();
     if read.backup.is_some() {
         // The existing file is renamed to its backup name first (`dest~`, the `-S` suffix,
@@ -270,8 +275,11 @@ fn finish(mut op: OpSpec, read: Read, through: bool) -> Option<OpSpec> {
     }
     if read.recursive {
         op.recursive = true;
+        let sole = !op.undeterminable;
         op.mark_undeterminable(format!("{} {RECURSIVE}", op.op));
-        super::confine_recursive_copy(&mut op, landing);
+        if sole {
+            super::confine_recursive_copy(&mut op, landing);
+        }
     }
     Some(op)
 }

@@ -411,7 +411,8 @@ fn spelled_as_directory(dest: &Target) -> bool {
 /// A recursive copy (`cp -r`, `xcopy /e`, `Copy-Item -Recurse`) writes only below the
 /// directory it lands in (issue 38): when that directory is literal, it is the op's one
 /// target and confines it, so a checkpoint keeps what the copy overwrites there
-/// (`SNAPSHOT_CHECKPOINT_WRITE`) instead of a refusal.
+/// (`SNAPSHOT_CHECKPOINT_WRITE`) instead of a refusal. Callers confine only an op whose
+/// recursion is the one thing the guard cannot tell (an unknown option stays refused).
 pub(crate) fn confine_recursive_copy(op: &mut OpSpec, landing: Option<Target>) {
     if let Some(dir) = landing.filter(|dir| dir.is_concrete() && !dir.tilde)
         && op.kind == OpKind::Overwrite

@@ -99,7 +99,7 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
     } else {
         &operands
     };
-    let mut ops = Vec::new();
+    let mut ops: Vec<OpSpec> = script_file(from_file && !sandbox).into_iter().collect();
     let mut written = overwrite("sed", WriteMode::InPlace);
     written.note("a sed script's `w` file is truncated when sed starts");
     for script in scripts.iter().copied().chain(owned_scripts.iter()) {
@@ -141,6 +141,18 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
         ops.push(written);
     }
     ops
+}
+
+/// `-f SCRIPT`: its `w`, `W` and `e` commands are in a file the guard does not read, a
+/// program it cannot see into, like `bash script.sh`.
+fn script_file(read: bool) -> Option<OpSpec> {
+    read.then(|| {
+        OpSpec::opaque_program(
+            "sed",
+            Dialect::Posix,
+            "sed -f runs a script file the guard does not read (`w` writes files, `e` runs commands)",
+        )
+    })
 }
 
 /// What a sed script does besides editing the stream.

@@ -44,3 +44,31 @@ fn rewrites_through_find_globs_and_tree_copies_are_undone() {
         );
     }
 }
+
+/// From an outside review: a rewrite whose matches include a link (a symlink out of the
+/// workspace, a hard link to a file outside it) would write where the link leads, which no
+/// checkpoint keeps: refused, and the file outside is untouched.
+#[test]
+fn rewrites_that_could_go_through_a_link_are_refused() {
+    let env = with_sources();
+    std::fs::create_dir_all(&env.fixture.outside).unwrap();
+    let outside = env.fixture.outside.join("secret.txt");
+    std::fs::write(&outside, "secret\n").unwrap();
+    std::os::unix::fs::symlink(&outside, env.ws().join("src/evil.log")).unwrap();
+    std::fs::hard_link(&outside, env.ws().join("src/lib/shared.py")).unwrap();
+    std::fs::create_dir_all(env.ws().join("out/src")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.ws().join("out/src/a.py")).unwrap();
+    for line in [
+        "truncate -s 0 src/*.log",
+        "echo gone > src/e*.log",
+        "find src -name '*.log' -exec truncate -s 0 {} +",
+        "find src/lib -name '*.py' -exec sed -i --follow-symlinks 's/a/b/' {} +",
+        "truncate -s 0 src/lib/*.py",
+        "cp -r src out",
+    ] {
+        let (exit, report) = crate::support::enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(report["decision"], "BLOCK", "{line}: {report}");
+    }
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "secret\n");
+}

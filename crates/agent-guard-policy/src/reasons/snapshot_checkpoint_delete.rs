@@ -64,6 +64,7 @@ pub(crate) fn globs(
             t,
             op.dialect,
             mode.recursive && !mode.files_only,
+            false,
             ctx,
             world,
         )
@@ -85,7 +86,7 @@ pub(crate) fn glob_writes(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -
     op.targets
         .iter()
         .filter(|t| t.glob)
-        .all(|t| glob_confined(t, op.dialect, false, ctx, world))
+        .all(|t| glob_confined(t, op.dialect, false, true, ctx, world))
         .then(|| verdict_for(op, ctx))
 }
 
@@ -106,7 +107,7 @@ pub(crate) fn moves(
         .sources
         .iter()
         .filter(|t| t.glob)
-        .all(|t| glob_confined(t, op.dialect, true, ctx, world));
+        .all(|t| glob_confined(t, op.dialect, true, false, ctx, world));
     // A destination that is a glob (`dir/*.log`) must lie in a confined directory; a literal
     // one inside the workspace and unprotected.
     let landing = op.targets.iter().zip(destinations).all(|(target, spec)| {
@@ -130,6 +131,7 @@ fn glob_confined(
     target: &Target,
     dialect: Dialect,
     recursive: bool,
+    writes: bool,
     ctx: &PolicyContext,
     world: &dyn World,
 ) -> bool {
@@ -165,15 +167,20 @@ fn glob_confined(
     let Some(physical) = confined_dir(&spec) else {
         return false;
     };
+    let reach = Reach::Children {
+        pattern,
+        dot_rule: dialect == Dialect::Posix,
+        recursive,
+    };
     spec.is_dir()
-        && !world.checkpoint_reach(
-            physical,
-            Reach::Children {
-                pattern,
-                dot_rule: dialect == Dialect::Posix,
-                recursive,
-            },
-        )
+        && !world.checkpoint_reach(physical, reach)
+        && !(writes && world.write_reaches_link(physical, reach))
+}
+
+/// Whether `op` rewrites files in place (a write may go through a link), rather than
+/// deleting or moving names.
+fn rewrites(op: &OpSpec) -> bool {
+    matches!(op.kind, OpKind::Overwrite | OpKind::SideEffectDelete)
 }
 
 /// `find … -delete`, `find … -exec rm {} +`: a checkpoint when every
@@ -194,19 +201,30 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
             whole_matches: confinement.whole_matches,
         }
     };
+    let mut any_there = false;
     for target in &op.targets {
         if !target.is_concrete() || target.tilde {
             return None;
         }
         let spec = world.path(target, &ctx.cwd);
+        any_there |= spec.exists();
         // A symlinked starting point could lead out (BSD `find`, `-H`, a trailing `/`).
         if spec.entry == agent_guard_types::EntryKind::Symlink {
             return None;
         }
         let physical = confined_dir(&spec)?;
-        if spec.is_dir() && world.checkpoint_reach(physical, reach) {
+        if spec.is_dir()
+            && (world.checkpoint_reach(physical, reach)
+                || (rewrites(op) && world.write_reaches_link(physical, reach)))
+        {
             return None;
         }
+    }
+    // A copy into a directory that is not there yet (`cp -r src new`, `robocopy src new
+    // /e`), a find from a start that is not there: nothing there to lose, unless another
+    // command of the line puts something there first (`mv data new && cp -r src new`).
+    if !any_there && !op.in_compound_line {
+        return Some(Verdict::of(ReasonCode::AllowNoop));
     }
     Some(verdict_for(op, ctx))
 }
