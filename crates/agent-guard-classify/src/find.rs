@@ -53,6 +53,9 @@ pub(crate) fn parse(args: &[Arg]) -> Option<OpSpec> {
         }
         op.targets.push(arg.target());
     }
+    if op.targets.is_empty() {
+        op.targets.push(agent_guard_types::Target::literal("."));
+    }
     op.mark_undeterminable("find selects what it deletes at run time");
     Some(op)
 }
@@ -83,6 +86,13 @@ const NARROWING: &[&str] = &[
     "-links",
     "-uid",
     "-gid",
+    "-inum",
+    "-samefile",
+    "-lname",
+    "-ilname",
+    "-fstype",
+    "-used",
+    "-regextype",
 ];
 
 /// Tests and actions without an argument that neither widen a conjunction nor follow links.
@@ -102,6 +112,12 @@ const PLAIN: &[&str] = &[
     "-nouser",
     "-nogroup",
     "-ignore_readdir_race",
+    "-noignore_readdir_race",
+    "-prune",
+    "-quit",
+    "-ls",
+    "-noleaf",
+    "-daystart",
 ];
 
 /// `rm` options a confined `-exec rm … {}` may carry.
@@ -153,8 +169,8 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
                 .is_none_or(|t| t.starts_with('-') || t == "(" || t == "!")
         })
         .unwrap_or(args.len());
-    if start == 0
-        || args[..start]
+    // No starting point: GNU find starts at `.` (BSD find refuses the line).
+    if args[..start]
             .iter()
             .any(|a| a.known().is_none() || (a.glob && !a.quoted))
     {
@@ -279,13 +295,14 @@ mod tests {
         assert_eq!(c.names, ["*.py"], "a negated test adds no pattern");
         assert!(confined("src ! -newer x -o -name y -delete").is_none());
         assert!(confined("src ! -exec rm {} ; -delete").is_none());
+        assert_eq!(confined("-name x -delete").unwrap().names, ["x"], "GNU find starts at .");
+        assert!(confined("-L -name x -delete").is_none());
         for line in [
             "-L . -name x -delete",
             ". -follow -name x -delete",
             ". -name a -o -name b -delete",
             ". -name x -exec sh -c rm {} ;",
             ". -name x -exec rm x ;",
-            "-name x -delete",
         ] {
             assert!(confined(line).is_none(), "{line}");
         }

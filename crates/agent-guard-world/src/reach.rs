@@ -193,6 +193,24 @@ fn glob(pattern: &[u8], name: &OsStr, dot_rule: bool, ignore_case: bool) -> bool
 mod tests {
     use super::*;
 
+    /// `find -name PATTERN`'s reach.
+    fn names(pattern: &str) -> Reach<'static> {
+        Reach::Names {
+            patterns: vec![pattern.to_owned()].leak(),
+            ignore_case: false,
+            whole_matches: false,
+        }
+    }
+
+    /// A glob's reach: the directory's children matching `pattern`.
+    fn children(pattern: &'static str, recursive: bool) -> Reach<'static> {
+        Reach::Children {
+            pattern,
+            dot_rule: true,
+            recursive,
+        }
+    }
+
     #[test]
     fn only_deletes_that_can_match_git_or_the_quarantine_reach_them() {
         let dir = tempfile::tempdir().unwrap();
@@ -201,24 +219,14 @@ mod tests {
         fs_err::write(ws.join(".git/index"), "").unwrap();
         fs_err::create_dir_all(ws.join("build")).unwrap();
         let world = RealWorld::new(ws.clone(), ws.join(".agent-trash"), None);
-        let children = |pattern, recursive| Reach::Children {
-            pattern,
-            dot_rule: true,
-            recursive,
-        };
         assert!(!reaches(&world, &ws, children("*.log", true)));
         assert!(!reaches(&world, &ws, children("*", true)), "the dot rule");
         assert!(reaches(&world, &ws, children(".*", true)));
         assert!(!reaches(&world, &ws.join("build"), Reach::Everything));
         assert!(reaches(&world, &ws, Reach::Everything));
-        let names = |patterns: &[String]| Reach::Names {
-            patterns: &patterns.to_vec().leak()[..],
-            ignore_case: false,
-            whole_matches: false,
-        };
-        assert!(!reaches(&world, &ws, names(&["*.tmp".to_owned()])));
-        assert!(reaches(&world, &ws, names(&["ind*".to_owned()])));
-        assert!(reaches(&world, &ws, names(&["*".to_owned()])));
+        assert!(!reaches(&world, &ws, names("*.tmp")));
+        assert!(reaches(&world, &ws, names("ind*")));
+        assert!(reaches(&world, &ws, names("*")));
     }
 
     #[test]
@@ -231,19 +239,9 @@ mod tests {
         std::os::unix::fs::symlink(ws.join("outside.txt"), ws.join("src/evil.log")).unwrap();
         fs_err::hard_link(ws.join("outside.txt"), ws.join("src/deep/h.txt")).unwrap();
         let src = ws.join("src");
-        let children = |pattern| Reach::Children {
-            pattern,
-            dot_rule: true,
-            recursive: false,
-        };
-        assert!(!links(&src, children("*.py")));
-        assert!(links(&src, children("*.log")), "a symlink match");
-        assert!(!links(&src, children("*.txt")), "the hard link is one level down");
-        let names = |pattern: &str| Reach::Names {
-            patterns: vec![pattern.to_owned()].leak(),
-            ignore_case: false,
-            whole_matches: false,
-        };
+        assert!(!links(&src, children("*.py", false)));
+        assert!(links(&src, children("*.log", false)), "a symlink match");
+        assert!(!links(&src, children("*.txt", false)), "the hard link is one level down");
         assert!(links(&src, names("*.txt")), "a hard link at any depth");
         assert!(!links(&src, names("*.py")));
         assert!(links(&src, Reach::Everything));
@@ -257,11 +255,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ws = fs_err::canonicalize(dir.path()).unwrap();
         let world = RealWorld::new(ws.clone(), ws.join(".agent-trash"), None);
-        let names = |pattern: &str| Reach::Names {
-            patterns: vec![pattern.to_owned()].leak(),
-            ignore_case: false,
-            whole_matches: false,
-        };
         for pattern in ["HEAD", "*.pack", "*.idx", "agent-guard-index", "2026*"] {
             assert!(reaches(&world, &ws, names(pattern)), "{pattern}");
         }

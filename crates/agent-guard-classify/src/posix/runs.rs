@@ -132,15 +132,22 @@ fn writes_found_only(op: &OpSpec) -> bool {
             .all(|t| t.text == "{}" && t.opaque.is_none() && !t.glob)
 }
 
-/// A `find`'s starting points: the operands before the first expression token.
+/// A `find`'s starting points: the operands before the first expression token; none is
+/// `.` (GNU find's default).
 fn starting_points(args: &[Arg]) -> Vec<agent_guard_types::Target> {
-    args.iter()
+    let starts: Vec<agent_guard_types::Target> = args
+        .iter()
         .take_while(|arg| {
             !arg.known()
                 .is_some_and(|t| t.starts_with('-') || t == "(" || t == "!")
         })
         .map(Arg::target)
-        .collect()
+        .collect();
+    if starts.is_empty() {
+        vec![agent_guard_types::Target::literal(".")]
+    } else {
+        starts
+    }
 }
 
 /// The kind of op a per-file command makes of the found files: a delete when any inner op

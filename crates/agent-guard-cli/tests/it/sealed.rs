@@ -69,6 +69,13 @@ fn kept_dir(report: &serde_json::Value) -> PathBuf {
     PathBuf::from(said.split(" (found.json").next().unwrap())
 }
 
+/// Writes the user's Claude Code settings (`~/.claude/settings.json`) as [`SETTINGS`];
+/// returns the home directory.
+fn user_settings(env: &TestEnv) -> PathBuf {
+    let home = user_settings(&env);
+    home
+}
+
 fn kept_files(kept_in: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(kept_in)
         .unwrap()
@@ -83,9 +90,7 @@ fn hook_files_a_program_rewrote_are_put_back_and_the_session_restricted() {
     let env = TestEnv::new();
     env.write(".claude/settings.json", SETTINGS);
     env.write(".github/hooks/guard.json", "{\"version\": 1}\n");
-    let home = env.fixture.home.clone();
-    std::fs::create_dir_all(home.join(".claude")).unwrap();
-    std::fs::write(home.join(".claude/settings.json"), SETTINGS).unwrap();
+    let home = user_settings(&env);
 
     run_tool(
         &env,
@@ -380,9 +385,7 @@ fn crowded_hook_directories_and_large_files_are_still_sealed() {
         env.write(format!(".github/hooks/h{i}.json"), "{}\n");
     }
     env.write(".codex/hooks.json", format!("{}\n", "x".repeat(300 * 1024)));
-    let home = env.fixture.home.clone();
-    std::fs::create_dir_all(home.join(".claude")).unwrap();
-    std::fs::write(home.join(".claude/settings.json"), SETTINGS).unwrap();
+    let home = user_settings(&env);
     run_tool(&env, "printf '{}\\n' > \"$HOME/.claude/settings.json\"\n");
     assert!(next_line_refused(&env));
     assert_eq!(
