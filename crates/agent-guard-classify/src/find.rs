@@ -171,8 +171,8 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
         .unwrap_or(args.len());
     // No starting point: GNU find starts at `.` (BSD find refuses the line).
     if args[..start]
-            .iter()
-            .any(|a| a.known().is_none() || (a.glob && !a.quoted))
+        .iter()
+        .any(|a| a.known().is_none() || (a.glob && !a.quoted))
     {
         return None;
     }
@@ -295,7 +295,11 @@ mod tests {
         assert_eq!(c.names, ["*.py"], "a negated test adds no pattern");
         assert!(confined("src ! -newer x -o -name y -delete").is_none());
         assert!(confined("src ! -exec rm {} ; -delete").is_none());
-        assert_eq!(confined("-name x -delete").unwrap().names, ["x"], "GNU find starts at .");
+        assert_eq!(
+            confined("-name x -delete").unwrap().names,
+            ["x"],
+            "GNU find starts at ."
+        );
         assert!(confined("-L -name x -delete").is_none());
         for line in [
             "-L . -name x -delete",

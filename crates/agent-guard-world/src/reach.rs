@@ -241,7 +241,10 @@ mod tests {
         let src = ws.join("src");
         assert!(!links(&src, children("*.py", false)));
         assert!(links(&src, children("*.log", false)), "a symlink match");
-        assert!(!links(&src, children("*.txt", false)), "the hard link is one level down");
+        assert!(
+            !links(&src, children("*.txt", false)),
+            "the hard link is one level down"
+        );
         assert!(links(&src, names("*.txt")), "a hard link at any depth");
         assert!(!links(&src, names("*.py")));
         assert!(links(&src, Reach::Everything));

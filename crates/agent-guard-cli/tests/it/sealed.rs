@@ -72,7 +72,9 @@ fn kept_dir(report: &serde_json::Value) -> PathBuf {
 /// Writes the user's Claude Code settings (`~/.claude/settings.json`) as [`SETTINGS`];
 /// returns the home directory.
 fn user_settings(env: &TestEnv) -> PathBuf {
-    let home = user_settings(&env);
+    let home = env.fixture.home.clone();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/settings.json"), SETTINGS).unwrap();
     home
 }
 
