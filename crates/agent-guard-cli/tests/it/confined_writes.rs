@@ -15,7 +15,7 @@ fn with_sources() -> TestEnv {
 
 #[test]
 fn rewrites_through_find_globs_and_tree_copies_are_undone() {
-    let rows: [(&str, &str, &str); 4] = [
+    let rows: [(&str, &str, &str); 6] = [
         (
             "find src -name '*.py' -exec sed -i 's/base/patched/' {} +",
             "src/lib/b.py",
@@ -32,6 +32,16 @@ fn rewrites_through_find_globs_and_tree_copies_are_undone() {
             "name = 'patched'\n",
         ),
         ("cp -r templates/base out", "out/base/config.ini", "[new]\n"),
+        (
+            "find src -name '*.py' -print0 | xargs -0 sed -i 's/base/patched/'",
+            "src/a.py",
+            "name = 'patched'\n",
+        ),
+        (
+            "find -name '*.py' -not -path './src/lib/*' -exec sed -i 's/base/patched/' {} +",
+            "src/a.py",
+            "name = 'patched'\n",
+        ),
     ];
     for (line, file, after) in rows {
         let env = with_sources();
