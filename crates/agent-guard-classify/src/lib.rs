@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod cd_follow;
 mod cmd;
 mod find;
 mod fs_delete;
@@ -105,7 +106,7 @@ impl Classification {
             .iter()
             .filter(|c| !c.words.is_empty())
             .count();
-        shapes::apply(&mut ops, positions, commands);
+        shapes::apply(&mut ops, positions, script, commands);
         Classification {
             ops,
             parse_error: None,

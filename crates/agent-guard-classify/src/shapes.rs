@@ -79,9 +79,39 @@ pub(crate) struct Positions {
     cd_dirs: Vec<(usize, Option<agent_guard_types::Target>)>,
     create: Vec<usize>,
     own_cwd: Vec<usize>,
+    /// The line is POSIX and does not redefine what `cd` does: its literal directory changes
+    /// may be followed ([`crate::cd_follow`]).
+    followable: bool,
+    /// Directory changes the policy does not follow whatever the world says: a cmd or
+    /// PowerShell one to a drive, a root or a provider (`cd D:\x` leaves cmd where it was).
+    unfollowable: Vec<usize>,
 }
 
 impl Positions {
+    /// Records the text of a line: its directory changes may be followed unless it
+    /// redefines what they do.
+    pub(crate) fn note_source(&mut self, source: &str, dialect: agent_guard_types::Dialect) {
+        self.followable = !crate::cd_follow::line_redefines_cd(source, dialect);
+    }
+
+    /// For each command of the line, whether every directory change before it certainly
+    /// ran in the line's own shell whenever it runs, each to a literal directory, so the
+    /// policy may judge it where they lead (when each leads to a directory that exists: the
+    /// world's fact). All false when the line redefines what a change does.
+    fn follows(&self, commands: &[SimpleCommand]) -> Vec<bool> {
+        if !self.followable {
+            return vec![false; commands.len()];
+        }
+        let literal = |change: usize| {
+            self.cd_dirs
+                .binary_search_by_key(&change, |(at, _)| *at)
+                .is_ok_and(|found| self.cd_dirs[found].1.is_some())
+        };
+        crate::cd_follow::reached(commands, &self.cd, |change| {
+            self.unfollowable.binary_search(&change).is_ok() || !literal(change)
+        })
+    }
+
     /// Records a command by its lower-cased name.
     pub(crate) fn note_command(&mut self, name: &str, index: usize) {
         if CD_HEADS.contains(&name) {
@@ -105,6 +135,8 @@ impl Positions {
             .skip_while(|a| a.known() == Some("--"))
             .collect();
         let dir = match operands.as_slice() {
+            // `pushd` alone swaps the top two directories of the stack.
+            [] if name == "pushd" => None,
             [] => Some(agent_guard_types::Target {
                 tilde: true,
                 ..agent_guard_types::Target::literal("~")
@@ -148,6 +180,12 @@ impl Positions {
             }
             _ => None,
         };
+        if dir
+            .as_ref()
+            .is_some_and(|t| t.tilde || t.text.starts_with('/') || t.text.contains(':'))
+        {
+            self.unfollowable.push(index);
+        }
         self.cd_dirs.push((index, dir));
     }
 
@@ -184,9 +222,9 @@ impl Positions {
             .filter(|&&i| i < index)
             .map(|&i| {
                 self.cd_dirs
-                    .iter()
-                    .find(|(at, _)| *at == i)
-                    .and_then(|(_, dir)| dir.clone())
+                    .binary_search_by_key(&i, |(at, _)| *at)
+                    .ok()
+                    .and_then(|found| self.cd_dirs[found].1.clone())
             })
             .collect();
         if self.own_cwd.contains(&index) {
@@ -280,7 +318,13 @@ fn is_absolute(text: &str) -> bool {
 }
 
 /// Marks shapes on `ops` and applies the compound hard-reset rule.
-pub(crate) fn apply(ops: &mut [OpSpec], positions: &Positions, commands: usize) {
+pub(crate) fn apply(
+    ops: &mut [OpSpec],
+    positions: &Positions,
+    script: &agent_guard_lex::Script,
+    commands: usize,
+) {
+    let follows = positions.follows(&script.commands);
     for op in ops.iter_mut() {
         if op.kind == OpKind::Unknown || op.kind == OpKind::Other {
             continue;
@@ -306,7 +350,12 @@ pub(crate) fn apply(ops: &mut [OpSpec], positions: &Positions, commands: usize) 
             // A git command that only writes another commit into the work tree destroys
             // nothing: the directory matters only to find the repository whose commits
             // the policy compares, after its own `-C` changes.
-            if op.kind != OpKind::GitMoveWorkTree {
+            // A change the guard can follow leaves no shape: the policy judges the op where
+            // the line goes, when every directory on the way exists.
+            if op.kind != OpKind::GitMoveWorkTree
+                && (positions.own_cwd.contains(&index)
+                    || !follows.get(index).copied().unwrap_or(false))
+            {
                 op.shape = Some(Shape::F1);
             }
             let mut cd = positions.changes_before(index);

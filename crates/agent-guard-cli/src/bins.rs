@@ -46,6 +46,7 @@ fn run<A: Args + FromArgMatches>(
     command: fn(&A) -> anyhow::Result<ExitCode>,
     json: fn(&A) -> bool,
 ) -> u8 {
+    agent_guard_engine::serve_watchers(agent_guard_engine::WatcherServer::Beside);
     // After the arguments, whose own doc comment would otherwise be the about text.
     let mut cli = A::augment_args(Command::new(name).version(env!("CARGO_PKG_VERSION")))
         .about(about)

@@ -8,6 +8,7 @@ use clap::Parser as _;
 agent_guard_start::main!(run);
 
 fn run() -> u8 {
+    agent_guard_engine::serve_watchers(agent_guard_engine::WatcherServer::Own);
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // The checkpoint watcher a checkpoint starts in the background (not a user command).
     if let [_, entry, workspace, trash, regenerable, artifacts @ ..] = raw.as_slice()

@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::error::{EngineError, Result};
 
 /// The files of the demo workspace: committed sources, a build tree, ignored
-/// `node_modules`, a log, notes and an untracked directory.
+/// `node_modules`, a log, notes, an untracked directory and a script that deletes some of it.
 const FILES: &[(&str, &str)] = &[
     (".gitignore", "node_modules/\n*.log\n"),
     ("src/main.rs", "fn main() { println!(\"hello\"); }\n"),
@@ -16,6 +16,10 @@ const FILES: &[(&str, &str)] = &[
     ("notes.txt", "my notes\n"),
     ("debug.log", "log line\n"),
     ("scratch/untracked.txt", "not yet committed\n"),
+    (
+        "tidy.sh",
+        "#!/bin/sh\n# Tidies the workspace up: a script the guard does not read.\nrm -rf dist scratch\n",
+    ),
 ];
 
 /// Creates the demo workspace at `workspace` (and a `home` directory beside it): a git

@@ -82,5 +82,5 @@ pub use status::{
     CheckpointDamage, Retention, StatusReport, WatcherStatus, checkpoint_damage_at, status,
 };
 pub use txref::{TxRefError, is_backup, is_parked, resolve as resolve_txref, undoable};
-pub use watcher::{WATCH_ENTRY, WatcherStart, watch};
+pub use watcher::{WATCH_ENTRY, WatcherServer, WatcherStart, serve_watchers, watch};
 pub use workspace::Workspace;

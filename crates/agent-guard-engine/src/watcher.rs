@@ -43,34 +43,49 @@ impl WatcherStart {
     }
 
     /// Starts the watcher in the background, detached (its own process group, no standard
-    /// streams, `/` as its directory), unless the environment turned watchers off or this
-    /// process is not the `agent-guard` binary or one beside it (a test harness calling the
-    /// engine in-process starts none).
+    /// streams, `/` as its directory), unless the environment turned watchers off or the
+    /// process never said which executable runs watchers ([`serve_watchers`]: a test harness
+    /// or a library calling the engine in-process starts none).
     pub fn start(&self) {
         if !self.allowed {
             return;
         }
+        let Some(server) = WATCHER_SERVER.get() else {
+            return;
+        };
         let Ok(exe) = std::env::current_exe() else {
             return;
         };
-        let exe = if exe.file_name().is_some_and(|n| n == "agent-guard") {
-            exe
-        } else {
-            match exe.parent().map(|dir| dir.join("agent-guard")) {
-                Some(sibling) if sibling.is_file() && is_guard_binary(&exe) => sibling,
+        let exe = match server {
+            // Found by the running executable's path, whatever it is named.
+            WatcherServer::Own => exe,
+            WatcherServer::Beside => match exe.parent().map(|dir| dir.join("agent-guard")) {
+                Some(umbrella) if umbrella.is_file() => umbrella,
                 _ => return,
-            }
+            },
         };
         let _ = spawn(&exe, &self.workspace, &self.trash, &self.plan);
     }
 }
 
-/// Whether `exe` is one of agent-guard's own thin binaries (`check`, `safe_delete`, …),
-/// which sit beside `agent-guard`.
-fn is_guard_binary(exe: &Path) -> bool {
-    exe.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| ["check", "safe_delete", "restore", "status", "gc"].contains(&n))
+/// Which executable runs this process's watchers ([`serve_watchers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatcherServer {
+    /// The running executable answers [`WATCH_ENTRY`] itself: the umbrella binary, however
+    /// it is named or wherever it is installed.
+    Own,
+    /// The thin binaries (`check`, `safe_delete`, …): the `agent-guard` beside them does.
+    Beside,
+}
+
+/// Set once, by a binary's `main`, before anything else: a plain store, no system call, so
+/// that the hook's no-op path pays nothing for it.
+static WATCHER_SERVER: std::sync::OnceLock<WatcherServer> = std::sync::OnceLock::new();
+
+/// Declares which executable runs watchers for this process. A process that never calls it
+/// starts none.
+pub fn serve_watchers(server: WatcherServer) {
+    let _ = WATCHER_SERVER.set(server);
 }
 
 fn spawn(exe: &Path, workspace: &Path, trash: &Path, plan: &CheckpointPlan) -> std::io::Result<()> {

@@ -33,6 +33,7 @@
 mod ask;
 mod batch;
 mod context;
+mod followed_cd;
 mod guard_tree;
 mod machine;
 mod moves;

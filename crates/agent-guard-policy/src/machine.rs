@@ -26,11 +26,31 @@ pub struct Decided {
 
 /// Decides a classified line.
 pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided {
+    // Each op where the line's literal `cd`s lead, when the world says they cannot fail.
+    let seen: Vec<crate::followed_cd::Seen<'_>> = ops
+        .iter()
+        .map(|op| crate::followed_cd::follow(op, ctx, world))
+        .collect();
+    let moved: Vec<Option<PolicyContext>> = seen
+        .iter()
+        .map(|s| {
+            s.cwd
+                .clone()
+                .map(|cwd| PolicyContext { cwd, ..ctx.clone() })
+        })
+        .collect();
+    let ctx_of = |index: usize| moved[index].as_ref().unwrap_or(ctx);
+    let owned: Option<Vec<OpSpec>> = seen
+        .iter()
+        .any(|s| matches!(s.op, std::borrow::Cow::Owned(_)))
+        .then(|| seen.iter().map(|s| s.op.as_ref().clone()).collect());
+    let ops: &[OpSpec] = owned.as_deref().unwrap_or(ops);
     let followed = crate::stash_line::follow(ops);
     let mut verdicts: Vec<Verdict> = ops
         .iter()
         .enumerate()
         .filter_map(|(index, op)| {
+            let ctx = ctx_of(index);
             let verdict = match &followed[index] {
                 None => decide_op(op, ctx, world),
                 Some(Followed::Targets(targets)) => {
@@ -71,8 +91,8 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
             if ops[index].kind == OpKind::GitResetHard
                 && verdict.code == ReasonCode::SnapshotGitStash
             {
-                *verdict =
-                    block_git_reset_collision::preflight(&ops[index], ctx, world).for_op(index);
+                *verdict = block_git_reset_collision::preflight(&ops[index], ctx_of(index), world)
+                    .for_op(index);
             }
         }
     }

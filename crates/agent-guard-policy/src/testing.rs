@@ -123,6 +123,10 @@ impl World for FakeWorld {
                 .all(|path| self.regenerable.iter().any(|p| p == path))
     }
 
+    fn enterable(&self, _dir: &Path) -> bool {
+        true
+    }
+
     fn reset_preflight(&self, _cwd: &Path, _target: Option<&str>) -> ResetPreflight {
         self.preflight.clone().unwrap_or(ResetPreflight::Safe)
     }

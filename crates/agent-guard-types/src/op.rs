@@ -341,9 +341,11 @@ pub struct OpSpec {
     /// op of the line shows.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_compound_line: bool,
-    /// For an op after a directory change in its line: each change before it, in order,
-    /// with the directory when it is literal; `None` for one the guard does not follow
-    /// (`cd -`, `popd`, a variable, `env -C`, the cmd and PowerShell forms).
+    /// For an op after a directory change in its line (or git's own `-C DIR`): each change
+    /// before it, in order, with the directory when it is literal; `None` for one the guard
+    /// does not follow (`cd -`, `popd`, a variable, `env -C`). Without the shape F1, every
+    /// change certainly ran before the op, and the policy judges the op where they lead
+    /// when each is a directory it can enter.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cd: Vec<Option<Target>>,
     /// For a git op that writes another commit's content into the work tree (a

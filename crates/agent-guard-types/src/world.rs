@@ -89,6 +89,14 @@ pub trait World {
         true
     }
 
+    /// Returns `true` if a process may make directory `dir` (physical) its working
+    /// directory: `cd` into it cannot fail. The default (a world that cannot look) says it
+    /// may not, which keeps a line's directory changes unfollowed.
+    fn enterable(&self, dir: &Path) -> bool {
+        let _ = dir;
+        false
+    }
+
     /// Returns `true` if the quarantine can keep a version of the file at `path` (physical)
     /// by sharing its extents (a reflink: Btrfs, XFS with reflinks, bcachefs, …) rather than
     /// copying its bytes. A guess from the filesystem types: the copy itself finds out for

@@ -294,6 +294,11 @@ impl World for RealWorld {
     fn shares_extents(&self, path: &Path) -> bool {
         crate::extents::shares_extents(path, &self.trash)
     }
+
+    fn enterable(&self, dir: &Path) -> bool {
+        dir.metadata().is_ok_and(|meta| meta.is_dir())
+            && rustix::fs::access(dir, rustix::fs::Access::EXEC_OK).is_ok()
+    }
 }
 
 #[cfg(test)]

@@ -212,31 +212,44 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         subcommand_op(sub, rest, context),
         context.refs_made,
     );
-    parsed.op = op.map(|mut op| {
-        op.sub = Some(sub.to_owned());
-        if op.kind == OpKind::GitMoveWorkTree {
-            // What it writes is judged by its sources, each pathspec as it is (one that is
-            // not literal reaches any path); `-C DIR` is a directory change before it.
-            if uncertain && beyond_dirs {
-                op.mark_undeterminable(
-                    "git global options or environment change the repository or work tree",
-                );
-            } else if uncertain {
-                op.cd = dirs;
-            }
-            return op;
-        }
-        if op.targets.iter().any(|t| t.opaque.is_some()) {
-            op.mark_undeterminable("a git argument is not literal");
-        }
-        if uncertain && op.kind != OpKind::Other {
+    parsed.op = op.map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs));
+    parsed
+}
+
+/// `op` of subcommand `sub` in the context the global options make: a literal `-C DIR` is a
+/// directory change before it (the policy follows it when each leads to a directory, else
+/// the shape F1, a question); any other context change makes it undeterminable.
+fn in_context(
+    mut op: OpSpec,
+    sub: &str,
+    uncertain: bool,
+    beyond_dirs: bool,
+    dirs: Vec<Option<Target>>,
+) -> OpSpec {
+    op.sub = Some(sub.to_owned());
+    if op.kind == OpKind::GitMoveWorkTree {
+        // What it writes is judged by its sources, each pathspec as it is (one that is
+        // not literal reaches any path); `-C DIR` is a directory change before it.
+        if uncertain && beyond_dirs {
             op.mark_undeterminable(
                 "git global options or environment change the repository or work tree",
             );
+        } else if uncertain {
+            op.cd = dirs;
         }
-        op
-    });
-    parsed
+        return op;
+    }
+    if op.targets.iter().any(|t| t.opaque.is_some()) {
+        op.mark_undeterminable("a git argument is not literal");
+    }
+    if uncertain && !beyond_dirs && dirs.iter().all(Option::is_some) {
+        op.cd = dirs;
+    } else if uncertain && op.kind != OpKind::Other {
+        op.mark_undeterminable(
+            "git global options or environment change the repository or work tree",
+        );
+    }
+    op
 }
 
 /// The global options before git's subcommand, as far as the guard read them.
@@ -809,8 +822,13 @@ mod tests {
 
     #[test]
     fn global_context_options_make_ops_undeterminable() {
-        assert!(git("-C . reset --hard").unwrap().undeterminable);
-        assert!(git("-C. clean -fd").unwrap().undeterminable);
+        // A literal `-C DIR` is a directory change the policy follows.
+        let op = git("-C . reset --hard").unwrap();
+        assert!(!op.undeterminable);
+        assert_eq!(op.cd.len(), 1);
+        assert_eq!(op.cd[0].as_ref().map(|t| t.text.as_str()), Some("."));
+        assert_eq!(git("-C. clean -fd").unwrap().cd.len(), 1);
+        assert!(git("-C sub --git-dir=x clean -f").unwrap().undeterminable);
         assert!(git("--git-dir=x clean -f").unwrap().undeterminable);
         assert!(git("-c core.x=y push --force").unwrap().undeterminable);
         assert!(!git("--no-pager reset --hard").unwrap().undeterminable);
@@ -838,11 +856,9 @@ mod tests {
                 .unwrap()
                 .undeterminable
         );
-        assert!(
-            git("-C sub checkout evil -- .claude")
-                .unwrap()
-                .undeterminable
-        );
+        // Writing paths from a commit is judged in the directory `-C` names.
+        let op = git("-C sub checkout evil -- .claude").unwrap();
+        assert!(!op.undeterminable && op.cd.len() == 1);
         assert!(git("--weird merge evil").unwrap().undeterminable);
     }
 

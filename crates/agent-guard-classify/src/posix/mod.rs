@@ -66,6 +66,7 @@ fn classify_script(
 ) -> Classification {
     let mut ops = Vec::new();
     let mut positions = Positions::default();
+    positions.note_source(source, Dialect::Posix);
     let mut line = Line {
         source,
         nesting,

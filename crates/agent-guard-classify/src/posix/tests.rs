@@ -111,7 +111,11 @@ fn substitutions_with_destructive_commands_are_undeterminable() {
 
 #[test]
 fn shapes() {
-    assert_eq!(ops("cd sub && rm -rf build")[0].shape, Some(Shape::F1));
+    // A literal change that certainly ran is listed for the policy to follow (issue 38).
+    let o = ops("cd sub && rm -rf build");
+    assert_eq!((o[0].shape, o[0].cd.len()), (None, 1));
+    assert_eq!(ops("cd sub || rm -rf build")[0].shape, Some(Shape::F1));
+    assert_eq!(ops("cd - && rm -rf build")[0].shape, Some(Shape::F1));
     assert_eq!(ops("rm -rf build && cd sub")[0].shape, None);
     // `touch` is an op of its own (a metadata change); the delete after it is F2.
     let o = ops("touch a.tmp && rm a.tmp");

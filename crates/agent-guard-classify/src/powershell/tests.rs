@@ -124,11 +124,15 @@ fn nested_hosts_and_invoke_expression() {
 
 #[test]
 fn shapes() {
+    // A literal change that certainly ran is listed for the policy to follow (issue 38).
+    let o = ops("Set-Location build; Remove-Item a.txt");
+    assert_eq!((o[0].shape, o[0].cd.len()), (None, 1));
+    assert_eq!(ops("sl build; ri a.txt")[0].shape, None);
     assert_eq!(
-        ops("Set-Location build; Remove-Item a.txt")[0].shape,
+        ops("function cd { }; sl build; ri a.txt")[0].shape,
         Some(Shape::F1)
     );
-    assert_eq!(ops("sl build; ri a.txt")[0].shape, Some(Shape::F1));
+    assert_eq!(ops("sl HKLM:\\x; ri a.txt")[0].shape, Some(Shape::F1));
     assert_eq!(
         ops("New-Item a.tmp; Remove-Item a.tmp")[0].shape,
         Some(Shape::F2)

@@ -70,6 +70,7 @@ pub(crate) fn classify(
     }
     let mut ops = Vec::new();
     let mut positions = Positions::default();
+    positions.note_source(text, dialect);
     let mut line = Line {
         source: text,
         nesting,

@@ -93,6 +93,7 @@ pub(crate) fn unresolved_appends_in_line(ops: &mut [OpSpec], line: &str) {
     {
         let unresolved = op.targets.is_empty()
             || op.shape.is_some()
+            || !op.cd.is_empty()
             || op.undeterminable
             || op.targets.iter().any(|t| t.opaque.is_some());
         if unresolved && *names.get_or_insert_with(|| line_names_protected(line)) {

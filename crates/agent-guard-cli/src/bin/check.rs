@@ -16,6 +16,7 @@ struct Args {
 agent_guard_start::main!(run);
 
 fn run() -> u8 {
+    agent_guard_engine::serve_watchers(agent_guard_engine::WatcherServer::Beside);
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // The hook line every harness runs, read without building clap's command tree.
     if let Some(args) = raw.get(1..).and_then(agent_guard_cli::args::hook_only) {

@@ -11,7 +11,8 @@ use crate::support::{TestEnv, pty, run_shell};
 /// The harnesses that cannot put a call to a person themselves: the deny teaches `approve`.
 const CANNOT_PROMPT: &[&str] = &["codex", "gemini", "cline", "windsurf", "opencode"];
 
-const COMMAND: &str = "cd sub && rm -rf build";
+/// A `cd` in a subshell is not followed: the line is asked about.
+const COMMAND: &str = "(cd sub && rm -rf build)";
 
 fn waiting(env: &TestEnv) -> Vec<Value> {
     let output = env.ag_ok(&["approve", "--json"]);
@@ -61,7 +62,7 @@ pub fn an_approved_ask_runs_once(harness: &str) {
     );
 
     // Another command, or the same one from another directory, is not approved.
-    let other = shell_payload(harness, Some(json!("cd sub && rm -rf buildx")), env.ws());
+    let other = shell_payload(harness, Some(json!("(cd sub && rm -rf buildx)")), env.ws());
     assert!(asks(harness, &run_payload(&env, harness, &other)));
     std::fs::create_dir_all(env.ws().join("elsewhere/sub")).unwrap();
     let moved = shell_payload(harness, Some(json!(COMMAND)), &env.ws().join("elsewhere"));

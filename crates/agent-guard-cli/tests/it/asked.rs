@@ -45,7 +45,7 @@ fn strategies(report: &Value) -> Vec<String> {
         .collect()
 }
 
-/// `cd sub && rm -rf x` and its cmd and PowerShell forms, and a line that creates then
+/// `(cd sub && rm -rf x)` (a `cd` in a subshell is not followed) and its cmd and PowerShell forms, and a line that creates then
 /// deletes: the workspace is checkpointed before the question, nothing moves, and once the
 /// approved command ran, `undo` brings every byte back.
 #[test]
@@ -53,20 +53,20 @@ fn an_asked_delete_is_checkpointed_first_and_undone_after_it_runs() {
     for (dialect, line, twin, code) in [
         (
             "posix",
-            "cd sub && rm -rf x",
-            "cd sub && rm -rf x",
+            "(cd sub && rm -rf x)",
+            "(cd sub && rm -rf x)",
             "COMPOUND_CWD_DELETE",
         ),
         (
             "cmd",
-            "cd sub && rd /s /q x",
-            "cd sub && rm -rf x",
+            "(cd sub && rd /s /q x)",
+            "(cd sub && rm -rf x)",
             "COMPOUND_CWD_DELETE",
         ),
         (
             "powershell",
-            "Set-Location sub; Remove-Item -Recurse -Force x",
-            "cd sub; rm -rf x",
+            "& { Set-Location sub; Remove-Item -Recurse -Force x }",
+            "(cd sub; rm -rf x)",
             "COMPOUND_CWD_DELETE",
         ),
         (
@@ -113,7 +113,7 @@ fn an_asked_delete_is_checkpointed_first_and_undone_after_it_runs() {
 fn a_declined_question_changes_nothing() {
     let env = prepare();
     let before = state(&env);
-    let (exit, _) = enforce_in(&env, "posix", "cd sub && rm -rf x");
+    let (exit, _) = enforce_in(&env, "posix", "(cd sub && rm -rf x)");
     assert_eq!(exit, 3);
     assert_eq!(state(&env), before);
     let said = undo(&env);
@@ -179,7 +179,7 @@ fn a_file_over_the_cap_is_named_and_the_rest_is_kept() {
 /// the part after `cd`, the preservation of the small file. Undo after the real command.
 #[test]
 fn an_approved_retry_keeps_what_it_can() {
-    for line in ["cd sub && rm -rf x", "truncate -s 0 small.txt big.bin"] {
+    for line in ["(cd sub && rm -rf x)", "truncate -s 0 small.txt big.bin"] {
         let env = prepare();
         let before = state(&env);
         let (exit, report) = enforce_in(&env, "posix", line);
@@ -196,7 +196,7 @@ fn an_approved_retry_keeps_what_it_can() {
         assert!(!strategies(&retried).is_empty(), "{retried}");
         run_shell(&env, line);
         undo(&env);
-        if line.starts_with("cd") {
+        if line.starts_with("(cd") {
             assert_eq!(state(&env), before, "{line}: undone byte for byte");
         } else {
             let message = retried["message"].as_str().unwrap();
@@ -218,7 +218,7 @@ fn an_approved_retry_keeps_what_it_can() {
 #[test]
 fn the_deny_of_a_harness_without_ask_says_what_was_kept() {
     let env = prepare();
-    let payload = shell_payload("codex", Some(json!("cd sub && rm -rf x")), env.ws());
+    let payload = shell_payload("codex", Some(json!("(cd sub && rm -rf x)")), env.ws());
     let asked = run_payload(&env, "codex", &payload);
     assert!(asks("codex", &asked), "{asked:?}");
     let said = String::from_utf8_lossy(&asked.stderr);

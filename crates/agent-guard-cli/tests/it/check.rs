@@ -182,13 +182,48 @@ fn cwd_flag_sets_the_base_directory() {
     assert_eq!(report["code"], "RELOCATE_PATHS", "{report}");
 }
 
-/// The README's first command: the demo runs on a fresh temporary workspace, and each row
-/// shows the verdict it claims to show.
+/// The README's first command: on a fresh temporary workspace the demo runs a delete, an
+/// overwrite, a git reset and a script for real after `check --enforce`, each doing its
+/// damage, lists what the guard kept, and undoes all four byte for byte; then each row of
+/// its table shows the verdict it claims to show.
 #[test]
-fn the_demo_runs_and_shows_the_verdicts_it_names() {
+fn the_demo_runs_the_whole_job_and_shows_the_verdicts_it_names() {
     let env = TestEnv::new();
     let output = env.ag_ok(&["demo", "--json"]);
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let demo: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let story = &demo["story"];
+    let runs: Vec<(&str, &str)> = story["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["command"].as_str().unwrap(), r["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            ("rm -rf build", "RELOCATE_TREE"),
+            ("echo reset > notes.txt", "SNAPSHOT_OVERWRITE"),
+            ("git reset --hard", "SNAPSHOT_GIT_STASH"),
+            ("sh tidy.sh", "SNAPSHOT_CHECKPOINT"),
+        ]
+    );
+    let damage = |i: usize, key: &str| story["runs"][i][key].as_array().unwrap().len();
+    assert!(
+        story["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["ran"] == true)
+    );
+    assert_eq!(damage(0, "deleted"), 2, "{story}");
+    assert_eq!(damage(1, "changed"), 1, "{story}");
+    assert_eq!(damage(2, "changed"), 1, "{story}");
+    assert_eq!(damage(3, "deleted"), 2, "{story}");
+    assert_eq!(story["undone"].as_array().unwrap().len(), 4, "{story}");
+    assert!(story["listed"].as_array().unwrap().len() >= 4, "{story}");
+    assert_eq!(story["different"], serde_json::json!([]), "{story}");
+    assert!(story["files"].as_u64().unwrap() >= 10);
+    let rows = demo["verdicts"].as_array().unwrap();
     let expected = [
         ("ls -la && git status", "ALLOW_NOOP"),
         ("grep -r \"rm -rf\" .", "ALLOW_NOOP"),
@@ -203,7 +238,8 @@ fn the_demo_runs_and_shows_the_verdicts_it_names() {
         ("echo reset > notes.txt", "SNAPSHOT_OVERWRITE"),
         ("sed -i 's/draft/final/' notes.txt", "SNAPSHOT_OVERWRITE"),
         ("gzip notes.txt", "SNAPSHOT_CONSUMED_INPUT"),
-        ("cd src && rm -rf build", "COMPOUND_CWD_DELETE"),
+        ("cd src && rm -rf ../dist", "RELOCATE_TREE"),
+        ("cd \"$OUT\" && rm -rf build", "COMPOUND_CWD_DELETE"),
         ("rm *.log", "SNAPSHOT_CHECKPOINT_DELETE"),
         ("rm -rf \"$BUILD_DIR\"", "BLOCK_UNDETERMINABLE_EFFECT"),
         (

@@ -254,3 +254,32 @@ fn status_tells_whether_the_watcher_runs() {
     wait_for("the watcher is gone", || watchers(env.ws()).is_empty());
     assert_eq!(status(&[])["checkpoint_watcher"]["state"], "not-running");
 }
+
+/// The watcher is found by the running executable's path, not by its name (issue 38, point
+/// 4): a copy of the binary installed as `ag` starts one, and it is that copy that runs it.
+#[test]
+fn a_renamed_binary_starts_its_own_watcher() {
+    let env = TestEnv::new();
+    let bin = tempfile::tempdir().unwrap();
+    let renamed = bin.path().join("ag");
+    std::fs::copy(assert_cmd::cargo::cargo_bin!("agent-guard"), &renamed).unwrap();
+    let output = env
+        .std_cmd(&renamed)
+        .args(["check", "--enforce", "--json", "--", "python3 tools/x.py"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(json(&output)["code"], "SNAPSHOT_CHECKPOINT");
+    wait_for("a watcher listens", || {
+        UnixStream::connect(socket(&env)).is_ok()
+    });
+    let pids = watchers(env.ws());
+    assert_eq!(pids.len(), 1);
+    let exe = std::fs::read_link(format!("/proc/{}/exe", pids[0])).unwrap();
+    assert_eq!(exe, renamed, "the renamed copy runs the watcher");
+    for pid in pids {
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+    }
+}

@@ -285,7 +285,7 @@ fn ask(harness: &str) {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.ws().join("sub/build")).unwrap();
     env.write("sub/build/x.o", "x");
-    let payload = shell_payload(harness, Some(json!("cd sub && rm -rf build")), env.ws());
+    let payload = shell_payload(harness, Some(json!("(cd sub && rm -rf build)")), env.ws());
     let output = run_payload(&env, harness, &payload);
     assert!(asks(harness, &output), "{harness}: {output:?}");
     assert!(!proceeds(harness, &output), "{harness}: {output:?}");

@@ -27,6 +27,7 @@ mod evaluated;
 mod evidence;
 mod example;
 mod failures;
+mod followed_cd;
 mod git;
 mod git_guard_tree;
 mod guard_commands;
