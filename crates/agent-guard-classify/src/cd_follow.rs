@@ -45,10 +45,21 @@ pub(crate) fn line_redefines_cd(source: &str, dialect: agent_guard_types::Dialec
 
 /// The POSIX half of [`line_redefines_cd`].
 fn posix_redefines_cd(source: &str) -> bool {
-    if source.contains("CDPATH") || source.contains("expand_aliases") {
+    if source.contains("CDPATH")
+        || source.contains("expand_aliases")
+        || source.contains("cdable_vars")
+        || source.contains("POSIXLY_CORRECT")
+    {
         return true;
     }
+    // dash expands an alias defined on an earlier line of the same text.
     let bytes = source.as_bytes();
+    if source.match_indices("alias").any(|(at, _)| {
+        at.checked_sub(1).is_none_or(|i| !is_name_byte(bytes[i]))
+            && bytes.get(at + 5).is_none_or(|b| !is_name_byte(*b))
+    }) {
+        return true;
+    }
     CD_NAMES.iter().any(|name| {
         source.match_indices(name).any(|(at, _)| {
             let before = at.checked_sub(1).map(|i| bytes[i]);
@@ -88,6 +99,7 @@ fn plain(command: &SimpleCommand) -> bool {
 pub(crate) fn reached(
     commands: &[SimpleCommand],
     changes: &[usize],
+    posix: bool,
     unfollowable: impl Fn(usize) -> bool,
 ) -> Vec<bool> {
     let n = commands.len();
@@ -126,7 +138,7 @@ pub(crate) fn reached(
         let after = change + 1;
         let end = list_end[after.min(n)];
         let backgrounded = end < n && commands[end].separator == Separator::Background;
-        if unfollowable(change) || !starts_its_list(commands, change) || backgrounded {
+        if unfollowable(change) || !starts_its_list(commands, change, posix) || backgrounded {
             fail(after, n);
             continue;
         }
@@ -146,18 +158,30 @@ pub(crate) fn reached(
 /// Returns `true` if the change at `change` is a plain top-level command that runs whenever
 /// its and-or list does, joined to the next command by `&&`, `;` or `||` at the top level
 /// (a nested construct hides its separator; a pipe runs the change in a subshell).
-fn starts_its_list(commands: &[SimpleCommand], change: usize) -> bool {
+fn starts_its_list(commands: &[SimpleCommand], change: usize, posix: bool) -> bool {
     let cd = &commands[change];
     let Some(next) = commands.get(change + 1) else {
         return false;
     };
+    // `pushd` is not in every shell (dash has none): followed only where its failure stops
+    // the line.
+    let pushd = posix
+        && cd
+            .words
+            .first()
+            .and_then(agent_guard_lex::Word::literal_text)
+            == Some("pushd".into());
     plain(cd)
         && matches!(cd.separator, Separator::Start | Separator::Sequence)
         && next.context.depth == 0
-        && matches!(
-            next.separator,
-            Separator::And | Separator::Sequence | Separator::Or
-        )
+        && if pushd {
+            next.separator == Separator::And
+        } else {
+            matches!(
+                next.separator,
+                Separator::And | Separator::Sequence | Separator::Or
+            )
+        }
 }
 
 #[cfg(test)]
@@ -166,7 +190,7 @@ mod tests {
 
     fn reaches(line: &str, change: usize, op: usize) -> bool {
         let script = agent_guard_lex::posix::lex(line);
-        reached(&script.commands, &[change], |_| false)[op]
+        reached(&script.commands, &[change], true, |_| false)[op]
     }
 
     #[test]
@@ -174,7 +198,7 @@ mod tests {
         let line = "cd a; rm b; ".repeat(20_000);
         let script = agent_guard_lex::posix::lex(&line);
         let changes: Vec<usize> = (0..script.commands.len()).step_by(2).collect();
-        let reached = reached(&script.commands, &changes, |_| false);
+        let reached = reached(&script.commands, &changes, true, |_| false);
         assert!(reached.iter().skip(1).step_by(2).all(|r| *r));
     }
 

@@ -191,7 +191,7 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
                 }
                 confinement.names.push(pattern.to_owned());
             }
-            "-exec" | "-execdir" if execs == Execs::WritesFound => {
+            "-exec" | "-execdir" | "-ok" | "-okdir" if execs == Execs::WritesFound => {
                 let mut placeholder = false;
                 loop {
                     match rest.next()?.known()? {
@@ -205,7 +205,9 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
                     return None;
                 }
             }
-            "-exec" | "-execdir" => {
+            // `-ok` asks before each run (with no terminal, it reads the answers from stdin):
+            // at most what `-exec` does.
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 let program = rest.next()?.known()?;
                 if basename(program) != "rm" {
                     return None;

@@ -117,13 +117,17 @@ impl Classification {
 }
 
 /// Places an op of command `index` in its line: its segment, its span (the command's when
-/// the op has none), and undeterminable inside a command substitution.
+/// the op has none), and undeterminable inside a cmd or PowerShell substitution (a
+/// PowerShell `$( )` runs in the caller's scope, so a `Set-Location` in it moves the rest of
+/// the line). A POSIX substitution runs in a subshell: its op is judged like any other,
+/// unless the line changes directory ([`shapes::apply`]).
 fn place(op: &mut OpSpec, index: usize, command: &SimpleCommand) {
     op.segment_index = index;
     if op.span == Span::default() {
         op.span = command.span;
     }
-    if command.context.in_substitution && op.kind != OpKind::Unknown {
+    if command.context.in_substitution && op.kind != OpKind::Unknown && op.dialect != Dialect::Posix
+    {
         op.mark_undeterminable("destructive command inside a command substitution");
     }
 }

@@ -72,6 +72,10 @@ const WINDOWS_NULL_TARGETS: &[&str] = &["nul", "nul:", "con", "con:", "$null"];
 
 /// Where in the line directories change and files get created (command indices).
 #[derive(Debug, Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts about one line, each read by its own rule"
+)]
 pub(crate) struct Positions {
     cd: Vec<usize>,
     /// The directory each POSIX `cd`/`pushd` goes to, when it is literal (`cd` alone goes
@@ -82,6 +86,15 @@ pub(crate) struct Positions {
     /// The line is POSIX and does not redefine what `cd` does: its literal directory changes
     /// may be followed ([`crate::cd_follow`]).
     followable: bool,
+    /// The line is POSIX (`pushd` is not in every POSIX shell).
+    posix: bool,
+    /// A POSIX directory change inside a substitution: it moves what follows it there, which
+    /// the line's changes do not list.
+    cd_in_substitution: bool,
+    /// A POSIX substitution creates, moves or links files: it runs before the command that
+    /// holds it, in an order the line's positions do not show (`cat $(ln -s notes.txt l) >
+    /// l`), so no op of the line is placed.
+    creates_in_substitution: bool,
     /// Directory changes the policy does not follow whatever the world says: a cmd or
     /// PowerShell one to a drive, a root or a provider (`cd D:\x` leaves cmd where it was).
     unfollowable: Vec<usize>,
@@ -92,13 +105,14 @@ impl Positions {
     /// redefines what they do.
     pub(crate) fn note_source(&mut self, source: &str, dialect: agent_guard_types::Dialect) {
         self.followable = !crate::cd_follow::line_redefines_cd(source, dialect);
+        self.posix = dialect == agent_guard_types::Dialect::Posix;
     }
 
     /// For each command of the line, whether every directory change before it certainly
     /// ran in the line's own shell whenever it runs, each to a literal directory, so the
     /// policy may judge it where they lead (when each leads to a directory that exists: the
     /// world's fact). All false when the line redefines what a change does.
-    fn follows(&self, commands: &[SimpleCommand]) -> Vec<bool> {
+    fn follows(&self, commands: &[SimpleCommand], first_op: usize) -> Vec<bool> {
         if !self.followable {
             return vec![false; commands.len()];
         }
@@ -107,9 +121,23 @@ impl Positions {
                 .binary_search_by_key(&change, |(at, _)| *at)
                 .is_ok_and(|found| self.cd_dirs[found].1.is_some())
         };
-        crate::cd_follow::reached(commands, &self.cd, |change| {
-            self.unfollowable.binary_search(&change).is_ok() || !literal(change)
+        crate::cd_follow::reached(commands, &self.cd, self.posix, |change| {
+            change > first_op
+                || self.unfollowable.binary_search(&change).is_ok()
+                || !literal(change)
         })
+    }
+
+    /// Records a command that may change the directory in a way the line does not show
+    /// (`eval`, `source`, `.`, a `trap … DEBUG`): the commands after it are not placed.
+    pub(crate) fn note_hidden_cd(&mut self, index: usize) {
+        self.cd.push(index);
+    }
+
+    /// Records a command inside a POSIX substitution by its lower-cased name.
+    pub(crate) fn note_substituted_command(&mut self, name: &str) {
+        self.cd_in_substitution |= CD_HEADS.contains(&name);
+        self.creates_in_substitution |= CREATE_HEADS.contains(&name);
     }
 
     /// Records a command by its lower-cased name.
@@ -121,10 +149,27 @@ impl Positions {
         }
     }
 
-    /// Records where a POSIX `cd`/`pushd` with arguments `rest` goes.
-    pub(crate) fn note_cd_dir(&mut self, name: &str, rest: &[crate::args::Arg], index: usize) {
+    /// Records where a POSIX `cd`/`pushd` with arguments `rest` goes. `plain` says the change
+    /// is one every shell reads alike: named by its first word (not through `builtin`,
+    /// `command`, `env` or another wrapper), with no option but `-L`, `-P` or `--`, and an
+    /// operand spelled without `$` or a backslash (`$'src'` is `src` to bash, `$src` to
+    /// dash); another is not followed.
+    pub(crate) fn note_cd_dir(
+        &mut self,
+        name: &str,
+        rest: &[crate::args::Arg],
+        index: usize,
+        plain: bool,
+    ) {
         if !matches!(name, "cd" | "pushd" | "chdir") {
             return;
+        }
+        let options_known = rest
+            .iter()
+            .take_while(|a| a.known().is_some_and(|t| t.starts_with('-') && t != "-"))
+            .all(|a| a.known().is_some_and(|t| matches!(t, "-L" | "-P" | "--")));
+        if !plain || !options_known || name == "chdir" {
+            self.unfollowable.push(index);
         }
         let operands: Vec<&crate::args::Arg> = rest
             .iter()
@@ -324,12 +369,36 @@ pub(crate) fn apply(
     script: &agent_guard_lex::Script,
     commands: usize,
 ) {
-    let follows = positions.follows(&script.commands);
+    // A change after the line's first op may find its directory gone, replaced or a link
+    // (`rm -rf src; cd src; rm -rf build`): not followed.
+    let first_op = ops
+        .iter()
+        .filter(|op| op.kind != OpKind::Other)
+        .map(|op| op.segment_index)
+        .min()
+        .unwrap_or(usize::MAX);
+    let follows = positions.follows(&script.commands, first_op);
+    let changes_directory =
+        !positions.cd.is_empty() || !positions.own_cwd.is_empty() || positions.cd_in_substitution;
     for op in ops.iter_mut() {
         if op.kind == OpKind::Unknown || op.kind == OpKind::Other {
             continue;
         }
         let index = op.segment_index;
+        // A POSIX substitution's op is judged like any other, but where the line changes
+        // directory the guard does not place it (`$(cd sub && rm -rf build)`).
+        let in_substitution = script
+            .commands
+            .get(index)
+            .is_some_and(|c| c.context.in_substitution);
+        if op.dialect == agent_guard_types::Dialect::Posix
+            && ((changes_directory && in_substitution) || positions.creates_in_substitution)
+        {
+            op.mark_undeterminable(
+                "a command substitution on a line that changes directory or creates, moves or \
+                 links files inside a substitution",
+            );
+        }
         if op.kind == OpKind::GitResetHard && commands > 1 {
             op.mark_undeterminable("hard reset in a compound line");
         }

@@ -26,6 +26,8 @@ pub struct EnvSnapshot {
     pub allow_regenerable: Option<String>,
     /// `HOME`: the user's home directory.
     pub home: Option<OsString>,
+    /// `CDPATH`: when set and not empty, a line's `cd` is not followed (it may search it).
+    pub cdpath: Option<OsString>,
     /// `AGENT_GUARD_DEADLINE_MS`: the hook deadline, unparsed.
     pub deadline_ms: Option<String>,
     /// `AGENT_GUARD_NOW`: test-only clock override, unparsed (unstable).
@@ -85,6 +87,7 @@ impl EnvSnapshot {
             artifacts: raw(env_vars::ARTIFACTS),
             allow_regenerable: text(env_vars::ALLOW_REGENERABLE),
             home: raw(env_vars::HOME),
+            cdpath: raw(env_vars::CDPATH),
             deadline_ms: text(env_vars::DEADLINE_MS),
             now: text(env_vars::NOW),
             id_seed: text(env_vars::ID_SEED),

@@ -40,6 +40,9 @@ pub const ID_SEED: &str = "AGENT_GUARD_ID_SEED";
 /// The home directory of the current user.
 pub const HOME: &str = "HOME";
 
+/// The shell's search path for `cd`: when set, `cd src` may go elsewhere than `./src`.
+pub const CDPATH: &str = "CDPATH";
+
 /// Git's per-user configuration base (`$XDG_CONFIG_HOME/git/ignore`, `…/attributes`).
 pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 

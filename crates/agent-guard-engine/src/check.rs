@@ -207,7 +207,10 @@ fn decide_in(
     if request.enforce && crate::seal::refuse_if_tampered(report, ws, runtime) {
         return;
     }
-    let ctx = crate::pipeline::policy_context(ws, &request.cwd);
+    let mut ctx = crate::pipeline::policy_context(ws, &request.cwd);
+    // The command runs in the harness's environment, which the guard's is: a `CDPATH` there
+    // may send a line's `cd src` elsewhere.
+    ctx.follow_cd = request.env.cdpath.as_ref().is_none_or(|p| p.is_empty());
     report.mode = ctx.mode;
     let decided = decide(ops, &ctx, &ws.world());
     report.set_verdict(decided.aggregate.decision, decided.aggregate.code);

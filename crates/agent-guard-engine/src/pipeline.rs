@@ -31,6 +31,7 @@ pub(crate) fn policy_context(workspace: &Workspace, cwd: &Path) -> PolicyContext
         preserve_max_bytes: settings.preserve_max_bytes,
         checkpoint: settings.checkpoint,
         checkpoint_max_file_bytes: settings.checkpoint_max_file_bytes,
+        follow_cd: true,
     }
 }
 

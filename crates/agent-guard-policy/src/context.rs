@@ -21,6 +21,9 @@ pub struct PolicyContext {
     pub checkpoint: CheckpointMode,
     /// Files larger than this are listed in a checkpoint without their content.
     pub checkpoint_max_file_bytes: u64,
+    /// A line's literal directory changes may be followed: the shell that runs it has no
+    /// `CDPATH` (which would make `cd src` search elsewhere first).
+    pub follow_cd: bool,
 }
 
 impl PolicyContext {
@@ -34,6 +37,7 @@ impl PolicyContext {
             preserve_max_bytes: 256 * 1024 * 1024,
             checkpoint: CheckpointMode::Opaque,
             checkpoint_max_file_bytes: 64 * 1024 * 1024,
+            follow_cd: true,
         }
     }
 

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use agent_guard_types::{OpKind, OpSpec, Shape, Target, World};
+use agent_guard_types::{Decision, OpKind, OpSpec, ReasonCode, Shape, Target, Verdict, World};
 
 use crate::PolicyContext;
 
@@ -28,6 +28,8 @@ pub(crate) struct Seen<'a> {
     pub(crate) op: Cow<'a, OpSpec>,
     /// The directory a followed git op runs in.
     pub(crate) cwd: Option<PathBuf>,
+    /// The op was judged where the line's directory changes go.
+    pub(crate) followed: bool,
 }
 
 /// How `op` is judged (see the module documentation).
@@ -35,12 +37,13 @@ pub(crate) fn follow<'a>(op: &'a OpSpec, ctx: &PolicyContext, world: &dyn World)
     let unchanged = Seen {
         op: Cow::Borrowed(op),
         cwd: None,
+        followed: false,
     };
     // A work-tree move finds its repository by following the changes itself (`guard_tree`).
     if op.cd.is_empty() || op.shape == Some(Shape::F1) || op.kind == OpKind::GitMoveWorkTree {
         return unchanged;
     }
-    let Some(dir) = (op.cd.len() <= MAX_CHANGES && followed_kind(op))
+    let Some(dir) = (ctx.follow_cd && op.cd.len() <= MAX_CHANGES && followed_kind(op))
         .then(|| lead(&op.cd, &ctx.cwd, world))
         .flatten()
     else {
@@ -56,17 +59,50 @@ pub(crate) fn follow<'a>(op: &'a OpSpec, ctx: &PolicyContext, world: &dyn World)
         return Seen {
             op: Cow::Owned(seen),
             cwd: Some(dir),
+            followed: true,
         };
     }
     for target in seen.targets.iter_mut().chain(seen.sources.iter_mut()) {
         if !spell_from(target, &dir) {
             return asked(op);
         }
+        // Compensating a target that holds the directory would move the line's own `cd`
+        // out from under it (`cd src && rm -rf ../src; rm -rf build`).
+        let spec = world.path(target, &dir);
+        if spec
+            .physical
+            .as_ref()
+            .is_none_or(|physical| dir.starts_with(physical))
+        {
+            return asked(op);
+        }
     }
     Seen {
         op: Cow::Owned(seen),
         cwd: None,
+        followed: true,
     }
+}
+
+/// The checkpoint a line whose ops were judged where its `cd` goes also takes (the line
+/// keeps its code, `aggregate`): should the shell go elsewhere after all (a `cd` function,
+/// an alias or a `CDPATH` shell variable an earlier line of a persistent shell defined, none
+/// of which the guard can see), what the line destroys in the workspace is still kept.
+pub(crate) fn checkpoint(
+    seen: &[Seen<'_>],
+    aggregate: &Verdict,
+    verdicts: &[Verdict],
+    ctx: &PolicyContext,
+) -> Option<Verdict> {
+    let runs = aggregate.decision.rank() <= Decision::Snapshot.rank();
+    let has_one = verdicts
+        .iter()
+        .any(|v| matches!(v.plan, agent_guard_types::Plan::Checkpoint(_)));
+    (seen.iter().any(|s| s.followed) && runs && ctx.checkpoint.enabled() && !has_one).then(|| {
+        Verdict::of(ReasonCode::SnapshotCheckpoint)
+            .with_plan(crate::reasons::snapshot_checkpoint::plan(ctx))
+            .because("the line's ops were judged where its directory change goes")
+    })
 }
 
 /// `op` with the shape F1 (unless it has F2 already): a question, with a checkpoint first.
@@ -76,6 +112,7 @@ fn asked(op: &OpSpec) -> Seen<'_> {
     Seen {
         op: Cow::Owned(asked),
         cwd: None,
+        followed: false,
     }
 }
 
@@ -102,19 +139,25 @@ fn followed_kind(op: &OpSpec) -> bool {
 }
 
 /// The directory the changes `cd` lead to from `cwd`, when each is a literal directory the
-/// command can enter (so the change cannot fail); `None` otherwise.
+/// command can enter (so the change cannot fail) and the shell's reading of it (logical:
+/// `lnk/..` is where the line started) and the system's (physical: the parent of where
+/// `lnk` leads) agree, so `cd -L`, `cd -P` and git's `-C` all go there; `None` otherwise.
 fn lead(cd: &[Option<Target>], cwd: &Path, world: &dyn World) -> Option<PathBuf> {
     let mut dir = cwd.to_path_buf();
+    let mut logical = cwd.to_path_buf();
     for change in cd {
         let target = change.as_ref().filter(|t| t.is_concrete())?;
-        let spec = world.path(
-            &Target {
-                through_symlink: true,
-                tilde: target.tilde,
-                ..Target::literal(format!("{}/", target.text.trim_end_matches('/')))
-            },
-            &dir,
-        );
+        let through = |text: &str, base: &Path| {
+            world.path(
+                &Target {
+                    through_symlink: true,
+                    tilde: target.tilde,
+                    ..Target::literal(format!("{}/", text.trim_end_matches('/')))
+                },
+                base,
+            )
+        };
+        let spec = through(&target.text, &dir);
         if !spec.is_dir() {
             return None;
         }
@@ -122,9 +165,39 @@ fn lead(cd: &[Option<Target>], cwd: &Path, world: &dyn World) -> Option<PathBuf>
         if !world.enterable(&next) {
             return None;
         }
+        if target.tilde {
+            logical.clone_from(&next);
+            dir = next;
+            continue;
+        }
+        // The shell folds `..` against the path it came by, before it looks.
+        let folded = fold(&logical, &target.text);
+        if through(folded.to_str()?, &dir).physical.as_deref() != Some(next.as_path()) {
+            return None;
+        }
+        logical = folded;
         dir = next;
     }
     Some(dir)
+}
+
+/// `text` joined to `base` with `.` and `..` folded by name, as a shell's logical `cd` does.
+fn fold(base: &Path, text: &str) -> PathBuf {
+    let mut path = if text.starts_with('/') {
+        PathBuf::from("/")
+    } else {
+        base.to_path_buf()
+    };
+    for part in text.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                path.pop();
+            }
+            name => path.push(name),
+        }
+    }
+    path
 }
 
 /// Spells a relative `target` from `dir`; `false` when it cannot: a directory that is not
@@ -162,7 +235,7 @@ mod tests {
 
     #[test]
     fn a_path_op_is_spelled_from_the_directory_it_runs_in() {
-        let world = FakeWorld::with([dir("src/")]);
+        let world = FakeWorld::with([dir("src/"), dir("/ws/src/")]);
         let mut op = rm(&["build", "/abs", "../up"], true);
         op.cd = vec![Some(Target::literal("src"))];
         let ctx = PolicyContext::new("/ws");

@@ -118,6 +118,9 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
     let aggregate = Verdict::worst(&verdicts)
         .cloned()
         .unwrap_or_else(|| Verdict::of(ReasonCode::AllowNoop));
+    verdicts.extend(crate::followed_cd::checkpoint(
+        &seen, &aggregate, &verdicts, ctx,
+    ));
     let ask =
         (aggregate.decision == Decision::Ask).then(|| crate::ask::before_asking(&verdicts, ctx));
     Decided {

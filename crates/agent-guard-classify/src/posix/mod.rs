@@ -375,9 +375,55 @@ fn named(
     let lowered = lowered.strip_suffix(".exe").unwrap_or(&lowered).to_owned();
     if call.own && !call.command.context.in_substitution {
         positions.note_command(&lowered, call.index);
-        positions.note_cd_dir(&lowered, rest, call.index);
+        let direct = call
+            .command
+            .words
+            .first()
+            .and_then(agent_guard_lex::Word::literal_text)
+            .is_some_and(|first| first == lowered)
+            // Not behind a keyword the lexer takes off (`time cd` is a child process in
+            // dash, `coproc cd` one in bash).
+            && line
+                .source
+                .get(..call.command.span.start)
+                .is_some_and(|before| {
+                    let before = before.trim_end();
+                    before.is_empty() || before.ends_with([';', '\n', '&', '|'])
+                });
+        let spelled_alike = rest.iter().all(|arg| {
+            line.source
+                .get(arg.span.start..arg.span.end)
+                .is_some_and(|raw| !raw.contains(['$', '\\', '`']))
+        });
+        // A redirection that fails (`cd src </missing`) skips the `cd` and the line goes on.
+        let bare = call.command.redirects.is_empty();
+        positions.note_cd_dir(&lowered, rest, call.index, direct && spelled_alike && bare);
+        // (`source` and `.` run a script the guard does not read: the line is checkpointed,
+        // which keeps the workspace wherever the script went.)
+        let hidden_change = lowered == "eval"
+            || (lowered == "trap"
+                && rest.iter().any(|a| {
+                    a.known()
+                        .is_some_and(|t| matches!(t, "DEBUG" | "RETURN" | "ERR"))
+                }));
+        if hidden_change {
+            positions.note_hidden_cd(call.index);
+        }
+    } else if call.own {
+        positions.note_substituted_command(&lowered);
     }
-    dispatch(&lowered, rest, call, line, positions)
+    let found = dispatch(&lowered, rest, call, line, positions);
+    // A sourced script the guard reads (a here-string, `/dev/stdin`) runs in this shell and
+    // may change its directory; one it does not read is a program it checkpoints, which
+    // keeps the workspace wherever the script went.
+    if call.own
+        && !call.command.context.in_substitution
+        && matches!(lowered.as_str(), "source" | ".")
+        && !found.iter().any(|op| op.kind == OpKind::OpaqueProgram)
+    {
+        positions.note_hidden_cd(call.index);
+    }
+    found
 }
 
 /// The command name, when it is literal: not opaque, and not a pattern the shell would

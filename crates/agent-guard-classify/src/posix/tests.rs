@@ -102,11 +102,15 @@ fn interpreter_hops() {
 }
 
 #[test]
-fn substitutions_with_destructive_commands_are_undeterminable() {
+fn substitutions_are_judged_by_their_own_commands() {
+    // A POSIX substitution runs its command in a subshell: judged like any other.
     let o = ops("echo \"$(rm -rf .)\"");
     assert_eq!(o.len(), 1);
-    assert!(o[0].undeterminable);
+    assert!(!o[0].undeterminable);
     assert!(ops("x=$(pwd); echo $x").is_empty());
+    // Unless the line changes directory: the guard cannot place it.
+    assert!(ops("echo $(cd sub && rm -rf build)")[0].undeterminable);
+    assert!(ops("cd sub && echo $(rm -rf build)")[0].undeterminable);
 }
 
 #[test]
@@ -214,7 +218,7 @@ fn the_sh_reading_of_double_parentheses_is_judged() {
     let o = ops("(( n > 2 )) && rm -rf build");
     assert_eq!(o.len(), 1);
     assert!(!o[0].undeterminable && o[0].shape.is_none());
-    assert!(refused("echo $( (rm -rf build) )"));
+    assert!(!refused("echo $( (rm -rf build) )"));
     assert!(ops("echo $((rm -rf build))").is_empty());
 }
 

@@ -98,8 +98,23 @@ fn a_cd_the_guard_cannot_follow_keeps_the_question() {
         "cd src && (rm -rf build)",
         "cd missing && rm -rf build",
         "if true; then cd src; fi; rm -rf build",
+        // From an outside review: each lost data or moved the wrong directory when followed.
+        "rm -rf src; cd src; rm -rf build",
+        "git clean -fdx; cd src; rm -rf build",
+        "cd deep/.. && rm -rf build",
+        "eval cd src; rm -rf build",
+        "source /dev/stdin <<< 'cd src'; rm -rf build",
+        "trap 'cd src' DEBUG; rm -rf build",
+        "env cd src; rm -rf build",
+        "coproc cd src; rm -rf build",
+        "time cd src; rm -rf build",
+        "cd -e src; rm -rf build",
+        "cd $'src'; rm -rf build",
+        "pushd src; rm -rf build",
+        "alias cd=true\ncd src && rm -rf build",
     ] {
         let env = with_nested_build();
+        std::os::unix::fs::symlink("src/deep", env.ws().join("deep")).unwrap();
         let (_, report) = enforce(&env, line);
         assert_eq!(report["code"], "COMPOUND_CWD_DELETE", "{line}: {report}");
         assert!(env.ws().join("src/build/gen.o").exists(), "{line}");
@@ -121,4 +136,52 @@ fn a_followed_cd_out_of_the_workspace_is_judged_there() {
     let (exit, report) = enforce(&env, "cd .git && rm -rf hooks");
     assert_eq!(exit, 2, "{report}");
     assert_eq!(report["code"], "BLOCK_PROTECTED_PATH", "{report}");
+}
+
+/// A `CDPATH` in the environment the line runs in may send `cd src` elsewhere: not followed.
+#[test]
+fn a_cdpath_in_the_environment_keeps_the_question() {
+    let env = with_nested_build();
+    let output = env.ag_with(
+        "CDPATH",
+        env.ws().join("build"),
+        &[
+            "check",
+            "--enforce",
+            "--json",
+            "--",
+            "cd src && rm -rf build",
+        ],
+    );
+    let report = crate::support::json(&output);
+    assert_eq!(report["code"], "COMPOUND_CWD_DELETE", "{report}");
+    assert!(env.ws().join("src/build/gen.o").exists());
+}
+
+/// A line judged where its `cd` goes is also checkpointed: when the shell goes elsewhere
+/// after all (a `cd` function an earlier line of the same shell defined, which the guard
+/// cannot see), the delete it really makes is still undone, and so is the guard's move of
+/// the directory it expected.
+#[test]
+fn a_followed_line_is_also_checkpointed_against_a_cd_the_guard_cannot_see() {
+    let env = with_nested_build();
+    let before = crate::support::snapshot(env.ws(), &["**"]);
+    let (exit, report) = enforce(&env, "cd src && rm -rf build");
+    assert_eq!(
+        (exit, report["code"].as_str()),
+        (0, Some("RELOCATE_TREE")),
+        "{report}"
+    );
+    // The persistent shell had `cd() { :; }` from an earlier line: the rm runs at the root.
+    run_shell(&env, "cd() { :; }\ncd src && rm -rf build");
+    assert!(
+        !env.ws().join("build").exists(),
+        "the real line deleted the root's build"
+    );
+    env.ag_ok(&["undo", "--json"]);
+    assert_eq!(
+        crate::support::snapshot(env.ws(), &["**"]),
+        before,
+        "undone"
+    );
 }
