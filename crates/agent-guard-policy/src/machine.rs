@@ -130,6 +130,19 @@ pub fn decide(ops: &[OpSpec], ctx: &PolicyContext, world: &dyn World) -> Decided
     }
 }
 
+/// An undeterminable op: a checkpoint when a `find` (or a copy) confines it to the
+/// workspace, else refused.
+fn confined_or_undeterminable(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Verdict {
+    let confinable = matches!(
+        op.kind,
+        OpKind::FsDelete | OpKind::Overwrite | OpKind::SideEffectDelete
+    );
+    confinable
+        .then(|| snapshot_checkpoint_delete::find(op, ctx, world))
+        .flatten()
+        .unwrap_or_else(|| undeterminable(op))
+}
+
 /// Decides one op; `None` for an op that has no verdict (kind `other`).
 pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<Verdict> {
     // A git command that would undo or remove a guard file's changes.
@@ -189,12 +202,7 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         return Some(Verdict::of(ReasonCode::BlockForcePush));
     }
     if block_undeterminable_effect::op_applies(op) {
-        if matches!(op.kind, OpKind::FsDelete | OpKind::Overwrite)
-            && let Some(verdict) = snapshot_checkpoint_delete::find(op, ctx, world)
-        {
-            return Some(verdict);
-        }
-        return Some(undeterminable(op));
+        return Some(confined_or_undeterminable(op, ctx, world));
     }
     if block_wildcard::op_applies(op) {
         return Some(Verdict::of(ReasonCode::BlockWildcard));

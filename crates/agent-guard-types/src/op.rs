@@ -217,6 +217,11 @@ pub struct Confinement {
     /// entry (`-delete`).
     #[serde(default)]
     pub whole_matches: bool,
+    /// The per-file commands also write names made from the one found, in its directory
+    /// (`mv {} {}.bak`, `gzip {}` writing `{}.gz`): no link may lie anywhere below the
+    /// starting points, since such a name is not among the matches.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub derived_names: bool,
 }
 
 /// A compound-line shape that makes pre-execution compensation unsafe.

@@ -99,6 +99,7 @@ fn confined_to(mut op: OpSpec, (dir, pattern): (String, String)) -> OpSpec {
         names: vec![widened],
         ignore_case: true,
         whole_matches: false,
+        derived_names: false,
     });
     op.files_only = true;
     op.mark_undeterminable("del /s deletes the matching files at every depth");

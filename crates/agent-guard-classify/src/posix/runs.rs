@@ -28,6 +28,8 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     // Every per-file command writes only the file found (`sed -i … {}`): what the line
     // changes lies below the starting points.
     let mut found_only = true;
+    // Some per-file command writes a name made from the one found (`mv {} {}.bak`).
+    let mut derived = false;
     let mut index = 0;
     while let Some(arg) = args.get(index) {
         index += 1;
@@ -71,7 +73,8 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                     program
                 }));
                 if !inner.is_empty() {
-                    found_only &= inner.iter().all(writes_found_only);
+                    found_only &= inner.iter().all(|op| stays_with_found(op).is_some());
+                    derived |= inner.iter().any(|op| stays_with_found(op) == Some(true));
                     deletes = true;
                     kind = Some(strongest(kind, &inner));
                     let what = if inner.iter().all(|op| op.kind == OpKind::Metadata) {
@@ -108,10 +111,15 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     for note in notes {
         op.note(note);
     }
-    op.confined = if op.kind == OpKind::FsDelete {
+    op.confined = if found_only {
+        // A move of a matched directory takes everything below it.
+        crate::find::confinement_of(args, crate::find::Execs::WritesFound).map(|mut c| {
+            c.whole_matches |= op.kind == OpKind::FsDelete;
+            c.derived_names = derived;
+            c
+        })
+    } else if op.kind == OpKind::FsDelete {
         crate::find::confinement(args)
-    } else if found_only {
-        crate::find::confinement_of(args, crate::find::Execs::WritesFound)
     } else {
         None
     };
@@ -120,16 +128,33 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     opaque
 }
 
-/// Whether a per-file command's op writes (or changes the metadata of) only the file
-/// `find` passes it, in place: `sed -i … {}`, `chmod +x {}`, `dos2unix {}`.
-fn writes_found_only(op: &OpSpec) -> bool {
-    matches!(op.kind, OpKind::Overwrite | OpKind::Metadata)
-        && op.per_file_only
-        && !op.targets.is_empty()
-        && op
-            .targets
-            .iter()
-            .all(|t| t.text == "{}" && t.opaque.is_none() && !t.glob)
+/// Whether a per-file command's op stays with the file `find` passes it: `Some(false)` when
+/// every path it names is that file, written in place (`sed -i … {}`, `chmod +x {}`);
+/// `Some(true)` when it also names, moves or consumes into a name made from it in the same
+/// directory (`mv {} {}.bak`, `cp {} {}.orig`, `gzip {}`, `tar czf {}.tgz {} --remove-files`);
+/// `None` for anything else (another path, a delete, a name that leaves with `..`).
+fn stays_with_found(op: &OpSpec) -> Option<bool> {
+    let kinds = matches!(
+        op.kind,
+        OpKind::Overwrite | OpKind::Metadata | OpKind::Move | OpKind::SideEffectDelete
+    );
+    if !kinds || !op.per_file_only || op.targets.is_empty() {
+        return None;
+    }
+    let mut derived = op.kind == OpKind::SideEffectDelete || op.kind == OpKind::Move;
+    for t in op.targets.iter().chain(&op.sources) {
+        // Below the found path: `{}.bak`, `{}.bk/{}` (into it when it is a directory).
+        let beside = t.text.starts_with("{}")
+            && !t.text.split('/').any(|part| part == "..")
+            && t.opaque.is_none()
+            && !t.glob
+            && !t.tilde;
+        if !beside {
+            return None;
+        }
+        derived |= t.text != "{}";
+    }
+    Some(derived)
 }
 
 /// A `find`'s starting points: the operands before the first expression token; none is

@@ -82,3 +82,50 @@ fn rewrites_that_could_go_through_a_link_are_refused() {
     }
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "secret\n");
 }
+
+/// A per-file command that writes a name made from the file found, beside it (`cp {}
+/// {}.bk`, `mv {} {}.bak`, `gzip {}`): a checkpoint, and the real run is undone byte for
+/// byte (issue 38, point 1).
+#[test]
+fn per_file_commands_writing_beside_the_match_are_undone() {
+    let rows: [(&str, &str, &str); 3] = [
+        (
+            "find src -name '*.py' -exec cp {} {}.bk \\;",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "src/a.py.bk",
+        ),
+        (
+            "find src -name '*.py' -exec mv {} {}.bak \\;",
+            "SNAPSHOT_CHECKPOINT_DELETE",
+            "src/lib/b.py.bak",
+        ),
+        (
+            "find src -type f -name '*.py' -exec gzip {} \\;",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "src/a.py.gz",
+        ),
+    ];
+    for (line, code, made) in rows {
+        let env = with_sources();
+        undone_after_run(
+            &env,
+            line,
+            code,
+            |env| run_shell(env, line),
+            |env| env.ws().join(made).exists(),
+        );
+    }
+}
+
+/// A name made from a match may already be a link out of the workspace (`a.py.bak` →
+/// outside): `mv {} {}.bak` would move the file out through it. Refused, nothing moves.
+#[test]
+fn a_link_beside_the_matches_keeps_the_refusal() {
+    let env = with_sources();
+    std::fs::create_dir_all(&env.fixture.outside).unwrap();
+    std::os::unix::fs::symlink(&env.fixture.outside, env.ws().join("src/a.py.bak")).unwrap();
+    let (exit, report) =
+        crate::support::enforce(&env, "find src -name '*.py' -exec mv {} {}.bak \\;");
+    assert_eq!(exit, 2, "{report}");
+    assert_eq!(env.read("src/a.py"), "name = 'base'\n");
+}

@@ -213,9 +213,16 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
             return None;
         }
         let physical = confined_dir(&spec)?;
+        // A name made from a match (`{}.bak`) is not itself a match: no link anywhere.
+        let link_reach = if confinement.derived_names {
+            Reach::Everything
+        } else {
+            reach
+        };
         if spec.is_dir()
             && (world.checkpoint_reach(physical, reach)
-                || (rewrites(op) && world.write_reaches_link(physical, reach)))
+                || ((rewrites(op) || confinement.derived_names)
+                    && world.write_reaches_link(physical, link_reach)))
         {
             return None;
         }
