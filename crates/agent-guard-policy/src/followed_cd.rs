@@ -56,6 +56,12 @@ pub(crate) fn follow<'a>(op: &'a OpSpec, ctx: &PolicyContext, world: &dyn World)
         dir.display()
     ));
     if op.kind.is_git() {
+        // A repository outside the workspace is not one the guard keeps: the question
+        // names what it cannot keep.
+        let at = world.path(&Target::literal("./"), &dir);
+        if !at.inside_workspace || at.inside_trash {
+            return asked(op);
+        }
         return Seen {
             op: Cow::Owned(seen),
             cwd: Some(dir),

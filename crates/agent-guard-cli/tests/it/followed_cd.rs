@@ -136,6 +136,14 @@ fn a_followed_cd_out_of_the_workspace_is_judged_there() {
     let (exit, report) = enforce(&env, "cd .git && rm -rf hooks");
     assert_eq!(exit, 2, "{report}");
     assert_eq!(report["code"], "BLOCK_PROTECTED_PATH", "{report}");
+    // Another repository outside the workspace: asked, and nothing of it moves.
+    crate::support::git_in(&env.fixture.outside, &["init", "-q"]);
+    std::fs::write(env.fixture.outside.join("untracked.txt"), "mine\n").unwrap();
+    let line = format!("git -C {} clean -fdx", env.fixture.outside.display());
+    let (exit, report) = enforce(&env, &line);
+    assert_eq!(exit, 3, "{report}");
+    assert_eq!(report["code"], "COMPOUND_CWD_DELETE", "{report}");
+    assert!(env.fixture.outside.join("untracked.txt").exists());
 }
 
 /// A `CDPATH` in the environment the line runs in may send `cd src` elsewhere: not followed.
