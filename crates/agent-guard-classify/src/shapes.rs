@@ -14,6 +14,13 @@ const CD_HEADS: &[&str] = &["cd", "pushd", "popd", "chdir"];
 const CREATE_HEADS: &[&str] = &[
     "touch", "mkdir", "cp", "mv", "install", "ln", "tee", "rsync", "dd", "mktemp",
 ];
+/// Commands that can leave a link to a file outside the workspace where a later command of
+/// the line writes, when one of their operands may lie outside it: `ln`, and copies that
+/// carry links over (`cp -a`, `cp -r`). A write after one may go through that link (third
+/// outside review). Moves are followed by the policy's move rules.
+const LINK_MAKERS: &[&str] = &["ln", "link", "cp", "install", "rsync"];
+/// Archive extractions: what links they make is in the archive.
+const EXTRACTORS: &[&str] = &["tar", "bsdtar", "unzip", "cpio", "7z"];
 /// Redirect targets that create nothing in the workspace.
 const NULL_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 /// Commands that change the working directory in cmd and PowerShell.
@@ -78,6 +85,8 @@ const WINDOWS_NULL_TARGETS: &[&str] = &["nul", "nul:", "con", "con:", "$null"];
 )]
 pub(crate) struct Positions {
     cd: Vec<usize>,
+    /// Commands that can leave a link behind ([`LINK_MAKERS`]).
+    links: Vec<usize>,
     /// The directory each POSIX `cd`/`pushd` goes to, when it is literal (`cd` alone goes
     /// home; `cd -`, `popd` and a non-literal directory are unknown: `None`).
     cd_dirs: Vec<(usize, Option<agent_guard_types::Target>)>,
@@ -126,6 +135,23 @@ impl Positions {
                 || self.unfollowable.binary_search(&change).is_ok()
                 || !literal(change)
         })
+    }
+
+    /// Records a POSIX command named `name` with arguments `rest` that may leave a link to a
+    /// file outside the workspace: an extraction, or a link maker with an operand that is
+    /// absolute, home-relative, climbs with `..`, is remote or is not literal.
+    pub(crate) fn note_link_maker(&mut self, name: &str, rest: &[crate::args::Arg], index: usize) {
+        let outward = |arg: &crate::args::Arg| {
+            arg.known().is_none_or(|t| {
+                !t.starts_with('-')
+                    && (t.starts_with('/')
+                        || t.contains(':')
+                        || t.split('/').any(|part| part == ".."))
+            }) || arg.home
+        };
+        if EXTRACTORS.contains(&name) || (LINK_MAKERS.contains(&name) && rest.iter().any(outward)) {
+            self.links.push(index);
+        }
     }
 
     /// Records a command that may change the directory in a way the line does not show
@@ -378,6 +404,11 @@ pub(crate) fn apply(
         .min()
         .unwrap_or(usize::MAX);
     let follows = positions.follows(&script.commands, first_op);
+    let link_ops: Vec<usize> = ops
+        .iter()
+        .filter(|op| op.kind == OpKind::GitMoveWorkTree || op.listed_writes.is_some())
+        .map(|op| op.segment_index)
+        .collect();
     let changes_directory =
         !positions.cd.is_empty() || !positions.own_cwd.is_empty() || positions.cd_in_substitution;
     for op in ops.iter_mut() {
@@ -446,6 +477,20 @@ pub(crate) fn apply(
         );
         if target_dependent && positions.create.iter().any(|&i| i < index) {
             op.shape = Some(Shape::F2);
+        }
+        // A write (or a `find` that moves onto names made from its matches) after a command
+        // that can leave a link, a git command that writes the work tree or an archive
+        // extraction: the line may write through a link it made, out of the workspace.
+        let linked_before =
+            positions.links.iter().any(|&i| i < index) || link_ops.iter().any(|&i| i < index);
+        // (A move is followed through the line's earlier moves by the policy's move rules.)
+        let writes = matches!(op.kind, OpKind::Overwrite | OpKind::SideEffectDelete);
+        let writes_through = writes || op.confined.as_ref().is_some_and(|c| c.derived_names);
+        if linked_before && writes_through {
+            op.confined = None;
+            if writes && op.shape.is_none() && !op.undeterminable {
+                op.shape = Some(Shape::F2);
+            }
         }
     }
 }

@@ -211,9 +211,9 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         op.kind,
         OpKind::Overwrite | OpKind::SideEffectDelete | OpKind::EditTool | OpKind::Move
     );
-    // A file the line creates before overwriting it holds nothing older to lose: F2 does not
-    // apply to writes.
-    let shape_code = if compound_create_delete::applies(op) && !writes {
+    // F2 on a write (the classifier sets it only there): a command before it can leave a
+    // link it would write through.
+    let shape_code = if compound_create_delete::applies(op) {
         Some(ReasonCode::CompoundCreateDelete)
     } else if compound_cwd_delete::applies(op) {
         Some(ReasonCode::CompoundCwdDelete)

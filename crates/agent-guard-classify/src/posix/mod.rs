@@ -375,6 +375,7 @@ fn named(
     let lowered = lowered.strip_suffix(".exe").unwrap_or(&lowered).to_owned();
     if call.own && !call.command.context.in_substitution {
         positions.note_command(&lowered, call.index);
+        positions.note_link_maker(&lowered, rest, call.index);
         let direct = call
             .command
             .words

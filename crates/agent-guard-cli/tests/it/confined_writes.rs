@@ -129,3 +129,31 @@ fn a_link_beside_the_matches_keeps_the_refusal() {
     assert_eq!(exit, 2, "{report}");
     assert_eq!(env.read("src/a.py"), "name = 'base'\n");
 }
+
+/// From a third outside review: a write after a command of the same line that can leave a
+/// link (`ln -s OUTSIDE src/x && echo … > src/x`) may go through that link, out of the
+/// workspace: asked or refused, and the file outside is untouched.
+#[test]
+fn a_write_after_the_line_makes_a_link_is_not_let_through() {
+    let env = with_sources();
+    std::fs::create_dir_all(&env.fixture.outside).unwrap();
+    let outside = env.fixture.outside.join("secret.txt");
+    std::fs::write(&outside, "secret\n").unwrap();
+    let o = outside.display();
+    for (line, exit) in [
+        (format!("ln -s {o} src/x && echo pwned > src/x"), 3),
+        (format!("ln {o} src/h && truncate -s 0 src/h"), 3),
+        (
+            format!("ln -s {o} src/x.py && find src -name '*.py' -exec truncate -s 0 {{}} \\;"),
+            2,
+        ),
+        (
+            format!("ln -s {o} src/a.py.bak; find src -name '*.py' -exec cp {{}} {{}}.bak \\;"),
+            2,
+        ),
+    ] {
+        let (code, report) = crate::support::enforce(&env, &line);
+        assert_eq!(code, exit, "{line}: {report}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "secret\n");
+    }
+}
