@@ -1,5 +1,5 @@
 //! `agent-guard demo`: on a throw-away workspace, four destructive commands run for real
-//! after `check --enforce` and undone byte for byte ([`story`]), then the guard's verdicts
+//! after `check --enforce` and undone byte for byte (the `story` module), then the guard's verdicts
 //! on a couple of dozen more.
 
 mod story;
