@@ -145,6 +145,8 @@ def main():
     parser.add_argument("--limit", type=int, default=0, help="the first N lines only")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--report", help="write the refused lines that destroy nothing here")
+    parser.add_argument("--verdicts",
+                        help="write every line's decision and code here (tab-separated)")
     args = parser.parse_args()
     args.guard = os.path.abspath(args.guard)
 
@@ -158,6 +160,9 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             verdicts = list(pool.map(lambda l: judge(args.guard, ws, home, l), lines))
         total = len(lines)
+        if args.verdicts:
+            with open(args.verdicts, "w") as out:
+                out.writelines(f"{d}\t{c}\t{l}\n" for l, (d, c) in zip(lines, verdicts))
         decisions = collections.Counter(d for d, _ in verdicts)
         codes = collections.Counter(c for _, c in verdicts)
         refused = [l for l, (d, _) in zip(lines, verdicts) if d == "BLOCK"]

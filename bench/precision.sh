@@ -6,7 +6,7 @@
 # nothing are listed: candidates for "refused, destroys nothing" (a line whose targets are not
 # in the small workspace changes nothing there either, so the list is an upper bound to read).
 #
-#   bench/precision.sh [--corpus FILE] [--run] [--limit N] [--report FILE]
+#   bench/precision.sh [--corpus FILE] [--run] [--limit N] [--report FILE] [--verdicts FILE]
 #
 # The default corpus is NL2Bash's 12,607 command lines (tests/precision/nl2bash.cm, MIT,
 # see tests/precision/nl2bash.LICENSE). Needs python3, and bwrap for --run
@@ -16,11 +16,13 @@ corpus=tests/precision/nl2bash.cm
 run=""
 limit=0
 report=""
-options "bench/precision.sh [--corpus FILE] [--run] [--limit N] [--report FILE]" \
-  --corpus=corpus --run=run! --limit=limit --report=report -- "$@"
+verdicts=""
+options "bench/precision.sh [--corpus FILE] [--run] [--limit N] [--report FILE] [--verdicts FILE]" \
+  --corpus=corpus --run=run! --limit=limit --report=report --verdicts=verdicts -- "$@"
 cargo build --release -q -p agent-guard-cli --bin agent-guard
 guard="$(target_dir)/release/agent-guard"
 args=(--guard "$guard" --corpus "$corpus" --limit "$limit")
 [ -n "$run" ] && args+=(--run)
 [ -n "$report" ] && args+=(--report "$report")
+[ -n "$verdicts" ] && args+=(--verdicts "$verdicts")
 exec python3 bench/precision.py "${args[@]}"

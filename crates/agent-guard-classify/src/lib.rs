@@ -34,6 +34,7 @@ mod metadata;
 mod noop;
 mod posix;
 mod powershell;
+mod read_only;
 mod runners;
 mod shapes;
 mod smell;

@@ -149,7 +149,9 @@ impl Positions {
                         || t.split('/').any(|part| part == ".."))
             }) || arg.home
         };
-        if EXTRACTORS.contains(&name) || (LINK_MAKERS.contains(&name) && rest.iter().any(outward)) {
+        // `tar -c`, `cpio -o`, `7z l`: a read-only form of the table extracts nothing.
+        let extracts = EXTRACTORS.contains(&name) && !crate::read_only::reads_only(name, rest);
+        if extracts || (LINK_MAKERS.contains(&name) && rest.iter().any(outward)) {
             self.links.push(index);
         }
     }

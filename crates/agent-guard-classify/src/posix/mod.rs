@@ -266,6 +266,13 @@ fn run(
         }
         found
     };
+    if !from_stdin {
+        // `… | gzip > out.gz`: a compressor without file operands filters stdin to stdout
+        // and consumes no file (under `xargs` its operands arrive from stdin).
+        found.retain(|op| {
+            op.kind != OpKind::SideEffectDelete || !op.targets.is_empty() || op.undeterminable
+        });
+    }
     let from_find = xargs_from_find(args, &unwrapped, call, line);
     for op in &mut found {
         op.wrapped |= wrapped;
