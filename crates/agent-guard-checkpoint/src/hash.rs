@@ -66,7 +66,7 @@ impl CheckpointStore {
                 path.extend_from_slice(&entry.path);
                 let file = Path::new(OsStr::from_bytes(&path));
                 let cap = super::gitdir::size_cap(&entry.path, cap);
-                let read = read_one(file, entry.stat.is_symlink(), cap);
+                let read = read_one(file, entry.stat.is_symlink(), entry.stat.size, cap);
                 let outcome = match read {
                     Read::Content(content) => {
                         if content.len() >= DEDUP_BYTES && odb.is_none() {
@@ -95,6 +95,10 @@ impl CheckpointStore {
                 let repo = std::cell::OnceCell::new();
                 let mut own = NewObjects::default();
                 let run = store(&repo, part, before, &mut own)?;
+                // Its own pack, written here: the objects are not moved to the calling
+                // thread and held there until the checkpoint's last pack.
+                own.flush_over(0, dir, None)
+                    .map_err(git("write a checkpoint pack"))?;
                 Ok((run, own))
             };
         let chunk = pending.len().div_ceil(threads);
@@ -155,8 +159,8 @@ enum Read {
     Not(Hashed),
 }
 
-/// Reads one file (or link), up to `cap` bytes.
-fn read_one(path: &Path, symlink: bool, cap: u64) -> Read {
+/// Reads one file (or link) of `size` bytes when it was stat'ed, up to `cap` bytes.
+fn read_one(path: &Path, symlink: bool, size: u64, cap: u64) -> Read {
     let content = if symlink {
         fs_err::read_link(path).map(|target| target.into_os_string().into_encoded_bytes())
     } else {
@@ -167,7 +171,10 @@ fn read_one(path: &Path, symlink: bool, cap: u64) -> Read {
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits().cast_signed())
             .open(path);
         open.and_then(|file| {
-            let mut content = Vec::new();
+            // Sized as stat'ed, so a small file's content is one allocation of its size
+            // (a first checkpoint holds 100,000 of them until their pack is written).
+            let expected = usize::try_from(size.min(cap)).unwrap_or(0);
+            let mut content = Vec::with_capacity(expected);
             file.take(cap.saturating_add(1))
                 .read_to_end(&mut content)
                 .map(|_| content)

@@ -85,6 +85,8 @@ impl Pack {
 pub(crate) struct NewObjects {
     ids: HashSet<Oid>,
     objects: Vec<(Oid, Staged)>,
+    /// The content of the small objects staged ([`Staged::Small`]), one after the other.
+    small: Vec<u8>,
     /// Bytes staged in `objects`.
     staged: u64,
     /// Objects already written in packs of their own.
@@ -128,11 +130,21 @@ impl PackFlushing {
     }
 }
 
+/// Objects up to this size are staged in [`NewObjects`]' shared buffer rather than in an
+/// allocation each: a first checkpoint of 100,000 small files stages 100,000 of them
+/// (issue 38: its peak memory).
+const SMALL_BYTES: usize = 4096;
+
+/// The most of an entry held at once while it is written to its pack.
+const STREAM_CHUNK: usize = 64 << 10;
+
 /// One object of a pack being written.
 #[derive(Debug)]
 enum Staged {
     /// Its content, to be stored.
     Content(ObjectType, Vec<u8>),
+    /// A small object's content: where it starts in the shared buffer, and its length.
+    Small(ObjectType, u32, u32),
     /// A whole entry copied from another pack (header and zlib stream) and its CRC-32.
     Entry(Vec<u8>, u32),
 }
@@ -141,6 +153,7 @@ impl Staged {
     fn len(&self) -> usize {
         match self {
             Staged::Content(_, bytes) | Staged::Entry(bytes, _) => bytes.len(),
+            Staged::Small(_, _, len) => *len as usize,
         }
     }
 }
@@ -158,7 +171,7 @@ impl NewObjects {
         // No refresh: a miss would re-read the pack directory (libgit2 refreshes on a
         // failed lookup); at worst an object packed meanwhile is stored again.
         if !self.ids.contains(&id) && !odb.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
-            self.stage(id, Staged::Content(kind, content));
+            self.stage_content(id, kind, content);
         }
         Ok(id)
     }
@@ -186,8 +199,23 @@ impl NewObjects {
         if self.ids.contains(&id) {
             return false;
         }
-        self.stage(id, Staged::Content(kind, content));
+        self.stage_content(id, kind, content);
         true
+    }
+
+    /// Stages an object's content: a small one copied into the shared buffer.
+    fn stage_content(&mut self, id: Oid, kind: ObjectType, content: Vec<u8>) {
+        let start = u32::try_from(self.small.len()).ok();
+        let len = u32::try_from(content.len()).ok();
+        match (start, len) {
+            (Some(start), Some(len))
+                if content.len() <= SMALL_BYTES && start.checked_add(len).is_some() =>
+            {
+                self.small.extend_from_slice(&content);
+                self.stage(id, Staged::Small(kind, start, len));
+            }
+            _ => self.stage(id, Staged::Content(kind, content)),
+        }
     }
 
     fn stage(&mut self, id: Oid, staged: Staged) {
@@ -202,8 +230,16 @@ impl NewObjects {
         self.flushing.extend(other.flushing);
         self.flushing.vetting.push(other.vetting);
         for (id, staged) in other.objects {
-            if !self.ids.contains(&id) {
-                self.stage(id, staged);
+            if self.ids.contains(&id) {
+                continue;
+            }
+            match staged {
+                Staged::Small(kind, start, len) => {
+                    let (start, len) = (start as usize, len as usize);
+                    let content = other.small.get(start..start + len).unwrap_or_default();
+                    self.stage_content(id, kind, content.to_vec());
+                }
+                staged => self.stage(id, staged),
             }
         }
     }
@@ -225,9 +261,10 @@ impl NewObjects {
     /// Writes what is staged as one pack and keeps its flushes.
     fn write_staged(&mut self, dir: &Path, odb: Option<&Odb<'_>>) -> Result<(), git2::Error> {
         let objects = std::mem::take(&mut self.objects);
+        let small = std::mem::take(&mut self.small);
         self.staged = 0;
         if !objects.is_empty() {
-            let (count, flushing) = write_pack(&objects, dir, odb)?;
+            let (count, flushing) = write_pack(&objects, &small, dir, odb)?;
             self.written += count;
             self.flushing.extend(flushing);
         }
@@ -260,6 +297,7 @@ impl NewObjects {
 /// flushes. What merges or rewrites packs waits for them before it deletes anything.
 fn write_pack(
     objects: &[(Oid, Staged)],
+    small: &[u8],
     dir: &Path,
     odb: Option<&Odb<'_>>,
 ) -> Result<(usize, PackFlushing), git2::Error> {
@@ -292,35 +330,44 @@ fn write_pack(
     // Stored, not compressed: building Huffman tables for hundreds of small objects cost
     // more than the checkpoint's walk. Merging packs keeps the entries as they are.
     let mut zlib = Compress::new(Compression::none(), true);
-    let mut entry = Vec::new();
+    // The entry is streamed to the pack a chunk at a time, its CRC-32 computed as it goes:
+    // a large object (a repository's index of several MiB) is never held a second time.
+    let mut chunk = Vec::with_capacity(STREAM_CHUNK);
     for (id, staged) in objects {
         let (kind, content) = match staged {
-            Staged::Content(kind, content) => (kind, content),
+            Staged::Content(kind, content) => (kind, content.as_slice()),
+            Staged::Small(kind, start, len) => {
+                let (start, len) = (*start as usize, *len as usize);
+                (kind, small.get(start..start + len).unwrap_or_default())
+            }
             Staged::Entry(bytes, crc) => {
                 index.push((*id, out.offset, *crc));
                 out.put(bytes).map_err(io)?;
                 continue;
             }
         };
-        entry.clear();
-        put_header(&mut entry, *kind, content.len());
+        let offset = out.offset;
+        let mut crc = crc32fast::Hasher::new();
+        chunk.clear();
+        put_header(&mut chunk, *kind, content.len());
         zlib.reset();
         loop {
-            entry.reserve(content.len() + 64);
             let read = usize::try_from(zlib.total_in()).unwrap_or(usize::MAX);
             let status = zlib
                 .compress_vec(
                     &content[read.min(content.len())..],
-                    &mut entry,
+                    &mut chunk,
                     FlushCompress::Finish,
                 )
                 .map_err(|e| failed(&e.to_string()))?;
+            crc.update(&chunk);
+            out.put(&chunk).map_err(io)?;
+            chunk.clear();
             if status == Status::StreamEnd {
                 break;
             }
         }
-        index.push((*id, out.offset, crc32fast::hash(&entry)));
-        out.put(&entry).map_err(io)?;
+        index.push((*id, offset, crc.finalize()));
     }
     let (pack_file, sum) = out.finish().map_err(io)?;
     index.sort_unstable_by_key(|(id, _, _)| *id);
@@ -780,6 +827,43 @@ mod tests {
         );
         let idx = packs[0].idx.to_str().unwrap().to_owned();
         assert!(git(&["verify-pack", &idx]).status.success());
+    }
+
+    #[test]
+    fn small_staged_and_streamed_large_objects_round_trip_through_git() {
+        let (dir, repo) = store();
+        let odb = repo.odb().unwrap();
+        let mut new = NewObjects::default();
+        // Around the shared buffer's limit and the stream's chunk, and several chunks long.
+        let sizes = [
+            1,
+            SMALL_BYTES,
+            SMALL_BYTES + 1,
+            STREAM_CHUNK,
+            STREAM_CHUNK + 7,
+            300_000,
+        ];
+        let contents: Vec<Vec<u8>> = sizes
+            .iter()
+            .enumerate()
+            .map(|(n, size)| {
+                (0..*size)
+                    .map(|i| u8::try_from((i * 31 + n * 7) % 251).unwrap())
+                    .collect()
+            })
+            .collect();
+        let ids: Vec<Oid> = contents
+            .iter()
+            .map(|c| new.add(&odb, ObjectType::Blob, c.clone()).unwrap())
+            .collect();
+        assert_eq!(written(new.write(dir.path(), Some(&odb))), sizes.len());
+        let packs = packs(dir.path());
+        let idx = packs[0].idx.to_str().unwrap().to_owned();
+        assert!(git(dir.path(), &["verify-pack", &idx]).status.success());
+        for (id, content) in ids.iter().zip(&contents) {
+            let out = git(dir.path(), &["cat-file", "blob", &id.to_string()]);
+            assert_eq!(&out.stdout, content, "{} bytes", content.len());
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! the trees above them rebuilt, the commit written — or, when nothing changed since the
 //! last checkpoint, that checkpoint again, without reading the object store.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::PathBuf;
 
@@ -11,8 +11,8 @@ use git2::Oid;
 use super::hash::Hashed;
 use super::meta::{Meta, NotKept, NotKeptReason};
 use super::pack::{self, NewObjects, PackFlushing};
-use super::stat_cache::{self, Change, Entry, EntryRef, Head, Index, path_order};
-use super::tree::{Builder, LeafRef, dirs_above};
+use super::stat_cache::{self, Change, Entry, Head, Index, path_order};
+use super::tree::{Builder, LeafRef, mark_dirty};
 use super::watch::{self, Asked, FastToken, Token};
 use super::{CheckpointStore, Selection, Taken, WatcherState, leaf_of, walk};
 use agent_guard_git::GitError;
@@ -38,8 +38,9 @@ struct IndexUpdate {
     previous: Index,
     head: Head,
     entries: Vec<Entry>,
-    /// What changed since `previous`, in path order.
-    recent: Vec<Change>,
+    /// What changed since `previous`, in path order; `None` when too much changed for a
+    /// delta (a new base is written).
+    recent: Option<Vec<Change>>,
 }
 
 impl Flushing {
@@ -64,7 +65,7 @@ impl Flushing {
                     update.entries.len(),
                     update.entries.iter().map(Entry::as_ref),
                 ),
-                Some(&update.recent),
+                update.recent.as_deref(),
             );
         }
         if let Some((path, token)) = self.token {
@@ -131,7 +132,7 @@ impl CheckpointStore {
             self.hash_pending(selection, &mut entries, &mut comparison, &mut new)?;
         let Comparison {
             same,
-            changed,
+            dirty,
             pending,
             recent,
             mut not_kept,
@@ -158,7 +159,7 @@ impl CheckpointStore {
             Some(commit) if same && meta == previous.head.meta => {
                 (commit, previous.head.trees.clone(), PackFlushing::default())
             }
-            _ => self.store_new(new, &changed, &previous.head.trees, &entries, meta.clone())?,
+            _ => self.store_new(new, &dirty, &previous.head.trees, &entries, meta.clone())?,
         };
         taken.commit = commit.to_string();
         let head = Head {
@@ -201,7 +202,7 @@ impl CheckpointStore {
         &self,
         selection: &Selection,
         entries: &mut Vec<Entry>,
-        comparison: &mut Comparison<'_>,
+        comparison: &mut Comparison,
         new: &mut NewObjects,
     ) -> Result<(u64, u64), GitError> {
         let hashed = if comparison.pending.is_empty() {
@@ -210,7 +211,7 @@ impl CheckpointStore {
             let before: Vec<Option<Oid>> = comparison
                 .priors
                 .iter()
-                .map(|p| p.and_then(|p| p.id))
+                .map(|p| p.map(|(id, _)| id))
                 .collect();
             self.hash(selection, entries, &comparison.pending, &before, new)?
         };
@@ -218,23 +219,22 @@ impl CheckpointStore {
         Ok((hashed.new_objects, hashed.new_bytes))
     }
 
-    /// Stores what changed: the trees above `changed` rebuilt (the others are
+    /// Stores what changed: the `dirty` directories' trees rebuilt (the others are
     /// `previous_trees`'), the commit of `entries` and `meta`, and `new`'s objects written
     /// as a pack whose flush is under way. Returns the commit, every directory's tree and
     /// the flush.
     fn store_new(
         &self,
         mut new: NewObjects,
-        changed: &[Vec<u8>],
+        dirty: &HashSet<Vec<u8>>,
         previous_trees: &[(Vec<u8>, Oid)],
         entries: &[Entry],
         meta: Vec<u8>,
     ) -> Result<(Oid, Trees, PackFlushing), GitError> {
-        let dirty = dirs_above(changed.iter().map(Vec::as_slice));
         let cache: HashMap<Vec<u8>, Oid> = previous_trees.iter().cloned().collect();
         let mut builder = Builder {
             new: &mut new,
-            dirty: &dirty,
+            dirty,
             cache: &cache,
             built: Vec::new(),
         };
@@ -277,18 +277,24 @@ impl CheckpointStore {
 }
 
 /// What the walk's entries are, compared with the last checkpoint's private index.
-struct Comparison<'p> {
+///
+/// Its lists are kept small, since a first checkpoint of 100,000 files has every entry
+/// pending (issue 38: its peak memory): a pending entry's prior is its leaf only, the
+/// changed paths are kept as the directories to rebuild, and what the private index must
+/// change is dropped once it is too much for a delta.
+struct Comparison {
     /// Whether every entry is the last checkpoint's, path for path.
     same: bool,
-    /// The paths whose leaf (blob and mode) may differ from the last checkpoint's, whose
-    /// directories are rebuilt.
-    changed: Vec<Vec<u8>>,
+    /// The directories above the paths whose leaf (blob and mode) may differ from the last
+    /// checkpoint's: they are rebuilt.
+    dirty: HashSet<Vec<u8>>,
     /// The entries to hash, by position.
     pending: Vec<usize>,
-    /// The index entry of each pending entry, if it has one.
-    priors: Vec<Option<EntryRef<'p>>>,
-    /// What the private index must change, in path order.
-    recent: Vec<Change>,
+    /// The leaf (blob and mode) the index held for each pending entry, if it held one.
+    priors: Vec<Option<(Oid, u32)>>,
+    /// What the private index must change, in path order; `None` once it is more than a
+    /// delta may hold.
+    recent: Option<Vec<Change>>,
     /// Each pending entry's slot in `recent`, filled once it is hashed.
     slots: Vec<usize>,
     /// The entries that are not kept, and why.
@@ -298,23 +304,33 @@ struct Comparison<'p> {
 /// Compares the walk's `entries` with the `previous` index, path for path: an entry whose
 /// stat data is unchanged (or `trusted`) gets its index entry's object id, a special or too
 /// large file is not kept, and the others are pending, to be hashed.
-fn compare<'p>(
+fn compare(
     entries: &mut [Entry],
-    previous: &'p Index,
+    previous: &Index,
     trusted: &[bool],
     selection: &Selection,
-) -> Comparison<'p> {
+) -> Comparison {
     let mut pending: Vec<usize> = Vec::new();
     let mut not_kept = Vec::new();
-    // Whether every entry is the last checkpoint's, path for path; and the paths whose
-    // leaf (blob and mode) may differ from the last checkpoint's, whose directories are
-    // rebuilt. Entries hashed again are compared once hashed.
+    // Whether every entry is the last checkpoint's, path for path; and the directories
+    // above the paths whose leaf (blob and mode) may differ from the last checkpoint's,
+    // which are rebuilt. Entries hashed again are compared once hashed.
     let mut same = entries.len() == previous.len();
-    let mut changed: Vec<Vec<u8>> = Vec::new();
-    let mut priors: Vec<Option<EntryRef<'_>>> = Vec::new();
+    let mut dirty: HashSet<Vec<u8>> = HashSet::new();
+    let mut priors: Vec<Option<(Oid, u32)>> = Vec::new();
     // What the private index must change, in path order (a pending entry's slot is
-    // filled once it is hashed).
-    let mut recent: Vec<Change> = Vec::new();
+    // filled once it is hashed), while a delta may hold it.
+    let limit = previous.delta_limit();
+    let mut recent: Option<Vec<Change>> = limit.map(|_| Vec::new());
+    let note = |recent: &mut Option<Vec<Change>>, change: Change| {
+        if let Some(list) = recent {
+            if limit.is_some_and(|most| list.len() >= most) {
+                *recent = None;
+            } else {
+                list.push(change);
+            }
+        }
+    };
     let mut slots: Vec<usize> = Vec::new();
     let mut old = previous.entries();
     let mut next_old = old.next();
@@ -322,8 +338,8 @@ fn compare<'p>(
         // Paths before this one are gone from the workspace.
         while let Some(gone) = next_old.filter(|e| path_order(e.path, &found.path).is_lt()) {
             same = false;
-            changed.push(gone.path.to_vec());
-            recent.push((gone.path.to_vec(), None));
+            mark_dirty(&mut dirty, gone.path);
+            note(&mut recent, (gone.path.to_vec(), None));
             next_old = old.next();
         }
         let prior = next_old.filter(|e| e.path == found.path);
@@ -344,10 +360,10 @@ fn compare<'p>(
         if let Some(reason) = reason {
             if prior != Some(found.as_ref()) {
                 same = false;
-                recent.push((found.path.clone(), Some(found.clone())));
+                note(&mut recent, (found.path.clone(), Some(found.clone())));
             }
             if prior.is_none_or(|p| p.id.is_some()) {
-                changed.push(found.path.clone());
+                mark_dirty(&mut dirty, &found.path);
             }
             not_kept.push(NotKept {
                 path: found.path.clone(),
@@ -363,21 +379,21 @@ fn compare<'p>(
             _ => {
                 same &= prior.is_some_and(|p| p.stat == stat);
                 pending.push(at);
-                priors.push(prior);
-                slots.push(recent.len());
-                recent.push((found.path.clone(), None));
+                priors.push(prior.and_then(|p| Some((p.id?, p.stat.git_mode()))));
+                slots.push(recent.as_ref().map_or(0, Vec::len));
+                note(&mut recent, (found.path.clone(), None));
             }
         }
     }
     while let Some(gone) = next_old {
         same = false;
-        changed.push(gone.path.to_vec());
-        recent.push((gone.path.to_vec(), None));
+        mark_dirty(&mut dirty, gone.path);
+        note(&mut recent, (gone.path.to_vec(), None));
         next_old = old.next();
     }
     Comparison {
         same,
-        changed,
+        dirty,
         pending,
         priors,
         recent,
@@ -386,7 +402,7 @@ fn compare<'p>(
     }
 }
 
-impl Comparison<'_> {
+impl Comparison {
     /// Records what hashing each pending entry found (`outcomes`, in the order of
     /// `pending`): its object id, a file not kept, or a file gone since (dropped from
     /// `entries`); and whether its leaf differs from the last checkpoint's.
@@ -415,13 +431,14 @@ impl Comparison<'_> {
             }
             let entry = &entries[*at];
             let leaf = entry.id.map(|id| (id, entry.stat.git_mode()));
-            let before = prior.and_then(|p| Some((p.id?, p.stat.git_mode())));
-            if leaf != before || outcome == Hashed::Gone {
+            if leaf != *prior || outcome == Hashed::Gone {
                 self.same = false;
-                self.changed.push(entry.path.clone());
+                mark_dirty(&mut self.dirty, &entry.path);
             }
-            if outcome != Hashed::Gone {
-                self.recent[*slot].1 = Some(entry.clone());
+            if outcome != Hashed::Gone
+                && let Some(change) = self.recent.as_mut().and_then(|r| r.get_mut(*slot))
+            {
+                change.1 = Some(entry.clone());
             }
         }
         for at in gone.into_iter().rev() {

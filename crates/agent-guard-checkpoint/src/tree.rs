@@ -47,23 +47,26 @@ impl Leaf {
 
 /// The directories holding `paths` (and their ancestors, the root `""` included): what
 /// must be rebuilt when those paths were added, removed or changed.
+#[cfg(test)]
 pub(crate) fn dirs_above<'p>(paths: impl IntoIterator<Item = &'p [u8]>) -> HashSet<Vec<u8>> {
     let mut dirty = HashSet::new();
     for path in paths {
-        let mut end = path.len();
-        let mut all = true;
-        while let Some(slash) = path[..end].iter().rposition(|b| *b == b'/') {
-            if !dirty.insert(path[..slash].to_vec()) {
-                all = false;
-                break;
-            }
-            end = slash;
-        }
-        if all {
-            dirty.insert(Vec::new());
-        }
+        mark_dirty(&mut dirty, path);
     }
     dirty
+}
+
+/// Adds to `dirty` the directories holding `path` and their ancestors (the root `""`
+/// included), stopping at the first one already there: its ancestors are too.
+pub(crate) fn mark_dirty(dirty: &mut HashSet<Vec<u8>>, path: &[u8]) {
+    let mut end = path.len();
+    while let Some(slash) = path[..end].iter().rposition(|b| *b == b'/') {
+        if !dirty.insert(path[..slash].to_vec()) {
+            return;
+        }
+        end = slash;
+    }
+    dirty.insert(Vec::new());
 }
 
 /// The directories whose leaves differ between two leaf lists sorted in [`path_order`]

@@ -246,6 +246,12 @@ impl Index {
         }
     }
 
+    /// The most changes a delta against this index's base may hold (an eighth of the
+    /// base, 256 at least), or `None` without a base: past it, a new base is written.
+    pub(crate) fn delta_limit(&self) -> Option<usize> {
+        self.base.as_ref().map(|base| (base.count / 8).max(256))
+    }
+
     /// How many entries the index holds.
     pub(crate) fn len(&self) -> usize {
         match (&self.delta, &self.base) {
@@ -385,8 +391,7 @@ where
     I: Iterator<Item = EntryRef<'a>> + Clone,
 {
     let (count, entries) = entries;
-    if let Some(base) = &previous.base {
-        let limit = (base.count / 8).max(256);
+    if let (Some(base), Some(limit)) = (&previous.base, previous.delta_limit()) {
         let changes = match recent {
             Some(recent) => amend(previous.delta_changes(), recent, limit),
             None => changes(previous.base_entries(), entries.clone(), limit),
