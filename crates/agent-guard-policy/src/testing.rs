@@ -139,6 +139,10 @@ impl World for FakeWorld {
         self.reaches.unwrap_or(true)
     }
 
+    fn names_split(&self, _dir: &Path) -> bool {
+        self.reaches.unwrap_or(true)
+    }
+
     fn guard_tree_changes(
         &self,
         _dir: &Path,

@@ -204,6 +204,10 @@ impl WriteMode {
 /// `find … | xargs rm`): everything it deletes lies below the op's targets (its starting
 /// points), which are literal and followed through no symlink (`find` without `-L`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts of one expression, serialized by name in the op's JSON"
+)]
 pub struct Confinement {
     /// Every deleted entry's name matches each of these patterns (`find`'s `-name` and
     /// `-iname` in an expression that is a plain conjunction); empty when the expression
@@ -222,6 +226,11 @@ pub struct Confinement {
     /// starting points, since such a name is not among the matches.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub derived_names: bool,
+    /// The matches reach the command as text split on blanks and unquoted (`find … |
+    /// xargs rm`, without `-0`): only when no name below the starting points holds a blank,
+    /// a quote or a backslash is every word exactly one of the matches.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub split_names: bool,
 }
 
 /// A compound-line shape that makes pre-execution compensation unsafe.

@@ -89,6 +89,15 @@ pub trait World {
         true
     }
 
+    /// Returns `true` if the name of `dir` (physical) or of anything below it holds a byte
+    /// that `xargs` without `-0` splits on or unquotes (a blank, a newline, a quote, a
+    /// backslash), or the tree is too big to tell: a `find | xargs` word could then be
+    /// something other than a match (`a /etc` gives `/etc`). The default says it could.
+    fn names_split(&self, dir: &Path) -> bool {
+        let _ = dir;
+        true
+    }
+
     /// Returns `true` if a process may make directory `dir` (physical) its working
     /// directory: `cd` into it cannot fail. The default (a world that cannot look) says it
     /// may not, which keeps a line's directory changes unfollowed.

@@ -154,9 +154,23 @@ pub(crate) fn links(dir: &Path, reach: Reach<'_>) -> bool {
 /// Whether `root` or anything below it has a name that `matches` (or the tree is too big
 /// to tell).
 fn tree_matches(root: &Path, matches: &dyn Fn(&OsStr) -> bool) -> bool {
-    if root.file_name().is_some_and(matches) {
-        return true;
-    }
+    root.file_name().is_some_and(matches) || below_matches(root, matches)
+}
+
+/// Implements [`World::names_split`](agent_guard_types::World::names_split): `find`
+/// prints its starting point as written (the classifier checks that text), then the names
+/// below it, which are looked at here. Links are not followed.
+pub(crate) fn names_split(dir: &Path) -> bool {
+    below_matches(dir, &|name: &OsStr| {
+        name.as_bytes()
+            .iter()
+            .any(|b| b.is_ascii_whitespace() || matches!(b, b'\'' | b'"' | b'\\' | b'\x0b'))
+    })
+}
+
+/// Whether anything below `root` has a name that `matches` (or the tree is too big to
+/// tell).
+fn below_matches(root: &Path, matches: &dyn Fn(&OsStr) -> bool) -> bool {
     let mut pending = vec![root.to_path_buf()];
     let mut seen = 0usize;
     while let Some(dir) = pending.pop() {
@@ -264,5 +278,27 @@ mod tests {
         assert!(!reaches(&world, &ws, names("*.tmp")));
         assert!(reaches(&world, &ws, Reach::Everything), "find . -delete");
         assert!(!reaches(&world, &ws.join("src"), Reach::Everything));
+    }
+
+    /// `xargs` without `-0` splits on blanks and unquotes: any such name below the starting
+    /// point, at any depth, is found; the starting point's own name is not looked at (find
+    /// prints it as written, and the classifier checks that text).
+    #[test]
+    fn names_xargs_would_split_are_found_at_any_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = fs_err::canonicalize(dir.path()).unwrap();
+        let start = ws.join("has space");
+        fs_err::create_dir_all(start.join("a/b")).unwrap();
+        fs_err::write(start.join("a/b/plain.txt"), "x").unwrap();
+        assert!(!names_split(&start));
+        for bad in ["x y", "tab\there", "new\nline", "it's", "say\"hi\"", "back\\slash"] {
+            let path = start.join("a/b").join(bad);
+            fs_err::write(&path, "x").unwrap();
+            assert!(names_split(&start), "{bad:?}");
+            fs_err::remove_file(&path).unwrap();
+        }
+        fs_err::create_dir(start.join("a/dir ")).unwrap();
+        assert!(names_split(&start), "a directory name");
+        assert!(!names_split(&ws.join("nowhere")));
     }
 }

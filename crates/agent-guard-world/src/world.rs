@@ -291,6 +291,10 @@ impl World for RealWorld {
         crate::reach::links(dir, reach)
     }
 
+    fn names_split(&self, dir: &Path) -> bool {
+        crate::reach::names_split(dir)
+    }
+
     fn shares_extents(&self, path: &Path) -> bool {
         crate::extents::shares_extents(path, &self.trash)
     }

@@ -98,8 +98,7 @@ fn confined_to(mut op: OpSpec, (dir, pattern): (String, String)) -> OpSpec {
     op.confined = Some(agent_guard_types::Confinement {
         names: vec![widened],
         ignore_case: true,
-        whole_matches: false,
-        derived_names: false,
+        ..agent_guard_types::Confinement::default()
     });
     op.files_only = true;
     op.mark_undeterminable("del /s deletes the matching files at every depth");

@@ -131,6 +131,8 @@ pub(crate) struct PipedFind {
     starts: Vec<agent_guard_types::Target>,
     /// What bounds its matches.
     confinement: agent_guard_types::Confinement,
+    /// It prints the names NUL-separated (`-print0`), not one per line.
+    nul: bool,
 }
 
 impl Line<'_> {
@@ -281,9 +283,13 @@ fn run(
             op.mark_undeterminable(PER_FILE);
             // `find START … -print0 | xargs -0 rm [-rf]`: the names are exactly what the find
             // matched, so the delete is bounded like `find … -delete` (a checkpoint); so is a
-            // rewrite of each (`xargs -0 sed -i …`).
+            // rewrite of each (`xargs -0 sed -i …`). Without `-0` on both sides, only when
+            // no name holds a blank or a quote (`Confinement::split_names`).
+            // A compressor (`xargs -0 gzip`) also writes a name made from each match.
+            let derived = op.kind == OpKind::SideEffectDelete && op.per_file_only;
             let bounded = (op.kind == OpKind::FsDelete && op.op == "rm")
-                || (op.kind == OpKind::Overwrite && op.per_file_only);
+                || (op.kind == OpKind::Overwrite && op.per_file_only)
+                || derived;
             if let Some(find) = &from_find
                 && bounded
                 && op.targets.is_empty()
@@ -291,8 +297,13 @@ fn run(
                 op.targets.clone_from(&find.starts);
                 let mut confinement = find.confinement.clone();
                 confinement.whole_matches |= op.recursive;
+                confinement.derived_names |= derived;
                 op.confined = Some(confinement);
-                op.note("xargs -0 acts on exactly what the find before it printed");
+                op.note(if find.nul {
+                    "xargs -0 acts on exactly what the find before it printed"
+                } else {
+                    "xargs acts on what the find before it printed, when no name holds a blank or a quote"
+                });
             }
         }
     }
@@ -311,8 +322,10 @@ fn run(
     ops
 }
 
-/// The confined `find … -print0` whose output an `xargs -0` (the last wrapper of `args`,
-/// with no option that changes where its arguments come from) reads through a pipe.
+/// The confined `find` whose output an `xargs` (the last wrapper of `args`, with no option
+/// that changes where its arguments come from or how they are split) reads through a pipe:
+/// `-print0` with `xargs -0`, or one name per line with a plain `xargs` (then marked
+/// [`Confinement::split_names`](agent_guard_types::Confinement::split_names)).
 fn xargs_from_find(
     args: &[Arg],
     unwrapped: &wrappers::Unwrapped,
@@ -320,6 +333,8 @@ fn xargs_from_find(
     line: &Line<'_>,
 ) -> Option<PipedFind> {
     const XARGS_OPTIONS: &[&str] = &["-r", "--no-run-if-empty", "-t", "--verbose"];
+    // Options that only batch the words (how many per run, how many runs at once).
+    const COUNTS: &[&str] = &["-n", "-P", "--max-args", "--max-procs"];
     let find = line.piped_find.as_ref()?;
     // A redirection of xargs' stdin (`< list`, `<<< /etc`, `<&3`) replaces the pipe.
     let stdin_redirected = call.command.redirects.iter().any(|r| {
@@ -344,11 +359,38 @@ fn xargs_from_find(
         .iter()
         .map(Arg::known)
         .collect::<Option<_>>()?;
-    let null = options.iter().any(|o| *o == "-0" || *o == "--null");
-    let rest_allowed = options
-        .iter()
-        .all(|o| *o == "-0" || *o == "--null" || XARGS_OPTIONS.contains(o));
-    (null && rest_allowed).then(|| find.clone())
+    let number = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    let mut null = false;
+    let mut words = options.iter();
+    while let Some(option) = words.next() {
+        match *option {
+            "-0" | "--null" => null = true,
+            o if XARGS_OPTIONS.contains(&o) => {}
+            o if COUNTS.contains(&o) => {
+                if !words.next().is_some_and(|n| number(n)) {
+                    return None;
+                }
+            }
+            o if COUNTS.iter().any(|c| {
+                o.strip_prefix(c)
+                    .and_then(|n| {
+                        if c.starts_with("--") {
+                            n.strip_prefix('=')
+                        } else {
+                            Some(n)
+                        }
+                    })
+                    .is_some_and(number)
+            }) => {}
+            _ => return None,
+        }
+    }
+    if null != find.nul {
+        return None;
+    }
+    let mut find = find.clone();
+    find.confinement.split_names = !null;
+    Some(find)
 }
 
 /// Judges a command by its name `name_arg`, with its arguments `rest`.

@@ -90,16 +90,10 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
         }
     }
     if !deletes {
-        // A find that only prints, NUL-separated, from literal starting points in a confined
-        // expression: an `xargs -0 rm` after it deletes exactly what it matched.
-        let prints_nul = args.iter().any(|a| a.known() == Some("-print0"));
-        line.piped_find = match crate::find::confinement(args) {
-            Some(confinement) if prints_nul && opaque.is_empty() => Some(super::PipedFind {
-                index: call.index,
-                starts: starting_points(args),
-                confinement,
-            }),
-            _ => None,
+        line.piped_find = if opaque.is_empty() {
+            printed(args, call.index)
+        } else {
+            None
         };
         opaque.extend(writes);
         return opaque;
@@ -126,6 +120,33 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     opaque.insert(0, op);
     opaque.extend(writes);
     opaque
+}
+
+/// A find that only prints, from literal starting points in a confined expression: an
+/// `xargs -0 rm` after it deletes exactly what it matched when the names are NUL-separated;
+/// a plain `xargs rm` when they are one per line and none holds a blank or a quote
+/// (`split_names`: the starting points are checked here, the names below them by the world).
+fn printed(args: &[Arg], index: usize) -> Option<super::PipedFind> {
+    let prints_nul = args.iter().any(|a| a.known() == Some("-print0"));
+    let prints_lines = !prints_nul
+        && !args.iter().any(|a| a.known() == Some("-ls"))
+        && starting_points(args).iter().all(|t| !splits(&t.text));
+    if !(prints_nul || prints_lines) {
+        return None;
+    }
+    Some(super::PipedFind {
+        index,
+        starts: starting_points(args),
+        confinement: crate::find::confinement(args)?,
+        nul: prints_nul,
+    })
+}
+
+/// Whether `xargs` without `-0` would split or unquote `text` (a blank, a newline, a quote, a
+/// backslash).
+pub(super) fn splits(text: &str) -> bool {
+    text.bytes()
+        .any(|b| b.is_ascii_whitespace() || matches!(b, b'\'' | b'"' | b'\\' | b'\x0b'))
 }
 
 /// Whether a per-file command's op stays with the file `find` passes it: `Some(false)` when

@@ -15,7 +15,7 @@ fn with_sources() -> TestEnv {
 
 #[test]
 fn rewrites_through_find_globs_and_tree_copies_are_undone() {
-    let rows: [(&str, &str, &str); 6] = [
+    let rows: [(&str, &str, &str); 8] = [
         (
             "find src -name '*.py' -exec sed -i 's/base/patched/' {} +",
             "src/lib/b.py",
@@ -42,15 +42,34 @@ fn rewrites_through_find_globs_and_tree_copies_are_undone() {
             "src/a.py",
             "name = 'patched'\n",
         ),
+        // One name per line into a plain xargs: no name below src holds a blank.
+        (
+            "find src -name '*.py' | xargs sed -i 's/base/patched/'",
+            "src/lib/b.py",
+            "print('patched')\n",
+        ),
+        ("find src -name '*.py' | xargs -n 1 rm -f", "src/a.py", ""),
     ];
     for (line, file, after) in rows {
         let env = with_sources();
+        let deletes = line.contains("rm -f");
+        let code = if deletes {
+            "SNAPSHOT_CHECKPOINT_DELETE"
+        } else {
+            "SNAPSHOT_CHECKPOINT_WRITE"
+        };
         undone_after_run(
             &env,
             line,
-            "SNAPSHOT_CHECKPOINT_WRITE",
+            code,
             |env| run_shell(env, line),
-            |env| env.read(file) == after,
+            |env| {
+                if deletes {
+                    !env.ws().join(file).exists()
+                } else {
+                    env.read(file) == after
+                }
+            },
         );
     }
 }
@@ -88,7 +107,7 @@ fn rewrites_that_could_go_through_a_link_are_refused() {
 /// byte (issue 38, point 1).
 #[test]
 fn per_file_commands_writing_beside_the_match_are_undone() {
-    let rows: [(&str, &str, &str); 3] = [
+    let rows: [(&str, &str, &str); 5] = [
         (
             "find src -name '*.py' -exec cp {} {}.bk \\;",
             "SNAPSHOT_CHECKPOINT_WRITE",
@@ -103,6 +122,17 @@ fn per_file_commands_writing_beside_the_match_are_undone() {
             "find src -type f -name '*.py' -exec gzip {} \\;",
             "SNAPSHOT_CHECKPOINT_WRITE",
             "src/a.py.gz",
+        ),
+        // The same through xargs, with and without -0.
+        (
+            "find src -name '*.py' -print0 | xargs -0 gzip",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "src/lib/b.py.gz",
+        ),
+        (
+            "find src -name '*.py' | xargs -n 1 bzip2 -9",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "src/a.py.bz2",
         ),
     ];
     for (line, code, made) in rows {
@@ -156,4 +186,31 @@ fn a_write_after_the_line_makes_a_link_is_not_let_through() {
         assert_eq!(code, exit, "{line}: {report}");
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "secret\n");
     }
+}
+
+/// `find | xargs` without `-0` splits names on blanks: a directory named `x ` holding the
+/// outside path's components makes `src/x /OUTSIDE/secret.py` print, which xargs hands on
+/// as `src/x` and `/OUTSIDE/secret.py`. With such a name below the starting point the line
+/// is refused; the real run shows the write it would have let out of the workspace.
+#[test]
+fn a_blank_in_a_name_below_a_find_keeps_xargs_refused() {
+    let env = with_sources();
+    std::fs::create_dir_all(&env.fixture.outside).unwrap();
+    let outside = env.fixture.outside.join("secret.py");
+    std::fs::write(&outside, "base secret\n").unwrap();
+    let relative = outside.strip_prefix("/").unwrap();
+    let planted = env.ws().join("src/x ").join(relative);
+    std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+    std::fs::write(&planted, "base planted\n").unwrap();
+    let line = "find src -name '*.py' | xargs sed -i 's/base/patched/'";
+    let (exit, report) = crate::support::enforce(&env, line);
+    assert_eq!(exit, 2, "{report}");
+    assert_eq!(report["code"], "BLOCK_UNDETERMINABLE_EFFECT", "{report}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "base secret\n");
+    // What the refusal prevented: the real line rewrites the file outside.
+    run_shell(&env, line);
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        "patched secret\n"
+    );
 }

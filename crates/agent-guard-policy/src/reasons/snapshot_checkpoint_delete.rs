@@ -219,10 +219,13 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
         } else {
             reach
         };
+        // `find … | xargs rm` without `-0`: a name with a blank in it would be split into
+        // words that are not matches (`a /etc`).
         if spec.is_dir()
             && (world.checkpoint_reach(physical, reach)
                 || ((rewrites(op) || confinement.derived_names)
-                    && world.write_reaches_link(physical, link_reach)))
+                    && world.write_reaches_link(physical, link_reach))
+                || (confinement.split_names && world.names_split(physical)))
         {
             return None;
         }
