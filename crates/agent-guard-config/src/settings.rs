@@ -69,6 +69,10 @@ const FALSE_WORDS: &[&str] = &["0", "false", "no", "off"];
 /// overrides before calling [`Settings::resolve`] (the workspace it passes is already the
 /// result of flag, `AGENT_GUARD_WORKSPACE` or discovery).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent switches resolved from separate sources"
+)]
 pub struct Settings {
     /// The workspace root, as passed in.
     pub workspace: PathBuf,
@@ -82,6 +86,9 @@ pub struct Settings {
     pub session: Option<String>,
     /// Whether provably regenerable artifacts may be deleted directly.
     pub allow_regenerable: bool,
+    /// git's configuration from the environment may change what git ignores in a way the
+    /// guard does not read ([`EnvSnapshot::git_config_unseen`]).
+    pub git_config_unseen: bool,
     /// Artifact patterns: the defaults, then the project file's, then the environment's, without
     /// duplicates.
     pub artifacts: Vec<String>,
@@ -181,6 +188,7 @@ impl Settings {
             trash_explicit,
             session: env.session.clone().filter(|session| !session.is_empty()),
             allow_regenerable,
+            git_config_unseen: env.git_config_unseen(),
             artifacts,
             retention_days: file.retention.days.unwrap_or(DEFAULT_RETENTION_DAYS),
             retention_max_bytes: file

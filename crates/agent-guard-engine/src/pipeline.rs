@@ -32,6 +32,7 @@ pub(crate) fn policy_context(workspace: &Workspace, cwd: &Path) -> PolicyContext
         checkpoint: settings.checkpoint,
         checkpoint_max_file_bytes: settings.checkpoint_max_file_bytes,
         follow_cd: true,
+        git_ignores_known: !settings.git_config_unseen,
     }
 }
 

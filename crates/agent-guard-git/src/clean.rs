@@ -10,7 +10,7 @@ use crate::clean_walk::{Tracked, Walk};
 use crate::error::GitError;
 use crate::expand::{Expander, Identity};
 use crate::index_file::IndexFile;
-use crate::pathspec::{Pathspec, parse_flags};
+use crate::pathspec::{IgnoreMode, Pathspec, parse_flags};
 /// Returns exactly the paths `git clean -n` would list ("Would remove …") for `flags`
 /// (`-d`, `-x`, `-X`, with `-f`, `-n`, `-q` accepted and ignored) and literal
 /// `pathspecs`, run from `cwd`: absolute, directories without a trailing slash, sorted.
@@ -33,6 +33,16 @@ pub fn enumerate_clean(
 ) -> Result<Vec<PathBuf>, GitError> {
     let flags = parse_flags(flags)?;
     let tree = WorkTree::discover(cwd, user_dir)?;
+    // git may read an ignore file the guard does not (`includeIf "hasconfig:…"`): what a
+    // clean that consults the ignore rules removes is then not known.
+    if flags.mode != IgnoreMode::All && crate::ignore::conditional_includes(&tree.repo) {
+        return Err(GitError::UnsupportedCleanArgument {
+            argument: "includeIf \"hasconfig:…\"".to_owned(),
+            reason: "git's configuration includes a file under a condition the guard does not \
+                     evaluate, which may change what git ignores; use git clean -x, or remove \
+                     the include",
+        });
+    }
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| GitError::GitWorktree {

@@ -169,7 +169,7 @@ fn read_in_tree(file: &Path) -> Option<Vec<u8>> {
 /// Whether one of git's configuration files for `repo` (the repository's, the worktree's,
 /// the user's, the system's) has an `includeIf "hasconfig:…"` section, which libgit2 does
 /// not evaluate.
-fn conditional_includes(repo: &git2::Repository) -> bool {
+pub(crate) fn conditional_includes(repo: &git2::Repository) -> bool {
     let mut files = vec![
         repo.path().join("config"),
         repo.commondir().join("config"),

@@ -24,6 +24,10 @@ pub struct PolicyContext {
     /// A line's literal directory changes may be followed: the shell that runs it has no
     /// `CDPATH` (which would make `cd src` search elsewhere first).
     pub follow_cd: bool,
+    /// What git ignores is what the guard reads: no configuration from the environment
+    /// (`GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_GLOBAL`, …) names an ignore file or an include.
+    /// Without it, a `git clean` that consults the ignore rules (not `-x`) is refused.
+    pub git_ignores_known: bool,
 }
 
 impl PolicyContext {
@@ -38,6 +42,7 @@ impl PolicyContext {
             checkpoint: CheckpointMode::Opaque,
             checkpoint_max_file_bytes: 64 * 1024 * 1024,
             follow_cd: true,
+            git_ignores_known: true,
         }
     }
 

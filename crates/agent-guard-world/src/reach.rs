@@ -291,11 +291,21 @@ mod tests {
         fs_err::create_dir_all(start.join("a/b")).unwrap();
         fs_err::write(start.join("a/b/plain.txt"), "x").unwrap();
         assert!(!names_split(&start));
-        for bad in ["x y", "tab\there", "new\nline", "it's", "say\"hi\"", "back\\slash"] {
-            let path = start.join("a/b").join(bad);
-            fs_err::write(&path, "x").unwrap();
-            assert!(names_split(&start), "{bad:?}");
-            fs_err::remove_file(&path).unwrap();
+        for (i, bad) in [
+            "x y",
+            "tab\there",
+            "new\nline",
+            "it's",
+            "say\"hi\"",
+            "back\\slash",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let other = ws.join(format!("start{i}"));
+            fs_err::create_dir_all(other.join("a/b")).unwrap();
+            fs_err::write(other.join("a/b").join(bad), "x").unwrap();
+            assert!(names_split(&other), "{bad:?}");
         }
         fs_err::create_dir(start.join("a/dir ")).unwrap();
         assert!(names_split(&start), "a directory name");

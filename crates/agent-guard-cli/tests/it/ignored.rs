@@ -108,6 +108,71 @@ fn another_repository_inside_an_ignored_directory_is_kept_and_undone() {
     assert!(String::from_utf8_lossy(&log.stdout).contains("unpushed"));
 }
 
+/// A workspace whose user ignore file has `build` and, by `how`, git's configuration names
+/// another excludes file the guard does not read: `baseline` (none), `hasconfig` (through
+/// an `includeIf "hasconfig:…"` in `.git/config`), `env` (`GIT_CONFIG_PARAMETERS`, returned
+/// to be set on every process). git then does not ignore `build/`, libgit2 still does.
+fn with_unread_ignore_config(how: &str) -> (TestEnv, Vec<(&'static str, String)>) {
+    let env = TestEnv::new();
+    let ws = env.ws().to_path_buf();
+    let home = ws.parent().unwrap().join("home");
+    let user_ignore = home.join(".config/git/ignore");
+    std::fs::create_dir_all(user_ignore.parent().unwrap()).unwrap();
+    std::fs::write(&user_ignore, "build\n").unwrap();
+    let other = ws.parent().unwrap().join("other-ignore");
+    std::fs::write(&other, "*.tmp\n").unwrap();
+    let mut extra_env = Vec::new();
+    if how == "hasconfig" {
+        let extra = ws.parent().unwrap().join("extra.cfg");
+        std::fs::write(
+            &extra,
+            format!("[core]\n\texcludesFile = {}\n", other.display()),
+        )
+        .unwrap();
+        let config = ws.join(".git/config");
+        let mut text = std::fs::read_to_string(&config).unwrap();
+        write!(
+            text,
+            "[remote \"origin\"]\n\turl = https://example.com/x.git\n\
+             [includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = {}\n",
+            extra.display()
+        )
+        .unwrap();
+        std::fs::write(&config, text).unwrap();
+    } else if how == "env" {
+        extra_env.push((
+            "GIT_CONFIG_PARAMETERS",
+            format!("'core.excludesfile'='{}'", other.display()),
+        ));
+    }
+    // The oracle: git, in the same environment, does not ignore build/ (but for the
+    // baseline, where it does and the guard agrees).
+    let mut git = env.std_cmd("git");
+    git.args(["check-ignore", "-q", "build/report.txt"]);
+    for (key, value) in &extra_env {
+        git.env(key, value);
+    }
+    let ignored = git.status().unwrap().code() == Some(0);
+    assert_eq!(ignored, how == "baseline", "{how}: git check-ignore");
+    (env, extra_env)
+}
+
+/// `agent-guard check --enforce --json -- line` with `extra_env` set: (exit code, report).
+fn enforce_with(
+    env: &TestEnv,
+    extra_env: &[(&str, String)],
+    line: &str,
+) -> (Option<i32>, serde_json::Value) {
+    let mut check = env.cmd("agent-guard");
+    check.args(["check", "--enforce", "--json", "--", line]);
+    for (key, value) in extra_env {
+        check.env(key, value);
+    }
+    let output = check.output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    (output.status.code(), report)
+}
+
 /// git's configuration that libgit2 does not read (issue 36): an `includeIf "hasconfig:…"`
 /// whose file sets `core.excludesFile`, or `git -c core.excludesFile=…` in the
 /// environment. The user's ignore file has `build`, so libgit2 calls `build/` ignored; git,
@@ -116,56 +181,11 @@ fn another_repository_inside_an_ignored_directory_is_kept_and_undone() {
 #[test]
 fn an_ignore_rule_git_may_not_apply_makes_nothing_regenerable() {
     for how in ["baseline", "hasconfig", "env"] {
-        let env = TestEnv::new();
+        let (env, extra_env) = with_unread_ignore_config(how);
         let ws = env.ws().to_path_buf();
-        let home = ws.parent().unwrap().join("home");
-        let user_ignore = home.join(".config/git/ignore");
-        std::fs::create_dir_all(user_ignore.parent().unwrap()).unwrap();
-        std::fs::write(&user_ignore, "build\n").unwrap();
-        let other = ws.parent().unwrap().join("other-ignore");
-        std::fs::write(&other, "*.tmp\n").unwrap();
-        let mut extra_env: Vec<(&str, String)> = Vec::new();
-        if how == "hasconfig" {
-            let extra = ws.parent().unwrap().join("extra.cfg");
-            std::fs::write(
-                &extra,
-                format!("[core]\n\texcludesFile = {}\n", other.display()),
-            )
-            .unwrap();
-            let config = ws.join(".git/config");
-            let mut text = std::fs::read_to_string(&config).unwrap();
-            write!(
-                text,
-                "[remote \"origin\"]\n\turl = https://example.com/x.git\n\
-                 [includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = {}\n",
-                extra.display()
-            )
-            .unwrap();
-            std::fs::write(&config, text).unwrap();
-        } else if how == "env" {
-            extra_env.push((
-                "GIT_CONFIG_PARAMETERS",
-                format!("'core.excludesfile'='{}'", other.display()),
-            ));
-        }
-        // The oracle: git, in the same environment, does not ignore build/ (but for the
-        // baseline, where it does and the guard agrees).
-        let mut git = env.std_cmd("git");
-        git.args(["check-ignore", "-q", "build/report.txt"]);
-        for (key, value) in &extra_env {
-            git.env(key, value);
-        }
-        let ignored = git.status().unwrap().code() == Some(0);
-        assert_eq!(ignored, how == "baseline", "{how}: git check-ignore");
         let before = snapshot(&ws, &["build"]);
-        let mut check = env.cmd("agent-guard");
-        check.args(["check", "--enforce", "--json", "--", "rm -rf build"]);
-        for (key, value) in &extra_env {
-            check.env(key, value);
-        }
-        let output = check.output().unwrap();
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-        assert_eq!(output.status.code(), Some(0), "{how}: {report}");
+        let (exit, report) = enforce_with(&env, &extra_env, "rm -rf build");
+        assert_eq!(exit, Some(0), "{how}: {report}");
         if how == "baseline" {
             assert_eq!(report["code"], "ALLOW_REGENERABLE", "{how}: {report}");
             continue;
@@ -174,6 +194,59 @@ fn an_ignore_rule_git_may_not_apply_makes_nothing_regenerable() {
         assert_eq!(txids(&report).len(), 1, "{how}: kept first: {report}");
         run_shell(&env, "rm -rf build");
         assert!(!ws.join("build").exists(), "{how}: the command ran");
+        undo(&env);
+        assert_eq!(snapshot(&ws, &["build"]), before, "{how}");
+    }
+}
+
+/// The same configurations under `git clean`: git, reading the other excludes file, would
+/// remove `build/`, which the guard's enumeration (reading the user's) calls ignored and
+/// would not keep. A clean that consults the ignore rules is refused then, and git's own
+/// dry run shows what it would have lost; `git clean -fdx` consults no ignore rule, so it
+/// is still kept first, run for real and undone byte for byte.
+#[test]
+fn a_clean_git_may_read_other_ignore_rules_for_is_refused_unless_it_ignores_them() {
+    for how in ["baseline", "hasconfig", "env"] {
+        let (env, extra_env) = with_unread_ignore_config(how);
+        let ws = env.ws().to_path_buf();
+        let before = snapshot(&ws, &["build"]);
+        for line in ["git clean -fd", "git clean -fdX"] {
+            if how == "baseline" {
+                // Judged only (under --enforce the clean's targets would be taken).
+                let report = env.check_json(line);
+                assert_eq!(report["code"], "RELOCATE_VIA_CLEAN_ENUMERATE", "{report}");
+                continue;
+            }
+            let (exit, report) = enforce_with(&env, &extra_env, line);
+            assert_eq!(exit, Some(2), "{how} {line}: {report}");
+            assert_eq!(report["decision"], "BLOCK", "{how} {line}: {report}");
+            assert_eq!(snapshot(&ws, &["build"]), before, "{how} {line}");
+        }
+        if how != "baseline" {
+            let mut git = env.std_cmd("git");
+            git.args(["clean", "-nd"]);
+            for (key, value) in &extra_env {
+                git.env(key, value);
+            }
+            let listed = String::from_utf8(git.output().unwrap().stdout).unwrap();
+            assert!(
+                listed.contains("build/"),
+                "{how}: git would remove build/: {listed}"
+            );
+        }
+        let (exit, report) = enforce_with(&env, &extra_env, "git clean -fdx");
+        assert_eq!(exit, Some(0), "{how}: {report}");
+        assert_eq!(
+            report["code"], "RELOCATE_VIA_CLEAN_ENUMERATE",
+            "{how}: {report}"
+        );
+        let mut git = env.std_cmd("git");
+        git.args(["clean", "-fdx"]);
+        for (key, value) in &extra_env {
+            git.env(key, value);
+        }
+        assert!(git.status().unwrap().success());
+        assert!(!ws.join("build").exists(), "{how}: the clean ran");
         undo(&env);
         assert_eq!(snapshot(&ws, &["build"]), before, "{how}");
     }

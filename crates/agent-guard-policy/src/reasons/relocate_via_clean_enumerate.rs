@@ -16,13 +16,38 @@ super::reason!(
     coverage: Coverage::CorpusExcept(WINDOWS, "git clean is floored in Windows dialects"),
 );
 
-/// The verdict and plan for a `git clean` that deletes.
+/// The verdict and plan for a `git clean` that deletes; refused when it consults git's
+/// ignore rules and git's configuration from the environment may change them unseen.
 pub(crate) fn verdict(op: &OpSpec, ctx: &PolicyContext) -> Verdict {
+    if !ctx.git_ignores_known && !ignores_rules(op) {
+        let mut verdict = Verdict::of(ReasonCode::BlockUndeterminableEffect);
+        verdict.reasons.clone_from(&op.notes);
+        verdict.reasons.push(
+            "git's configuration from the environment names an ignore file or an include the \
+             guard does not read: what this git clean removes is not known (unset it, or use \
+             git clean -x, which does not consult the ignore rules)"
+                .to_owned(),
+        );
+        return verdict;
+    }
     Verdict::of(ReasonCode::RelocateViaCleanEnumerate).with_plan(Plan::CleanEnumerate {
         cwd: ctx.cwd.clone(),
         flags: op.extra_flags.clone(),
         pathspecs: op.targets.iter().map(|t| t.text.clone()).collect(),
     })
+}
+
+/// Whether the clean ignores git's ignore rules (`-x` without `-X`): then no configuration
+/// changes what it removes.
+pub(crate) fn ignores_rules(op: &OpSpec) -> bool {
+    let letters = |flag: &&String| flag.starts_with('-') && !flag.starts_with("--");
+    let has = |letter| {
+        op.extra_flags
+            .iter()
+            .filter(letters)
+            .any(|f| f.contains(letter))
+    };
+    has('x') && !has('X')
 }
 
 #[cfg(test)]
