@@ -26,11 +26,60 @@ pub(crate) fn reaches(world: &RealWorld, dir: &Path, reach: Reach<'_>) -> bool {
     let trash = world.trash_roots();
     let mut stores: Vec<PathBuf> = vec![trash.physical.clone()];
     stores.extend(trash.link.clone());
-    root_reached(&world.workspace.join(".git"), dir, reach, false)
+    let own_git = world.workspace.join(".git");
+    root_reached(&own_git, dir, reach, false)
         || stores
             .iter()
             .any(|root| root_reached(root, dir, reach, true))
         || guard_files_reached(world, dir, reach)
+        || nested_reached(dir, &own_git, reach)
+}
+
+/// Whether the delete could remove part of a repository nested below `dir`. A glob that
+/// removes no directory (`rm src/.*`) can only remove a `.git` file right in `dir`; the
+/// tree is not walked for it.
+fn nested_reached(dir: &Path, own_git: &Path, reach: Reach<'_>) -> bool {
+    if matches!(
+        reach,
+        Reach::Children {
+            recursive: false,
+            ..
+        }
+    ) {
+        let git = dir.join(".git");
+        return git != own_git && root_reached(&git, dir, reach, false);
+    }
+    nested_gits(dir, own_git)
+        .is_none_or(|gits| gits.iter().any(|git| root_reached(git, dir, reach, false)))
+}
+
+/// The `.git` entries of repositories nested below `dir` (not `own_git`, the workspace's),
+/// which no checkpoint keeps (`rm -rf src/*` with `src/lib/.git`); `None` when the tree has
+/// more than [`MAX_ENTRIES`] entries. Links are not followed, and a `.git` is not entered.
+fn nested_gits(dir: &Path, own_git: &Path) -> Option<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(current) = pending.pop() {
+        let Ok(entries) = fs_err::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return None;
+            }
+            let path = entry.path();
+            if entry.file_name() == ".git" {
+                if path != own_git {
+                    found.push(path);
+                }
+            } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push(path);
+            }
+        }
+    }
+    Some(found)
 }
 
 /// The workspace's guard files that exist (`agent_guard_types::guard_files`): a checkpoint

@@ -76,6 +76,7 @@ fn classify_script(
         stdin_stream,
         piped_find: None,
         refs_made: false,
+        commands: script.commands.len(),
     };
     for (index, command) in script.commands.iter().enumerate() {
         for mut op in classify_command(command, index, &mut line, &mut positions) {
@@ -120,6 +121,8 @@ pub(crate) struct Line<'a> {
     /// An earlier command of the line may have made or moved git refs (`git fetch`, `git
     /// branch`, a script): a revision a later git command names may exist only then.
     refs_made: bool,
+    /// How many simple commands the line has (substitutions' included).
+    commands: usize,
 }
 
 /// A confined `find … -print0` (see [`Line::piped_find`]).
@@ -276,34 +279,14 @@ fn run(
         });
     }
     let from_find = xargs_from_find(args, &unwrapped, call, line);
+    let command = args.get(unwrapped.start..).unwrap_or_default();
     for op in &mut found {
         op.wrapped |= wrapped;
         if from_stdin && op.kind != OpKind::Unknown {
             op.per_file_only = !op.undeterminable;
             op.mark_undeterminable(PER_FILE);
-            // `find START … -print0 | xargs -0 rm [-rf]`: the names are exactly what the find
-            // matched, so the delete is bounded like `find … -delete` (a checkpoint); so is a
-            // rewrite of each (`xargs -0 sed -i …`). Without `-0` on both sides, only when
-            // no name holds a blank or a quote (`Confinement::split_names`).
-            // A compressor (`xargs -0 gzip`) also writes a name made from each match.
-            let derived = op.kind == OpKind::SideEffectDelete && op.per_file_only;
-            let bounded = (op.kind == OpKind::FsDelete && op.op == "rm")
-                || (op.kind == OpKind::Overwrite && op.per_file_only)
-                || derived;
-            if let Some(find) = &from_find
-                && bounded
-                && op.targets.is_empty()
-            {
-                op.targets.clone_from(&find.starts);
-                let mut confinement = find.confinement.clone();
-                confinement.whole_matches |= op.recursive;
-                confinement.derived_names |= derived;
-                op.confined = Some(confinement);
-                op.note(if find.nul {
-                    "xargs -0 acts on exactly what the find before it printed"
-                } else {
-                    "xargs acts on what the find before it printed, when no name holds a blank or a quote"
-                });
+            if let Some(find) = &from_find {
+                bound_by_find(op, find, command);
             }
         }
     }
@@ -320,6 +303,47 @@ fn run(
     }
     ops.extend(found);
     ops
+}
+
+/// `find START … -print0 | xargs -0 rm [-rf]`: the names are exactly what the find matched,
+/// so the delete is bounded like `find … -delete` (a checkpoint); so is an in-place rewrite
+/// of each (`xargs -0 sed -i …`, [`crate::writes::IN_PLACE`]) and a compressor with plain
+/// flags only (`xargs -0 gzip -9`), which also writes a name made from each match. Without
+/// `-0` on both sides, only when no name holds a blank or a quote
+/// (`Confinement::split_names`). `command` is the program xargs runs and its arguments.
+fn bound_by_find(op: &mut OpSpec, find: &PipedFind, command: &[Arg]) {
+    let program = command
+        .first()
+        .and_then(Arg::known)
+        .map(|name| crate::args::basename(name).to_ascii_lowercase());
+    let plain_flags = command.get(1..).unwrap_or_default().iter().all(|a| {
+        a.known().is_some_and(|t| {
+            let flag = t.strip_prefix("--").or_else(|| t.strip_prefix('-'));
+            flag.is_some_and(|f| {
+                !f.is_empty() && f.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+        })
+    });
+    let derived = op.kind == OpKind::SideEffectDelete && op.per_file_only && plain_flags;
+    let in_place = op.kind == OpKind::Overwrite
+        && op.per_file_only
+        && program
+            .as_deref()
+            .is_some_and(|p| crate::writes::IN_PLACE.contains(&p));
+    let bounded = (op.kind == OpKind::FsDelete && op.op == "rm") || in_place || derived;
+    if !bounded || !op.targets.is_empty() {
+        return;
+    }
+    op.targets.clone_from(&find.starts);
+    let mut confinement = find.confinement.clone();
+    confinement.whole_matches |= op.recursive;
+    confinement.derived_names |= derived;
+    op.confined = Some(confinement);
+    op.note(if find.nul {
+        "xargs -0 acts on exactly what the find before it printed"
+    } else {
+        "xargs acts on what the find before it printed, when no name holds a blank or a quote"
+    });
 }
 
 /// The confined `find` whose output an `xargs` (the last wrapper of `args`, with no option
@@ -360,12 +384,23 @@ fn xargs_from_find(
         .map(Arg::known)
         .collect::<Option<_>>()?;
     let number = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
-    let mut null = false;
+    let (mut null, mut lines) = (false, false);
     let mut words = options.iter();
     while let Some(option) = words.next() {
         match *option {
             "-0" | "--null" => null = true,
             o if XARGS_OPTIONS.contains(&o) => {}
+            // Bundled flags: `-rt`, `-0r`.
+            o if o.len() > 2
+                && !o.starts_with("--")
+                && o[1..].bytes().all(|b| matches!(b, b'r' | b't' | b'0'))
+                && o.starts_with('-') =>
+            {
+                null |= o.contains('0');
+            }
+            // One item per line (`-d '\n'`): no fewer splits than the default, never more.
+            "-d" | "--delimiter" if words.next() == Some(&r"\n") => lines = true,
+            r"-d\n" | r"--delimiter=\n" => lines = true,
             o if COUNTS.contains(&o) => {
                 if !words.next().is_some_and(|n| number(n)) {
                     return None;
@@ -385,7 +420,15 @@ fn xargs_from_find(
             _ => return None,
         }
     }
-    if null != find.nul {
+    if null != find.nul || (null && lines) {
+        return None;
+    }
+    // The names below the starting points are looked at when the line is judged: no other
+    // command of the line may make one first or beside it (`tar xf x.tar; find … | xargs
+    // rm`), nor may the pipe run on in the background.
+    let source = line.source.trim_end();
+    let backgrounded = source.ends_with('&') && !source.ends_with("&&");
+    if !null && (line.commands != 2 || backgrounded) {
         return None;
     }
     let mut find = find.clone();

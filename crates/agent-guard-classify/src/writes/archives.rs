@@ -125,6 +125,18 @@ fn decompressed_name(input: &str, suffix: &str) -> Option<String> {
 /// `gzip [-cdfkr…] [FILE…]` and its kin: the inputs consumed, and the outputs replaced
 /// under `-f`.
 pub(super) fn compressor(name: &str, args: &[Arg]) -> Option<Vec<OpSpec>> {
+    // `zstd --output-dir-flat=DIR`, `--output-dir-mirror DIR`: the outputs land in a
+    // directory the guard does not follow (and the inputs go, unless kept).
+    if args
+        .iter()
+        .any(|a| a.known().is_some_and(|t| t.starts_with("--output-dir")))
+    {
+        let mut op = overwrite(name, WriteMode::Replace);
+        op.mark_undeterminable(format!(
+            "{name} --output-dir-… writes into another directory"
+        ));
+        return Some(vec![op]);
+    }
     let family = family(name);
     let mut consumed = consume(name);
     let Compression {

@@ -303,6 +303,26 @@ pub(crate) fn script_logs(args: &[Arg]) -> Vec<OpSpec> {
     outputs::script_logs(args)
 }
 
+/// Programs whose writes, when run as `xargs NAME …` with no file operand of their own,
+/// are only the files handed to them, rewritten in place (`sed -i`, `perl -pi`,
+/// `dos2unix`, `truncate -s 0`). `cp -t DIR`, `ln -t DIR`, `install -t DIR` and `tee FILE`
+/// write elsewhere and are not among them.
+pub(crate) const IN_PLACE: &[&str] = &[
+    "sed",
+    "gsed",
+    "perl",
+    "ruby",
+    "awk",
+    "gawk",
+    "dos2unix",
+    "unix2dos",
+    "mac2unix",
+    "unix2mac",
+    "yq",
+    "clang-format",
+    "truncate",
+];
+
 /// The writing ops of the POSIX program `name` (lower-cased basename) run with `rest`.
 /// Empty when it writes nothing the guard judges.
 pub(crate) fn posix(name: &str, rest: &[Arg]) -> Vec<OpSpec> {

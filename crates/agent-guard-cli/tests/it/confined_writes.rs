@@ -214,3 +214,39 @@ fn a_blank_in_a_name_below_a_find_keeps_xargs_refused() {
         "patched secret\n"
     );
 }
+
+/// From an outside review: a repository nested below a glob or `find` delete (`src/lib`
+/// with its own `.git`) is something no checkpoint keeps, so `rm -rf src/*`, `find src
+/// -delete` and `find src -print0 | xargs -0 rm -rf` are refused and its history stays; a
+/// delete whose matches cannot reach the nested `.git` is still checkpointed, really run
+/// and undone byte for byte.
+#[test]
+fn a_nested_repository_keeps_glob_and_find_deletes_from_a_checkpoint() {
+    let env = with_sources();
+    let lib = env.ws().join("src/lib");
+    crate::support::git_in(&lib, &["init", "-q"]);
+    crate::support::git_in(&lib, &["add", "-A"]);
+    crate::support::git_in(&lib, &["commit", "-qm", "unpushed"]);
+    for line in [
+        "rm -rf src/*",
+        "find src -delete",
+        "find src -print0 | xargs -0 rm -rf",
+        "find src -name .git -exec rm -rf {} +",
+    ] {
+        let (exit, report) = crate::support::enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert!(
+            crate::support::git_in(&lib, &["log", "--oneline"]).contains("unpushed"),
+            "{line}"
+        );
+    }
+    let line = "find src -name '*.py' -not -path '*/lib/*' -delete";
+    undone_after_run(
+        &env,
+        line,
+        "SNAPSHOT_CHECKPOINT_DELETE",
+        |env| run_shell(env, line),
+        |env| !env.ws().join("src/a.py").exists(),
+    );
+    assert!(crate::support::git_in(&lib, &["log", "--oneline"]).contains("unpushed"));
+}
