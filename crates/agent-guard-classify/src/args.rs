@@ -24,6 +24,18 @@ pub(crate) struct Arg {
 }
 
 impl Arg {
+    /// The words `xargs` (or another runner fed from stdin) appends to the command: unknown.
+    pub(crate) fn from_stdin() -> Arg {
+        Arg {
+            text: String::new(),
+            home: false,
+            glob: false,
+            opaque: Some("names that arrive on stdin"),
+            quoted: false,
+            span: Span::default(),
+        }
+    }
+
     /// Creates a literal argument (tests and synthetic words).
     #[cfg(test)]
     pub(crate) fn literal(text: &str) -> Arg {

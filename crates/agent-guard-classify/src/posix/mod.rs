@@ -590,6 +590,13 @@ fn dispatch(
                 return vec![op];
             }
             let mut ops = writes::posix(name, rest);
+            if ops.is_empty() && call.from_stdin {
+                // `xargs rsync --remove-source-files DIR/`: xargs appends the names, so the
+                // literal operands are not all of them (here DIR is a source).
+                let mut appended = rest.to_vec();
+                appended.push(crate::args::Arg::from_stdin());
+                ops = writes::posix(name, &appended);
+            }
             match crate::inline_code::interpreter(name) {
                 Some(_) if noop::only_queries(name, rest) => {}
                 Some(lang) => {
