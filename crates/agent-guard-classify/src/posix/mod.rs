@@ -136,6 +136,9 @@ pub(crate) struct PipedFind {
     confinement: agent_guard_types::Confinement,
     /// It prints the names NUL-separated (`-print0`), not one per line.
     nul: bool,
+    /// The `xargs` after it runs the command once per name, with this string replaced by the
+    /// name in its arguments (`-I R`, `-i`, `--replace`).
+    replace: Option<String>,
 }
 
 impl Line<'_> {
@@ -250,6 +253,7 @@ fn run(
     let from_stdin = call.from_stdin || unwrapped.from_stdin;
     let mut ops = later::wrapper_assignments(args, &unwrapped.assignment_args, line);
     ops.extend(logs);
+    let from_find = xargs_from_find(args, &unwrapped, call, line);
     let mut found = if let Some(script) = script {
         let runner = unwrapped.wrappers.last().copied().unwrap_or("a wrapper");
         hops::command_string(script.as_deref(), runner, line)
@@ -265,6 +269,12 @@ fn run(
             ..call
         };
         let rest = &args[unwrapped.start + 1..];
+        // `xargs -I NAME mv NAME NAME.bak` is judged as `mv {} {}.bak`, as `find -exec` is.
+        let replaced = from_find
+            .as_ref()
+            .and_then(|find| find.replace.as_deref())
+            .map(|name| replace_with_braces(rest, name));
+        let rest = replaced.as_deref().unwrap_or(rest);
         let mut found = named(name_arg, rest, call, line, positions);
         if let Some(program) = name_arg.known() {
             crate::listed::attach(program, rest, call.command, &mut found);
@@ -278,7 +288,6 @@ fn run(
             op.kind != OpKind::SideEffectDelete || !op.targets.is_empty() || op.undeterminable
         });
     }
-    let from_find = xargs_from_find(args, &unwrapped, call, line);
     let command = args.get(unwrapped.start..).unwrap_or_default();
     for op in &mut found {
         op.wrapped |= wrapped;
@@ -312,6 +321,12 @@ fn run(
 /// `-0` on both sides, only when no name holds a blank or a quote
 /// (`Confinement::split_names`). `command` is the program xargs runs and its arguments.
 fn bound_by_find(op: &mut OpSpec, find: &PipedFind, command: &[Arg]) {
+    if let Some(name) = &find.replace {
+        if runs::names_only_paths(command, name, op) {
+            bound_per_name(op, find);
+        }
+        return;
+    }
     let program = command
         .first()
         .and_then(Arg::known)
@@ -344,6 +359,53 @@ fn bound_by_find(op: &mut OpSpec, find: &PipedFind, command: &[Arg]) {
     } else {
         "xargs acts on what the find before it printed, when no name holds a blank or a quote"
     });
+}
+
+/// `xargs -I {} CMD … {} …` (the replace string already read as `{}`): one run per name,
+/// bounded as `find -exec CMD … {} \;` is: an `rm` of exactly the name, or a command that
+/// stays with it (`mv {} {}.bak`, `sed -i … {}`, `gzip {}`), which may also write a name
+/// made from it beside it (then no link may lie below the starting points).
+fn bound_per_name(op: &mut OpSpec, find: &PipedFind) {
+    let exact_delete = op.kind == OpKind::FsDelete
+        && op.op == "rm"
+        && op.sources.is_empty()
+        && !op.targets.is_empty()
+        && op
+            .targets
+            .iter()
+            .all(|t| t.text == "{}" && t.opaque.is_none());
+    let derived = if exact_delete {
+        false
+    } else {
+        match runs::stays_with_found(op) {
+            Some(derived) => derived,
+            None => return,
+        }
+    };
+    op.kind = runs::strongest(None, std::slice::from_ref(op));
+    op.targets.clone_from(&find.starts);
+    op.sources.clear();
+    let mut confinement = find.confinement.clone();
+    confinement.whole_matches |= op.kind == OpKind::FsDelete;
+    confinement.derived_names |= derived;
+    op.confined = Some(confinement);
+    op.note("xargs -I runs the command on each name the find before it printed");
+}
+
+/// `args` with every occurrence of `name` (xargs' replace string) written `{}`; an argument
+/// that already holds a `{}` is made unknown, so it can never pass for the name.
+fn replace_with_braces(args: &[Arg], name: &str) -> Vec<Arg> {
+    args.iter()
+        .map(|arg| {
+            let mut arg = arg.clone();
+            if name != "{}" && arg.text.contains("{}") {
+                arg.opaque = Some("a literal {} beside xargs' replace string");
+            } else if arg.opaque.is_none() {
+                arg.text = arg.text.replace(name, "{}");
+            }
+            arg
+        })
+        .collect()
 }
 
 /// The confined `find` whose output an `xargs` (the last wrapper of `args`, with no option
@@ -385,6 +447,7 @@ fn xargs_from_find(
         .collect::<Option<_>>()?;
     let number = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
     let (mut null, mut lines) = (false, false);
+    let mut replace: Option<String> = None;
     let mut words = options.iter();
     while let Some(option) = words.next() {
         match *option {
@@ -400,6 +463,12 @@ fn xargs_from_find(
             }
             // One item per line (`-d '\n'`): no fewer splits than the default, never more.
             "-d" | "--delimiter" if words.next() == Some(&r"\n") => lines = true,
+            "-I" => replace = Some((*words.next()?).to_owned()),
+            "-i" | "--replace" => replace = Some("{}".to_owned()),
+            o if o.starts_with("--replace=") => replace = Some(o["--replace=".len()..].to_owned()),
+            o if o.len() > 2 && (o.starts_with("-I") || o.starts_with("-i")) => {
+                replace = Some(o[2..].to_owned());
+            }
             r"-d\n" | r"--delimiter=\n" => lines = true,
             o if COUNTS.contains(&o) => {
                 if !words.next().is_some_and(|n| number(n)) {
@@ -431,8 +500,12 @@ fn xargs_from_find(
     if !null && (line.commands != 2 || backgrounded) {
         return None;
     }
+    if replace.as_deref().is_some_and(str::is_empty) {
+        return None;
+    }
     let mut find = find.clone();
     find.confinement.split_names = !null;
+    find.replace = replace;
     Some(find)
 }
 

@@ -73,7 +73,9 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                     program
                 }));
                 if !inner.is_empty() {
-                    found_only &= inner.iter().all(|op| stays_with_found(op).is_some());
+                    found_only &= inner.iter().all(|op| {
+                        stays_with_found(op).is_some() && names_only_paths(command, "{}", op)
+                    });
                     derived |= inner.iter().any(|op| stays_with_found(op) == Some(true));
                     deletes = true;
                     kind = Some(strongest(kind, &inner));
@@ -139,8 +141,57 @@ fn printed(args: &[Arg], index: usize) -> Option<super::PipedFind> {
         starts: starting_points(args),
         confinement: crate::find::confinement(args)?,
         nul: prints_nul,
+        replace: None,
     })
 }
+
+/// Whether every word of `command` (a program and its arguments, as `find -exec` or `xargs
+/// -I` runs it per name) that holds `name` (the replace string) is one of `op`'s paths,
+/// as many times as it is written, and the program is not named by it: else a found name
+/// would be read as a script or code (`sed -i -e {} {}`, `perl -pi -e {} {}`, `sh -c 'rm
+/// {}'`), which a crafted file name turns into anything.
+pub(super) fn names_only_paths(command: &[Arg], name: &str, op: &OpSpec) -> bool {
+    let holding = |text: &str| text.contains(name);
+    if command.first().is_some_and(|a| holding(&a.text)) {
+        return false;
+    }
+    // Only a program that reads code from its arguments can take a name for code; the
+    // others (`cp {} {}.bk`, `gzip {}`) read it as a path, whether or not it is one of the
+    // paths the op writes.
+    let program = command
+        .first()
+        .and_then(Arg::known)
+        .map(|p| crate::args::basename(p).to_ascii_lowercase());
+    let takes_code = program
+        .as_deref()
+        .is_some_and(|p| CODE_READERS.contains(&p) || crate::inline_code::interpreter(p).is_some());
+    if !takes_code {
+        return true;
+    }
+    let paths: Vec<&str> = op
+        .targets
+        .iter()
+        .chain(&op.sources)
+        .map(|t| t.text.as_str())
+        .collect();
+    let words: Vec<String> = command
+        .iter()
+        .filter(|a| holding(&a.text))
+        .map(|a| a.text.replace(name, "{}"))
+        .collect();
+    words.iter().all(|word| {
+        let written = words.iter().filter(|w| *w == word).count();
+        written <= paths.iter().filter(|p| **p == word.as_str()).count()
+    })
+}
+
+/// Programs that read a script or code from their arguments (besides the interpreters
+/// `inline_code` knows).
+const CODE_READERS: &[&str] = &[
+    "sed", "gsed", "awk", "gawk", "mawk", "nawk", "perl", "ruby", "yq", "jq", "ed", "red", "ex",
+    "vi", "vim", "nvim", "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "env", "xargs",
+    "find",
+];
 
 /// Whether `xargs` without `-0` would split or unquote `text` (a blank, a newline, a quote, a
 /// backslash).
@@ -154,7 +205,7 @@ pub(super) fn splits(text: &str) -> bool {
 /// `Some(true)` when it also names, moves or consumes into a name made from it in the same
 /// directory (`mv {} {}.bak`, `cp {} {}.orig`, `gzip {}`, `tar czf {}.tgz {} --remove-files`);
 /// `None` for anything else (another path, a delete, a name that leaves with `..`).
-fn stays_with_found(op: &OpSpec) -> Option<bool> {
+pub(super) fn stays_with_found(op: &OpSpec) -> Option<bool> {
     let kinds = matches!(
         op.kind,
         OpKind::Overwrite | OpKind::Metadata | OpKind::Move | OpKind::SideEffectDelete
@@ -199,7 +250,7 @@ fn starting_points(args: &[Arg]) -> Vec<agent_guard_types::Target> {
 /// The kind of op a per-file command makes of the found files: a delete when any inner op
 /// deletes (or is unknown), otherwise the write kind of the inner ops; a metadata change
 /// (`-exec chmod +x {} +`) when that is all they do.
-fn strongest(so_far: Option<OpKind>, inner: &[OpSpec]) -> OpKind {
+pub(super) fn strongest(so_far: Option<OpKind>, inner: &[OpSpec]) -> OpKind {
     let all: Vec<OpKind> = so_far
         .into_iter()
         .chain(inner.iter().map(|op| op.kind))

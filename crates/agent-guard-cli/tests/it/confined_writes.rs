@@ -107,7 +107,7 @@ fn rewrites_that_could_go_through_a_link_are_refused() {
 /// byte (issue 38, point 1).
 #[test]
 fn per_file_commands_writing_beside_the_match_are_undone() {
-    let rows: [(&str, &str, &str); 5] = [
+    let rows: [(&str, &str, &str); 7] = [
         (
             "find src -name '*.py' -exec cp {} {}.bk \\;",
             "SNAPSHOT_CHECKPOINT_WRITE",
@@ -133,6 +133,17 @@ fn per_file_commands_writing_beside_the_match_are_undone() {
             "find src -name '*.py' | xargs -n 1 bzip2 -9",
             "SNAPSHOT_CHECKPOINT_WRITE",
             "src/a.py.bz2",
+        ),
+        // One command per name, the replace string standing for it (`xargs -I`).
+        (
+            "find src -name '*.py' | xargs -I {} mv {} {}.bak",
+            "SNAPSHOT_CHECKPOINT_DELETE",
+            "src/lib/b.py.bak",
+        ),
+        (
+            "find src -name '*.py' -print0 | xargs -0 -I FILE cp FILE FILE.orig",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "src/a.py.orig",
         ),
     ];
     for (line, code, made) in rows {
@@ -249,4 +260,30 @@ fn a_nested_repository_keeps_glob_and_find_deletes_from_a_checkpoint() {
         |env| !env.ws().join("src/a.py").exists(),
     );
     assert!(crate::support::git_in(&lib, &["log", "--oneline"]).contains("unpushed"));
+}
+
+/// A found name passed where a program reads code (`perl -pi -e {} {}`, `xargs -I {} sh -c
+/// 'rm {}'`) is run as code, so a crafted file name does what it says: refused. The real
+/// run shows a directory named `1;unlink(q{s});#` making Perl remove `s`.
+#[test]
+fn a_found_name_read_as_code_is_refused() {
+    let env = with_sources();
+    env.write("s", "kept\n");
+    env.write("src/1;unlink(q{s});#/x.py", "x\n");
+    for line in [
+        "find src -name x.py -exec perl -pi -e {} {} \\;",
+        "find src -name x.py | xargs -I {} sh -c 'rm {}'",
+        "find src -name x.py | xargs -I {} sed -i -e {} {}",
+    ] {
+        let (exit, report) = crate::support::enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(
+            report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
+            "{line}: {report}"
+        );
+    }
+    assert_eq!(env.read("s"), "kept\n");
+    // What the refusal prevented: the file's name, run as Perl, removes `s`.
+    run_shell(&env, "find src -name x.py -exec perl -pi -e {} {} \\;");
+    assert!(!env.ws().join("s").exists());
 }
