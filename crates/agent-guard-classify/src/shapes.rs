@@ -488,9 +488,17 @@ pub(crate) fn apply(
         // (A move is followed through the line's earlier moves by the policy's move rules.)
         let writes = matches!(op.kind, OpKind::Overwrite | OpKind::SideEffectDelete);
         let writes_through = writes || op.confined.as_ref().is_some_and(|c| c.derived_names);
-        if linked_before && writes_through {
+        // So may a delete below a directory such a link can be (`tar xf x.tar && rm -f
+        // src/lnk/f`, `find src/lnk/ -delete`); a delete of the link's own name (`rm -rf
+        // build`) removes the link only.
+        let deletes_through = op.kind == OpKind::FsDelete
+            && (op.confined.is_some()
+                || op.targets.iter().any(|t| {
+                    t.glob || t.text.trim_end_matches('/').contains('/') || t.text.ends_with('/')
+                }));
+        if linked_before && (writes_through || deletes_through) {
             op.confined = None;
-            if writes && op.shape.is_none() && !op.undeterminable {
+            if (writes || deletes_through) && op.shape.is_none() && !op.undeterminable {
                 op.shape = Some(Shape::F2);
             }
         }

@@ -86,6 +86,17 @@ fn classify_script(
             }
             // A program the guard does not see into may run `git fetch` or `git branch`.
             line.refs_made |= matches!(op.kind, OpKind::OpaqueProgram | OpKind::Unknown);
+            // What a `git clean` removes is enumerated before the line runs: an earlier
+            // command that changes anything (a `.gitignore`, the files) makes it another list.
+            if op.kind == OpKind::GitClean
+                && !op.dry_run
+                && ops.iter().any(|o: &OpSpec| o.segment_index < index)
+            {
+                op.mark_undeterminable(
+                    "an earlier command of the line may change what git clean removes (its \
+                     ignore rules or the files): run the clean on its own",
+                );
+            }
             ops.push(op);
         }
     }
@@ -289,12 +300,17 @@ fn run(
         });
     }
     let command = args.get(unwrapped.start..).unwrap_or_default();
+    // What xargs runs is bounded only when the guard sees all it does (`sed -i -f FILE`
+    // also runs a script it does not read).
+    let seen_whole = !found
+        .iter()
+        .any(|op| matches!(op.kind, OpKind::OpaqueProgram | OpKind::Unknown));
     for op in &mut found {
         op.wrapped |= wrapped;
         if from_stdin && op.kind != OpKind::Unknown {
             op.per_file_only = !op.undeterminable;
             op.mark_undeterminable(PER_FILE);
-            if let Some(find) = &from_find {
+            if let Some(find) = from_find.as_ref().filter(|_| seen_whole) {
                 bound_by_find(op, find, command);
             }
         }
@@ -339,12 +355,27 @@ fn bound_by_find(op: &mut OpSpec, find: &PipedFind, command: &[Arg]) {
             })
         })
     });
-    let derived = op.kind == OpKind::SideEffectDelete && op.per_file_only && plain_flags;
+    // `gunzip -N` names each output from the archive's header, anywhere below.
+    let header_names = command.get(1..).unwrap_or_default().iter().any(|a| {
+        a.known().is_some_and(|t| {
+            t == "--name" || (t.starts_with('-') && !t.starts_with("--") && t.contains('N'))
+        })
+    });
+    let derived =
+        op.kind == OpKind::SideEffectDelete && op.per_file_only && plain_flags && !header_names;
+    // A program that reads code takes the first name for its script when none is written
+    // (`find e | xargs sed -i` runs `e` as a sed script).
+    let script_written = command
+        .get(1..)
+        .unwrap_or_default()
+        .iter()
+        .any(|a| a.known().is_none_or(|t| !t.starts_with('-')));
     let in_place = op.kind == OpKind::Overwrite
         && op.per_file_only
-        && program
-            .as_deref()
-            .is_some_and(|p| crate::writes::IN_PLACE.contains(&p));
+        && program.as_deref().is_some_and(|p| {
+            crate::writes::IN_PLACE.contains(&p)
+                && (script_written || !runs::CODE_READERS.contains(&p))
+        });
     let bounded = (op.kind == OpKind::FsDelete && op.op == "rm") || in_place || derived;
     if !bounded || !op.targets.is_empty() {
         return;
@@ -634,6 +665,12 @@ fn dispatch(
         "find" => runs::find(rest, call, line),
         "fd" | "fdfind" => runs::fd(rest, call, line),
         "parallel" => runs::parallel(rest, line),
+        // `… | xargs git checkout --`: the paths xargs appends are discarded too.
+        "git" if call.from_stdin => {
+            let mut appended = rest.to_vec();
+            appended.push(crate::args::Arg::from_stdin());
+            git_ops(&appended, call, line, positions)
+        }
         "git" => git_ops(rest, call, line, positions),
         "eval" => hops::eval(rest, line),
         "source" | "." => hops::source(rest, call, line),
@@ -727,6 +764,27 @@ fn git_ops(
     line.git = line.git.union(parsed.disarms);
     line.refs_made |= parsed.makes_refs;
     let mut ops: Vec<OpSpec> = parsed.op.into_iter().collect();
+    // `HOME=/x git clean -fd`: git reads another user configuration (another excludes file)
+    // than the one the clean is enumerated with, and the checkpoint leaves out what the
+    // guard reads as ignored.
+    let other_user = call
+        .command
+        .assignments
+        .iter()
+        .chain(&call.command.words)
+        .filter_map(agent_guard_lex::Word::literal_text)
+        .any(|t| {
+            wrappers::assignment_name(&t)
+                .is_some_and(|n| matches!(n, "HOME" | "XDG_CONFIG_HOME") || git::is_context_env(n))
+        });
+    for op in &mut ops {
+        if op.kind == OpKind::GitClean && !op.dry_run && (other_user || call.context_env) {
+            op.mark_undeterminable(
+                "git runs with another HOME or git environment, whose ignore rules the guard \
+                 does not read",
+            );
+        }
+    }
     for program in parsed.programs {
         let found = if program.editor {
             hops::editor(program.script.as_deref(), &program.note, line)

@@ -187,7 +187,7 @@ pub(super) fn names_only_paths(command: &[Arg], name: &str, op: &OpSpec) -> bool
 
 /// Programs that read a script or code from their arguments (besides the interpreters
 /// `inline_code` knows).
-const CODE_READERS: &[&str] = &[
+pub(super) const CODE_READERS: &[&str] = &[
     "sed", "gsed", "awk", "gawk", "mawk", "nawk", "perl", "ruby", "yq", "jq", "ed", "red", "ex",
     "vi", "vim", "nvim", "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "env", "xargs",
     "find",

@@ -27,6 +27,7 @@ pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Option<OpSpec> {
     // Switches whose value can only be attached.
     let attached: &[char] = &['x', 'd', 'D', 'F', 'W', 'K', 'T'];
     let mut in_place = false;
+    let mut backup_elsewhere = false;
     let mut code = false;
     let mut index = 0;
     while let Some(text) = args.get(index).and_then(Arg::known) {
@@ -49,6 +50,8 @@ pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Option<OpSpec> {
             let rest_empty = at >= body.len();
             if letter == 'i' {
                 in_place = true;
+                // `-i'/tmp/out/*'`: a `/` makes the backup a path, outside or into `.git`.
+                backup_elsewhere |= body[at..].contains(&'/');
                 break;
             }
             if valued.contains(&letter) {
@@ -94,6 +97,11 @@ pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Option<OpSpec> {
     op.note(format!(
         "{name} -i renames a new file over each input (a symlink is replaced)"
     ));
+    if backup_elsewhere {
+        op.mark_undeterminable(format!(
+            "{name} -i with a `/` in its extension keeps each backup at a path of its own"
+        ));
+    }
     Some(op)
 }
 

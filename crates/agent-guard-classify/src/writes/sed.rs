@@ -59,6 +59,7 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
                 if attached.is_none() {
                     bare_i_at = Some(operands.len());
                 }
+                backup_elsewhere(&mut edit, item);
             }
             Item::Opt { name: "follow", .. } => follow = true,
             Item::Opt {
@@ -141,6 +142,16 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
         ops.push(written);
     }
     ops
+}
+
+/// `-i'/tmp/out/*'`, `--in-place=.git/*`: a `/` in the suffix makes each backup a path of
+/// its own, outside the workspace or into `.git`.
+fn backup_elsewhere(edit: &mut OpSpec, item: &Item<'_>) {
+    if value_arg(item).is_some_and(|suffix| suffix.known().is_none_or(|t| t.contains('/'))) {
+        edit.mark_undeterminable(
+            "sed -i with a `/` in its suffix keeps each backup at a path of its own",
+        );
+    }
 }
 
 /// `-f SCRIPT`: its `w`, `W` and `e` commands are in a file the guard does not read, a

@@ -287,3 +287,35 @@ fn a_found_name_read_as_code_is_refused() {
     run_shell(&env, "find src -name x.py -exec perl -pi -e {} {} \\;");
     assert!(!env.ws().join("s").exists());
 }
+
+/// `sed -i` / `perl -i` with a `/` in the backup suffix keep each backup at a path of its
+/// own: `-i'OUTSIDE/*'` renames the original over `OUTSIDE/<name>`, `-i'.git/*'` into
+/// `.git`. Refused (second outside review); the real run shows the outside file replaced.
+#[test]
+fn a_backup_suffix_with_a_slash_is_refused() {
+    let env = with_sources();
+    let outside = env.fixture.outside.join("src");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("a.py"), "secret\n").unwrap();
+    let suffix = format!("{}/*", env.fixture.outside.display());
+    let lines = [
+        format!("sed -i'{suffix}' s/base/x/ src/a.py"),
+        format!("perl -pi'{suffix}' -e 1 src/a.py"),
+        format!("find src -name '*.py' | xargs sed --in-place='{suffix}' s/base/x/"),
+        "sed -i'.git/*' s/base/x/ src/a.py".to_owned(),
+    ];
+    for line in &lines {
+        let (exit, report) = crate::support::enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.join("a.py")).unwrap(),
+        "secret\n"
+    );
+    run_shell(&env, &lines[0]);
+    assert_eq!(
+        std::fs::read_to_string(outside.join("a.py")).unwrap(),
+        "name = 'base'\n",
+        "the backup replaced the outside file"
+    );
+}

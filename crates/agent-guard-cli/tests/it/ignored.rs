@@ -251,3 +251,33 @@ fn a_clean_git_may_read_other_ignore_rules_for_is_refused_unless_it_ignores_them
         assert_eq!(snapshot(&ws, &["build"]), before, "{how}");
     }
 }
+
+/// A `git clean` is enumerated before the line runs: an earlier command of the same line
+/// that changes the ignore rules (`sed -i d .gitignore`) makes git remove what the
+/// enumeration, and a checkpoint, call ignored. Refused (second outside review); the real
+/// line shows what it removes.
+#[test]
+fn a_clean_after_the_line_changes_its_ignore_rules_is_refused() {
+    let env = TestEnv::new();
+    let ws = env.ws().to_path_buf();
+    std::fs::write(ws.join(".gitignore"), "build/\n").unwrap();
+    git_in(&ws, &["add", ".gitignore"]);
+    git_in(&ws, &["commit", "-qm", "ignore build"]);
+    std::fs::create_dir_all(ws.join("src/build")).unwrap();
+    std::fs::write(ws.join("src/build/notes.txt"), "hand-written\n").unwrap();
+    for line in [
+        "sed -i d .gitignore && git clean -fd",
+        "git rm -q .gitignore && git clean -fd",
+        "HOME=/nonexistent git clean -fd",
+    ] {
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(
+            report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
+            "{line}: {report}"
+        );
+    }
+    assert!(ws.join("src/build/notes.txt").exists());
+    run_shell(&env, "sed -i d .gitignore && git clean -fd");
+    assert!(!ws.join("src/build").exists(), "the real line removes it");
+}
