@@ -121,6 +121,17 @@ pub(crate) fn classify(call: Invocation<'_>) -> Vec<OpSpec> {
         (Source::Stdin, Stdin::Unknown(how)) => {
             format!("the {label} program is {how}: what it runs cannot be known")
         }
+        // Commands it runs or files it opens are not followed: a program the guard cannot
+        // see into (`perl -pi -e 'system $_' f` is more than an edit of `f`).
+        (Source::Inline(codes), _) if codes.iter().any(|c| reaches_beyond(c)) => {
+            return vec![OpSpec::opaque_program(
+                "<inline code>",
+                call.dialect,
+                format!(
+                    "inline {label} code runs commands or opens files the guard does not follow"
+                ),
+            )];
+        }
         _ => return Vec::new(),
     };
     vec![OpSpec::unknown("<inline code>", call.dialect, note)]
@@ -361,6 +372,18 @@ pub(crate) fn deletes(code: &str) -> bool {
     }
     let shells_out = code.contains('`') || SHELL_OUTS.iter().any(|f| named(f));
     shells_out && smells(code)
+}
+
+/// Whether `code` runs commands (`system`, backquotes, …) or opens, renames or links files
+/// by name: what it does beyond its input and output streams is not followed.
+fn reaches_beyond(code: &str) -> bool {
+    const FILE_CALLS: &[&str] = &[
+        "open", "sysopen", "rename", "symlink", "link", "truncate", "mkdir", "chmod", "chown",
+        "write", "File", "Path", "fs", "shutil",
+    ];
+    let identifiers = identifiers(code);
+    let named = |word: &str| identifiers.iter().any(|(_, w)| *w == word);
+    code.contains('`') || SHELL_OUTS.iter().any(|f| named(f)) || FILE_CALLS.iter().any(|f| named(f))
 }
 
 /// The identifiers (`[A-Za-z0-9_]+`) of `code`, with their byte offsets.
