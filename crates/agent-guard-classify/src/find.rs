@@ -230,7 +230,12 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
                 }
             }
             _ if NARROWING.contains(&text) => {
-                rest.next()?;
+                let value = rest.next()?.known()?;
+                match text {
+                    "-type" if value == "f" => confinement.files_only = true,
+                    "-maxdepth" => confinement.max_depth = value.parse().ok(),
+                    _ => {}
+                }
             }
             // A negated test only narrows the conjunction further (`-not -path
             // '*/node_modules/*'`); what it leaves out is not counted.

@@ -231,6 +231,12 @@ pub struct Confinement {
     /// a quote or a backslash is every word exactly one of the matches.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub split_names: bool,
+    /// The deepest level a match lies at below its starting point (`-maxdepth N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<u32>,
+    /// Only entries that are not directories match (`-type f`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub files_only: bool,
 }
 
 /// A compound-line shape that makes pre-execution compensation unsafe.

@@ -39,6 +39,10 @@ pub enum Reach<'a> {
         ignore_case: bool,
         /// Matched directories are removed whole.
         whole_matches: bool,
+        /// Matches lie at most this many levels below the directory (`-maxdepth`).
+        max_depth: Option<u32>,
+        /// Only entries that are not directories match (`-type f`).
+        files_only: bool,
     },
     /// Anything below it.
     Everything,

@@ -123,21 +123,40 @@ fn root_reached(root: &Path, dir: &Path, reach: Reach<'_>, store: bool) -> bool 
             patterns,
             ignore_case,
             whole_matches,
+            max_depth,
+            files_only,
         } => {
             let matches = |name: &OsStr| {
                 patterns
                     .iter()
                     .all(|p| glob(p.as_bytes(), name, false, ignore_case))
             };
-            // With `-exec rm -r`, a matched directory above the root takes it along.
-            let above = below
-                .parent()
-                .into_iter()
-                .flat_map(Path::components)
-                .any(|c| matches(c.as_os_str()));
+            let depth = u32::try_from(below.components().count()).unwrap_or(u32::MAX);
+            let within = |level: u32| max_depth.is_none_or(|most| level <= most);
+            // With `-exec rm -r`, a matched directory above the root takes it along (with
+            // `-type f`, no directory matches).
+            let above = !files_only
+                && below
+                    .parent()
+                    .into_iter()
+                    .flat_map(Path::components)
+                    .zip(1..)
+                    .any(|(c, level)| within(level) && matches(c.as_os_str()));
+            // The quarantine's future names lie in it or below it.
+            let store_reached = store
+                && crate::store_names::could_match(patterns, ignore_case)
+                && (within(depth.saturating_add(1)) || (!files_only && within(depth)));
             (whole_matches && above)
-                || (store && crate::store_names::could_match(patterns, ignore_case))
-                || tree_matches(root, &matches)
+                || store_reached
+                || (within(depth) && {
+                    let rest = max_depth.map(|most| most - depth);
+                    if max_depth.is_none() && !files_only {
+                        tree_matches(root, &matches)
+                    } else {
+                        // The quarantine is a directory, made by the checkpoint if need be.
+                        bounded_tree_matches(root, &matches, rest, files_only, store)
+                    }
+                })
         }
     }
 }
@@ -206,6 +225,48 @@ fn tree_matches(root: &Path, matches: &dyn Fn(&OsStr) -> bool) -> bool {
     root.file_name().is_some_and(matches) || below_matches(root, matches)
 }
 
+/// [`tree_matches`] for `find -maxdepth`/`-type f`: `root` and what lies at most `rest`
+/// levels below it (any depth with `None`), only entries that are not directories with
+/// `files_only` (`root_is_dir`: the root counts as one even before it exists); more than
+/// [`MAX_ENTRIES`] is a match.
+fn bounded_tree_matches(
+    root: &Path,
+    matches: &dyn Fn(&OsStr) -> bool,
+    rest: Option<u32>,
+    files_only: bool,
+    root_is_dir: bool,
+) -> bool {
+    let is_dir = |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    let counts = |path: &Path, name: &OsStr| matches(name) && !(files_only && is_dir(path));
+    let root_counts = root
+        .file_name()
+        .is_some_and(|name| matches(name) && !(files_only && (root_is_dir || is_dir(root))));
+    if root_counts {
+        return true;
+    }
+    let mut pending = vec![(root.to_path_buf(), 0u32)];
+    let mut seen = 0usize;
+    while let Some((dir, level)) = pending.pop() {
+        if rest.is_some_and(|most| level >= most) {
+            continue;
+        }
+        let Ok(entries) = fs_err::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            seen += 1;
+            let path = entry.path();
+            if seen > MAX_ENTRIES || counts(&path, &entry.file_name()) {
+                return true;
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push((path, level + 1));
+            }
+        }
+    }
+    false
+}
+
 /// Implements [`World::names_split`](agent_guard_types::World::names_split): `find`
 /// prints its starting point as written (the classifier checks that text), then the names
 /// below it, which are looked at here. Links are not followed.
@@ -262,6 +323,8 @@ mod tests {
             patterns: vec![pattern.to_owned()].leak(),
             ignore_case: false,
             whole_matches: false,
+            max_depth: None,
+            files_only: false,
         }
     }
 
@@ -359,5 +422,28 @@ mod tests {
         fs_err::create_dir(start.join("a/dir ")).unwrap();
         assert!(names_split(&start), "a directory name");
         assert!(!names_split(&ws.join("nowhere")));
+    }
+
+    /// `find . -maxdepth 1 -type f`: the workspace's `.git` (a directory) and the
+    /// quarantine's contents lie out of reach; `-maxdepth 2`, or no `-type f`, reach them.
+    #[test]
+    fn depth_and_type_bound_what_a_find_reaches() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = fs_err::canonicalize(dir.path()).unwrap();
+        fs_err::create_dir_all(ws.join(".git")).unwrap();
+        fs_err::write(ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        fs_err::write(ws.join("notes.txt"), "n").unwrap();
+        let world = RealWorld::new(ws.clone(), ws.join(".agent-trash"), None);
+        let bounded = |max_depth, files_only| Reach::Names {
+            patterns: &[],
+            ignore_case: false,
+            whole_matches: false,
+            max_depth,
+            files_only,
+        };
+        assert!(!reaches(&world, &ws, bounded(Some(1), true)));
+        assert!(reaches(&world, &ws, bounded(Some(2), true)), ".git/HEAD");
+        assert!(reaches(&world, &ws, bounded(Some(1), false)), ".git itself");
+        assert!(reaches(&world, &ws, bounded(None, true)), "any depth");
     }
 }

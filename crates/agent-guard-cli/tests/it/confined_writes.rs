@@ -319,3 +319,43 @@ fn a_backup_suffix_with_a_slash_is_refused() {
         "the backup replaced the outside file"
     );
 }
+
+/// `find . -maxdepth 1 -type f …` cannot match the workspace's `.git` (a directory) or
+/// anything in it: checkpointed, the real delete and rewrite run, and one `undo` brings
+/// every byte back, `.git` untouched.
+#[test]
+fn a_find_bounded_to_files_at_the_top_is_undone() {
+    for line in [
+        // (`.gitignore` is left alone: the undo of a line that removes it sets aside what
+        // it ignored, which comes back with `redo`, so the tree would differ.)
+        "find . -maxdepth 1 -type f ! -name .gitignore -exec rm -f {} \\;",
+        "find . -maxdepth 1 -type f ! -name .gitignore -print0 | xargs -0 sed -i 's/o/0/g'",
+    ] {
+        let env = with_sources();
+        env.write("notes.txt", "notes\n");
+        env.write("todo.md", "todo\n");
+        let head = crate::support::git_in(env.ws(), &["rev-parse", "HEAD"]);
+        let deletes = line.contains("rm -f");
+        undone_after_run(
+            &env,
+            line,
+            if deletes {
+                "SNAPSHOT_CHECKPOINT_DELETE"
+            } else {
+                "SNAPSHOT_CHECKPOINT_WRITE"
+            },
+            |env| run_shell(env, line),
+            |env| {
+                if deletes {
+                    !env.ws().join("notes.txt").exists()
+                } else {
+                    env.read("notes.txt") == "n0tes\n"
+                }
+            },
+        );
+        assert_eq!(
+            crate::support::git_in(env.ws(), &["rev-parse", "HEAD"]),
+            head
+        );
+    }
+}

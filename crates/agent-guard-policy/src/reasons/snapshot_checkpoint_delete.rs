@@ -192,13 +192,16 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
     if !enabled(ctx) || op.targets.is_empty() || op.shape.is_some() {
         return None;
     }
-    let reach = if confinement.names.is_empty() {
+    let bounded = confinement.max_depth.is_some() || confinement.files_only;
+    let reach = if confinement.names.is_empty() && !bounded {
         Reach::Everything
     } else {
         Reach::Names {
             patterns: &confinement.names,
             ignore_case: confinement.ignore_case,
             whole_matches: confinement.whole_matches,
+            max_depth: confinement.max_depth,
+            files_only: confinement.files_only,
         }
     };
     let mut any_there = false;
