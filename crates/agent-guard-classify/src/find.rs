@@ -230,10 +230,11 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
                 }
             }
             _ if NARROWING.contains(&text) => {
-                let value = rest.next()?.known()?;
-                match text {
-                    "-type" if value == "f" => confinement.files_only = true,
-                    "-maxdepth" => confinement.max_depth = value.parse().ok(),
+                // A value the guard cannot read only narrows less (`-ctime -$2`).
+                let value = rest.next()?.known();
+                match (text, value) {
+                    ("-type", Some("f")) => confinement.files_only = true,
+                    ("-maxdepth", Some(depth)) => confinement.max_depth = depth.parse().ok(),
                     _ => {}
                 }
             }
