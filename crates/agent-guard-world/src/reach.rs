@@ -58,28 +58,17 @@ fn nested_reached(dir: &Path, own_git: &Path, reach: Reach<'_>) -> bool {
 /// more than [`MAX_ENTRIES`] entries. Links are not followed, and a `.git` is not entered.
 fn nested_gits(dir: &Path, own_git: &Path) -> Option<Vec<PathBuf>> {
     let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(current) = pending.pop() {
-        let Ok(entries) = fs_err::read_dir(&current) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            seen += 1;
-            if seen > MAX_ENTRIES {
-                return None;
-            }
-            let path = entry.path();
-            if entry.file_name() == ".git" {
-                if path != own_git {
-                    found.push(path);
-                }
-            } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                pending.push(path);
-            }
+    let too_big = walk_below(dir, None, &mut |entry| {
+        if entry.file_name() != ".git" {
+            return Step::Enter;
         }
-    }
-    Some(found)
+        let path = entry.path();
+        if path != own_git {
+            found.push(path);
+        }
+        Step::Skip
+    });
+    (!too_big).then_some(found)
 }
 
 /// The workspace's guard files that exist (`agent_guard_types::guard_files`): a checkpoint
@@ -244,27 +233,13 @@ fn bounded_tree_matches(
     if root_counts {
         return true;
     }
-    let mut pending = vec![(root.to_path_buf(), 0u32)];
-    let mut seen = 0usize;
-    while let Some((dir, level)) = pending.pop() {
-        if rest.is_some_and(|most| level >= most) {
-            continue;
+    walk_below(root, rest, &mut |entry| {
+        if counts(&entry.path(), &entry.file_name()) {
+            Step::Stop
+        } else {
+            Step::Enter
         }
-        let Ok(entries) = fs_err::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            seen += 1;
-            let path = entry.path();
-            if seen > MAX_ENTRIES || counts(&path, &entry.file_name()) {
-                return true;
-            }
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                pending.push((path, level + 1));
-            }
-        }
-    }
-    false
+    })
 }
 
 /// Implements [`World::names_split`](agent_guard_types::World::names_split): `find`
@@ -281,19 +256,53 @@ pub(crate) fn names_split(dir: &Path) -> bool {
 /// Whether anything below `root` has a name that `matches` (or the tree is too big to
 /// tell).
 fn below_matches(root: &Path, matches: &dyn Fn(&OsStr) -> bool) -> bool {
-    let mut pending = vec![root.to_path_buf()];
+    walk_below(root, None, &mut |entry| {
+        if matches(&entry.file_name()) {
+            Step::Stop
+        } else {
+            Step::Enter
+        }
+    })
+}
+
+/// What [`walk_below`] does after visiting an entry.
+enum Step {
+    /// End the walk: found.
+    Stop,
+    /// Go on, into the entry if it is a directory.
+    Enter,
+    /// Go on, not into the entry.
+    Skip,
+}
+
+/// Visits every entry below `root` (at most `rest` levels down; any depth with `None`),
+/// without following links; returns `true` when `visit` stops the walk or the tree has more
+/// than [`MAX_ENTRIES`] entries. Unreadable directories are passed over.
+fn walk_below(
+    root: &Path,
+    rest: Option<u32>,
+    visit: &mut dyn FnMut(&std::fs::DirEntry) -> Step,
+) -> bool {
+    let mut pending = vec![(root.to_path_buf(), 0u32)];
     let mut seen = 0usize;
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = fs_err::read_dir(&dir) else {
+    while let Some((dir, level)) = pending.pop() {
+        if rest.is_some_and(|most| level >= most) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
         for entry in entries.filter_map(Result::ok) {
             seen += 1;
-            if seen > MAX_ENTRIES || matches(&entry.file_name()) {
+            if seen > MAX_ENTRIES {
                 return true;
             }
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                pending.push(entry.path());
+            match visit(&entry) {
+                Step::Stop => return true,
+                Step::Enter if entry.file_type().is_ok_and(|t| t.is_dir()) => {
+                    pending.push((entry.path(), level + 1));
+                }
+                Step::Enter | Step::Skip => {}
             }
         }
     }
