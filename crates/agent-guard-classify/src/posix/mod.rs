@@ -767,18 +767,25 @@ fn git_ops(
     // `HOME=/x git clean -fd`: git reads another user configuration (another excludes file)
     // than the one the clean is enumerated with, and the checkpoint leaves out what the
     // guard reads as ignored.
-    let other_user = call
-        .command
-        .assignments
+    // (Read only for a clean: `git status` is on the hot path.)
+    let cleans = ops
         .iter()
-        .chain(&call.command.words)
-        .filter_map(agent_guard_lex::Word::literal_text)
-        .any(|t| {
-            wrappers::assignment_name(&t)
-                .is_some_and(|n| matches!(n, "HOME" | "XDG_CONFIG_HOME") || git::is_context_env(n))
-        });
+        .any(|op| op.kind == OpKind::GitClean && !op.dry_run);
+    let other_user = cleans
+        && (call.context_env
+            || call
+                .command
+                .assignments
+                .iter()
+                .chain(&call.command.words)
+                .filter_map(agent_guard_lex::Word::literal_text)
+                .any(|t| {
+                    wrappers::assignment_name(&t).is_some_and(|n| {
+                        matches!(n, "HOME" | "XDG_CONFIG_HOME") || git::is_context_env(n)
+                    })
+                }));
     for op in &mut ops {
-        if op.kind == OpKind::GitClean && !op.dry_run && (other_user || call.context_env) {
+        if op.kind == OpKind::GitClean && !op.dry_run && other_user {
             op.mark_undeterminable(
                 "git runs with another HOME or git environment, whose ignore rules the guard \
                  does not read",
