@@ -47,7 +47,7 @@ pub use error_chain::{error_causes, error_chain};
 pub use harness::Harness;
 pub use listed::{ListFormat, ListedWrites};
 pub use mode::{CheckpointMode, SessionMode};
-pub use op::{Confinement, OpKind, OpSpec, Shape, Span, Target, WriteMode};
+pub use op::{Confinement, OpKind, OpSpec, Shape, Span, Target, WriteMode, xargs_splits};
 pub use outcome::{DialectOutcome, ExitCode, SafeDeleteOutcome};
 pub use path::{EntryKind, PathSpec, Protected};
 pub use reason::ReasonCode;

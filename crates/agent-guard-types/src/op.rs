@@ -239,6 +239,14 @@ pub struct Confinement {
     pub files_only: bool,
 }
 
+/// Whether `xargs` without `-0` splits a word at `byte` or reads it as quoting (a blank, a
+/// newline, a quote, a backslash): a name holding one does not reach the command whole
+/// ([`Confinement::split_names`]). The classifier checks a `find`'s starting points with
+/// it, the world the names below them.
+pub fn xargs_splits(byte: u8) -> bool {
+    byte.is_ascii_whitespace() || matches!(byte, b'\'' | b'"' | b'\\' | b'\x0b')
+}
+
 /// A compound-line shape that makes pre-execution compensation unsafe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Shape {

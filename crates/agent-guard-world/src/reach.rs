@@ -249,7 +249,7 @@ pub(crate) fn names_split(dir: &Path) -> bool {
     below_matches(dir, &|name: &OsStr| {
         name.as_bytes()
             .iter()
-            .any(|b| b.is_ascii_whitespace() || matches!(b, b'\'' | b'"' | b'\\' | b'\x0b'))
+            .any(|b| agent_guard_types::xargs_splits(*b))
     })
 }
 

@@ -196,8 +196,7 @@ pub(super) const CODE_READERS: &[&str] = &[
 /// Whether `xargs` without `-0` would split or unquote `text` (a blank, a newline, a quote, a
 /// backslash).
 pub(super) fn splits(text: &str) -> bool {
-    text.bytes()
-        .any(|b| b.is_ascii_whitespace() || matches!(b, b'\'' | b'"' | b'\\' | b'\x0b'))
+    text.bytes().any(agent_guard_types::xargs_splits)
 }
 
 /// Whether a per-file command's op stays with the file `find` passes it: `Some(false)` when
