@@ -143,6 +143,15 @@ impl World for FakeWorld {
         self.reaches.unwrap_or(true)
     }
 
+    fn over_cap(
+        &self,
+        dir: &Path,
+        _reach: agent_guard_types::Reach<'_>,
+        _cap: u64,
+    ) -> Option<std::path::PathBuf> {
+        (self.reaches != Some(false)).then(|| dir.to_path_buf())
+    }
+
     fn guard_tree_changes(
         &self,
         _dir: &Path,

@@ -102,6 +102,16 @@ pub trait World {
         true
     }
 
+    /// The first regular file larger than `cap` bytes that a delete or rewrite confined to
+    /// directory `dir` (physical, inside the workspace), acting on what `reach` says, could
+    /// remove or rewrite: a checkpoint lists such a file as not kept, so the op cannot be
+    /// undone by one. `dir` itself when the tree is too big to tell; the default (a world
+    /// that cannot look) says `dir`.
+    fn over_cap(&self, dir: &Path, reach: Reach<'_>, cap: u64) -> Option<PathBuf> {
+        let _ = (reach, cap);
+        Some(dir.to_path_buf())
+    }
+
     /// Returns `true` if a process may make directory `dir` (physical) its working
     /// directory: `cd` into it cannot fail. The default (a world that cannot look) says it
     /// may not, which keeps a line's directory changes unfollowed.

@@ -156,12 +156,31 @@ fn root_reached(root: &Path, dir: &Path, reach: Reach<'_>, store: bool) -> bool 
 /// to tell). Links are never followed.
 pub(crate) fn links(dir: &Path, reach: Reach<'_>) -> bool {
     use std::os::unix::fs::MetadataExt as _;
-    let linked = |path: &Path| {
-        std::fs::symlink_metadata(path)
-            .is_ok_and(|m| m.file_type().is_symlink() || (m.is_file() && m.nlink() > 1))
-    };
+    first_reached(dir, reach, &|meta| {
+        meta.file_type().is_symlink() || (meta.is_file() && meta.nlink() > 1)
+    })
+    .is_some()
+}
+
+/// Implements [`World::over_cap`](agent_guard_types::World::over_cap): the first regular
+/// file larger than `cap` bytes that a delete or rewrite confined to `dir` can reach (`dir`
+/// itself when the tree is too big to tell).
+pub(crate) fn over_cap(dir: &Path, reach: Reach<'_>, cap: u64) -> Option<PathBuf> {
+    first_reached(dir, reach, &|meta| meta.is_file() && meta.len() > cap)
+}
+
+/// The first entry an op confined to `dir` can reach, by what `reach` says (an entry it
+/// matches, or anything below a matched directory), whose metadata (not following links)
+/// satisfies `hit`; `dir` itself when there are more than [`MAX_ENTRIES`] to look at. A
+/// name pattern is matched at every depth (`-maxdepth` is not used here: the answer errs
+/// towards "reached").
+fn first_reached(
+    dir: &Path,
+    reach: Reach<'_>,
+    hit: &dyn Fn(&std::fs::Metadata) -> bool,
+) -> Option<PathBuf> {
     let Ok(entries) = fs_err::read_dir(dir) else {
-        return false;
+        return None;
     };
     let mut seen = 0usize;
     // (path, whether it is matched itself or lies below a match)
@@ -169,14 +188,13 @@ pub(crate) fn links(dir: &Path, reach: Reach<'_>) -> bool {
         .filter_map(Result::ok)
         .map(|e| (e.path(), false))
         .collect();
-    let top = dir.to_path_buf();
     while let Some((path, below_match)) = pending.pop() {
         seen += 1;
         if seen > MAX_ENTRIES {
-            return true;
+            return Some(dir.to_path_buf());
         }
         let name = path.file_name().unwrap_or_default();
-        let direct = path.parent() == Some(top.as_path());
+        let direct = path.parent() == Some(dir);
         let matched = below_match
             || match reach {
                 Reach::Everything => true,
@@ -191,21 +209,24 @@ pub(crate) fn links(dir: &Path, reach: Reach<'_>) -> bool {
                     .iter()
                     .all(|p| glob(p.as_bytes(), name, false, ignore_case)),
             };
-        if matched && linked(&path) {
-            return true;
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if matched && hit(&meta) {
+            return Some(path);
         }
         let descend = match reach {
             Reach::Children { recursive, .. } => matched && recursive,
             _ => true,
         };
         if descend
-            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+            && meta.is_dir()
             && let Ok(entries) = fs_err::read_dir(&path)
         {
             pending.extend(entries.filter_map(Result::ok).map(|e| (e.path(), matched)));
         }
     }
-    false
+    None
 }
 
 /// Whether `root` or anything below it has a name that `matches` (or the tree is too big

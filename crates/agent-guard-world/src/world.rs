@@ -295,6 +295,15 @@ impl World for RealWorld {
         crate::reach::names_split(dir)
     }
 
+    fn over_cap(
+        &self,
+        dir: &Path,
+        reach: agent_guard_types::Reach<'_>,
+        cap: u64,
+    ) -> Option<PathBuf> {
+        crate::reach::over_cap(dir, reach, cap)
+    }
+
     fn shares_extents(&self, path: &Path) -> bool {
         crate::extents::shares_extents(path, &self.trash)
     }

@@ -359,3 +359,59 @@ fn a_find_bounded_to_files_at_the_top_is_undone() {
         );
     }
 }
+
+/// A checkpoint lists a file over `[checkpoint] max_file_bytes` without its content, so a
+/// glob or `find` delete (or rewrite) that could reach one cannot be undone by a checkpoint:
+/// refused, and the file is still there. A line that cannot reach it is still checkpointed
+/// and undone, and under a cap that holds it the same delete is undone byte for byte,
+/// the large file with it.
+#[test]
+fn a_file_over_the_checkpoint_cap_keeps_glob_and_find_deletes_refused() {
+    let env = with_sources();
+    env.write(".agent-guard.toml", "[checkpoint]\nmax_file_bytes = 1000\n");
+    env.trust_config();
+    let big: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+    env.write("src/data/big.bin", &big);
+    for line in [
+        "rm -rf src/*",
+        "rm -r src/d*",
+        "find src -name '*.bin' -delete",
+        "find src -type f -exec rm {} +",
+        "find src/data/big.bin -delete",
+        "sed -i 's/a/b/' src/data/*",
+        "find src -name '*.bin' -print0 | xargs -0 rm -f",
+    ] {
+        let (exit, report) = crate::support::enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(report["decision"], "BLOCK", "{line}: {report}");
+        assert_eq!(
+            std::fs::read(env.ws().join("src/data/big.bin")).unwrap(),
+            big
+        );
+    }
+    let line = "find src -name '*.py' -delete";
+    undone_after_run(
+        &env,
+        line,
+        "SNAPSHOT_CHECKPOINT_DELETE",
+        |env| run_shell(env, line),
+        |env| !env.ws().join("src/a.py").exists(),
+    );
+    env.write(
+        ".agent-guard.toml",
+        "[checkpoint]\nmax_file_bytes = 10000\n",
+    );
+    env.trust_config();
+    let line = "rm -rf src/*";
+    undone_after_run(
+        &env,
+        line,
+        "SNAPSHOT_CHECKPOINT_DELETE",
+        |env| run_shell(env, line),
+        |env| !env.ws().join("src/data/big.bin").exists(),
+    );
+    assert_eq!(
+        std::fs::read(env.ws().join("src/data/big.bin")).unwrap(),
+        big
+    );
+}

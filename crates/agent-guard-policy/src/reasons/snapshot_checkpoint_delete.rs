@@ -10,7 +10,7 @@ use crate::reasons::snapshot_checkpoint;
 
 super::reason!(
     SnapshotCheckpointDelete, SnapshotCheckpointDelete, "SNAPSHOT_CHECKPOINT_DELETE",
-    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm -rf {} +`) in a plain conjunction; in cmd and PowerShell, the one-level forms (`del *.log`, `Remove-Item build\\*.o`, without `/s` or `-Recurse`), and cmd's `del /s DIR\\PATTERN`, read as `find DIR -name PATTERN -delete` (Windows' rules: any case, `*` matches a leading dot, a three-letter extension also matches longer ones through 8.3 short names). A move of such glob sources into a destination inside the workspace (`mv *.log logs/`, `ren *.txt *.bak`) too. Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
+    catches: "A delete whose targets only the shell or the program knows, but which cannot leave the workspace: a glob whose literal directory resolves inside it and whose pattern is its last component (`rm *.log`, `rm -rf build/*`), `find` from literal starting points inside it without `-L` that deletes (`find . -name '*.tmp' -delete`, `-exec rm -rf {} +`) in a plain conjunction; in cmd and PowerShell, the one-level forms (`del *.log`, `Remove-Item build\\*.o`, without `/s` or `-Recurse`), and cmd's `del /s DIR\\PATTERN`, read as `find DIR -name PATTERN -delete` (Windows' rules: any case, `*` matches a leading dot, a three-letter extension also matches longer ones through 8.3 short names). A move of such glob sources into a destination inside the workspace (`mv *.log logs/`, `ren *.txt *.bak`) too. Never when what it could match includes the workspace's `.git` or the quarantine (`rm -rf .*`, `find . -delete`) or a file over `[checkpoint] max_file_bytes` (a checkpoint lists it without its content; a delete that names it moves it into the quarantine instead), and never through `..`, a symlink that leads out, a variable, or a pattern ending in `/`.",
     why: "The matches are decided when the command runs, so nothing can be moved aside first; but everything they can be lies in the workspace, so a workspace checkpoint taken just before makes the delete undoable. Agents no longer have to rewrite `rm *.log`.",
     example: "rm -rf build/*",
     verdict: "SNAPSHOT (advisory); ALLOW with the txid after the checkpoint under `--enforce`. With `[checkpoint] mode = \"never\"`, and in a RESTRICTED session, these stay `BLOCK_WILDCARD` and `BLOCK_UNDETERMINABLE_EFFECT`.",
@@ -59,7 +59,7 @@ pub(crate) fn globs(
             return Some(verdict);
         }
     }
-    let confined = op.targets.iter().filter(|t| t.glob).all(|t| {
+    let confined = all_confined(op.targets.iter().filter(|t| t.glob), |t| {
         glob_confined(
             t,
             op.dialect,
@@ -69,7 +69,50 @@ pub(crate) fn globs(
             world,
         )
     });
-    confined.then(|| verdict_for(op, ctx))
+    match confined {
+        Ok(()) => Some(verdict_for(op, ctx)),
+        Err(Unconfined::OverCap(path)) => Some(over_cap(ReasonCode::BlockWildcard, &path, ctx)),
+        Err(Unconfined::Refused) => None,
+    }
+}
+
+/// Why a glob or a `find` starting point is not checkpointed.
+enum Unconfined {
+    /// Its matches may lie outside what a checkpoint keeps: the op keeps its refusal.
+    Refused,
+    /// It can remove or rewrite this file, which is over the checkpoint's size cap.
+    OverCap(std::path::PathBuf),
+}
+
+/// Every item confined, else the first refusal (a plain one before a file over the cap).
+fn all_confined<T>(
+    items: impl IntoIterator<Item = T>,
+    mut confined: impl FnMut(T) -> Result<(), Unconfined>,
+) -> Result<(), Unconfined> {
+    let mut over = Ok(());
+    for item in items {
+        match confined(item) {
+            Ok(()) => {}
+            Err(Unconfined::Refused) => return Err(Unconfined::Refused),
+            Err(large) => over = over.and(Err(large)),
+        }
+    }
+    over
+}
+
+/// The refusal (with `code`) of a confined op that can remove or rewrite `path`, a file over
+/// `[checkpoint] max_file_bytes`: a checkpoint would list it as not kept, so nothing could
+/// bring it back. Naming it keeps it (a literal delete moves it into the quarantine).
+fn over_cap(code: ReasonCode, path: &std::path::Path, ctx: &PolicyContext) -> Verdict {
+    let shown = path.strip_prefix(&ctx.cwd).unwrap_or(path);
+    Verdict::of(code).because(format!(
+        "`{}` is larger than the checkpoint keeps (`[checkpoint] max_file_bytes` = {} bytes) \
+         and this command could delete or rewrite it: name it instead (`rm {}` moves it into \
+         the quarantine), or raise the cap",
+        shown.display(),
+        ctx.checkpoint_max_file_bytes,
+        shown.display()
+    ))
 }
 
 /// `sed -i 's/a/b/' src/*.py`, `dos2unix *.txt`: an in-place rewrite of files only the
@@ -83,11 +126,13 @@ pub(crate) fn glob_writes(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -
     {
         return None;
     }
-    op.targets
-        .iter()
-        .filter(|t| t.glob)
-        .all(|t| glob_confined(t, op.dialect, false, true, ctx, world))
-        .then(|| verdict_for(op, ctx))
+    match all_confined(op.targets.iter().filter(|t| t.glob), |t| {
+        glob_confined(t, op.dialect, false, true, ctx, world)
+    }) {
+        Ok(()) => Some(verdict_for(op, ctx)),
+        Err(Unconfined::OverCap(path)) => Some(over_cap(ReasonCode::BlockWildcard, &path, ctx)),
+        Err(Unconfined::Refused) => None,
+    }
 }
 
 /// `mv *.log logs/`, `Move-Item *.txt old\`: a move of sources only the shell knows, into a
@@ -103,11 +148,14 @@ pub(crate) fn moves(
     if !enabled(ctx) || op.recursive {
         return None;
     }
-    let confined = op
-        .sources
-        .iter()
-        .filter(|t| t.glob)
-        .all(|t| glob_confined(t, op.dialect, true, false, ctx, world));
+    // A move keeps a large file's content (undo sets aside what arrived): the cap is not
+    // in question.
+    let confined = op.sources.iter().filter(|t| t.glob).all(|t| {
+        !matches!(
+            glob_confined(t, op.dialect, true, false, ctx, world),
+            Err(Unconfined::Refused)
+        )
+    });
     // A destination that is a glob (`dir/*.log`) must lie in a confined directory; a literal
     // one inside the workspace and unprotected.
     let landing = op.targets.iter().zip(destinations).all(|(target, spec)| {
@@ -134,16 +182,16 @@ fn glob_confined(
     writes: bool,
     ctx: &PolicyContext,
     world: &dyn World,
-) -> bool {
+) -> Result<(), Unconfined> {
     if target.opaque.is_some() || target.tilde || target.text.ends_with('/') {
-        return false;
+        return Err(Unconfined::Refused);
     }
     // Windows: `C:*` names another drive's current directory, and PowerShell's `[!…]` is a
     // range starting at `!`, not a negation: only `*` and `?` are matched here.
     let windows = dialect != Dialect::Posix;
     if windows && (target.text.as_bytes().get(1) == Some(&b':') || target.text.contains(['[', ']']))
     {
-        return false;
+        return Err(Unconfined::Refused);
     }
     let (dir, pattern) = match target.text.rsplit_once('/') {
         Some((dir, pattern)) => (if dir.is_empty() { "/" } else { dir }, pattern),
@@ -155,7 +203,7 @@ fn glob_confined(
         || pattern.starts_with('.')
         || dir.split('/').any(|c| c == "..")
     {
-        return false;
+        return Err(Unconfined::Refused);
     }
     let spec = world.path(
         &Target {
@@ -165,16 +213,23 @@ fn glob_confined(
         &ctx.cwd,
     );
     let Some(physical) = confined_dir(&spec) else {
-        return false;
+        return Err(Unconfined::Refused);
     };
     let reach = Reach::Children {
         pattern,
         dot_rule: dialect == Dialect::Posix,
         recursive,
     };
-    spec.is_dir()
-        && !world.checkpoint_reach(physical, reach)
-        && !(writes && world.write_reaches_link(physical, reach))
+    if !spec.is_dir()
+        || world.checkpoint_reach(physical, reach)
+        || (writes && world.write_reaches_link(physical, reach))
+    {
+        return Err(Unconfined::Refused);
+    }
+    match world.over_cap(physical, reach, ctx.checkpoint_max_file_bytes) {
+        Some(path) => Err(Unconfined::OverCap(path)),
+        None => Ok(()),
+    }
 }
 
 /// Whether `op` rewrites files in place (a write may go through a link), rather than
@@ -205,6 +260,7 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
         }
     };
     let mut any_there = false;
+    let mut large = None;
     for target in &op.targets {
         if !target.is_concrete() || target.tilde {
             return None;
@@ -232,6 +288,18 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
         {
             return None;
         }
+        if large.is_none() {
+            large = if spec.is_dir() {
+                world.over_cap(physical, reach, ctx.checkpoint_max_file_bytes)
+            } else {
+                // A starting point that is itself a file (`find big.iso -delete`).
+                (spec.exists() && spec.size > ctx.checkpoint_max_file_bytes)
+                    .then(|| physical.to_path_buf())
+            };
+        }
+    }
+    if let Some(path) = large {
+        return Some(over_cap(ReasonCode::BlockUndeterminableEffect, &path, ctx));
     }
     // A copy into a directory that is not there yet (`cp -r src new`, `robocopy src new
     // /e`), a find from a start that is not there: nothing there to lose, unless another
