@@ -159,7 +159,9 @@ impl CheckpointStore {
                         changes.push(change(leaf, &meta.permissions, ChangeKind::Modified, id));
                     }
                 }
-                None if not_kept.contains(found.path.as_slice()) => {}
+                // Not kept, or left out as regenerable (still when what made it so, a
+                // `.gitignore`, is gone now): not something that arrived since.
+                None if not_kept.contains(found.path.as_slice()) || meta.left_out(&found.path) => {}
                 None => changes.push(CheckpointChange {
                     path: found.path.clone(),
                     kind: ChangeKind::Created,
@@ -189,7 +191,7 @@ impl CheckpointStore {
         let created_dirs = walked
             .empty_dirs
             .iter()
-            .filter(|dir| in_scope(dir) && !directories.contains(*dir))
+            .filter(|dir| in_scope(dir) && !directories.contains(*dir) && !meta.left_out(dir))
             .cloned()
             .collect();
         let dir_modes =

@@ -3,9 +3,11 @@
 //!
 //! Stored as one blob next to the files' tree (the commit's tree is `{files, meta}`, so no
 //! workspace name can collide with it). NUL-separated fields, so any path survives as its
-//! bytes: `n SIZE REASON PATH`, `m OCTAL PATH`, `d PATH`, and (version 2) `p OCTAL PATH`
+//! bytes: `n SIZE REASON PATH`, `m OCTAL PATH`, `d PATH`, (version 2) `p OCTAL PATH`
 //! for a directory whose bits are not `0755`: a version-2 meta records every directory's
-//! bits, a version-1 meta (older checkpoints) none, and restore leaves those alone.
+//! bits, a version-1 meta (older checkpoints) none, and restore leaves those alone; and
+//! (since 2026-12-07, in version 2) `r PATH` for a regenerable artifact the walk left out,
+//! which a restore leaves alone even when the `.gitignore` that made it regenerable is gone.
 
 use std::collections::HashMap;
 
@@ -69,17 +71,30 @@ pub(crate) struct Meta {
     pub(crate) dir_modes: HashMap<Vec<u8>, u32>,
     /// Whether this checkpoint recorded directory bits (version 2).
     pub(crate) dir_modes_recorded: bool,
+    /// Regenerable artifacts the walk left out (directories and files).
+    pub(crate) left_out: Vec<Vec<u8>>,
+}
+
+/// What a checkpoint's meta records, each list sorted in path order.
+pub(crate) struct Records<'a> {
+    pub(crate) not_kept: &'a [NotKept],
+    pub(crate) permissions: &'a [(&'a [u8], u32)],
+    pub(crate) empty_dirs: &'a [Vec<u8>],
+    pub(crate) dir_modes: &'a [(Vec<u8>, u32)],
+    pub(crate) left_out: &'a [Vec<u8>],
 }
 
 impl Meta {
     /// Encodes deterministically (the caller passes sorted lists), so that an unchanged
     /// workspace gives the same blob.
-    pub(crate) fn encode(
-        not_kept: &[NotKept],
-        permissions: &[(&[u8], u32)],
-        empty_dirs: &[Vec<u8>],
-        dir_modes: &[(Vec<u8>, u32)],
-    ) -> Vec<u8> {
+    pub(crate) fn encode(records: &Records<'_>) -> Vec<u8> {
+        let Records {
+            not_kept,
+            permissions,
+            empty_dirs,
+            dir_modes,
+            left_out,
+        } = *records;
         let mut out = b"agent-guard-checkpoint 2\0".to_vec();
         let field = |out: &mut Vec<u8>, bytes: &[u8]| {
             out.extend_from_slice(bytes);
@@ -105,7 +120,18 @@ impl Meta {
             field(&mut out, format!("{bits:o}").as_bytes());
             field(&mut out, dir);
         }
+        for path in left_out {
+            field(&mut out, b"r");
+            field(&mut out, path);
+        }
         out
+    }
+
+    /// Whether `path` is, or lies below, a regenerable artifact this checkpoint left out.
+    pub(crate) fn left_out(&self, path: &[u8]) -> bool {
+        self.left_out
+            .iter()
+            .any(|out| path.starts_with(out) && matches!(path.get(out.len()), None | Some(b'/')))
     }
 
     /// Decodes a meta blob; unknown record kinds are skipped.
@@ -159,6 +185,10 @@ impl Meta {
                     let Some(path) = fields.next() else { break };
                     meta.empty_dirs.push(path.to_vec());
                 }
+                b"r" => {
+                    let Some(path) = fields.next() else { break };
+                    meta.left_out.push(path.to_vec());
+                }
                 _ => {}
             }
         }
@@ -177,12 +207,13 @@ mod tests {
             size: 12,
             reason: NotKeptReason::TooLarge,
         }];
-        let bytes = Meta::encode(
-            &not_kept,
-            &[(b".env", 0o600)],
-            &[b"logs".to_vec()],
-            &[(b"private".to_vec(), 0o700)],
-        );
+        let bytes = Meta::encode(&Records {
+            not_kept: &not_kept,
+            permissions: &[(b".env", 0o600)],
+            empty_dirs: &[b"logs".to_vec()],
+            dir_modes: &[(b"private".to_vec(), 0o700)],
+            left_out: &[b"node_modules".to_vec(), b"a/x.pyc".to_vec()],
+        });
         let meta = Meta::decode(&bytes);
         assert!(meta.dir_modes_recorded);
         assert_eq!(meta.dir_modes.get(&b"private"[..]), Some(&0o700));
@@ -194,6 +225,8 @@ mod tests {
         assert_eq!(meta.not_kept, not_kept);
         assert_eq!(meta.permissions.get(&b".env"[..]), Some(&0o600));
         assert_eq!(meta.empty_dirs, [b"logs".to_vec()]);
+        assert!(meta.left_out(b"node_modules") && meta.left_out(b"node_modules/p/i.js"));
+        assert!(meta.left_out(b"a/x.pyc") && !meta.left_out(b"node_modules2"));
         assert_eq!(Meta::decode(b""), Meta::default());
     }
 }

@@ -120,11 +120,11 @@ impl CheckpointStore {
             (loading.join(), walked)
         });
         let previous = previous.unwrap_or_default();
-        let walked = walked?;
+        let mut walked = walked?;
         // What was not heard is the index's entry, if the index is current at the token
         // asked with; otherwise it is stat'ed now.
         let trust = heard_since.is_some() && since.is_some() && previous.head.watch == since;
-        let (found, trusted) = settle(walked.found, &previous, trust, &selection.workspace);
+        let (found, trusted) = settle(std::mem::take(&mut walked.found), &previous, trust, &selection.workspace);
         let mut entries: Vec<Entry> = found;
         let mut comparison = compare(&mut entries, &previous, &trusted, selection);
         let mut new = NewObjects::default();
@@ -139,7 +139,7 @@ impl CheckpointStore {
             ..
         } = comparison;
         add_unwalked(&mut not_kept, &walked.unreadable, &walked.nested_git);
-        let meta = encode_meta(&entries, &not_kept, &walked.empty_dirs, &walked.dir_modes);
+        let meta = encode_meta(&entries, &not_kept, &walked);
 
         let kept = entries.iter().filter(|e| e.id.is_some());
         let mut taken = Taken {
@@ -469,19 +469,20 @@ fn add_unwalked(not_kept: &mut Vec<NotKept>, unreadable: &[Vec<u8>], nested_git:
 }
 
 /// The checkpoint's meta: what is not kept, the unusual permissions of the kept files, the
-/// empty directories and the directories' unusual modes.
-fn encode_meta(
-    entries: &[Entry],
-    not_kept: &[NotKept],
-    empty_dirs: &[Vec<u8>],
-    dir_modes: &[(Vec<u8>, u32)],
-) -> Vec<u8> {
+/// empty directories, the directories' unusual modes and the regenerable artifacts left out.
+fn encode_meta(entries: &[Entry], not_kept: &[NotKept], walked: &walk::Walked) -> Vec<u8> {
     let permissions: Vec<(&[u8], u32)> = entries
         .iter()
         .filter(|e| e.id.is_some())
         .filter_map(|e| Some((e.path.as_slice(), e.stat.unusual_permissions()?)))
         .collect();
-    Meta::encode(not_kept, &permissions, empty_dirs, dir_modes)
+    Meta::encode(&super::meta::Records {
+        not_kept,
+        permissions: &permissions,
+        empty_dirs: &walked.empty_dirs,
+        dir_modes: &walked.dir_modes,
+        left_out: &walked.left_out,
+    })
 }
 
 /// What the watcher's answer says: its state, the token it answered with, and what it

@@ -43,6 +43,9 @@ pub(crate) struct Walked {
     pub(crate) unreadable: Vec<Vec<u8>>,
     /// The `.git` entries of repositories nested below the root (never kept).
     pub(crate) nested_git: Vec<Vec<u8>>,
+    /// The regenerable artifacts left out (directories and files), which a restore leaves
+    /// alone even when what ignored them is gone by then.
+    pub(crate) left_out: Vec<Vec<u8>>,
 }
 
 /// A directory's usual permission bits: the ones a checkpoint does not list.
@@ -115,6 +118,7 @@ pub(crate) fn walk_with(
         walked.dir_modes.extend(part.dir_modes);
         walked.unreadable.extend(part.unreadable);
         walked.nested_git.extend(part.nested_git);
+        walked.left_out.extend(part.left_out);
     }
     walked.found.reserve_exact(files);
     let mut stack: Vec<std::vec::IntoIter<Item>> = Vec::new();
@@ -142,6 +146,7 @@ pub(crate) fn walk_with(
         .sort_unstable_by(|a, b| path_order(&a.0, &b.0));
     walked.unreadable.sort_unstable_by(|a, b| path_order(a, b));
     walked.nested_git.sort_unstable_by(|a, b| path_order(a, b));
+    walked.left_out.sort_unstable_by(|a, b| path_order(a, b));
     if let Some(git) = git {
         git.splice_into(&mut walked);
     }
@@ -186,6 +191,7 @@ struct Part {
     dir_modes: Vec<(Vec<u8>, u32)>,
     unreadable: Vec<Vec<u8>>,
     nested_git: Vec<Vec<u8>>,
+    left_out: Vec<Vec<u8>>,
 }
 
 struct QueueState {
@@ -354,14 +360,14 @@ fn list(
             kind = FileType::from_raw_mode(now.stx_mode.into());
             stat = Some(Stat::of_statx(&now));
         }
-        if kind == FileType::Directory {
-            let path = dir.join(OsStr::from_bytes(bytes));
-            if filter.skip.contains(&path) || filter.excluded(&child, true) {
-                continue;
-            }
-            entries.push((child, None));
-        } else if !(kind == FileType::RegularFile && filter.excluded(&child, false)) {
-            entries.push((child, stat));
+        let directory = kind == FileType::Directory;
+        if directory && filter.skip.contains(&dir.join(OsStr::from_bytes(bytes))) {
+            continue;
+        }
+        if (directory || kind == FileType::RegularFile) && filter.excluded(&child, directory) {
+            part.left_out.push(child);
+        } else {
+            entries.push((child, stat.filter(|_| !directory)));
         }
     }
     if !any && !relative.is_empty() {

@@ -654,3 +654,18 @@ fn overwriting_readers_and_archivers_are_undone_for_real() {
         "SNAPSHOT_CHECKPOINT",
     );
 }
+
+/// A checkpoint leaves out regenerable artifacts (`node_modules`, ignored). A program that
+/// removes the `.gitignore` that made them so used to have them set aside by its undo, as
+/// if they had arrived since: the checkpoint now records what it left out, and undo leaves
+/// it where it is.
+#[test]
+fn undo_leaves_a_regenerable_artifact_alone_when_its_gitignore_went() {
+    let env = TestEnv::new();
+    write(&env, ".gitignore", "node_modules/\n");
+    write(&env, "node_modules/pkg/index.js", "module.exports = 1;\n");
+    write(&env, "node_modules/pkg/empty/.keep", "");
+    write(&env, "tools/drop.sh", "rm .gitignore\necho made > made.txt\n");
+    round_trip(&env, "sh tools/drop.sh", "SNAPSHOT_CHECKPOINT");
+    assert_eq!(env.read("node_modules/pkg/index.js"), "module.exports = 1;\n");
+}
