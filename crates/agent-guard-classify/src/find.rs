@@ -120,6 +120,15 @@ const PLAIN: &[&str] = &[
     "-daystart",
 ];
 
+/// The actions: what changes, or what prints the names another command acts on (`find
+/// src -print0 … | xargs -0 rm`).
+const ACTIONS: &[&str] = &[
+    "-delete", "-exec", "-execdir", "-ok", "-okdir", "-print", "-print0", "-ls",
+];
+
+/// The name tests and negation, which narrow only what comes after them.
+const NAME_OR_NOT: &[&str] = &["-name", "-iname", "!", "-not"];
+
 /// `rm` options a confined `-exec rm … {}` may carry.
 const RM_FLAGS: &[&str] = &[
     "-f",
@@ -179,8 +188,15 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
     let mut confinement = Confinement::default();
     let mut name_kinds = (false, false);
     let mut rest = args[start..].iter();
+    // A test after an action does not narrow it (`find . -delete -name x` deletes all).
+    let mut acted = false;
     while let Some(arg) = rest.next() {
         let text = arg.known()?;
+        let global = matches!(text, "-maxdepth" | "-mindepth");
+        if acted && !global && (NARROWING.contains(&text) || NAME_OR_NOT.contains(&text)) {
+            return None;
+        }
+        acted |= ACTIONS.contains(&text);
         match text {
             "-name" | "-iname" => {
                 let pattern = rest.next()?.known()?;
@@ -315,6 +331,11 @@ mod tests {
             ". -name a -o -name b -delete",
             ". -name x -exec sh -c rm {} ;",
             ". -name x -exec rm x ;",
+            // A test after the action does not narrow it.
+            "src -delete -name *.tmp",
+            "src -exec rm {} + -type f",
+            "src -name a -delete ! -name b",
+            "src -print0 -name *.tmp",
         ] {
             assert!(confined(line).is_none(), "{line}");
         }

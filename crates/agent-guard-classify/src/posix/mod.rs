@@ -6,9 +6,11 @@
 //! (`trap`, `alias`, `GIT_EDITOR=…`) are classified where they are defined.
 
 mod evaluated;
+mod fixed_destination;
 mod hops;
 mod later;
 mod own_programs;
+mod piped_find;
 
 pub(crate) use own_programs::OWN_PROGRAM;
 mod prepass;
@@ -24,6 +26,7 @@ use crate::shapes::Positions;
 use crate::smell::smells;
 use crate::wrappers::{self, Unwrap};
 use crate::{Classification, fs_delete, windows_verbs, writes};
+use piped_find::{PipedFind, bound_by_find, replace_with_braces, xargs_from_find};
 
 /// How deep `bash -c '…'` / `eval` scripts are followed before giving up.
 pub(crate) const MAX_NESTING: u32 = 4;
@@ -134,22 +137,6 @@ pub(crate) struct Line<'a> {
     refs_made: bool,
     /// How many simple commands the line has (substitutions' included).
     commands: usize,
-}
-
-/// A confined `find … -print0` (see [`Line::piped_find`]).
-#[derive(Debug, Clone)]
-pub(crate) struct PipedFind {
-    /// The command's index in the line.
-    index: usize,
-    /// Its starting points.
-    starts: Vec<agent_guard_types::Target>,
-    /// What bounds its matches.
-    confinement: agent_guard_types::Confinement,
-    /// It prints the names NUL-separated (`-print0`), not one per line.
-    nul: bool,
-    /// The `xargs` after it runs the command once per name, with this string replaced by the
-    /// name in its arguments (`-I R`, `-i`, `--replace`).
-    replace: Option<String>,
 }
 
 impl Line<'_> {
@@ -305,16 +292,18 @@ fn run(
     let seen_whole = !found
         .iter()
         .any(|op| matches!(op.kind, OpKind::OpaqueProgram | OpKind::Unknown));
+    let mut taken = Vec::new();
     for op in &mut found {
         op.wrapped |= wrapped;
         if from_stdin && op.kind != OpKind::Unknown {
             op.per_file_only = !op.undeterminable;
             op.mark_undeterminable(PER_FILE);
             if let Some(find) = from_find.as_ref().filter(|_| seen_whole) {
-                bound_by_find(op, find, command);
+                taken.extend(bound_by_find(op, find, command));
             }
         }
     }
+    found.extend(taken);
     if unwrapped.changes_cwd && !found.is_empty() {
         positions.note_cwd_change(call.index);
         // An opaque program the wrapper runs elsewhere runs there (`env -C / make clean`).
@@ -328,216 +317,6 @@ fn run(
     }
     ops.extend(found);
     ops
-}
-
-/// `find START … -print0 | xargs -0 rm [-rf]`: the names are exactly what the find matched,
-/// so the delete is bounded like `find … -delete` (a checkpoint); so is an in-place rewrite
-/// of each (`xargs -0 sed -i …`, [`crate::writes::IN_PLACE`]) and a compressor with plain
-/// flags only (`xargs -0 gzip -9`), which also writes a name made from each match. Without
-/// `-0` on both sides, only when no name holds a blank or a quote
-/// (`Confinement::split_names`). `command` is the program xargs runs and its arguments.
-fn bound_by_find(op: &mut OpSpec, find: &PipedFind, command: &[Arg]) {
-    if let Some(name) = &find.replace {
-        if runs::names_only_paths(command, name, op) {
-            bound_per_name(op, find);
-        }
-        return;
-    }
-    let program = command
-        .first()
-        .and_then(Arg::known)
-        .map(|name| crate::args::basename(name).to_ascii_lowercase());
-    let plain_flags = command.get(1..).unwrap_or_default().iter().all(|a| {
-        a.known().is_some_and(|t| {
-            let flag = t.strip_prefix("--").or_else(|| t.strip_prefix('-'));
-            flag.is_some_and(|f| {
-                !f.is_empty() && f.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            })
-        })
-    });
-    // `gunzip -N` names each output from the archive's header, anywhere below.
-    let header_names = command.get(1..).unwrap_or_default().iter().any(|a| {
-        a.known().is_some_and(|t| {
-            t == "--name" || (t.starts_with('-') && !t.starts_with("--") && t.contains('N'))
-        })
-    });
-    let derived =
-        op.kind == OpKind::SideEffectDelete && op.per_file_only && plain_flags && !header_names;
-    // A program that reads code takes the first name for its script when none is written
-    // (`find e | xargs sed -i` runs `e` as a sed script).
-    let script_written = command
-        .get(1..)
-        .unwrap_or_default()
-        .iter()
-        .any(|a| a.known().is_none_or(|t| !t.starts_with('-')));
-    let in_place = op.kind == OpKind::Overwrite
-        && op.per_file_only
-        && program.as_deref().is_some_and(|p| {
-            crate::writes::IN_PLACE.contains(&p)
-                && (script_written || !runs::CODE_READERS.contains(&p))
-        });
-    let bounded = (op.kind == OpKind::FsDelete && op.op == "rm") || in_place || derived;
-    if !bounded || !op.targets.is_empty() {
-        return;
-    }
-    op.targets.clone_from(&find.starts);
-    let mut confinement = find.confinement.clone();
-    confinement.whole_matches |= op.recursive;
-    confinement.derived_names |= derived;
-    op.confined = Some(confinement);
-    op.note(if find.nul {
-        "xargs -0 acts on exactly what the find before it printed"
-    } else {
-        "xargs acts on what the find before it printed, when no name holds a blank or a quote"
-    });
-}
-
-/// `xargs -I {} CMD … {} …` (the replace string already read as `{}`): one run per name,
-/// bounded as `find -exec CMD … {} \;` is: an `rm` of exactly the name, or a command that
-/// stays with it (`mv {} {}.bak`, `sed -i … {}`, `gzip {}`), which may also write a name
-/// made from it beside it (then no link may lie below the starting points).
-fn bound_per_name(op: &mut OpSpec, find: &PipedFind) {
-    let exact_delete = op.kind == OpKind::FsDelete
-        && op.op == "rm"
-        && op.sources.is_empty()
-        && !op.targets.is_empty()
-        && op
-            .targets
-            .iter()
-            .all(|t| t.text == "{}" && t.opaque.is_none());
-    let derived = if exact_delete {
-        false
-    } else {
-        match runs::stays_with_found(op) {
-            Some(derived) => derived,
-            None => return,
-        }
-    };
-    op.kind = runs::strongest(None, std::slice::from_ref(op));
-    op.targets.clone_from(&find.starts);
-    op.sources.clear();
-    let mut confinement = find.confinement.clone();
-    confinement.whole_matches |= op.kind == OpKind::FsDelete;
-    confinement.derived_names |= derived;
-    op.confined = Some(confinement);
-    op.note("xargs -I runs the command on each name the find before it printed");
-}
-
-/// `args` with every occurrence of `name` (xargs' replace string) written `{}`; an argument
-/// that already holds a `{}` is made unknown, so it can never pass for the name.
-fn replace_with_braces(args: &[Arg], name: &str) -> Vec<Arg> {
-    args.iter()
-        .map(|arg| {
-            let mut arg = arg.clone();
-            if name != "{}" && arg.text.contains("{}") {
-                arg.opaque = Some("a literal {} beside xargs' replace string");
-            } else if arg.opaque.is_none() {
-                arg.text = arg.text.replace(name, "{}");
-            }
-            arg
-        })
-        .collect()
-}
-
-/// The confined `find` whose output an `xargs` (the last wrapper of `args`, with no option
-/// that changes where its arguments come from or how they are split) reads through a pipe:
-/// `-print0` with `xargs -0`, or one name per line with a plain `xargs` (then marked
-/// [`Confinement::split_names`](agent_guard_types::Confinement::split_names)).
-fn xargs_from_find(
-    args: &[Arg],
-    unwrapped: &wrappers::Unwrapped,
-    call: Call<'_>,
-    line: &Line<'_>,
-) -> Option<PipedFind> {
-    const XARGS_OPTIONS: &[&str] = &["-r", "--no-run-if-empty", "-t", "--verbose"];
-    // Options that only batch the words (how many per run, how many runs at once).
-    const COUNTS: &[&str] = &["-n", "-P", "--max-args", "--max-procs"];
-    let find = line.piped_find.as_ref()?;
-    // A redirection of xargs' stdin (`< list`, `<<< /etc`, `<&3`) replaces the pipe.
-    let stdin_redirected = call.command.redirects.iter().any(|r| {
-        use agent_guard_lex::RedirectOp as R;
-        matches!(
-            r.op,
-            R::In | R::ReadWrite | R::DupIn | R::HereDoc | R::HereDocStrip | R::HereString
-        )
-    });
-    if unwrapped.wrappers.last() != Some(&"xargs")
-        || call.command.separator != agent_guard_lex::Separator::Pipe
-        || find.index + 1 != call.index
-        || stdin_redirected
-    {
-        return None;
-    }
-    let at = args[..unwrapped.start].iter().rposition(|a| {
-        a.known()
-            .is_some_and(|t| crate::args::basename(t) == "xargs")
-    })?;
-    let options: Vec<&str> = args[at + 1..unwrapped.start]
-        .iter()
-        .map(Arg::known)
-        .collect::<Option<_>>()?;
-    let number = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
-    let (mut null, mut lines) = (false, false);
-    let mut replace: Option<String> = None;
-    let mut words = options.iter();
-    while let Some(option) = words.next() {
-        match *option {
-            "-0" | "--null" => null = true,
-            o if XARGS_OPTIONS.contains(&o) => {}
-            // Bundled flags: `-rt`, `-0r`.
-            o if o.len() > 2
-                && !o.starts_with("--")
-                && o[1..].bytes().all(|b| matches!(b, b'r' | b't' | b'0'))
-                && o.starts_with('-') =>
-            {
-                null |= o.contains('0');
-            }
-            // One item per line (`-d '\n'`): no fewer splits than the default, never more.
-            "-d" | "--delimiter" if words.next() == Some(&r"\n") => lines = true,
-            "-I" => replace = Some((*words.next()?).to_owned()),
-            "-i" | "--replace" => replace = Some("{}".to_owned()),
-            o if o.starts_with("--replace=") => replace = Some(o["--replace=".len()..].to_owned()),
-            o if o.len() > 2 && (o.starts_with("-I") || o.starts_with("-i")) => {
-                replace = Some(o[2..].to_owned());
-            }
-            r"-d\n" | r"--delimiter=\n" => lines = true,
-            o if COUNTS.contains(&o) => {
-                if !words.next().is_some_and(|n| number(n)) {
-                    return None;
-                }
-            }
-            o if COUNTS.iter().any(|c| {
-                o.strip_prefix(c)
-                    .and_then(|n| {
-                        if c.starts_with("--") {
-                            n.strip_prefix('=')
-                        } else {
-                            Some(n)
-                        }
-                    })
-                    .is_some_and(number)
-            }) => {}
-            _ => return None,
-        }
-    }
-    if null != find.nul || (null && lines) {
-        return None;
-    }
-    // The names below the starting points are looked at when the line is judged: no other
-    // command of the line may make one first or beside it (`tar xf x.tar; find … | xargs
-    // rm`), nor may the pipe run on in the background.
-    let source = line.source.trim_end();
-    let backgrounded = source.ends_with('&') && !source.ends_with("&&");
-    if !null && (line.commands != 2 || backgrounded) {
-        return None;
-    }
-    if replace.as_deref().is_some_and(str::is_empty) {
-        return None;
-    }
-    let mut find = find.clone();
-    find.confinement.split_names = !null;
-    find.replace = replace;
-    Some(find)
 }
 
 /// Judges a command by its name `name_arg`, with its arguments `rest`.

@@ -30,25 +30,14 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     let mut found_only = true;
     // Some per-file command writes a name made from the one found (`mv {} {}.bak`).
     let mut derived = false;
+    // Some per-file command copies or moves the found file into a fixed destination.
+    let mut copies_into = false;
     let mut index = 0;
     while let Some(arg) = args.get(index) {
         index += 1;
         match arg.known() {
             Some(action @ ("-fprint" | "-fprint0" | "-fls" | "-fprintf")) => {
-                let mut op =
-                    crate::writes::overwrite("find", agent_guard_types::WriteMode::InPlace);
-                match args.get(index) {
-                    // Writing there loses nothing.
-                    Some(out) if crate::writes::redirect::is_sink(&out.text) => {}
-                    Some(out) => {
-                        op.targets.push(crate::writes::file(out, true));
-                        writes.push(op);
-                    }
-                    None => {
-                        op.mark_undeterminable(format!("find {action} needs a file"));
-                        writes.push(op);
-                    }
-                }
+                writes.extend(fprint(action, args.get(index)));
                 index += if action == "-fprintf" { 2 } else { 1 };
             }
             Some("-delete") => {
@@ -72,6 +61,17 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                     }
                     program
                 }));
+                // `-exec cp {} dest/ \;`: writes confined by `dest` alone.
+                let split = super::fixed_destination::split(inner, action, command, args);
+                copies_into |= !split.writes.is_empty();
+                writes.extend(split.writes);
+                if !split.moves.is_empty() {
+                    // The match itself leaves, whole: judged like `-exec rm -r {}`.
+                    deletes = true;
+                    kind = Some(strongest(kind, &split.moves));
+                    notes.push(format!("find {action} moves each file it finds away"));
+                }
+                let inner = split.rest;
                 if !inner.is_empty() {
                     found_only &= inner.iter().all(|op| {
                         stays_with_found(op).is_some() && names_only_paths(command, "{}", op)
@@ -92,7 +92,7 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
         }
     }
     if !deletes {
-        line.piped_find = if opaque.is_empty() {
+        line.piped_find = if opaque.is_empty() && !copies_into {
             printed(args, call.index)
         } else {
             None
@@ -122,6 +122,19 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
     opaque.insert(0, op);
     opaque.extend(writes);
     opaque
+}
+
+/// `-fprint FILE`, `-fprint0`, `-fls`, `-fprintf FILE FORMAT`: FILE (`out`) is truncated
+/// and rewritten, like a redirection; `None` for a sink (`/dev/null`).
+fn fprint(action: &str, out: Option<&Arg>) -> Option<OpSpec> {
+    let mut op = crate::writes::overwrite("find", agent_guard_types::WriteMode::InPlace);
+    match out {
+        // Writing there loses nothing.
+        Some(out) if crate::writes::redirect::is_sink(&out.text) => return None,
+        Some(out) => op.targets.push(crate::writes::file(out, true)),
+        None => op.mark_undeterminable(format!("find {action} needs a file")),
+    }
+    Some(op)
 }
 
 /// A find that only prints, from literal starting points in a confined expression: an
@@ -230,7 +243,7 @@ pub(super) fn stays_with_found(op: &OpSpec) -> Option<bool> {
 
 /// A `find`'s starting points: the operands before the first expression token; none is
 /// `.` (GNU find's default).
-fn starting_points(args: &[Arg]) -> Vec<agent_guard_types::Target> {
+pub(super) fn starting_points(args: &[Arg]) -> Vec<agent_guard_types::Target> {
     let starts: Vec<agent_guard_types::Target> = args
         .iter()
         .take_while(|arg| {

@@ -665,7 +665,14 @@ fn undo_leaves_a_regenerable_artifact_alone_when_its_gitignore_went() {
     write(&env, ".gitignore", "node_modules/\n");
     write(&env, "node_modules/pkg/index.js", "module.exports = 1;\n");
     write(&env, "node_modules/pkg/empty/.keep", "");
-    write(&env, "tools/drop.sh", "rm .gitignore\necho made > made.txt\n");
+    write(
+        &env,
+        "tools/drop.sh",
+        "rm .gitignore\necho made > made.txt\n",
+    );
     round_trip(&env, "sh tools/drop.sh", "SNAPSHOT_CHECKPOINT");
-    assert_eq!(env.read("node_modules/pkg/index.js"), "module.exports = 1;\n");
+    assert_eq!(
+        env.read("node_modules/pkg/index.js"),
+        "module.exports = 1;\n"
+    );
 }

@@ -415,3 +415,88 @@ fn a_file_over_the_checkpoint_cap_keeps_glob_and_find_deletes_refused() {
         big
     );
 }
+
+/// Per-file copies and moves into one fixed destination (`find … -exec cp {} out \;`, `-exec
+/// mv`, `cp -t`, `--parents`, `xargs -0 -I{} cp`): every write lands in the destination,
+/// so one inside the workspace is checkpointed; the real command overwrites what was there
+/// (or moves the matches away) and one `undo` brings every byte back.
+#[test]
+fn copies_and_moves_into_a_fixed_destination_are_undone() {
+    let rows: [(&str, &str, &str); 5] = [
+        (
+            "find src -name '*.py' -exec cp {} out \\;",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "out/a.py",
+        ),
+        (
+            "find src -type f -exec cp -t out {} +",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "out/b.py",
+        ),
+        (
+            "find src -name '*.py' -print0 | xargs -0 -I{} cp {} out/",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "out/a.py",
+        ),
+        (
+            "find src -name '*.py' -exec mv {} out \\;",
+            "SNAPSHOT_CHECKPOINT_DELETE",
+            "src/a.py",
+        ),
+        (
+            "find templates -name '*.ini' -exec cp --parents {} out \\;",
+            "SNAPSHOT_CHECKPOINT_WRITE",
+            "out/templates/base/config.ini",
+        ),
+    ];
+    for (line, code, changed) in rows {
+        let env = with_sources();
+        env.write("out/a.py", "hand-edited, uncommitted\n");
+        env.write("out/b.py", "also hand-edited\n");
+        env.write("out/templates/base/config.ini", "[kept]\n");
+        let before = std::fs::read(env.ws().join(changed)).unwrap();
+        undone_after_run(
+            &env,
+            line,
+            code,
+            |env| run_shell(env, line),
+            |env| std::fs::read(env.ws().join(changed)).ok() != Some(before.clone()),
+        );
+    }
+}
+
+/// A fixed destination that leads out of the workspace (a link to a directory outside, a
+/// hard link to a file outside) is refused; the real run shows the write outside it
+/// prevents.
+#[test]
+fn a_fixed_destination_that_leads_outside_is_refused() {
+    let env = with_sources();
+    std::fs::create_dir_all(&env.fixture.outside).unwrap();
+    let outside_dir = env.fixture.outside.join("dir");
+    std::fs::create_dir_all(&outside_dir).unwrap();
+    std::os::unix::fs::symlink(&outside_dir, env.ws().join("out-link")).unwrap();
+    let outside_file = env.fixture.outside.join("shared.txt");
+    std::fs::write(&outside_file, "outside\n").unwrap();
+    std::fs::hard_link(&outside_file, env.ws().join("shared.txt")).unwrap();
+    for line in [
+        "find src -name '*.py' -exec cp {} out-link/ \\;",
+        "find src -name a.py -exec cp {} shared.txt \\;",
+        "find shared.txt -exec sed -i 's/outside/patched/' {} +",
+    ] {
+        let (exit, report) = crate::support::enforce(&env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(
+            report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
+            "{line}: {report}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&outside_file).unwrap(), "outside\n");
+    // What the refusals prevented: the real lines write outside the workspace.
+    run_shell(&env, "find src -name a.py -exec cp {} shared.txt \\;");
+    assert_eq!(
+        std::fs::read_to_string(&outside_file).unwrap(),
+        "name = 'base'\n"
+    );
+    run_shell(&env, "find src -name '*.py' -exec cp {} out-link/ \\;");
+    assert!(outside_dir.join("a.py").exists());
+}

@@ -288,6 +288,24 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
         {
             return None;
         }
+        // A file written in place (`find notes.txt -exec sed -i …`, `-exec cp {} notes.txt`)
+        // could be a hard link to a file outside, or a link: the test is its own name in
+        // its directory.
+        if !spec.is_dir()
+            && spec.exists()
+            && (rewrites(op) || confinement.derived_names)
+            && let (Some(parent), Some(name)) = (physical.parent(), physical.file_name())
+        {
+            let pattern = glob_escape(&name.to_string_lossy());
+            let own = Reach::Children {
+                pattern: &pattern,
+                dot_rule: false,
+                recursive: false,
+            };
+            if world.write_reaches_link(parent, own) {
+                return None;
+            }
+        }
         if large.is_none() {
             large = if spec.is_dir() {
                 world.over_cap(physical, reach, ctx.checkpoint_max_file_bytes)
@@ -308,6 +326,18 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
         return Some(Verdict::of(ReasonCode::AllowNoop));
     }
     Some(verdict_for(op, ctx))
+}
+
+/// `name` as a pattern that matches only itself.
+fn glob_escape(name: &str) -> String {
+    let mut pattern = String::with_capacity(name.len());
+    for c in name.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern
 }
 
 fn verdict(ctx: &PolicyContext) -> Verdict {

@@ -1,0 +1,170 @@
+//! Per-file commands that copy or move what `find` passes them into one fixed place: `find …
+//! -exec cp {} dest/ \;`, `-exec cp -t dest {} +`, `-exec mv {} old \;`, `-exec cp -r
+//! --parents {} out \;` (issue 38, point 1).
+//!
+//! Whatever is found, such a command writes only at `DEST` or below it (a copy's source is
+//! only read), so the writes are confined by `DEST` alone, like a recursive copy's landing
+//! directory: one op over `DEST`, which a checkpoint keeps when `DEST` lies inside the
+//! workspace. A move also takes each match away, which the `find` op judges like `-exec rm
+//! -r {}`.
+
+use agent_guard_types::{Confinement, Dialect, OpKind, OpSpec, Target};
+
+use crate::args::Arg;
+
+/// What a per-file command writes into: its fixed destination `DEST`.
+pub(super) struct Fixed {
+    /// The destination directory (or file), as written.
+    pub(super) dest: Target,
+    /// The command moves the found file (so the `find` op must also confine what it takes).
+    pub(super) moves: bool,
+    /// `--parents`: each source's whole path is made below `DEST`, not only its name.
+    pub(super) parents: bool,
+}
+
+/// The programs whose destination rules [`fixed`] reads (their ops name `DEST` and
+/// `DEST/NAME` as targets).
+const COPIERS: &[&str] = &["cp", "gcp", "mv", "gmv", "install"];
+
+/// `Some` when `op` (run by `find -exec` as `command`, with `{}` the found path) writes only
+/// at or below one literal destination: every target is `DEST` or `DEST/NAME` for a name
+/// without `/`, every source of a move is the found path itself, and `starts` (the
+/// `find`'s starting points) keep `--parents` below `DEST` (no `..` among them).
+pub(super) fn fixed(op: &OpSpec, command: &[Arg], starts: &[Target]) -> Option<Fixed> {
+    if !COPIERS.contains(&op.op.as_str())
+        || !matches!(op.kind, OpKind::Overwrite | OpKind::Move)
+        || op.targets.is_empty()
+    {
+        return None;
+    }
+    let moves = op.kind == OpKind::Move;
+    // A move of anything but the found path (`mv {} {}.bak` is beside it: not this rule),
+    // or a backup rename, is not a copy into DEST.
+    if moves
+        && (op.sources.is_empty()
+            || op
+                .sources
+                .iter()
+                .any(|s| s.text != "{}" || s.opaque.is_some()))
+    {
+        return None;
+    }
+    let parents = command.iter().any(|a| {
+        a.known()
+            .is_some_and(|t| t.len() >= 4 && "--parents".starts_with(t))
+    });
+    if parents
+        && starts
+            .iter()
+            .any(|s| s.opaque.is_some() || s.text.split('/').any(|c| c == ".."))
+    {
+        return None;
+    }
+    let literal = |t: &Target| t.is_concrete() && !t.tilde && !t.glob;
+    if !op.targets.iter().all(literal) {
+        return None;
+    }
+    let texts: Vec<&str> = op
+        .targets
+        .iter()
+        .map(|t| match t.text.trim_end_matches('/') {
+            "" => "/",
+            text => text,
+        })
+        .collect();
+    // (directory, name) of a target, when the name is a plain one.
+    let split = |text: &str| -> Option<(String, String)> {
+        let (dir, name) = text.rsplit_once('/')?;
+        let dir = if dir.is_empty() { "/" } else { dir };
+        (!name.is_empty() && name != "." && name != "..").then(|| (dir.to_owned(), name.to_owned()))
+    };
+    let in_dest =
+        |dest: &str, text: &str| text == dest || split(text).is_some_and(|(dir, _)| dir == dest);
+    // DEST is one of the targets that all others lie in (`cp {} d` names `d` and `d/NAME`),
+    // or the directory all of them lie in (`cp -t d {}` names `d/NAME` only).
+    let dest = texts
+        .iter()
+        .find(|dest| !dest.contains("{}") && texts.iter().all(|t| in_dest(dest, t)))
+        .map(|dest| (*dest).to_owned())
+        .or_else(|| {
+            let (dir, _) = split(texts.first()?)?;
+            texts
+                .iter()
+                .all(|t| split(t).is_some_and(|(d, _)| d == dir))
+                .then_some(dir)
+        })?;
+    if dest.contains("{}") {
+        return None;
+    }
+    let first = op.targets.first()?;
+    Some(Fixed {
+        dest: Target {
+            text: dest,
+            ..first.clone()
+        },
+        moves,
+        parents,
+    })
+}
+
+/// A `find -exec`'s per-file ops, split by [`split`].
+pub(super) struct Split {
+    /// The ops of the writes into fixed destinations ([`write_op`]).
+    pub(super) writes: Vec<OpSpec>,
+    /// The per-file moves into them, as the command's ops: each takes its match away.
+    pub(super) moves: Vec<OpSpec>,
+    /// The other per-file ops.
+    pub(super) rest: Vec<OpSpec>,
+}
+
+/// Splits the ops `inner` of one `find` action (`-exec`, …, running `command`; `args` are
+/// the `find`'s) into the copies and moves into a fixed destination and the rest. Only
+/// `-exec` and `-ok`: `-execdir` runs in each match's directory, where a relative
+/// destination moves along.
+pub(super) fn split(inner: Vec<OpSpec>, action: &str, command: &[Arg], args: &[Arg]) -> Split {
+    let starts = super::runs::starting_points(args);
+    let mut split = Split {
+        writes: Vec::new(),
+        moves: Vec::new(),
+        rest: Vec::new(),
+    };
+    for op in inner {
+        let into = matches!(action, "-exec" | "-ok")
+            .then(|| fixed(&op, command, &starts))
+            .flatten()
+            .filter(|_| super::runs::names_only_paths(command, "{}", &op));
+        let Some(into) = into else {
+            split.rest.push(op);
+            continue;
+        };
+        let names = crate::find::confinement_of(args, crate::find::Execs::WritesFound);
+        split.writes.push(write_op(&into, &op.op, names.as_ref()));
+        if into.moves {
+            split.moves.push(op);
+        }
+    }
+    split
+}
+
+/// The op of the writes into `fixed.dest`: a recursive overwrite confined to it. Each name
+/// written at its top is a match's name (`names`, the `find`'s own name tests), unless
+/// `--parents` puts the starting point's path there.
+pub(super) fn write_op(fixed: &Fixed, program: &str, names: Option<&Confinement>) -> OpSpec {
+    let mut op = OpSpec::new(program, OpKind::Overwrite, Dialect::Posix);
+    op.recursive = true;
+    op.targets = vec![fixed.dest.clone()];
+    op.mark_undeterminable(format!(
+        "find runs {program} on each file it finds, into `{}`",
+        fixed.dest.text
+    ));
+    let mut confinement = Confinement {
+        whole_matches: true,
+        ..Confinement::default()
+    };
+    if let Some(names) = names.filter(|_| !fixed.parents) {
+        confinement.names.clone_from(&names.names);
+        confinement.ignore_case = names.ignore_case;
+    }
+    op.confined = Some(confinement);
+    op
+}
