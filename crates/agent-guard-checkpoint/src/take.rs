@@ -124,12 +124,8 @@ impl CheckpointStore {
         // What was not heard is the index's entry, if the index is current at the token
         // asked with; otherwise it is stat'ed now.
         let trust = heard_since.is_some() && since.is_some() && previous.head.watch == since;
-        let (found, trusted) = settle(
-            std::mem::take(&mut walked.found),
-            &previous,
-            trust,
-            &selection.workspace,
-        );
+        let found = std::mem::take(&mut walked.found);
+        let (found, trusted) = settle(found, &previous, trust, &selection.workspace);
         let mut entries: Vec<Entry> = found;
         let mut comparison = compare(&mut entries, &previous, &trusted, selection);
         let mut new = NewObjects::default();
