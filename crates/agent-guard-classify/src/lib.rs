@@ -67,6 +67,21 @@ pub struct Classification {
     /// first makes the line run the workspace's own program (issue 35, point 6). Each name
     /// comes with the dialect that looks it up (cmd searches the working directory first).
     pub looked_up: Vec<(String, Dialect)>,
+    /// The definitions the line makes and never calls (POSIX functions and aliases, issue
+    /// 38 point 2), left out of [`Classification::ops`]: a shell that keeps them runs their
+    /// bodies when a later line names them, so a caller remembers them for the session and
+    /// passes them back with [`classify_after`].
+    pub definitions: Vec<Definition>,
+}
+
+/// A function or alias definition a line made without calling it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// The name a later command calls it by.
+    pub name: String,
+    /// The definition's own text (`f() { … }`, `alias x='…'`), which defines it again when
+    /// run before a later line.
+    pub text: String,
 }
 
 impl Classification {
@@ -77,6 +92,7 @@ impl Classification {
             parse_error: Some(note),
             commands: 0,
             looked_up: Vec::new(),
+            definitions: Vec::new(),
         }
     }
 
@@ -96,6 +112,7 @@ impl Classification {
             parse_error,
             commands: script.commands.len(),
             looked_up: Vec::new(),
+            definitions: Vec::new(),
         }
     }
 
@@ -113,6 +130,7 @@ impl Classification {
             parse_error: None,
             commands,
             looked_up: Vec::new(),
+            definitions: Vec::new(),
         }
     }
 }
@@ -141,6 +159,34 @@ pub fn classify(text: &str, dialect: Dialect) -> Classification {
     let (mut classification, looked_up) = looked_up::collect(|| classify_nested(text, dialect, 0));
     classification.looked_up = looked_up;
     classification
+}
+
+/// [`classify`] of `text` run after `earlier` (definitions a previous line of the same
+/// shell made and never called, [`Classification::definitions`]): the line is judged with
+/// them defined first, so a call of one is judged by its body. POSIX only; the returned
+/// definitions are the line's own.
+pub fn classify_after(text: &str, dialect: Dialect, earlier: &[Definition]) -> Classification {
+    if earlier.is_empty() || dialect != Dialect::Posix {
+        return classify(text, dialect);
+    }
+    let mut joined = String::new();
+    for definition in earlier {
+        joined.push_str(&definition.text);
+        joined.push('\n');
+    }
+    joined.push_str(text);
+    let mut classification = classify(&joined, dialect);
+    // What the line itself defines, not what it was given.
+    classification
+        .definitions
+        .retain(|d| !earlier.iter().any(|e| e.text == d.text));
+    classification
+}
+
+/// [`classify`], judging every definition where it stands, called or not (the old reading,
+/// for a caller that cannot remember them for later lines).
+pub fn classify_judging_definitions(text: &str, dialect: Dialect) -> Classification {
+    posix::definitions::judging_all(|| classify(text, dialect))
 }
 
 /// The longest command line followed, in bytes; a longer one is not read at all.

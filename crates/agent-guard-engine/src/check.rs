@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use agent_guard_audit::{AuditLog, AuditRecord, Clock, Event, REDACTED, Tool};
-use agent_guard_classify::{classify, smells};
+use agent_guard_classify::smells;
 use agent_guard_config::EnvSnapshot;
 use agent_guard_policy::{decide, dialect_verdict};
 use agent_guard_recovery::{NoProgress, Progress, ensure_layout};
@@ -136,7 +136,10 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         let dialect = resolution.dialect().unwrap_or_default();
         match line_of(request, dialect) {
             Ok(command) => {
-                let classification = classify(&command, dialect);
+                let classification =
+                    crate::definitions::classify_line(&command, dialect, request.enforce, || {
+                        open(request).ok()
+                    });
                 let mut ops = classification.ops;
                 let found = crate::path_programs::found(
                     &classification.looked_up,

@@ -12,6 +12,7 @@ mod ask;
 mod audit;
 mod check;
 mod config_trust;
+mod definitions;
 mod demo;
 mod edit;
 mod enforce;

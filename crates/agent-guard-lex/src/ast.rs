@@ -15,6 +15,9 @@ pub struct Script {
     /// The first syntax error, if the text is not well-formed. Commands lexed before (and,
     /// where recovery was possible, after) the error are still listed.
     pub error: Option<LexError>,
+    /// The shell functions the text defines (POSIX only), in textual order. The commands of
+    /// a body are among [`Script::commands`], inside the definition's span.
+    pub functions: Vec<FunctionDef>,
 }
 
 impl Script {
@@ -25,8 +28,21 @@ impl Script {
         error: Option<LexError>,
     ) -> Script {
         commands.sort_by_key(|c| c.span.start);
-        Script { commands, error }
+        Script {
+            commands,
+            error,
+            functions: Vec::new(),
+        }
     }
+}
+
+/// A function definition: `NAME () BODY` or `function NAME [()] BODY`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionDef {
+    /// The function's name as written (a literal word).
+    pub name: String,
+    /// The whole definition, from its name (or `function`) to the end of its body.
+    pub span: Span,
 }
 
 /// How a simple command is joined to the one before it at the same nesting level.

@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod approval;
+pub mod definitions;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};

@@ -216,7 +216,7 @@ fn runs_programs(name: &str) -> bool {
 
 /// `alias NAME='BODY'…`: the body runs later wherever `NAME` starts a command, with the
 /// words that follow it there.
-pub(super) fn alias(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
+pub(super) fn alias(rest: &[Arg], line: &mut Line<'_>) -> Vec<OpSpec> {
     let mut ops = Vec::new();
     for arg in rest {
         let Some(text) = arg.known() else {
@@ -235,6 +235,19 @@ pub(super) fn alias(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
         let Some((name, body)) = text.split_once('=') else {
             continue;
         };
+        // A definition runs nothing: judged only where the line may use it.
+        if !line.judge_definitions && super::definitions::may_leave_out(line.source, name, arg.span)
+        {
+            let text = line
+                .source
+                .get(arg.span.start..arg.span.end)
+                .unwrap_or(text);
+            line.left_out.push(crate::Definition {
+                name: name.to_owned(),
+                text: format!("alias {text}"),
+            });
+            continue;
+        }
         let note = format!("alias {name} runs `{body}` later, with the arguments given there");
         let found = hops::program(Some(body), &note, false, line);
         let head = body.split_whitespace().next().unwrap_or("");

@@ -5,6 +5,7 @@
 //! `eval`) have that argv or script classified with the same rules; strings that run later
 //! (`trap`, `alias`, `GIT_EDITOR=…`) are classified where they are defined.
 
+pub(crate) mod definitions;
 mod evaluated;
 mod fixed_destination;
 mod hops;
@@ -60,13 +61,35 @@ fn classify_in(text: &str, nesting: u32, stdin_stream: bool) -> Classification {
     classify_script(&script, &text, nesting, stdin_stream)
 }
 
-/// Classifies an already-lexed script.
+/// Classifies an already-lexed script: first with the definitions the line never calls left
+/// out ([`definitions`]), then, if one was and the line could call it unseen, with every
+/// definition judged where it stands.
 fn classify_script(
     script: &Script,
     source: &str,
     nesting: u32,
     stdin_stream: bool,
 ) -> Classification {
+    let uncalled = definitions::uncalled_bodies(script, source);
+    let (mut classification, left_out) =
+        classify_pass(script, source, (nesting, stdin_stream), Some(&uncalled));
+    if !left_out.is_empty() {
+        if definitions::could_call_unseen(&classification.ops) {
+            return classify_pass(script, source, (nesting, stdin_stream), None).0;
+        }
+        classification.definitions = left_out;
+    }
+    classification
+}
+
+/// One pass of [`classify_script`]: `uncalled` marks the commands of function bodies to
+/// leave out (`None`: every definition is judged). Returns the definitions left out.
+fn classify_pass(
+    script: &Script,
+    source: &str,
+    (nesting, stdin_stream): (u32, bool),
+    uncalled: Option<&definitions::Uncalled>,
+) -> (Classification, Vec<crate::Definition>) {
     let mut ops = Vec::new();
     let mut positions = Positions::default();
     positions.note_source(source, Dialect::Posix);
@@ -80,8 +103,18 @@ fn classify_script(
         piped_find: None,
         refs_made: false,
         commands: script.commands.len(),
+        judge_definitions: uncalled.is_none(),
+        left_out: Vec::new(),
     };
+    if let Some(uncalled) = uncalled {
+        line.left_out.clone_from(&uncalled.definitions);
+    }
     for (index, command) in script.commands.iter().enumerate() {
+        if uncalled.is_some_and(|u| u.commands.get(index) == Some(&true))
+            || definitions::calls_defined(script, command)
+        {
+            continue;
+        }
         for mut op in classify_command(command, index, &mut line, &mut positions) {
             crate::place(&mut op, index, command);
             if command.context.maybe_arithmetic && op.kind != OpKind::Unknown {
@@ -114,7 +147,8 @@ fn classify_script(
         ops.push(op);
     }
     ops.extend(evaluated::evaluated_later(script, &line));
-    Classification::of_ops(ops, &positions, script)
+    let left_out = std::mem::take(&mut line.left_out);
+    (Classification::of_ops(ops, &positions, script), left_out)
 }
 
 /// Per-line state shared by the commands of one script.
@@ -137,6 +171,10 @@ pub(crate) struct Line<'a> {
     refs_made: bool,
     /// How many simple commands the line has (substitutions' included).
     commands: usize,
+    /// Every definition is judged where it stands (the line could call one unseen).
+    judge_definitions: bool,
+    /// The definitions the line never names elsewhere, left out ([`definitions`]).
+    left_out: Vec<crate::Definition>,
 }
 
 impl Line<'_> {

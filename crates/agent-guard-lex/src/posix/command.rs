@@ -328,11 +328,14 @@ impl Lexer<'_> {
                 cmd.assignments.push(word);
                 continue;
             }
-            let plain_name = word.literal_text().is_some();
+            let name = word.literal_text();
+            let start = word.span.start;
             cmd.words.push(word);
-            if mode.cmd_pos && plain_name && self.funcdef_parens_here() {
+            if mode.cmd_pos
+                && let Some(name) = name.filter(|_| self.funcdef_parens_here())
+            {
                 // `NAME () BODY` defines a function; the definition itself runs nothing.
-                self.function_def(ctx, sep);
+                self.function_def(ctx, sep, Some((name, start)));
                 return;
             }
         }

@@ -347,20 +347,31 @@ impl Lexer<'_> {
 
     /// `function NAME [()] BODY` at `pos`.
     pub(super) fn function_keyword(&mut self, ctx: CommandContext, sep: Separator) {
+        let start = self.pos;
         self.pos += Kw::Function.len();
         self.skip_blanks();
+        let mut name = None;
         if word_start(self.peek(), self.peek_at(1)) {
             let mode = WordMode {
                 cmd_pos: true,
                 ..WordMode::PLAIN
             };
-            self.parse_word(ctx, mode);
+            name = self
+                .parse_word(ctx, mode)
+                .and_then(|word| word.literal_text())
+                .map(|text| (text, start));
         }
-        self.function_def(ctx, sep);
+        self.function_def(ctx, sep, name);
     }
 
-    /// The optional `()` and the body of a function definition.
-    pub(super) fn function_def(&mut self, ctx: CommandContext, sep: Separator) {
+    /// The optional `()` and the body of a function definition; `name` (with where the
+    /// definition starts) is recorded in the script's functions when it is literal.
+    pub(super) fn function_def(
+        &mut self,
+        ctx: CommandContext,
+        sep: Separator,
+        name: Option<(String, usize)>,
+    ) {
         if self.funcdef_parens_here() {
             self.skip_blanks();
             self.pos += 1;
@@ -383,6 +394,12 @@ impl Lexer<'_> {
             }
         }
         self.leave();
+        if let Some((name, start)) = name {
+            self.functions.push(crate::ast::FunctionDef {
+                name,
+                span: Span::new(start, self.pos),
+            });
+        }
     }
 
     /// `[[ … ]]`: one command whose words run to `]]`; `&&`, `||`, `<`, `>`, `(`, `)` inside

@@ -35,8 +35,12 @@ pub use crate::cursor::MAX_DEPTH;
 pub fn lex(text: &str) -> Script {
     let mut lexer = Lexer::new(text, 0);
     lexer.parse_top(CommandContext::default());
+    let functions = std::mem::take(&mut lexer.functions);
     let (commands, error) = lexer.finish();
-    Script::in_source_order(commands, error)
+    Script {
+        functions,
+        ..Script::in_source_order(commands, error)
+    }
 }
 
 /// Everything a failed `((` attempt must undo.
@@ -48,6 +52,7 @@ struct Checkpoint {
     results: usize,
     placements: usize,
     negate_next: bool,
+    functions: usize,
 }
 
 /// Memo and budget that keep arithmetic-versus-subshell trials linear.
@@ -63,6 +68,8 @@ struct Lexer<'a> {
     /// Position, region (the input, or a heredoc body), first error and nesting depth.
     cur: Cursor<'a>,
     commands: Vec<SimpleCommand>,
+    /// The function definitions seen (a failed `((` attempt takes its own back).
+    functions: Vec<crate::ast::FunctionDef>,
     /// A `!` was seen: the next emitted simple command is negated.
     negate_next: bool,
     heredocs: heredoc::Heredocs<'a>,
@@ -76,6 +83,7 @@ impl<'a> Lexer<'a> {
         Lexer {
             cur: Cursor::new(src, guard),
             commands: Vec::new(),
+            functions: Vec::new(),
             negate_next: false,
             heredocs: heredoc::Heredocs::default(),
             arith: ArithMemo {
@@ -161,12 +169,14 @@ impl<'a> Lexer<'a> {
             results: self.heredocs.results.len(),
             placements: self.heredocs.placements.len(),
             negate_next: self.negate_next,
+            functions: self.functions.len(),
         }
     }
 
     fn restore(&mut self, cp: Checkpoint) {
         self.pos = cp.pos;
         self.commands.truncate(cp.commands);
+        self.functions.truncate(cp.functions);
         // A TooDeep abort is final: keep its error so the caller still sees why lexing stopped.
         if !self.aborted {
             self.error = cp.error;

@@ -1,0 +1,204 @@
+//! Definitions run nothing (issue 38, point 2): a function (`f() { rm -rf build; }`) or an
+//! alias (`alias x='rm -rf build'`) is judged where it can be called, not where it is
+//! defined.
+//!
+//! A definition's body is left out of the line's ops when its name is not a word anywhere
+//! else in the line (a call `f`, `"f"`, `eval f`, `trap f EXIT`, `xargs f`, `export -f f`,
+//! `g=f` all hold it) and nothing else in the line could call it unseen: no command whose
+//! name is not literal, no program the guard does not see into (`source x.sh`, `eval
+//! "$x"`). Otherwise the body is judged as before, as if it ran where it is defined.
+
+use agent_guard_lex::Script;
+use agent_guard_types::{OpKind, OpSpec, Span};
+
+/// Bytes that end a shell word or stand between a name and what follows it.
+fn boundary(byte: u8) -> bool {
+    byte.is_ascii_whitespace()
+        || matches!(
+            byte,
+            b';' | b'&'
+                | b'|'
+                | b'('
+                | b')'
+                | b'<'
+                | b'>'
+                | b'{'
+                | b'}'
+                | b'\''
+                | b'"'
+                | b'`'
+                | b'$'
+                | b'='
+                | b'\\'
+        )
+}
+
+/// Whether `name` is a word of `source` anywhere outside `own` (the definition itself).
+pub(super) fn named_elsewhere(source: &str, name: &str, own: Span) -> bool {
+    if name.is_empty() {
+        return true;
+    }
+    let bytes = source.as_bytes();
+    source.match_indices(name).any(|(at, _)| {
+        let end = at + name.len();
+        let before = at == 0 || boundary(bytes[at - 1]);
+        let after = end == bytes.len() || boundary(bytes[end]);
+        let inside = at >= own.start && end <= own.end;
+        before && after && !inside
+    })
+}
+
+/// What [`uncalled_bodies`] found.
+pub(super) struct Uncalled {
+    /// For each command of the script, whether it lies in a body left out.
+    pub(super) commands: Vec<bool>,
+    /// The definitions left out, with their text.
+    pub(super) definitions: Vec<crate::Definition>,
+}
+
+thread_local! {
+    /// Set while every definition is to be judged where it stands
+    /// ([`crate::classify_judging_definitions`]).
+    static JUDGE_ALL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `classify` with every definition judged where it stands.
+pub(crate) fn judging_all<T>(classify: impl FnOnce() -> T) -> T {
+    let before = JUDGE_ALL.with(|flag| flag.replace(true));
+    let result = classify();
+    JUDGE_ALL.with(|flag| flag.set(before));
+    result
+}
+
+/// Whether a definition of `name` (its text at `own` in `source`) may be left out: the line
+/// names it nowhere else, and called alone in a later line it would be a program the guard
+/// does not know, so that line is judged with the remembered definitions
+/// ([`crate::classify_after`]). A name the guard reads as a known program (`ls() { …; }`,
+/// `alias cd='rm -rf ~'`) would let that later line through unseen: judged where it stands.
+pub(super) fn may_leave_out(source: &str, name: &str, own: Span) -> bool {
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'+'));
+    plain
+        && !JUDGE_ALL.with(std::cell::Cell::get)
+        && !named_elsewhere(source, name, own)
+        && crate::classify_nested(name, agent_guard_types::Dialect::Posix, 1)
+            .ops
+            .iter()
+            .any(|op| matches!(op.kind, OpKind::OpaqueProgram | OpKind::Unknown))
+}
+
+/// The function definitions of `script` that may be left out ([`may_leave_out`]), with
+/// every definition that holds a judged one judged too (its body defines it).
+fn leavable(script: &Script, source: &str) -> Vec<bool> {
+    let mut leave: Vec<bool> = script
+        .functions
+        .iter()
+        .map(|def| may_leave_out(source, &def.name, def.span))
+        .collect();
+    let within = |inner: Span, outer: Span| inner.start >= outer.start && inner.end <= outer.end;
+    for (at, def) in script.functions.iter().enumerate() {
+        if !leave[at] {
+            for (other, outer) in script.functions.iter().enumerate() {
+                if within(def.span, outer.span) {
+                    leave[other] = false;
+                }
+            }
+        }
+    }
+    leave
+}
+
+/// For each command of `script`, whether it lies in the body of a function left out (see
+/// the module).
+pub(super) fn uncalled_bodies(script: &Script, source: &str) -> Uncalled {
+    if script.functions.is_empty() {
+        return Uncalled {
+            commands: vec![false; script.commands.len()],
+            definitions: Vec::new(),
+        };
+    }
+    let leave = leavable(script, source);
+    let definitions = script
+        .functions
+        .iter()
+        .zip(&leave)
+        .filter(|(_, leave)| **leave)
+        .map(|(def, _)| crate::Definition {
+            name: def.name.clone(),
+            text: source
+                .get(def.span.start..def.span.end)
+                .unwrap_or_default()
+                .to_owned(),
+        })
+        .collect();
+    let spans: Vec<Span> = script
+        .functions
+        .iter()
+        .zip(&leave)
+        .filter(|(_, leave)| **leave)
+        .map(|(def, _)| def.span)
+        .collect();
+    Uncalled {
+        commands: script
+            .commands
+            .iter()
+            .map(|c| {
+                spans
+                    .iter()
+                    .any(|s| c.span.start >= s.start && c.span.end <= s.end)
+            })
+            .collect(),
+        definitions,
+    }
+}
+
+/// Whether `command` calls a function `script` defined before it (`f() { …; }; f`): its
+/// body is judged where it stands (the line names it), so the call itself is no unknown
+/// program (its arguments reach the body as `$1`…, which the body's ops read as unknown).
+/// Not with a redirection or an assignment, which act on their own.
+pub(super) fn calls_defined(script: &Script, command: &agent_guard_lex::SimpleCommand) -> bool {
+    let Some(name) = command
+        .words
+        .first()
+        .and_then(agent_guard_lex::Word::literal_text)
+    else {
+        return false;
+    };
+    command.redirects.is_empty()
+        && command.assignments.is_empty()
+        && script
+            .functions
+            .iter()
+            .any(|def| def.name == name && def.span.end <= command.span.start)
+}
+
+/// Whether `ops` (the line's ops with the uncalled definitions left out) hold something that
+/// could call a definition unseen: an op the guard cannot read at all (`eval "$x"`, a
+/// command whose name is not literal), or a script sourced into this shell. A program in
+/// another process (`make`, `./x.sh`, `bash -c …`) sees a function only once it is exported,
+/// which names it (`export -f f`).
+pub(super) fn could_call_unseen(ops: &[OpSpec]) -> bool {
+    ops.iter().any(|op| {
+        op.kind == OpKind::Unknown || (op.kind == OpKind::OpaqueProgram && op.op == "source")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_a_word_only_between_boundaries() {
+        let own = Span::new(0, 5);
+        assert!(!named_elsewhere("f() { rm x; }", "f", Span::new(0, 13)));
+        assert!(named_elsewhere("f() { rm x; }; f", "f", Span::new(0, 13)));
+        assert!(named_elsewhere("xx; eval \"f\"", "f", own));
+        assert!(named_elsewhere("xx; g=f", "f", own));
+        assert!(
+            !named_elsewhere("xx; f.sh; ./fx; ./f", "f", own),
+            "files, not the function"
+        );
+    }
+}
