@@ -160,8 +160,11 @@ impl CheckpointStore {
                     }
                 }
                 // Not kept, or left out as regenerable (still when what made it so, a
-                // `.gitignore`, is gone now): not something that arrived since.
-                None if not_kept.contains(found.path.as_slice()) || meta.left_out(&found.path) => {}
+                // `.gitignore`, is gone now): not something that arrived since. A link now
+                // where the artifact was (`node_modules -> /elsewhere`) did arrive.
+                None if not_kept.contains(found.path.as_slice())
+                    || (meta.left_out(&found.path)
+                        && !(stat.is_symlink() && meta.left_out.contains(&found.path))) => {}
                 None => changes.push(CheckpointChange {
                     path: found.path.clone(),
                     kind: ChangeKind::Created,

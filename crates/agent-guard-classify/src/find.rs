@@ -208,14 +208,18 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
                 confinement.names.push(pattern.to_owned());
             }
             "-exec" | "-execdir" | "-ok" | "-okdir" if execs == Execs::WritesFound => {
-                let mut placeholder = false;
+                // find ends `-exec` at `;`, or at a `+` right after `{}` (any other `+` is
+                // an argument of the command).
+                let (mut placeholder, mut last) = (false, "");
                 loop {
-                    match rest.next()?.known()? {
-                        "{}" => placeholder = true,
+                    let word = rest.next()?.known()?;
+                    match word {
                         ";" => break,
-                        "+" if placeholder => break,
+                        "+" if last == "{}" => break,
+                        "{}" => placeholder = true,
                         _ => {}
                     }
+                    last = word;
                 }
                 if !placeholder {
                     return None;
@@ -228,18 +232,19 @@ pub(crate) fn confinement_of(args: &[Arg], execs: Execs) -> Option<Confinement> 
                 if basename(program) != "rm" {
                     return None;
                 }
-                let mut placeholder = false;
+                let (mut placeholder, mut last) = (false, "");
                 loop {
                     let word = rest.next()?.known()?;
                     match word {
                         "{}" => placeholder = true,
                         ";" => break,
-                        "+" if placeholder => break,
+                        "+" if last == "{}" => break,
                         flag if RM_FLAGS.contains(&flag) => {
                             confinement.whole_matches |= flag.contains(['r', 'R']);
                         }
                         _ => return None,
                     }
+                    last = word;
                 }
                 if !placeholder {
                     return None;
@@ -336,6 +341,8 @@ mod tests {
             "src -exec rm {} + -type f",
             "src -name a -delete ! -name b",
             "src -print0 -name *.tmp",
+            // `+` ends `-exec` only right after `{}`: here it is an argument of rm.
+            "src -name *.tmp -exec rm -rf {} -- + -maxdepth /tmp/out -exec rm {} ;",
         ] {
             assert!(confined(line).is_none(), "{line}");
         }

@@ -143,6 +143,10 @@ impl World for FakeWorld {
         self.reaches.unwrap_or(true)
     }
 
+    fn creates_guarded(&self, _dir: &Path, _reach: agent_guard_types::Reach<'_>) -> bool {
+        self.reaches.unwrap_or(true)
+    }
+
     fn over_cap(
         &self,
         dir: &Path,

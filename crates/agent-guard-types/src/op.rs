@@ -237,6 +237,11 @@ pub struct Confinement {
     /// Only entries that are not directories match (`-type f`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub files_only: bool,
+    /// The op writes new names right in its target directory, one per match (`find … -exec
+    /// cp {} dest/ \;`): no name the patterns allow may be `.git`, the quarantine or a guard
+    /// file there, whether or not one exists yet.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub creates_names: bool,
 }
 
 /// Whether `xargs` without `-0` splits a word at `byte` or reads it as quoting (a blank, a

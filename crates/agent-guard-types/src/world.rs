@@ -102,6 +102,15 @@ pub trait World {
         true
     }
 
+    /// Returns `true` if a name that `reach` allows, written right in directory `dir`
+    /// (physical, inside the workspace), could be `.git`, the quarantine or a guard file
+    /// there, whether or not it exists yet (a copy into `dir` creates it). The default says
+    /// it could.
+    fn creates_guarded(&self, dir: &Path, reach: Reach<'_>) -> bool {
+        let _ = (dir, reach);
+        true
+    }
+
     /// The first regular file larger than `cap` bytes that a delete or rewrite confined to
     /// directory `dir` (physical, inside the workspace), acting on what `reach` says, could
     /// remove or rewrite: a checkpoint lists such a file as not kept, so the op cannot be

@@ -162,6 +162,37 @@ pub(crate) fn links(dir: &Path, reach: Reach<'_>) -> bool {
     .is_some()
 }
 
+/// Implements [`World::creates_guarded`](agent_guard_types::World::creates_guarded): every
+/// name the patterns allow is tried against `.git`, the quarantine's name and the guard
+/// files whose directory is `dir`; without name patterns, any name is allowed.
+pub(crate) fn creates_guarded(world: &RealWorld, dir: &Path, reach: Reach<'_>) -> bool {
+    let Reach::Names {
+        patterns,
+        ignore_case,
+        ..
+    } = reach
+    else {
+        return true;
+    };
+    if patterns.is_empty() {
+        return true;
+    }
+    let matches = |name: &OsStr| {
+        patterns
+            .iter()
+            .all(|p| glob(p.as_bytes(), name, false, ignore_case))
+    };
+    let trash = world.trash_roots();
+    let mut guarded: Vec<&Path> = vec![trash.physical.as_path()];
+    guarded.extend(trash.link.as_deref());
+    guarded.extend(world.guard_files().iter().map(PathBuf::as_path));
+    matches(OsStr::new(".git"))
+        || crate::store_names::could_match(patterns, ignore_case)
+        || guarded
+            .iter()
+            .any(|path| path.parent() == Some(dir) && path.file_name().is_some_and(&matches))
+}
+
 /// Implements [`World::over_cap`](agent_guard_types::World::over_cap): the first regular
 /// file larger than `cap` bytes that a delete or rewrite confined to `dir` can reach (`dir`
 /// itself when the tree is too big to tell).
@@ -331,15 +362,40 @@ fn walk_below(
 }
 
 /// Shell-pattern match of one name; with `dot_rule`, a leading dot must be literal.
+///
+/// Errs towards a match where `find` and the shell (`fnmatch` in the user's locale) may read
+/// the pattern otherwise than git's wildmatch: an unclosed `[` is literal there (both
+/// readings are tried), `?` and a bracket match one character, not one byte, of a name
+/// that is not ASCII, and case is folded beyond ASCII.
 fn glob(pattern: &[u8], name: &OsStr, dot_rule: bool, ignore_case: bool) -> bool {
     let name = name.as_bytes();
     if dot_rule && name.first() == Some(&b'.') && pattern.first() != Some(&b'.') {
         return false;
     }
-    if ignore_case {
-        agent_guard_git::glob_matches(&pattern.to_ascii_lowercase(), &name.to_ascii_lowercase())
-    } else {
-        agent_guard_git::glob_matches(pattern, name)
+    let wild = |pattern: &[u8], name: &[u8]| {
+        if ignore_case {
+            agent_guard_git::glob_matches(&pattern.to_ascii_lowercase(), &name.to_ascii_lowercase())
+        } else {
+            agent_guard_git::glob_matches(pattern, name)
+        }
+    };
+    let unicode = !name.is_ascii() || !pattern.is_ascii();
+    if unicode && (ignore_case || pattern.iter().any(|b| matches!(b, b'?' | b'['))) {
+        return true;
+    }
+    if wild(pattern, name) {
+        return true;
+    }
+    // `[` read literally (an unclosed bracket is, in fnmatch).
+    pattern.contains(&b'[') && {
+        let mut literal = Vec::with_capacity(pattern.len() + 4);
+        for byte in pattern {
+            if *byte == b'[' {
+                literal.push(b'\\');
+            }
+            literal.push(*byte);
+        }
+        wild(&literal, name)
     }
 }
 
@@ -365,6 +421,23 @@ mod tests {
             dot_rule: true,
             recursive,
         }
+    }
+
+    /// From an outside review: where fnmatch may match and wildmatch does not, a name is
+    /// taken as matched (`[*` is literal in find, `?` is one UTF-8 character, `-iname`
+    /// folds `É` to `é`).
+    #[test]
+    fn names_err_towards_a_match_where_find_reads_the_pattern_otherwise() {
+        let m = |pattern: &str, name: &str, ignore_case: bool| {
+            glob(pattern.as_bytes(), OsStr::new(name), false, ignore_case)
+        };
+        assert!(m("[*", "[lib", false));
+        assert!(m("[big.bin", "[big.bin", false));
+        assert!(m("?.bin", "é.bin", false));
+        assert!(m("ÉLIB", "élib", true));
+        assert!(m("[a-c]*", "b.txt", false));
+        assert!(!m("*.py", "x.txt", false));
+        assert!(!m("?.bin", "ab.bin", false));
     }
 
     #[test]

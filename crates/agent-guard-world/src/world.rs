@@ -295,6 +295,10 @@ impl World for RealWorld {
         crate::reach::names_split(dir)
     }
 
+    fn creates_guarded(&self, dir: &Path, reach: agent_guard_types::Reach<'_>) -> bool {
+        crate::reach::creates_guarded(self, dir, reach)
+    }
+
     fn over_cap(
         &self,
         dir: &Path,

@@ -154,26 +154,6 @@ pub(super) fn uncalled_bodies(script: &Script, source: &str) -> Uncalled {
     }
 }
 
-/// Whether `command` calls a function `script` defined before it (`f() { …; }; f`): its
-/// body is judged where it stands (the line names it), so the call itself is no unknown
-/// program (its arguments reach the body as `$1`…, which the body's ops read as unknown).
-/// Not with a redirection or an assignment, which act on their own.
-pub(super) fn calls_defined(script: &Script, command: &agent_guard_lex::SimpleCommand) -> bool {
-    let Some(name) = command
-        .words
-        .first()
-        .and_then(agent_guard_lex::Word::literal_text)
-    else {
-        return false;
-    };
-    command.redirects.is_empty()
-        && command.assignments.is_empty()
-        && script
-            .functions
-            .iter()
-            .any(|def| def.name == name && def.span.end <= command.span.start)
-}
-
 /// Whether `ops` (the line's ops with the uncalled definitions left out) hold something that
 /// could call a definition unseen: an op the guard cannot read at all (`eval "$x"`, a
 /// command whose name is not literal), or a script sourced into this shell. A program in

@@ -24,7 +24,67 @@ pub(super) struct Fixed {
 
 /// The programs whose destination rules [`fixed`] reads (their ops name `DEST` and
 /// `DEST/NAME` as targets).
-const COPIERS: &[&str] = &["cp", "gcp", "mv", "gmv", "install"];
+const COPIERS: &[&str] = &["cp", "gcp", "mv", "gmv"];
+
+/// The options a copy or move into a fixed destination may carry: none that copies a link
+/// as a link, makes one (`-P`, `-d`, `-a`, `-l`, `-s`), recurses (`-r`: what it writes
+/// below a match is not named by the `find`), or writes the destination's own name (`-T`).
+/// Short flags (bundled or not) by letter; `t` takes the destination.
+const SHORT_FLAGS: &[u8] = b"finuvpLH";
+
+/// Long options allowed (`=VALUE` after any of them).
+const LONG_OPTIONS: &[&str] = &[
+    "--force",
+    "--interactive",
+    "--no-clobber",
+    "--update",
+    "--verbose",
+    "--preserve",
+    "--dereference",
+    "--parents",
+    "--target-directory",
+    "--strip-trailing-slashes",
+];
+
+/// Whether every option of `command` (the program and its arguments) is one [`fixed`]
+/// allows.
+fn plain_options(command: &[Arg]) -> bool {
+    let mut words = command.iter().skip(1);
+    while let Some(arg) = words.next() {
+        let Some(text) = arg.known() else {
+            // A word the guard cannot read could be any option.
+            return false;
+        };
+        if text == "--" {
+            return true;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or_default();
+            // Abbreviations of an allowed option only (`--par`), never of two.
+            let allowed: Vec<&&str> = LONG_OPTIONS
+                .iter()
+                .filter(|o| name.len() >= 3 && o[2..].starts_with(name))
+                .collect();
+            if allowed.len() != 1 {
+                return false;
+            }
+        } else if let Some(flags) = text.strip_prefix('-').filter(|f| !f.is_empty()) {
+            for (at, flag) in flags.bytes().enumerate() {
+                if flag == b't' {
+                    // `-tDIR`, or `-t DIR`.
+                    if at + 1 == flags.len() {
+                        words.next();
+                    }
+                    break;
+                }
+                if !SHORT_FLAGS.contains(&flag) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
 
 /// `Some` when `op` (run by `find -exec` as `command`, with `{}` the found path) writes only
 /// at or below one literal destination: every target is `DEST` or `DEST/NAME` for a name
@@ -34,6 +94,8 @@ pub(super) fn fixed(op: &OpSpec, command: &[Arg], starts: &[Target]) -> Option<F
     if !COPIERS.contains(&op.op.as_str())
         || !matches!(op.kind, OpKind::Overwrite | OpKind::Move)
         || op.targets.is_empty()
+        || op.recursive
+        || !plain_options(command)
     {
         return None;
     }
@@ -51,7 +113,7 @@ pub(super) fn fixed(op: &OpSpec, command: &[Arg], starts: &[Target]) -> Option<F
     }
     let parents = command.iter().any(|a| {
         a.known()
-            .is_some_and(|t| t.len() >= 4 && "--parents".starts_with(t))
+            .is_some_and(|t| t.len() >= 5 && "--parents".starts_with(t))
     });
     if parents
         && starts
@@ -121,8 +183,14 @@ pub(super) struct Split {
 /// the `find`'s) into the copies and moves into a fixed destination and the rest. Only
 /// `-exec` and `-ok`: `-execdir` runs in each match's directory, where a relative
 /// destination moves along.
-pub(super) fn split(inner: Vec<OpSpec>, action: &str, command: &[Arg], args: &[Arg]) -> Split {
+pub(super) fn split(
+    inner: Vec<OpSpec>,
+    (action, batch): (&str, bool),
+    command: &[Arg],
+    args: &[Arg],
+) -> Split {
     let starts = super::runs::starting_points(args);
+    let names = crate::find::confinement_of(args, crate::find::Execs::WritesFound);
     let mut split = Split {
         writes: Vec::new(),
         moves: Vec::new(),
@@ -132,13 +200,15 @@ pub(super) fn split(inner: Vec<OpSpec>, action: &str, command: &[Arg], args: &[A
         let into = matches!(action, "-exec" | "-ok")
             .then(|| fixed(&op, command, &starts))
             .flatten()
-            .filter(|_| super::runs::names_only_paths(command, "{}", &op));
-        let Some(into) = into else {
+            .filter(|into| {
+                super::runs::names_only_paths(command, "{}", &op)
+                    && names.as_ref().is_some_and(|n| settles(into, n, batch))
+            });
+        let (Some(into), Some(names)) = (into, names.as_ref()) else {
             split.rest.push(op);
             continue;
         };
-        let names = crate::find::confinement_of(args, crate::find::Execs::WritesFound);
-        split.writes.push(write_op(&into, &op.op, names.as_ref()));
+        split.writes.push(write_op(&into, &op.op, names));
         if into.moves {
             split.moves.push(op);
         }
@@ -146,10 +216,19 @@ pub(super) fn split(inner: Vec<OpSpec>, action: &str, command: &[Arg], args: &[A
     split
 }
 
-/// The op of the writes into `fixed.dest`: a recursive overwrite confined to it. Each name
-/// written at its top is a match's name (`names`, the `find`'s own name tests), unless
-/// `--parents` puts the starting point's path there.
-pub(super) fn write_op(fixed: &Fixed, program: &str, names: Option<&Confinement>) -> OpSpec {
+/// Whether what `into` writes stays what the line was judged on, for matches bounded by
+/// `names` (the `find`'s expression): the expression names what may be written (`-name`,
+/// checked against `.git`, the quarantine and guard files); and a move run once per match
+/// (`\;`, `xargs -I`, not `batch`) moves only regular files (`-type f`): a moved link
+/// would land at the destination, and the next run would write through it.
+pub(super) fn settles(into: &Fixed, names: &Confinement, batch: bool) -> bool {
+    !names.names.is_empty() && (batch || !into.moves || names.files_only)
+}
+
+/// The op of the writes into `fixed.dest`: an overwrite confined to it, of new names right
+/// in it. Each name written there is a match's name (`names`, the `find`'s own name
+/// tests), unless `--parents` puts the starting point's path there.
+pub(super) fn write_op(fixed: &Fixed, program: &str, names: &Confinement) -> OpSpec {
     let mut op = OpSpec::new(program, OpKind::Overwrite, Dialect::Posix);
     op.recursive = true;
     op.targets = vec![fixed.dest.clone()];
@@ -159,9 +238,10 @@ pub(super) fn write_op(fixed: &Fixed, program: &str, names: Option<&Confinement>
     ));
     let mut confinement = Confinement {
         whole_matches: true,
+        creates_names: !fixed.parents,
         ..Confinement::default()
     };
-    if let Some(names) = names.filter(|_| !fixed.parents) {
+    if !fixed.parents {
         confinement.names.clone_from(&names.names);
         confinement.ignore_case = names.ignore_case;
     }

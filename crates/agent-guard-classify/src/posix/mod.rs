@@ -39,6 +39,20 @@ const MAYBE_ARITHMETIC: &str =
 /// Why a command whose name is not literal is an unknown op.
 const NAME_NOT_LITERAL: &str = "command name is not literal";
 
+/// Shell settings that change what a glob matches (`shopt -s dotglob`, `GLOBIGNORE=x`,
+/// `BASHOPTS`, …).
+const GLOB_OPTIONS: &[&str] = &[
+    "dotglob",
+    "GLOBIGNORE",
+    "nocaseglob",
+    "extglob",
+    "globstar",
+    "BASHOPTS",
+    "failglob",
+    "nullglob",
+    "globasciiranges",
+];
+
 /// Why a command run by `xargs` or per file by `find` is undeterminable.
 const PER_FILE: &str = "arguments arrive from stdin (xargs) or per file (find)";
 
@@ -110,9 +124,9 @@ fn classify_pass(
         line.left_out.clone_from(&uncalled.definitions);
     }
     for (index, command) in script.commands.iter().enumerate() {
-        if uncalled.is_some_and(|u| u.commands.get(index) == Some(&true))
-            || definitions::calls_defined(script, command)
-        {
+        // A call of a function defined before stays an unknown program: its body may change
+        // the directory or the shell for what follows (`g() { cd /; }; g && rm -rf build`).
+        if uncalled.is_some_and(|u| u.commands.get(index) == Some(&true)) {
             continue;
         }
         for mut op in classify_command(command, index, &mut line, &mut positions) {
@@ -147,6 +161,16 @@ fn classify_pass(
         ops.push(op);
     }
     ops.extend(evaluated::evaluated_later(script, &line));
+    // `shopt -s dotglob`, `GLOBIGNORE=…`, `nocaseglob`, `extglob`: the shell matches globs
+    // otherwise than the guard reads them (`rm -rf src/*` takes `src/.git` too).
+    if GLOB_OPTIONS.iter().any(|option| source.contains(option)) {
+        for op in ops
+            .iter_mut()
+            .filter(|op| op.targets.iter().any(|t| t.glob))
+        {
+            op.mark_undeterminable("the line changes how the shell matches globs");
+        }
+    }
     let left_out = std::mem::take(&mut line.left_out);
     (Classification::of_ops(ops, &positions, script), left_out)
 }
@@ -336,6 +360,10 @@ fn run(
         if from_stdin && op.kind != OpKind::Unknown {
             op.per_file_only = !op.undeterminable;
             op.mark_undeterminable(PER_FILE);
+            // What bounds one run (a recursive copy's landing directory) does not bound
+            // several: a link one run copies there, the next writes through (`xargs -I{}
+            // cp -r {}/. dest`). Only what the find before bounds is taken again.
+            op.confined = None;
             if let Some(find) = from_find.as_ref().filter(|_| seen_whole) {
                 taken.extend(bound_by_find(op, find, command));
             }

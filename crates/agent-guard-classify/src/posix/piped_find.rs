@@ -38,10 +38,10 @@ pub(super) fn bound_by_find(op: &mut OpSpec, find: &PipedFind, command: &[Arg]) 
         // match away, like `xargs -I {} rm -r {}`.
         // Without `-0`, the names below the starting points must be checked for what xargs
         // would unquote: the move's delete op over them does; a copy has none.
-        if let Some(into) = fixed_destination::fixed(op, command, &find.starts)
-            .filter(|into| find.nul || into.moves)
-        {
-            let mut write = fixed_destination::write_op(&into, &op.op, Some(&find.confinement));
+        if let Some(into) = fixed_destination::fixed(op, command, &find.starts).filter(|into| {
+            (find.nul || into.moves) && fixed_destination::settles(into, &find.confinement, false)
+        }) {
+            let mut write = fixed_destination::write_op(&into, &op.op, &find.confinement);
             write.note("xargs -I runs the command on each name the find before it printed");
             let taken = into.moves.then(|| {
                 let mut delete = OpSpec::new(op.op.clone(), OpKind::FsDelete, Dialect::Posix);

@@ -62,7 +62,8 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                     program
                 }));
                 // `-exec cp {} dest/ \;`: writes confined by `dest` alone.
-                let split = super::fixed_destination::split(inner, action, command, args);
+                let batch = args.get(end).and_then(Arg::known) == Some("+");
+                let split = super::fixed_destination::split(inner, (action, batch), command, args);
                 copies_into |= !split.writes.is_empty();
                 writes.extend(split.writes);
                 if !split.moves.is_empty() {

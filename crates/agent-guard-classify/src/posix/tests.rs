@@ -16,13 +16,18 @@ fn deletes_inside_control_flow_and_groups_are_seen() {
         "(rm -rf build)",
         "! rm -rf build",
         "case x in x) rm -rf build;; esac",
-        "f() { rm -rf build; }; f",
         "true && rm -rf build",
         "echo ok;rm -rf build",
     ] {
         assert_eq!(kinds(line), [OpKind::FsDelete], "{line}");
         assert_eq!(targets(line), ["build"], "{line}");
     }
+    // A call of a function defined in the line: its body, and the call itself as a program
+    // (it may change the directory for what follows).
+    assert_eq!(
+        kinds("f() { rm -rf build; }; f"),
+        [OpKind::FsDelete, OpKind::OpaqueProgram]
+    );
 }
 
 #[test]

@@ -676,3 +676,27 @@ fn undo_leaves_a_regenerable_artifact_alone_when_its_gitignore_went() {
         "module.exports = 1;\n"
     );
 }
+
+/// From an outside review: a link the command puts where a left-out artifact was
+/// (`node_modules -> elsewhere`) arrived since the checkpoint: undo sets it aside.
+#[test]
+fn undo_sets_aside_a_link_put_where_a_left_out_artifact_was() {
+    let env = TestEnv::new();
+    write(&env, ".gitignore", "node_modules/\n");
+    write(&env, "node_modules/pkg/index.js", "module.exports = 1;\n");
+    std::fs::create_dir_all(&env.fixture.outside).unwrap();
+    let script = format!(
+        "rm .gitignore\nrm -rf node_modules\nln -s {} node_modules\n",
+        env.fixture.outside.display()
+    );
+    write(&env, "tools/swap.sh", &script);
+    checkpointed(&env, "sh tools/swap.sh", "SNAPSHOT_CHECKPOINT");
+    run(&env, "sh tools/swap.sh");
+    let undo = env.ag(&["undo", "--json"]);
+    assert!(undo.status.success(), "{undo:?}");
+    assert_eq!(env.read(".gitignore"), "node_modules/\n");
+    assert!(
+        env.ws().join("node_modules").symlink_metadata().is_err(),
+        "the link the command made is set aside"
+    );
+}

@@ -429,7 +429,7 @@ fn copies_and_moves_into_a_fixed_destination_are_undone() {
             "out/a.py",
         ),
         (
-            "find src -type f -exec cp -t out {} +",
+            "find src -type f -name '*.py' -exec cp -t out {} +",
             "SNAPSHOT_CHECKPOINT_WRITE",
             "out/b.py",
         ),
@@ -439,7 +439,7 @@ fn copies_and_moves_into_a_fixed_destination_are_undone() {
             "out/a.py",
         ),
         (
-            "find src -name '*.py' -exec mv {} out \\;",
+            "find src -name '*.py' -type f -exec mv {} out \\;",
             "SNAPSHOT_CHECKPOINT_DELETE",
             "src/a.py",
         ),
@@ -499,4 +499,33 @@ fn a_fixed_destination_that_leads_outside_is_refused() {
     );
     run_shell(&env, "find src -name '*.py' -exec cp {} out-link/ \\;");
     assert!(outside_dir.join("a.py").exists());
+}
+
+/// From an outside review: one copy per match that keeps links (`cp -P`) makes `dest/evil`
+/// a link out of the workspace, and the next copy writes through it. Refused; the real
+/// line shows the write outside it prevents.
+#[test]
+fn a_copy_that_keeps_links_into_a_fixed_destination_is_refused() {
+    let env = with_sources();
+    std::fs::create_dir_all(&env.fixture.outside).unwrap();
+    let target = env.fixture.outside.join("keep.txt");
+    std::fs::write(&target, "outside\n").unwrap();
+    let first = env.fixture.root().join("a");
+    let second = env.fixture.root().join("b");
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    std::os::unix::fs::symlink(&target, first.join("evil")).unwrap();
+    std::fs::write(second.join("evil"), "PWNED\n").unwrap();
+    std::fs::create_dir_all(env.ws().join("dest")).unwrap();
+    let line = format!(
+        "find {} {} -name evil -exec cp -P {{}} dest \\;",
+        first.display(),
+        second.display()
+    );
+    let (exit, report) = crate::support::enforce(&env, &line);
+    assert_eq!(exit, 2, "{report}");
+    assert_eq!(report["code"], "BLOCK_UNDETERMINABLE_EFFECT", "{report}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "outside\n");
+    run_shell(&env, &line);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "PWNED\n");
 }

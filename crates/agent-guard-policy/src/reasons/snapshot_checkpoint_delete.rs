@@ -198,7 +198,9 @@ fn glob_confined(
         None => (".", target.text.as_str()),
     };
     let wild = |text: &str| text.contains(['*', '?', '[']);
+    // `!(x)`, `@(a|b)`: an extended glob where the shell has `extglob` on.
     if wild(dir)
+        || pattern.contains('(')
         || pattern.is_empty()
         || pattern.starts_with('.')
         || dir.split('/').any(|c| c == "..")
@@ -280,6 +282,11 @@ pub(crate) fn find(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Optio
         };
         // `find … | xargs rm` without `-0`: a name with a blank in it would be split into
         // words that are not matches (`a /etc`).
+        // A copy into it writes new names there (`cp {} dest/`): none may be `.git`, the
+        // quarantine or a guard file, whether or not it is there yet.
+        if confinement.creates_names && spec.is_dir() && world.creates_guarded(physical, reach) {
+            return None;
+        }
         if spec.is_dir()
             && (world.checkpoint_reach(physical, reach)
                 || ((rewrites(op) || confinement.derived_names)
