@@ -189,6 +189,15 @@ pub fn classify_judging_definitions(text: &str, dialect: Dialect) -> Classificat
     posix::definitions::judging_all(|| classify(text, dialect))
 }
 
+/// [`classify_after`], judging every definition where it stands.
+pub fn classify_after_judging_definitions(
+    text: &str,
+    dialect: Dialect,
+    earlier: &[Definition],
+) -> Classification {
+    posix::definitions::judging_all(|| classify_after(text, dialect, earlier))
+}
+
 /// The longest command line followed, in bytes; a longer one is not read at all.
 pub const MAX_COMMAND_BYTES: usize = 1 << 20;
 

@@ -89,7 +89,7 @@ fn frame() -> impl Strategy<Value = String> {
         "if true; then %; fi",
         "for i in 1 2; do %; done",
         "while false; do %; done",
-        "f() { %; }",
+        "f() { %; }; f",
         "true && %",
         "false || %",
         "echo a | %",

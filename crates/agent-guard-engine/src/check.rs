@@ -12,6 +12,7 @@ use agent_guard_types::{
     Dialect, DialectOutcome, DialectResolution, OpSpec, ReasonCode, SessionMode, Verdict,
 };
 
+use crate::definitions::classify_line;
 use crate::error::EngineError;
 use crate::report::{CheckReport, OpReport};
 use crate::runtime::Runtime;
@@ -137,9 +138,7 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         match line_of(request, dialect) {
             Ok(command) => {
                 let classification =
-                    crate::definitions::classify_line(&command, dialect, request.enforce, || {
-                        open(request).ok()
-                    });
+                    classify_line(&command, dialect, request.enforce, &request.env);
                 let mut ops = classification.ops;
                 let found = crate::path_programs::found(
                     &classification.looked_up,

@@ -47,7 +47,7 @@ const FRAMES: &[&str] = &[
     "{ %; }",
     "if true; then %; fi",
     "for i in 1; do %; done",
-    "f() { %; }",
+    "f() { %; }; f",
     "true && %",
     "echo a | %",
     "% ; echo done",

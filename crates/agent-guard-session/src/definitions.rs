@@ -2,20 +2,23 @@
 //!
 //! A line that only defines a function or an alias (`f() { rm -rf build; }`) runs nothing
 //! and is allowed; a shell that keeps its definitions runs the body when a later line calls
-//! `f`. The engine remembers each such definition here, per session, before the defining
-//! line runs, and judges later lines of the session with them defined first.
+//! `f`. The engine remembers each such definition here, per session (a shell may move
+//! between workspaces, its definitions go along), before the defining line runs, and judges
+//! every later line of the session with them defined first.
 //!
-//! Stored as `sessions/<session>.definitions.json` (or `definitions.json` without a session)
-//! in the quarantine: a JSON array of `{"name", "text"}`, newest last, at most
-//! [`MAX_DEFINITIONS`]. Something planted at the name, an unreadable or corrupt file reads
-//! as no definitions: a later call is then an unknown program, checkpointed as before.
+//! Stored as `definitions/<session>.json` (`definitions/no-session.json` without one) in
+//! agent-guard's per-user state directory, which the guard protects: a JSON array of
+//! `{"name", "text"}` in the order they were made, never replaced (a definition that did
+//! not run, `false && f() { :; }`, must not hide the one that did), at most
+//! [`MAX_DEFINITIONS`]; a session that would make more has its new ones judged where they
+//! stand. An unreadable or corrupt file reads as none.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{SESSIONS_DIR_NAME, sanitize_session};
+use crate::sanitize_session;
 
 /// The most definitions a session keeps (the oldest go first).
 pub const MAX_DEFINITIONS: usize = 64;
@@ -32,21 +35,17 @@ pub struct Remembered {
     pub text: String,
 }
 
-/// Where a session's definitions are kept.
-pub fn definitions_path(trash: &Path, session: Option<&str>) -> PathBuf {
-    match session {
-        Some(session) => trash
-            .join(SESSIONS_DIR_NAME)
-            .join(format!("{}.definitions.json", sanitize_session(session))),
-        None => trash.join("definitions.json"),
-    }
+/// Where a session's definitions are kept, below agent-guard's per-user `state_dir`.
+pub fn definitions_path(state_dir: &Path, session: Option<&str>) -> PathBuf {
+    let stem = session.map_or_else(|| "no-session".to_owned(), sanitize_session);
+    state_dir.join("definitions").join(format!("{stem}.json"))
 }
 
-/// The definitions a session made, oldest first; none when there is no (valid) file.
-pub fn read_definitions(trash: &Path, session: Option<&str>) -> Vec<Remembered> {
-    let path = definitions_path(trash, session);
+/// The definitions kept at `path`, oldest first; none when there is no (valid) file. One
+/// failed `open` when there is none: this is read for every line.
+pub fn read_definitions(path: &Path) -> Vec<Remembered> {
     let Ok(file) =
-        agent_guard_fsops::state::open_file(&path, agent_guard_fsops::state::Access::Read)
+        agent_guard_fsops::state::open_file(path, agent_guard_fsops::state::Access::Read)
     else {
         return Vec::new();
     };
@@ -62,28 +61,31 @@ pub fn read_definitions(trash: &Path, session: Option<&str>) -> Vec<Remembered> 
     serde_json::from_slice(&bytes).unwrap_or_default()
 }
 
-/// Adds `new` to a session's definitions (a later definition of a name replaces an earlier
-/// one), durably: written to a temporary file, flushed and renamed over the old one. The
-/// quarantine must exist.
+/// Adds `new` to the definitions kept at `path` (one already there with the same text is
+/// not added twice), durably: written to a temporary file, flushed and renamed over the old
+/// one, its directory made (private) if need be.
 ///
 /// # Errors
-/// The file could not be written.
-pub fn remember(
-    trash: &Path,
-    session: Option<&str>,
-    new: &[Remembered],
-) -> Result<(), std::io::Error> {
+/// The file could not be written, or it would hold more than [`MAX_DEFINITIONS`] (nothing
+/// is dropped to make room).
+pub fn remember(path: &Path, new: &[Remembered]) -> Result<(), std::io::Error> {
     if new.is_empty() {
         return Ok(());
     }
-    let mut all = read_definitions(trash, session);
-    all.retain(|old| !new.iter().any(|n| n.name == old.name));
-    all.extend(new.iter().cloned());
-    let excess = all.len().saturating_sub(MAX_DEFINITIONS);
-    all.drain(..excess);
-    let path = definitions_path(trash, session);
+    let mut all = read_definitions(path);
+    for definition in new {
+        if !all.contains(definition) {
+            all.push(definition.clone());
+        }
+    }
+    if all.len() > MAX_DEFINITIONS {
+        return Err(std::io::Error::other(format!(
+            "the session already keeps {MAX_DEFINITIONS} definitions"
+        )));
+    }
     if let Some(dir) = path.parent().filter(|dir| !dir.is_dir()) {
-        fs_err::create_dir(dir)?;
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(dir)?;
     }
     let mut bytes = serde_json::to_vec(&all).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
@@ -92,7 +94,7 @@ pub fn remember(
             "the session's definitions are larger than the guard keeps",
         ));
     }
-    agent_guard_fsops::replace_file(&path, &bytes)
+    agent_guard_fsops::replace_file(path, &bytes)
 }
 
 #[cfg(test)]
@@ -100,23 +102,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn definitions_are_kept_per_session_newest_replacing() {
-        let trash = tempfile::tempdir().unwrap();
-        let trash = trash.path();
+    fn definitions_are_kept_per_session_and_never_replaced() {
+        let state = tempfile::tempdir().unwrap();
+        let path = definitions_path(state.path(), Some("a"));
         let def = |name: &str, text: &str| Remembered {
             name: name.into(),
             text: text.into(),
         };
-        assert!(read_definitions(trash, Some("a")).is_empty());
-        remember(trash, Some("a"), &[def("f", "f() { rm x; }")]).unwrap();
-        remember(trash, Some("a"), &[def("g", "alias g='rm y'")]).unwrap();
-        remember(trash, Some("a"), &[def("f", "f() { :; }")]).unwrap();
+        assert!(read_definitions(&path).is_empty());
+        remember(&path, &[def("f", "f() { rm x; }")]).unwrap();
+        remember(&path, &[def("g", "alias g='rm y'")]).unwrap();
+        remember(&path, &[def("f", "f() { :; }"), def("g", "alias g='rm y'")]).unwrap();
         assert_eq!(
-            read_definitions(trash, Some("a")),
-            [def("g", "alias g='rm y'"), def("f", "f() { :; }")]
+            read_definitions(&path),
+            [
+                def("f", "f() { rm x; }"),
+                def("g", "alias g='rm y'"),
+                def("f", "f() { :; }")
+            ]
         );
-        assert!(read_definitions(trash, Some("b")).is_empty());
-        std::fs::write(definitions_path(trash, Some("a")), "not json").unwrap();
-        assert!(read_definitions(trash, Some("a")).is_empty());
+        assert!(read_definitions(&definitions_path(state.path(), Some("b"))).is_empty());
+        let many: Vec<Remembered> = (0..MAX_DEFINITIONS)
+            .map(|i| def(&format!("g{i}"), &format!("g{i}() {{ :; }}")))
+            .collect();
+        assert!(
+            remember(&path, &many).is_err(),
+            "nothing is dropped for room"
+        );
+        assert_eq!(read_definitions(&path).len(), 3);
+        std::fs::write(&path, "not json").unwrap();
+        assert!(read_definitions(&path).is_empty());
     }
 }

@@ -33,19 +33,46 @@ fn boundary(byte: u8) -> bool {
         )
 }
 
-/// Whether `name` is a word of `source` anywhere outside `own` (the definition itself).
+/// Whether `name` is a word of `source` anywhere outside `own` (the definition itself), as
+/// written or with its quotes and backslashes taken away (`g"g"`, `g''g`, `\\gg` call `gg`).
 pub(super) fn named_elsewhere(source: &str, name: &str, own: Span) -> bool {
     if name.is_empty() {
         return true;
     }
-    let bytes = source.as_bytes();
-    source.match_indices(name).any(|(at, _)| {
-        let end = at + name.len();
-        let before = at == 0 || boundary(bytes[at - 1]);
-        let after = end == bytes.len() || boundary(bytes[end]);
-        let inside = at >= own.start && end <= own.end;
-        before && after && !inside
+    let before = source.get(..own.start.min(source.len())).unwrap_or(source);
+    let after = source.get(own.end.min(source.len())..).unwrap_or_default();
+    [before, after].into_iter().any(|part| {
+        let dequoted: String = part
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .collect();
+        holds_word(part, name) || holds_word(&dequoted, name)
     })
+}
+
+/// Whether `name` stands in `text` between word boundaries.
+fn holds_word(text: &str, name: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices(name).any(|(at, _)| {
+        let end = at + name.len();
+        (at == 0 || boundary(bytes[at - 1])) && (end == bytes.len() || boundary(bytes[end]))
+    })
+}
+
+/// Functions the shell calls by their name alone, unasked: bash's handler of unknown
+/// commands, zsh's hooks and `TRAP…` functions. Never left out.
+fn called_by_the_shell(name: &str) -> bool {
+    matches!(
+        name,
+        "command_not_found_handle"
+            | "command_not_found_handler"
+            | "precmd"
+            | "preexec"
+            | "chpwd"
+            | "periodic"
+            | "zshaddhistory"
+            | "zshexit"
+    ) || name.starts_with("TRAP")
 }
 
 /// What [`uncalled_bodies`] found.
@@ -81,6 +108,7 @@ pub(super) fn may_leave_out(source: &str, name: &str, own: Span) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'+'));
     plain
+        && !called_by_the_shell(name)
         && !JUDGE_ALL.with(std::cell::Cell::get)
         && !named_elsewhere(source, name, own)
         && crate::classify_nested(name, agent_guard_types::Dialect::Posix, 1)

@@ -1,6 +1,5 @@
 //! Per-file commands that copy or move what `find` passes them into one fixed place: `find …
-//! -exec cp {} dest/ \;`, `-exec cp -t dest {} +`, `-exec mv {} old \;`, `-exec cp -r
-//! --parents {} out \;` (issue 38, point 1).
+//! -exec cp {} dest/ \;`, `-exec cp -t dest {} +`, `-exec mv {} old \;` (issue 38, point 1).
 //!
 //! Whatever is found, such a command writes only at `DEST` or below it (a copy's source is
 //! only read), so the writes are confined by `DEST` alone, like a recursive copy's landing
@@ -18,8 +17,6 @@ pub(super) struct Fixed {
     pub(super) dest: Target,
     /// The command moves the found file (so the `find` op must also confine what it takes).
     pub(super) moves: bool,
-    /// `--parents`: each source's whole path is made below `DEST`, not only its name.
-    pub(super) parents: bool,
 }
 
 /// The programs whose destination rules [`fixed`] reads (their ops name `DEST` and
@@ -41,37 +38,53 @@ const LONG_OPTIONS: &[&str] = &[
     "--verbose",
     "--preserve",
     "--dereference",
-    "--parents",
     "--target-directory",
     "--strip-trailing-slashes",
 ];
 
-/// Whether every option of `command` (the program and its arguments) is one [`fixed`]
-/// allows.
-fn plain_options(command: &[Arg]) -> bool {
+/// Whether `command` (the program and its arguments) copies or moves only the found file:
+/// every option is one [`fixed`] allows, and every source operand is `{}` (a literal source
+/// would land in the destination under a name the `find` does not bound, `cp {}
+/// elsewhere/opencode.json .`); with `-t DIR` every operand is a source, else all but the
+/// last.
+fn only_the_found(command: &[Arg]) -> bool {
+    let mut operands: Vec<&str> = Vec::new();
+    let mut into = false;
     let mut words = command.iter().skip(1);
+    let mut options = true;
     while let Some(arg) = words.next() {
         let Some(text) = arg.known() else {
-            // A word the guard cannot read could be any option.
+            // A word the guard cannot read could be any option or source.
             return false;
         };
-        if text == "--" {
-            return true;
+        if !options || text == "-" || !text.starts_with('-') {
+            operands.push(text);
+            continue;
         }
-        if let Some(long) = text.strip_prefix("--") {
+        if text == "--" {
+            options = false;
+        } else if let Some(long) = text.strip_prefix("--") {
             let name = long.split('=').next().unwrap_or_default();
-            // Abbreviations of an allowed option only (`--par`), never of two.
+            // Abbreviations of an allowed option only (`--verb`), never of two.
             let allowed: Vec<&&str> = LONG_OPTIONS
                 .iter()
                 .filter(|o| name.len() >= 3 && o[2..].starts_with(name))
                 .collect();
-            if allowed.len() != 1 {
+            let [option] = allowed.as_slice() else {
                 return false;
+            };
+            if **option == "--target-directory" {
+                into = true;
+                if !long.contains('=') {
+                    words.next();
+                }
             }
-        } else if let Some(flags) = text.strip_prefix('-').filter(|f| !f.is_empty()) {
+        } else {
+            let flags = &text[1..];
             for (at, flag) in flags.bytes().enumerate() {
                 if flag == b't' {
                     // `-tDIR`, or `-t DIR`.
+                    into = true;
                     if at + 1 == flags.len() {
                         words.next();
                     }
@@ -83,19 +96,23 @@ fn plain_options(command: &[Arg]) -> bool {
             }
         }
     }
-    true
+    let sources = if into {
+        operands.as_slice()
+    } else {
+        operands.split_last().map_or(&[][..], |(_, rest)| rest)
+    };
+    !sources.is_empty() && sources.iter().all(|s| *s == "{}")
 }
 
 /// `Some` when `op` (run by `find -exec` as `command`, with `{}` the found path) writes only
 /// at or below one literal destination: every target is `DEST` or `DEST/NAME` for a name
-/// without `/`, every source of a move is the found path itself, and `starts` (the
-/// `find`'s starting points) keep `--parents` below `DEST` (no `..` among them).
-pub(super) fn fixed(op: &OpSpec, command: &[Arg], starts: &[Target]) -> Option<Fixed> {
+/// without `/`, and every source is the found path itself.
+pub(super) fn fixed(op: &OpSpec, command: &[Arg]) -> Option<Fixed> {
     if !COPIERS.contains(&op.op.as_str())
         || !matches!(op.kind, OpKind::Overwrite | OpKind::Move)
         || op.targets.is_empty()
         || op.recursive
-        || !plain_options(command)
+        || !only_the_found(command)
     {
         return None;
     }
@@ -108,17 +125,6 @@ pub(super) fn fixed(op: &OpSpec, command: &[Arg], starts: &[Target]) -> Option<F
                 .sources
                 .iter()
                 .any(|s| s.text != "{}" || s.opaque.is_some()))
-    {
-        return None;
-    }
-    let parents = command.iter().any(|a| {
-        a.known()
-            .is_some_and(|t| t.len() >= 5 && "--parents".starts_with(t))
-    });
-    if parents
-        && starts
-            .iter()
-            .any(|s| s.opaque.is_some() || s.text.split('/').any(|c| c == ".."))
     {
         return None;
     }
@@ -165,7 +171,6 @@ pub(super) fn fixed(op: &OpSpec, command: &[Arg], starts: &[Target]) -> Option<F
             ..first.clone()
         },
         moves,
-        parents,
     })
 }
 
@@ -185,11 +190,10 @@ pub(super) struct Split {
 /// destination moves along.
 pub(super) fn split(
     inner: Vec<OpSpec>,
-    (action, batch): (&str, bool),
+    (action, batch, alone): (&str, bool, bool),
     command: &[Arg],
     args: &[Arg],
 ) -> Split {
-    let starts = super::runs::starting_points(args);
     let names = crate::find::confinement_of(args, crate::find::Execs::WritesFound);
     let mut split = Split {
         writes: Vec::new(),
@@ -197,8 +201,10 @@ pub(super) fn split(
         rest: Vec::new(),
     };
     for op in inner {
-        let into = matches!(action, "-exec" | "-ok")
-            .then(|| fixed(&op, command, &starts))
+        // Only when the find is the whole line: another command could make a link in the
+        // destination first (`cp -P lnk dest/x; find … -exec cp {} dest \;`).
+        let into = (alone && matches!(action, "-exec" | "-ok"))
+            .then(|| fixed(&op, command))
             .flatten()
             .filter(|into| {
                 super::runs::names_only_paths(command, "{}", &op)
@@ -227,7 +233,7 @@ pub(super) fn settles(into: &Fixed, names: &Confinement, batch: bool) -> bool {
 
 /// The op of the writes into `fixed.dest`: an overwrite confined to it, of new names right
 /// in it. Each name written there is a match's name (`names`, the `find`'s own name
-/// tests), unless `--parents` puts the starting point's path there.
+/// tests).
 pub(super) fn write_op(fixed: &Fixed, program: &str, names: &Confinement) -> OpSpec {
     let mut op = OpSpec::new(program, OpKind::Overwrite, Dialect::Posix);
     op.recursive = true;
@@ -236,15 +242,13 @@ pub(super) fn write_op(fixed: &Fixed, program: &str, names: &Confinement) -> OpS
         "find runs {program} on each file it finds, into `{}`",
         fixed.dest.text
     ));
-    let mut confinement = Confinement {
+    let confinement = Confinement {
         whole_matches: true,
-        creates_names: !fixed.parents,
+        creates_names: true,
+        names: names.names.clone(),
+        ignore_case: names.ignore_case,
         ..Confinement::default()
     };
-    if !fixed.parents {
-        confinement.names.clone_from(&names.names);
-        confinement.ignore_case = names.ignore_case;
-    }
     op.confined = Some(confinement);
     op
 }

@@ -173,6 +173,18 @@ pub(super) fn declare(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
 /// `trap [-lp] [[ACTION] SIGNAL…]`: the action runs in this shell when the signal comes
 /// (`EXIT`: when the shell ends).
 pub(super) fn trap(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
+    let Some(action) = trap_action(rest) else {
+        return Vec::new();
+    };
+    match action.known() {
+        Some("" | "-") => Vec::new(),
+        Some(text) if !action.glob || action.quoted => nested(text, line, "trap action"),
+        _ => hops::program(None, "the trap action is not literal", false, line),
+    }
+}
+
+/// The action `trap` sets (`None` when it lists, prints or resets).
+pub(super) fn trap_action(rest: &[Arg]) -> Option<&Arg> {
     let mut operands = rest;
     while let Some(first) = operands.first() {
         match first.known() {
@@ -183,7 +195,7 @@ pub(super) fn trap(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
             // `-l`, `-p`, `-P` list or print: nothing is set.
             Some(text) if first.is_option() => {
                 if text.contains(['l', 'p', 'P']) {
-                    return Vec::new();
+                    return None;
                 }
                 operands = &operands[1..];
             }
@@ -192,13 +204,9 @@ pub(super) fn trap(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
     }
     // One operand resets that signal; `-` and `''` reset or ignore.
     let [action, _, ..] = operands else {
-        return Vec::new();
+        return None;
     };
-    match action.known() {
-        Some("" | "-") => Vec::new(),
-        Some(text) if !action.glob || action.quoted => nested(text, line, "trap action"),
-        _ => hops::program(None, "the trap action is not literal", false, line),
-    }
+    Some(action)
 }
 
 /// Returns `true` if a program name hands its arguments to another program or a shell

@@ -87,12 +87,14 @@ fn classify_script(
     let uncalled = definitions::uncalled_bodies(script, source);
     let (mut classification, left_out) =
         classify_pass(script, source, (nesting, stdin_stream), Some(&uncalled));
-    if !left_out.is_empty() {
-        if definitions::could_call_unseen(&classification.ops) {
-            return classify_pass(script, source, (nesting, stdin_stream), None).0;
-        }
-        classification.definitions = left_out;
+    let (left_out, traps): (Vec<_>, Vec<_>) = left_out.into_iter().partition(|d| d.name != "trap");
+    if !left_out.is_empty() && definitions::could_call_unseen(&classification.ops) {
+        let (mut judged, _) = classify_pass(script, source, (nesting, stdin_stream), None);
+        judged.definitions = traps;
+        return judged;
     }
+    classification.definitions = left_out;
+    classification.definitions.extend(traps);
     classification
 }
 
@@ -522,6 +524,15 @@ fn dispatch(
         "at" | "batch" => hops::at(rest, call, line),
         "trap" => {
             let ops = later::trap(rest, line);
+            // A shell that keeps the trap runs it later (a `DEBUG` trap before every
+            // command): the functions it names are judged on every later line.
+            if let Some(action) = later::trap_action(rest) {
+                let text = line.source.get(action.span.start..action.span.end);
+                line.left_out.push(crate::Definition {
+                    name: "trap".to_owned(),
+                    text: format!(": {}", text.unwrap_or_default()),
+                });
+            }
             line.deferred
                 .extend(ops.into_iter().map(|op| (op, call.index)));
             Vec::new()

@@ -21,6 +21,9 @@ pub(crate) struct PipedFind {
     /// The `xargs` after it runs the command once per name, with this string replaced by the
     /// name in its arguments (`-I R`, `-i`, `--replace`).
     pub(super) replace: Option<String>,
+    /// The find and the xargs are the whole line, in the foreground: no other command can
+    /// make a link where the xargs writes.
+    pub(super) alone: bool,
 }
 
 /// `find START … -print0 | xargs -0 rm [-rf]`: the names are exactly what the find matched,
@@ -38,8 +41,11 @@ pub(super) fn bound_by_find(op: &mut OpSpec, find: &PipedFind, command: &[Arg]) 
         // match away, like `xargs -I {} rm -r {}`.
         // Without `-0`, the names below the starting points must be checked for what xargs
         // would unquote: the move's delete op over them does; a copy has none.
-        if let Some(into) = fixed_destination::fixed(op, command, &find.starts).filter(|into| {
-            (find.nul || into.moves) && fixed_destination::settles(into, &find.confinement, false)
+        let command = replace_with_braces(command, name);
+        if let Some(into) = fixed_destination::fixed(op, &command).filter(|into| {
+            find.alone
+                && (find.nul || into.moves)
+                && fixed_destination::settles(into, &find.confinement, false)
         }) {
             let mut write = fixed_destination::write_op(&into, &op.op, &find.confinement);
             write.note("xargs -I runs the command on each name the find before it printed");
@@ -261,5 +267,6 @@ pub(super) fn xargs_from_find(
     let mut find = find.clone();
     find.confinement.split_names = !null;
     find.replace = replace;
+    find.alone = line.commands == 2 && !backgrounded;
     Some(find)
 }

@@ -63,7 +63,9 @@ pub(super) fn find(args: &[Arg], call: Call<'_>, line: &mut Line<'_>) -> Vec<OpS
                 }));
                 // `-exec cp {} dest/ \;`: writes confined by `dest` alone.
                 let batch = args.get(end).and_then(Arg::known) == Some("+");
-                let split = super::fixed_destination::split(inner, (action, batch), command, args);
+                let alone = line.commands == 1;
+                let split =
+                    super::fixed_destination::split(inner, (action, batch, alone), command, args);
                 copies_into |= !split.writes.is_empty();
                 writes.extend(split.writes);
                 if !split.moves.is_empty() {
@@ -156,6 +158,7 @@ fn printed(args: &[Arg], index: usize) -> Option<super::PipedFind> {
         confinement: crate::find::confinement(args)?,
         nul: prints_nul,
         replace: None,
+        alone: false,
     })
 }
 

@@ -52,9 +52,16 @@ fn a_definition_runs_nothing_and_its_later_call_is_judged_by_its_body() {
     );
     // The call of the one that deletes outside the workspace is refused; in another session
     // (another shell) the name is an unknown program, checkpointed.
-    let (exit, report) = enforce_in(&env, "a", "wipe_data");
-    assert_eq!(exit, 2, "{report}");
-    assert_eq!(report["code"], "BLOCK_OUT_OF_WORKSPACE", "{report}");
+    for call in [
+        "wipe_data",
+        "wipe_data --version",
+        "wipe_\"data\"",
+        "x=1; wipe_data",
+    ] {
+        let (exit, report) = enforce_in(&env, "a", call);
+        assert_eq!(exit, 2, "{call}: {report}");
+        assert_eq!(report["code"], "BLOCK_OUT_OF_WORKSPACE", "{call}: {report}");
+    }
     let (_, other) = enforce_in(&env, "b", "wipe_data");
     assert_eq!(other["code"], "SNAPSHOT_CHECKPOINT", "{other}");
     // The call of the one that deletes in the workspace is judged as `rm -rf src`, runs in
@@ -78,4 +85,18 @@ fn a_definition_runs_nothing_and_its_later_call_is_judged_by_its_body() {
     assert!(advisory.status.success(), "{advisory:?}");
     let (_, report) = enforce_in(&env, "c", "wipe_data");
     assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
+}
+
+/// From an outside review: a `DEBUG` trap set by one line runs a function a later line
+/// defines before every command after it; the definition is judged as called.
+#[test]
+fn a_function_a_kept_trap_names_is_judged_where_it_is_defined() {
+    let env = TestEnv::new();
+    let (exit, report) = enforce_in(&env, "t", "trap tidy DEBUG");
+    assert_eq!(exit, 0, "{report}");
+    let (exit, report) = enforce_in(&env, "t", "tidy() { rm -rf .git; trap - DEBUG; }");
+    assert_eq!(exit, 2, "{report}");
+    // Another session never set the trap.
+    let (exit, report) = enforce_in(&env, "u", "tidy() { rm -rf .git; trap - DEBUG; }");
+    assert_eq!(exit, 0, "{report}");
 }

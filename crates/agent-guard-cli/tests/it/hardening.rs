@@ -149,7 +149,7 @@ fn strings_that_run_later_are_judged() {
     for command in [
         "GIT_EDITOR='rm -rf build' git commit --allow-empty",
         "git -c core.pager='rm -rf build' -P log",
-        "alias x='rm -rf build'",
+        "alias ls='rm -rf build'",
         "f() { rm -rf \"$1\"; }; f build",
     ] {
         refused(&env, command, "BLOCK_UNDETERMINABLE_EFFECT");
