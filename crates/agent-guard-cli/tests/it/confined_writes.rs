@@ -4,6 +4,39 @@
 
 use crate::support::{TestEnv, run_shell, undone_after_run};
 
+/// For each `(line, code, path)` row, in a fresh workspace made by [`with_sources`] and
+/// `prepare`: `check --enforce` says `code`, the real line runs and `ran(env, path)` sees
+/// that it did, and one `undo` brings every byte back.
+fn each_undone(
+    rows: &[(&str, &str, &str)],
+    prepare: impl Fn(&TestEnv),
+    ran: impl Fn(&TestEnv, &str) -> bool,
+) {
+    for (line, code, path) in rows {
+        let env = with_sources();
+        prepare(&env);
+        undone_after_run(
+            &env,
+            line,
+            code,
+            |env| run_shell(env, line),
+            |env| ran(env, path),
+        );
+    }
+}
+
+/// Each of `lines` is refused under `check --enforce` as undeterminable.
+fn all_refused(env: &TestEnv, lines: &[&str]) {
+    for line in lines {
+        let (exit, report) = crate::support::enforce(env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(
+            report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
+            "{line}: {report}"
+        );
+    }
+}
+
 fn with_sources() -> TestEnv {
     let env = TestEnv::new();
     env.write("src/a.py", "name = 'base'\n");
@@ -146,16 +179,7 @@ fn per_file_commands_writing_beside_the_match_are_undone() {
             "src/a.py.orig",
         ),
     ];
-    for (line, code, made) in rows {
-        let env = with_sources();
-        undone_after_run(
-            &env,
-            line,
-            code,
-            |env| run_shell(env, line),
-            |env| env.ws().join(made).exists(),
-        );
-    }
+    each_undone(&rows, |_| {}, |env, made| env.ws().join(made).exists());
 }
 
 /// A name made from a match may already be a link out of the workspace (`a.py.bak` →
@@ -270,18 +294,14 @@ fn a_found_name_read_as_code_is_refused() {
     let env = with_sources();
     env.write("s", "kept\n");
     env.write("src/1;unlink(q{s});#/x.py", "x\n");
-    for line in [
-        "find src -name x.py -exec perl -pi -e {} {} \\;",
-        "find src -name x.py | xargs -I {} sh -c 'rm {}'",
-        "find src -name x.py | xargs -I {} sed -i -e {} {}",
-    ] {
-        let (exit, report) = crate::support::enforce(&env, line);
-        assert_eq!(exit, 2, "{line}: {report}");
-        assert_eq!(
-            report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
-            "{line}: {report}"
-        );
-    }
+    all_refused(
+        &env,
+        &[
+            "find src -name x.py -exec perl -pi -e {} {} \\;",
+            "find src -name x.py | xargs -I {} sh -c 'rm {}'",
+            "find src -name x.py | xargs -I {} sed -i -e {} {}",
+        ],
+    );
     assert_eq!(env.read("s"), "kept\n");
     // What the refusal prevented: the file's name, run as Perl, removes `s`.
     run_shell(&env, "find src -name x.py -exec perl -pi -e {} {} \\;");
@@ -444,20 +464,23 @@ fn copies_and_moves_into_a_fixed_destination_are_undone() {
             "src/a.py",
         ),
     ];
-    for (line, code, changed) in rows {
-        let env = with_sources();
+    let prepare = |env: &TestEnv| {
         env.write("out/a.py", "hand-edited, uncommitted\n");
         env.write("out/b.py", "also hand-edited\n");
-        env.write("out/templates/base/config.ini", "[kept]\n");
-        let before = std::fs::read(env.ws().join(changed)).unwrap();
-        undone_after_run(
-            &env,
-            line,
-            code,
-            |env| run_shell(env, line),
-            |env| std::fs::read(env.ws().join(changed)).ok() != Some(before.clone()),
-        );
-    }
+        env.write("src/a.py", "name = 'base'\n");
+    };
+    // Each changed file held other bytes before the run (the sources' are these).
+    let before = |path: &str| match path {
+        "out/a.py" => "hand-edited, uncommitted\n",
+        "out/b.py" => "also hand-edited\n",
+        _ => "name = 'base'\n",
+    };
+    each_undone(&rows, prepare, |env, changed| {
+        std::fs::read_to_string(env.ws().join(changed))
+            .ok()
+            .as_deref()
+            != Some(before(changed))
+    });
 }
 
 /// A fixed destination that leads out of the workspace (a link to a directory outside, a
@@ -473,18 +496,14 @@ fn a_fixed_destination_that_leads_outside_is_refused() {
     let outside_file = env.fixture.outside.join("shared.txt");
     std::fs::write(&outside_file, "outside\n").unwrap();
     std::fs::hard_link(&outside_file, env.ws().join("shared.txt")).unwrap();
-    for line in [
-        "find src -name '*.py' -exec cp {} out-link/ \\;",
-        "find src -name a.py -exec cp {} shared.txt \\;",
-        "find shared.txt -exec sed -i 's/outside/patched/' {} +",
-    ] {
-        let (exit, report) = crate::support::enforce(&env, line);
-        assert_eq!(exit, 2, "{line}: {report}");
-        assert_eq!(
-            report["code"], "BLOCK_UNDETERMINABLE_EFFECT",
-            "{line}: {report}"
-        );
-    }
+    all_refused(
+        &env,
+        &[
+            "find src -name '*.py' -exec cp {} out-link/ \\;",
+            "find src -name a.py -exec cp {} shared.txt \\;",
+            "find shared.txt -exec sed -i 's/outside/patched/' {} +",
+        ],
+    );
     assert_eq!(std::fs::read_to_string(&outside_file).unwrap(), "outside\n");
     // What the refusals prevented: the real lines write outside the workspace.
     run_shell(&env, "find src -name a.py -exec cp {} shared.txt \\;");
