@@ -138,7 +138,9 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
         match line_of(request, dialect) {
             Ok(command) => {
                 let classification =
-                    classify_line(&command, dialect, request.enforce, &request.env);
+                    classify_line(&command, dialect, request.enforce, &request.env, |ops| {
+                        open(request).ok().map(|ws| dry_decision(ops, &ws, request))
+                    });
                 let mut ops = classification.ops;
                 let found = crate::path_programs::found(
                     &classification.looked_up,
@@ -222,6 +224,18 @@ fn decide_in(
     if report.code == ReasonCode::BlockWildcard {
         report.suggestion = safe_delete_suggestion(ops);
     }
+}
+
+/// The policy's decision on `ops` in `ws`, with nothing written (a definition's body judged
+/// as if called, [`crate::definitions`]).
+fn dry_decision(
+    ops: &[OpSpec],
+    ws: &Workspace,
+    request: &CheckRequest,
+) -> agent_guard_types::Decision {
+    let mut ctx = crate::pipeline::policy_context(ws, &request.cwd);
+    ctx.follow_cd = request.env.cdpath.as_ref().is_none_or(|p| p.is_empty());
+    decide(ops, &ctx, &ws.world()).aggregate.decision
 }
 
 /// The line to judge: the command text, or the argv quoted for `dialect`.

@@ -30,6 +30,7 @@ fn boundary(byte: u8) -> bool {
                 | b'$'
                 | b'='
                 | b'\\'
+                | b','
         )
 }
 
@@ -57,6 +58,18 @@ fn holds_word(text: &str, name: &str) -> bool {
         let end = at + name.len();
         (at == 0 || boundary(bytes[at - 1])) && (end == bytes.len() || boundary(bytes[end]))
     })
+}
+
+/// Whether a word of a command of `script` outside `own` holds `name` once the shell has
+/// read it (`$'g\x67'` is `gg`).
+fn a_word_names(script: &Script, name: &str, own: Span) -> bool {
+    script
+        .commands
+        .iter()
+        .filter(|c| !(c.span.start >= own.start && c.span.end <= own.end))
+        .flat_map(|c| c.words.iter().chain(&c.assignments))
+        .filter_map(agent_guard_lex::Word::literal_text)
+        .any(|text| holds_word(&text, name))
 }
 
 /// Functions the shell calls by their name alone, unasked: bash's handler of unknown
@@ -123,7 +136,9 @@ fn leavable(script: &Script, source: &str) -> Vec<bool> {
     let mut leave: Vec<bool> = script
         .functions
         .iter()
-        .map(|def| may_leave_out(source, &def.name, def.span))
+        .map(|def| {
+            may_leave_out(source, &def.name, def.span) && !a_word_names(script, &def.name, def.span)
+        })
         .collect();
     let within = |inner: Span, outer: Span| inner.start >= outer.start && inner.end <= outer.end;
     for (at, def) in script.functions.iter().enumerate() {

@@ -526,7 +526,9 @@ fn dispatch(
             let ops = later::trap(rest, line);
             // A shell that keeps the trap runs it later (a `DEBUG` trap before every
             // command): the functions it names are judged on every later line.
-            if let Some(action) = later::trap_action(rest) {
+            if let Some(action) = later::trap_action(rest).filter(|a| {
+                !matches!(a.known(), Some("" | "-")) && !call.command.context.in_function
+            }) {
                 let text = line.source.get(action.span.start..action.span.end);
                 line.left_out.push(crate::Definition {
                     name: "trap".to_owned(),

@@ -38,41 +38,43 @@ fn a_definition_runs_nothing_and_its_later_call_is_judged_by_its_body() {
         .unwrap();
     let mut stdin = shell.stdin.take().unwrap();
     let mut run = |line: &str| writeln!(stdin, "{line}").unwrap();
+    // A body that cannot be made undoable is judged at its definition: a later call could be
+    // one the guard does not see.
     let define_out = format!("wipe_data() {{ rm -rf {}; }}", outside.display());
-    for line in [define_out.as_str(), "tidy() { rm -rf src; }"] {
-        let (exit, report) = enforce_in(&env, "a", line);
-        assert_eq!(exit, 0, "{line}: {report}");
-        assert_eq!(report["code"], "ALLOW_NOOP", "{line}: {report}");
-        run(line);
-    }
+    let (exit, report) = enforce_in(&env, "a", &define_out);
+    assert_eq!(exit, 2, "{report}");
+    assert_eq!(report["code"], "BLOCK_OUT_OF_WORKSPACE", "{report}");
+    // One that can is allowed, and nothing is moved aside for it.
+    let (exit, report) = enforce_in(&env, "a", "tidy() { rm -rf src; }");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "ALLOW_NOOP", "{report}");
+    run("tidy() { rm -rf src; }");
     assert_eq!(
         snapshot(env.ws(), &["**"]),
         before,
-        "a definition moves nothing aside"
+        "a definition moves nothing"
     );
-    // The call of the one that deletes outside the workspace is refused; in another session
-    // (another shell) the name is an unknown program, checkpointed.
-    for call in [
-        "wipe_data",
-        "wipe_data --version",
-        "wipe_\"data\"",
-        "x=1; wipe_data",
-    ] {
+    // Its call, in any spelling, is judged by its body; in another session (another shell)
+    // the name is an unknown program.
+    for call in ["tidy --version", "ti\"dy\"", "x=1; tidy"] {
         let (exit, report) = enforce_in(&env, "a", call);
-        assert_eq!(exit, 2, "{call}: {report}");
-        assert_eq!(report["code"], "BLOCK_OUT_OF_WORKSPACE", "{call}: {report}");
+        assert_eq!(exit, 0, "{call}: {report}");
+        assert_eq!(report["code"], "RELOCATE_TREE", "{call}: {report}");
+        env.ag_ok(&["undo", "--json"]);
     }
-    let (_, other) = enforce_in(&env, "b", "wipe_data");
+    let (_, other) = enforce_in(&env, "b", "tidy");
     assert_eq!(other["code"], "SNAPSHOT_CHECKPOINT", "{other}");
-    // The call of the one that deletes in the workspace is judged as `rm -rf src`, runs in
-    // the same shell, and is undone.
-    let (exit, report) = enforce_in(&env, "a", "tidy");
-    assert_eq!(exit, 0, "{report}");
-    assert_eq!(report["code"], "RELOCATE_TREE", "{report}");
-    run("tidy");
+    // A call the guard cannot see (arithmetic on a variable that names it, built at run
+    // time): every line of the session takes a checkpoint, so the real run is undone.
+    for line in ["p=a[\\$\\(ti${y}dy\\)]", "[[ $p -eq 0 ]]"] {
+        let (exit, report) = enforce_in(&env, "a", line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
+        run(line);
+    }
     drop(stdin);
     assert!(shell.wait().unwrap().success());
-    assert!(!env.ws().join("src").exists(), "the real call ran");
+    assert!(!env.ws().join("src").exists(), "the unseen call ran");
     assert!(outside.join("keep.txt").exists());
     env.ag_ok(&["undo", "--json"]);
     assert_eq!(snapshot(env.ws(), &["**"]), before, "undone");
@@ -80,10 +82,10 @@ fn a_definition_runs_nothing_and_its_later_call_is_judged_by_its_body() {
     let advisory = env.ag_with(
         "AGENT_GUARD_SESSION",
         "c",
-        &["check", "--json", "--", &define_out],
+        &["check", "--json", "--", "tidy() { rm -rf src; }"],
     );
     assert!(advisory.status.success(), "{advisory:?}");
-    let (_, report) = enforce_in(&env, "c", "wipe_data");
+    let (_, report) = enforce_in(&env, "c", "tidy");
     assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
 }
 
@@ -92,11 +94,34 @@ fn a_definition_runs_nothing_and_its_later_call_is_judged_by_its_body() {
 #[test]
 fn a_function_a_kept_trap_names_is_judged_where_it_is_defined() {
     let env = TestEnv::new();
+    env.write("src/a.py", "print('a')\n");
     let (exit, report) = enforce_in(&env, "t", "trap tidy DEBUG");
     assert_eq!(exit, 0, "{report}");
-    let (exit, report) = enforce_in(&env, "t", "tidy() { rm -rf .git; trap - DEBUG; }");
-    assert_eq!(exit, 2, "{report}");
-    // Another session never set the trap.
-    let (exit, report) = enforce_in(&env, "u", "tidy() { rm -rf .git; trap - DEBUG; }");
+    let (exit, report) = enforce_in(&env, "t", "tidy() { rm -rf src; trap - DEBUG; }");
     assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "RELOCATE_TREE", "{report}");
+    env.ag_ok(&["undo", "--json"]);
+    // Another session never set the trap: the definition alone runs nothing.
+    let (exit, report) = enforce_in(&env, "u", "tidy() { rm -rf src; trap - DEBUG; }");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "ALLOW_NOOP", "{report}");
+}
+
+/// The guard remembers a definition itself: after a program it cannot see into (whose
+/// changes to the guard's own files it checks on the next line), that write is no
+/// tampering.
+#[test]
+fn remembering_after_an_unseen_program_is_no_tampering() {
+    let env = TestEnv::new();
+    env.write("src/a.py", "print('a')\n");
+    env.write("tools/build.sh", "true\n");
+    let (exit, report) = enforce_in(&env, "v", "sh tools/build.sh");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
+    let (exit, report) = enforce_in(&env, "v", "tidy() { rm -rf src; }");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "ALLOW_NOOP", "{report}");
+    let (exit, report) = enforce_in(&env, "v", "git status");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["mode"], "NORMAL", "{report}");
 }

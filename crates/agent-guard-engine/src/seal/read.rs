@@ -72,7 +72,9 @@ fn guard_paths(workspace: &Workspace) -> Vec<(PathBuf, Reading)> {
     paths
 }
 
-/// What each guard path of `workspace` is now, `skip` (the seal's own files) left out;
+/// What each guard path of `workspace` is now, `skip` (the seal's own files) and the
+/// sessions' remembered shell definitions (which the guard writes itself while it judges a
+/// line, [`crate::definitions`]) left out;
 /// `keep` is called with the digest and bytes of every regular file small enough to keep
 /// (it answers whether they are kept).
 pub(super) fn observe(
@@ -81,6 +83,10 @@ pub(super) fn observe(
     keep: &mut dyn FnMut(&str, &[u8]) -> bool,
 ) -> BTreeMap<PathBuf, Sealed> {
     let mut entries = BTreeMap::new();
+    let definitions = workspace
+        .state_dir
+        .as_ref()
+        .map(|dir| dir.join("definitions"));
     for (path, reading) in guard_paths(workspace) {
         if entries.contains_key(&path) {
             continue;
@@ -91,6 +97,7 @@ pub(super) fn observe(
         };
         let mut reader = Reader {
             skip,
+            definitions: definitions.as_deref(),
             entries: &mut entries,
             keep,
             budget: &mut budget,
@@ -113,6 +120,7 @@ pub(super) fn shallow(path: &Path, was: &Sealed) -> Sealed {
     };
     let mut reader = Reader {
         skip: Path::new(""),
+        definitions: None,
         entries: &mut one,
         keep: &mut |_, _| false,
         budget: &mut budget,
@@ -124,6 +132,7 @@ pub(super) fn shallow(path: &Path, was: &Sealed) -> Sealed {
 /// One guard root being read.
 struct Reader<'a> {
     skip: &'a Path,
+    definitions: Option<&'a Path>,
     entries: &'a mut BTreeMap<PathBuf, Sealed>,
     keep: &'a mut dyn FnMut(&str, &[u8]) -> bool,
     budget: &'a mut Budget,
@@ -132,7 +141,7 @@ struct Reader<'a> {
 impl Reader<'_> {
     /// Records `path` (and, for a guard directory, what lies below it).
     fn read(&mut self, path: &Path, reading: Reading, depth: usize) {
-        if path == self.skip || self.budget.entries == 0 {
+        if path == self.skip || Some(path) == self.definitions || self.budget.entries == 0 {
             return;
         }
         self.budget.entries -= 1;
