@@ -74,7 +74,8 @@ pub struct Classification {
     pub definitions: Vec<Definition>,
 }
 
-/// A function or alias definition a line made without calling it.
+/// A function or alias definition a line made without calling it; or (named `trap`) a
+/// `trap` command a line ran, whose action the shell runs later.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Definition {
     /// The name a later command calls it by.

@@ -525,14 +525,14 @@ fn dispatch(
         "trap" => {
             let ops = later::trap(rest, line);
             // A shell that keeps the trap runs it later (a `DEBUG` trap before every
-            // command): the functions it names are judged on every later line.
-            if let Some(action) = later::trap_action(rest).filter(|a| {
-                !matches!(a.known(), Some("" | "-")) && !call.command.context.in_function
-            }) {
-                let text = line.source.get(action.span.start..action.span.end);
+            // command, an `EXIT` trap where the shell is when it ends): the whole `trap`
+            // command is remembered ([`crate::Definition`] named `trap`).
+            if later::trap_action(rest).is_some_and(|a| !matches!(a.known(), Some("" | "-")))
+                && !call.command.context.in_function
+            {
                 line.left_out.push(crate::Definition {
                     name: "trap".to_owned(),
-                    text: format!(": {}", text.unwrap_or_default()),
+                    text: command_text(call.command, line.source).to_owned(),
                 });
             }
             line.deferred

@@ -97,10 +97,14 @@ fn a_function_a_kept_trap_names_is_judged_where_it_is_defined() {
     env.write("src/a.py", "print('a')\n");
     let (exit, report) = enforce_in(&env, "t", "trap tidy DEBUG");
     assert_eq!(exit, 0, "{report}");
-    let (exit, report) = enforce_in(&env, "t", "tidy() { rm -rf src; trap - DEBUG; }");
-    assert_eq!(exit, 0, "{report}");
-    assert_eq!(report["code"], "RELOCATE_TREE", "{report}");
-    env.ag_ok(&["undo", "--json"]);
+    let (_, report) = enforce_in(&env, "t", "tidy() { rm -rf src; trap - DEBUG; }");
+    assert_ne!(report["code"], "ALLOW_NOOP", "{report}");
+    let judged = report["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|op| op["kind"] == "fs-delete" && op["targets"][0] == "src");
+    assert!(judged, "the body is judged: {report}");
     // Another session never set the trap: the definition alone runs nothing.
     let (exit, report) = enforce_in(&env, "u", "tidy() { rm -rf src; trap - DEBUG; }");
     assert_eq!(exit, 0, "{report}");
@@ -124,4 +128,27 @@ fn remembering_after_an_unseen_program_is_no_tampering() {
     let (exit, report) = enforce_in(&env, "v", "git status");
     assert_eq!(exit, 0, "{report}");
     assert_eq!(report["mode"], "NORMAL", "{report}");
+}
+
+/// From an outside review: a kept `EXIT` trap (or a function `PS4` calls under `set -x`)
+/// runs wherever the shell is when it fires. A line that moves the shell where what it does
+/// could not be undone (out of the workspace) is not let through, and no line there is.
+#[test]
+fn a_kept_trap_cannot_be_carried_out_of_the_workspace() {
+    let env = TestEnv::new();
+    env.write("src/a.py", "print('a')\n");
+    let home = env.fixture.home.clone();
+    std::fs::create_dir_all(home.join(".config")).unwrap();
+    let (exit, report) = enforce_in(&env, "x", "trap 'rm -rf .config' EXIT");
+    assert_eq!(exit, 0, "{report}");
+    let (exit, report) = enforce_in(&env, "x", "ls");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
+    let (exit, report) = enforce_in(&env, "x", "cd ~");
+    assert_ne!(exit, 0, "{report}");
+    // A harmless trap is not remembered: later lines are judged as they are.
+    let (_, report) = enforce_in(&env, "y", "trap 'echo done' EXIT");
+    assert_eq!(report["code"], "ALLOW_NOOP", "{report}");
+    let (_, report) = enforce_in(&env, "y", "ls");
+    assert_eq!(report["code"], "ALLOW_NOOP", "{report}");
 }
