@@ -95,11 +95,12 @@ pub(crate) fn classify_line(
         .definitions
         .iter()
         .filter(|d| {
-            if d.name == "trap" {
-                !classify(&d.text, dialect).ops.is_empty()
-            } else {
-                acts
-            }
+            moves_the_shell(&d.text)
+                || if d.name == "trap" {
+                    !classify(&d.text, dialect).ops.is_empty()
+                } else {
+                    acts
+                }
         })
         .map(|d| Remembered {
             name: d.name.clone(),
@@ -128,24 +129,85 @@ fn neutral(earlier: &[Definition]) -> Vec<Definition> {
         .collect()
 }
 
+/// Whether `text` names a command that moves the shell elsewhere (`cd`, `pushd`, `popd`)
+/// or makes a link: what runs after it may act somewhere else.
+fn moves_the_shell(text: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|word| matches!(word, "cd" | "pushd" | "popd" | "chdir" | "ln" | "link"))
+}
+
+/// The commands a remembered definition runs, as plain text: a function's body (between
+/// its braces), an alias's value; the definition itself when neither can be read.
+fn body_of(definition: &Definition) -> String {
+    let text = definition.text.as_str();
+    if let Some(value) = text.strip_prefix("alias ") {
+        let script = agent_guard_lex::posix::lex(value);
+        if let Some(word) = script.commands.first().and_then(|c| c.words.first())
+            && let Some(literal) = word.literal_text()
+            && let Some((_, value)) = literal.split_once('=')
+        {
+            return value.to_owned();
+        }
+        return text.to_owned();
+    }
+    match (text.find('{'), text.rfind('}')) {
+        (Some(open), Some(close)) if open < close => text[open + 1..close].to_owned(),
+        _ => text.to_owned(),
+    }
+}
+
+/// A `trap` command's action, when one of its conditions is `DEBUG`: it runs before every
+/// command, in the line's own directory.
+fn debug_action(trap: &str) -> Option<String> {
+    let script = agent_guard_lex::posix::lex(trap);
+    let words: Vec<String> = script
+        .commands
+        .first()?
+        .words
+        .iter()
+        .map(agent_guard_lex::Word::literal_text)
+        .collect::<Option<_>>()?;
+    let debug = words.iter().skip(2).any(|w| w == "DEBUG");
+    debug.then(|| words.get(1).cloned()).flatten()
+}
+
 /// The classification of `command` after the session's `earlier` definitions (see the
-/// module), with a checkpoint op; `Err` with the line judged as if every one of them ran
-/// before it and after it, when that could not be undone.
+/// module), with a checkpoint op; `Err` with what every remembered body and trap would do,
+/// run before the line and after it, when that could not be undone. The bodies are judged
+/// as plain commands, on their own, and around the line only when it moves the shell or
+/// makes a link (`cd src`, `ln -s …`) or a `DEBUG` trap runs within it: an unrelated line
+/// (`echo hi > notes.txt`) is not mixed with them.
 fn with_earlier(
     command: &str,
     earlier: &[Definition],
     decide: &mut dyn FnMut(&[OpSpec]) -> Option<Decision>,
 ) -> Result<Classification, Classification> {
-    let again: String = earlier
+    let bodies: Vec<String> = earlier
         .iter()
         .filter(|d| d.name != "trap")
-        .map(|d| d.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let around = format!("{command}\n{again}");
-    let ran = classify_after_judging_definitions(&around, Dialect::Posix, earlier);
-    if !undoable(decide(&ran.ops)) {
-        return Err(ran);
+        .map(body_of)
+        .collect();
+    let traps: Vec<&Definition> = earlier.iter().filter(|d| d.name == "trap").collect();
+    let debug: Vec<String> = traps.iter().filter_map(|t| debug_action(&t.text)).collect();
+    let exits: Vec<&str> = traps
+        .iter()
+        .filter(|t| debug_action(&t.text).is_none())
+        .map(|t| t.text.as_str())
+        .collect();
+    let plain = bodies.join("\n");
+    let debug = debug.join("\n");
+    let exits = exits.join("\n");
+    // Before the line (and, when it does not move the shell, after it too) …
+    let mut runs = vec![format!("{debug}\n{plain}\n{exits}")];
+    // … and after a line that moves the shell, where it leaves it.
+    if !debug.is_empty() || moves_the_shell(command) {
+        runs.push(format!("{debug}\n{command}\n{plain}\n{exits}"));
+    }
+    for text in runs {
+        let ran = classify_judging_definitions(&text, Dialect::Posix);
+        if !ran.ops.is_empty() && !undoable(decide(&ran.ops)) {
+            return Err(ran);
+        }
     }
     let mut classification = classify_after(command, Dialect::Posix, &neutral(earlier));
     let mut op = OpSpec::new("<definitions>", OpKind::OpaqueProgram, Dialect::Posix);

@@ -197,6 +197,38 @@ pub(super) fn uncalled_bodies(script: &Script, source: &str) -> Uncalled {
     }
 }
 
+/// The commands that change the shell's directory.
+const DIRECTORY_CHANGES: &[&str] = &["cd", "pushd", "popd", "chdir"];
+
+/// Whether `command` calls a function `script` defined before it whose body changes the
+/// shell's directory (`g() { cd /elsewhere; }; g; rm -rf build`).
+pub(super) fn calls_a_directory_change(
+    script: &Script,
+    command: &agent_guard_lex::SimpleCommand,
+) -> bool {
+    let Some(name) = command
+        .words
+        .first()
+        .and_then(agent_guard_lex::Word::literal_text)
+    else {
+        return false;
+    };
+    script
+        .functions
+        .iter()
+        .filter(|def| def.name == name && def.span.end <= command.span.start)
+        .any(|def| {
+            script.commands.iter().any(|c| {
+                c.span.start >= def.span.start
+                    && c.span.end <= def.span.end
+                    && c.words
+                        .first()
+                        .and_then(agent_guard_lex::Word::literal_text)
+                        .is_some_and(|w| DIRECTORY_CHANGES.contains(&w.as_str()))
+            })
+        })
+}
+
 /// Whether `ops` (the line's ops with the uncalled definitions left out) hold something that
 /// could call a definition unseen: an op the guard cannot read at all (`eval "$x"`, a
 /// command whose name is not literal), or a script sourced into this shell. A program in

@@ -131,6 +131,10 @@ fn classify_pass(
         if uncalled.is_some_and(|u| u.commands.get(index) == Some(&true)) {
             continue;
         }
+        // A call of a function whose body changes directory changes it for what follows.
+        if definitions::calls_a_directory_change(script, command) {
+            positions.note_cwd_change(index);
+        }
         for mut op in classify_command(command, index, &mut line, &mut positions) {
             crate::place(&mut op, index, command);
             if command.context.maybe_arithmetic && op.kind != OpKind::Unknown {

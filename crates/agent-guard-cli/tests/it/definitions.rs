@@ -152,3 +152,44 @@ fn a_kept_trap_cannot_be_carried_out_of_the_workspace() {
     let (_, report) = enforce_in(&env, "y", "ls");
     assert_eq!(report["code"], "ALLOW_NOOP", "{report}");
 }
+
+/// From an outside review: a session with a destructive helper stays usable. Its body is
+/// judged on its own beside each later line, and around the line only when the line moves
+/// the shell: ordinary lines are let through (with a checkpoint).
+#[test]
+fn an_ordinary_session_with_a_helper_is_not_refused() {
+    let env = TestEnv::new();
+    env.write("src/a.py", "print('a')\n");
+    env.write("build/out.o", "o\n");
+    let (exit, report) = enforce_in(&env, "h", "clean() { rm -rf build; }");
+    assert_eq!(exit, 0, "{report}");
+    for line in [
+        "cd src",
+        "cd src && ls",
+        "echo hi > notes.txt",
+        "mkdir -p out && cp src/a.py out/",
+        "find . -name '*.pyc' -delete",
+        "ls",
+    ] {
+        let (exit, report) = enforce_in(&env, "h", line);
+        assert_eq!(exit, 0, "{line}: {report}");
+    }
+}
+
+/// From an outside review: a helper that only changes directory (or a `DEBUG` trap that
+/// does) moves what later commands act on; a delete after its call is judged there.
+#[test]
+fn a_helper_that_changes_directory_moves_what_follows_it() {
+    let env = TestEnv::new();
+    env.write("build/out.o", "o\n");
+    std::fs::create_dir_all(env.fixture.outside.join("build")).unwrap();
+    let outside = env.fixture.outside.display().to_string();
+    let (exit, report) = enforce_in(&env, "c", &format!("go_out() {{ cd {outside}; }}"));
+    assert_eq!(exit, 0, "{report}");
+    let (exit, report) = enforce_in(&env, "c", "go_out; rm -rf build");
+    assert_ne!(exit, 0, "{report}");
+    let (exit, report) = enforce_in(&env, "d", &format!("trap 'cd {outside}' DEBUG"));
+    assert_eq!(exit, 0, "{report}");
+    let (exit, report) = enforce_in(&env, "d", "rm -rf build");
+    assert_ne!(exit, 0, "{report}");
+}
