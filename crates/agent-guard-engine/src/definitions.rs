@@ -81,6 +81,10 @@ pub(crate) fn classify_line(
             Err(refused) => return refused,
         }
     };
+    let movers = shell_movers(command);
+    if enforce && remember(&path, &movers).is_err() {
+        return classify_after_judging_definitions(command, dialect, &neutral(&earlier));
+    }
     if classification.definitions.is_empty() {
         return classification;
     }
@@ -95,7 +99,7 @@ pub(crate) fn classify_line(
         .definitions
         .iter()
         .filter(|d| {
-            moves_the_shell(&d.text)
+            runs_a_move(d)
                 || if d.name == "trap" {
                     !classify(&d.text, dialect).ops.is_empty()
                 } else {
@@ -129,20 +133,97 @@ fn neutral(earlier: &[Definition]) -> Vec<Definition> {
         .collect()
 }
 
-/// Whether `text` names a command that moves the shell elsewhere (`cd`, `pushd`, `popd`)
-/// or makes a link: what runs after it may act somewhere else.
+/// Commands that move the shell elsewhere or make a link: what runs after them may act
+/// somewhere else.
+const MOVERS: &[&str] = &["cd", "pushd", "popd", "chdir", "ln", "link"];
+
+/// How many commands of `text` (read as the shell reads it, quotes removed: `"c"d`) move the
+/// shell or make a link, through `builtin`/`command` too; a command whose name is not
+/// literal counts as one.
+fn shell_moves(text: &str) -> usize {
+    agent_guard_lex::posix::lex(text)
+        .commands
+        .iter()
+        .filter(|c| {
+            let names: Vec<Option<String>> = c
+                .words
+                .iter()
+                .take(3)
+                .map(agent_guard_lex::Word::literal_text)
+                .collect();
+            let name = names
+                .iter()
+                .find(|n| !matches!(n.as_deref(), Some("builtin" | "command")));
+            match name {
+                Some(Some(name)) => MOVERS.contains(&name.as_str()),
+                Some(None) => true,
+                None => false,
+            }
+        })
+        .count()
+}
+
+/// Whether `text` moves the shell or makes a link ([`shell_moves`]).
 fn moves_the_shell(text: &str) -> bool {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .any(|word| matches!(word, "cd" | "pushd" | "popd" | "chdir" | "ln" | "link"))
+    shell_moves(text) > 0
+}
+
+/// The functions and aliases `command` defines whose bodies move the shell (whether or not
+/// the classifier left them out: `ls() { cd /elsewhere; }` is judged where it stands, and
+/// still moves what later lines act on).
+fn shell_movers(command: &str) -> Vec<Remembered> {
+    let script = agent_guard_lex::posix::lex(command);
+    let mut found: Vec<Remembered> = script
+        .functions
+        .iter()
+        .filter_map(|def| {
+            let text = command.get(def.span.start..def.span.end)?;
+            moves_the_shell(&body_of(&Definition {
+                name: def.name.clone(),
+                text: text.to_owned(),
+            }))
+            .then(|| Remembered {
+                name: def.name.clone(),
+                text: text.to_owned(),
+            })
+        })
+        .collect();
+    for c in &script.commands {
+        if c.words
+            .first()
+            .and_then(agent_guard_lex::Word::literal_text)
+            .as_deref()
+            != Some("alias")
+        {
+            continue;
+        }
+        for word in c.words.iter().skip(1) {
+            let (Some(literal), Some(text)) = (
+                word.literal_text(),
+                command.get(word.span.start..word.span.end),
+            ) else {
+                continue;
+            };
+            if let Some((name, value)) = literal.split_once('=')
+                && moves_the_shell(value)
+            {
+                found.push(Remembered {
+                    name: name.to_owned(),
+                    text: format!("alias {text}"),
+                });
+            }
+        }
+    }
+    found
 }
 
 /// The commands a remembered definition runs, as plain text: a function's body (between
 /// its braces), an alias's value; the definition itself when neither can be read.
 fn body_of(definition: &Definition) -> String {
     let text = definition.text.as_str();
-    if let Some(value) = text.strip_prefix("alias ") {
-        let script = agent_guard_lex::posix::lex(value);
-        if let Some(word) = script.commands.first().and_then(|c| c.words.first())
+    if text.starts_with("alias ") {
+        let script = agent_guard_lex::posix::lex(text);
+        if let Some(word) = script.commands.first().and_then(|c| c.words.get(1))
             && let Some(literal) = word.literal_text()
             && let Some((_, value)) = literal.split_once('=')
         {
@@ -156,9 +237,9 @@ fn body_of(definition: &Definition) -> String {
     }
 }
 
-/// A `trap` command's action, when one of its conditions is `DEBUG`: it runs before every
-/// command, in the line's own directory.
-fn debug_action(trap: &str) -> Option<String> {
+/// A `trap` command's action and whether one of its conditions is `DEBUG` (it runs before
+/// every command, in the line's own directory).
+fn trap_action(trap: &str) -> Option<(String, bool)> {
     let script = agent_guard_lex::posix::lex(trap);
     let words: Vec<String> = script
         .commands
@@ -168,7 +249,22 @@ fn debug_action(trap: &str) -> Option<String> {
         .map(agent_guard_lex::Word::literal_text)
         .collect::<Option<_>>()?;
     let debug = words.iter().skip(2).any(|w| w == "DEBUG");
-    debug.then(|| words.get(1).cloned()).flatten()
+    Some((words.get(1)?.clone(), debug))
+}
+
+/// A `trap` command's action, when it runs before every command (`DEBUG`).
+fn debug_action(trap: &str) -> Option<String> {
+    trap_action(trap).and_then(|(action, debug)| debug.then_some(action))
+}
+
+/// Whether what `definition` runs moves the shell (a trap: its action; a function or an
+/// alias: its body).
+fn runs_a_move(definition: &Definition) -> bool {
+    if definition.name == "trap" {
+        trap_action(&definition.text).is_none_or(|(action, _)| moves_the_shell(&action))
+    } else {
+        moves_the_shell(&body_of(definition))
+    }
 }
 
 /// The classification of `command` after the session's `earlier` definitions (see the
@@ -199,9 +295,14 @@ fn with_earlier(
     let exits = exits.join("\n");
     // Before the line (and, when it does not move the shell, after it too) …
     let mut runs = vec![format!("{debug}\n{plain}\n{exits}")];
-    // … and after a line that moves the shell, where it leaves it.
-    if !debug.is_empty() || moves_the_shell(command) {
+    // … and after a line that moves the shell, where it leaves it; between two of its moves
+    // the shell is somewhere the guard does not follow.
+    let moves = shell_moves(command);
+    if !debug.is_empty() || moves > 0 {
         runs.push(format!("{debug}\n{command}\n{plain}\n{exits}"));
+    }
+    if moves > 1 {
+        runs.push(format!("cd \"$__agent_guard_between\"\n{plain}\n{exits}"));
     }
     for text in runs {
         let ran = classify_judging_definitions(&text, Dialect::Posix);
@@ -209,7 +310,16 @@ fn with_earlier(
             return Err(ran);
         }
     }
-    let mut classification = classify_after(command, Dialect::Posix, &neutral(earlier));
+    // A remembered definition that moves the shell may have run (a call the guard cannot
+    // see): the line starts somewhere the guard does not know.
+    let mut given = neutral(earlier);
+    if earlier.iter().any(runs_a_move) {
+        given.push(Definition {
+            name: "cd".to_owned(),
+            text: "cd \"$__agent_guard_moved\"".to_owned(),
+        });
+    }
+    let mut classification = classify_after(command, Dialect::Posix, &given);
     let mut op = OpSpec::new("<definitions>", OpKind::OpaqueProgram, Dialect::Posix);
     op.note("a function or alias this session defined may run where the guard cannot see");
     classification.ops.push(op);

@@ -192,4 +192,39 @@ fn a_helper_that_changes_directory_moves_what_follows_it() {
     assert_eq!(exit, 0, "{report}");
     let (exit, report) = enforce_in(&env, "d", "rm -rf build");
     assert_ne!(exit, 0, "{report}");
+    // A sixth review: an alias, a disguised `cd`, a function named like a known program, a
+    // `DEBUG` trap with a disguised `cd`, and a line that leaves and comes back.
+    for (session, definition, call) in [
+        (
+            "e",
+            format!("alias go_out='cd {outside}'"),
+            "go_out; rm -rf build",
+        ),
+        (
+            "f",
+            format!("go_out() {{ \"c\"d {outside}; }}"),
+            "go_out; rm -rf build",
+        ),
+        (
+            "g",
+            format!("ls() {{ builtin cd {outside}; }}"),
+            "ls; rm -rf build",
+        ),
+        (
+            "h",
+            format!("trap '\"c\"d {outside}' DEBUG"),
+            "rm -rf build",
+        ),
+        (
+            "i",
+            "tidy() { rm -rf build; }".to_owned(),
+            &*format!("cd {outside} && ls; cd -"),
+        ),
+    ] {
+        let (exit, report) = enforce_in(&env, session, &definition);
+        assert_eq!(exit, 0, "{definition}: {report}");
+        let (exit, report) = enforce_in(&env, session, call);
+        assert_ne!(exit, 0, "{definition} then {call}: {report}");
+    }
+    assert!(env.fixture.outside.join("build").exists());
 }
