@@ -172,6 +172,10 @@ fn moves_the_shell(text: &str) -> bool {
 /// the classifier left them out: `ls() { cd /elsewhere; }` is judged where it stands, and
 /// still moves what later lines act on).
 fn shell_movers(command: &str) -> Vec<Remembered> {
+    // Read for every line: most define nothing, and are not lexed again for it.
+    if !(command.contains(')') || command.contains("function") || command.contains("alias")) {
+        return Vec::new();
+    }
     let script = agent_guard_lex::posix::lex(command);
     let mut found: Vec<Remembered> = script
         .functions
