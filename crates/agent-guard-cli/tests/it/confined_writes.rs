@@ -25,6 +25,15 @@ fn each_undone(
     }
 }
 
+/// Each of `lines` is refused under `check --enforce` (`BLOCK`, any reason).
+fn all_blocked(env: &TestEnv, lines: &[&str]) {
+    for line in lines {
+        let (exit, report) = crate::support::enforce(env, line);
+        assert_eq!(exit, 2, "{line}: {report}");
+        assert_eq!(report["decision"], "BLOCK", "{line}: {report}");
+    }
+}
+
 /// Each of `lines` is refused under `check --enforce` as undeterminable.
 fn all_refused(env: &TestEnv, lines: &[&str]) {
     for line in lines {
@@ -120,18 +129,17 @@ fn rewrites_that_could_go_through_a_link_are_refused() {
     std::fs::hard_link(&outside, env.ws().join("src/lib/shared.py")).unwrap();
     std::fs::create_dir_all(env.ws().join("out/src")).unwrap();
     std::os::unix::fs::symlink(&outside, env.ws().join("out/src/a.py")).unwrap();
-    for line in [
-        "truncate -s 0 src/*.log",
-        "echo gone > src/e*.log",
-        "find src -name '*.log' -exec truncate -s 0 {} +",
-        "find src/lib -name '*.py' -exec sed -i --follow-symlinks 's/a/b/' {} +",
-        "truncate -s 0 src/lib/*.py",
-        "cp -r src out",
-    ] {
-        let (exit, report) = crate::support::enforce(&env, line);
-        assert_eq!(exit, 2, "{line}: {report}");
-        assert_eq!(report["decision"], "BLOCK", "{line}: {report}");
-    }
+    all_blocked(
+        &env,
+        &[
+            "truncate -s 0 src/*.log",
+            "echo gone > src/e*.log",
+            "find src -name '*.log' -exec truncate -s 0 {} +",
+            "find src/lib -name '*.py' -exec sed -i --follow-symlinks 's/a/b/' {} +",
+            "truncate -s 0 src/lib/*.py",
+            "cp -r src out",
+        ],
+    );
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "secret\n");
 }
 
@@ -401,9 +409,7 @@ fn a_file_over_the_checkpoint_cap_keeps_glob_and_find_deletes_refused() {
         "sed -i 's/a/b/' src/data/*",
         "find src -name '*.bin' -print0 | xargs -0 rm -f",
     ] {
-        let (exit, report) = crate::support::enforce(&env, line);
-        assert_eq!(exit, 2, "{line}: {report}");
-        assert_eq!(report["decision"], "BLOCK", "{line}: {report}");
+        all_blocked(&env, &[line]);
         assert_eq!(
             std::fs::read(env.ws().join("src/data/big.bin")).unwrap(),
             big
