@@ -22,7 +22,7 @@
 //!
 //! When they cannot be remembered, the definitions are judged where they stand.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use agent_guard_classify::{
     Classification, Definition, classify, classify_after, classify_after_judging_definitions,
@@ -82,7 +82,7 @@ pub(crate) fn classify_line(
         }
     };
     let movers = shell_movers(command);
-    if enforce && remember(&path, &movers).is_err() {
+    if enforce && remember_sealed(&path, &movers).is_err() {
         return classify_after_judging_definitions(command, dialect, &neutral(&earlier));
     }
     if classification.definitions.is_empty() {
@@ -111,10 +111,26 @@ pub(crate) fn classify_line(
             text: d.text.clone(),
         })
         .collect();
-    if enforce && remember(&path, &keep).is_err() {
+    if enforce && remember_sealed(&path, &keep).is_err() {
         return judged;
     }
     classification
+}
+
+/// Remembers `new` at `path` (see [`remember`]) and brings the pending guard-file seals up
+/// to date ([`crate::seal::guard_wrote`]): the file is sealed like a guard file, so a program
+/// the guard cannot see into that empties or rewrites it is found, and it is put back.
+fn remember_sealed(path: &Path, new: &[Remembered]) -> std::io::Result<()> {
+    if new.is_empty() {
+        return Ok(());
+    }
+    let before = crate::seal::before_guard_writes(path);
+    remember(path, new)?;
+    // `<state>/definitions/<session>.json`
+    if let Some(state_dir) = path.parent().and_then(Path::parent) {
+        crate::seal::guard_wrote(state_dir, path, &before);
+    }
+    Ok(())
 }
 
 /// `earlier` with each `trap` command made a word list (`: trap …`): it names what its

@@ -130,6 +130,57 @@ fn remembering_after_an_unseen_program_is_no_tampering() {
     assert_eq!(report["mode"], "NORMAL", "{report}");
 }
 
+/// The remembered definitions are sealed like a guard file: a program the guard cannot see
+/// into that empties the session's file (so that a later call of a helper that leaves the
+/// workspace would be judged in it) is found on the next line, the file is put back, and the
+/// line is refused. The guard's own writes while a seal is pending are no tampering.
+#[test]
+fn an_unseen_program_that_empties_the_remembered_definitions_is_found() {
+    let env = TestEnv::new();
+    env.write("build/out.o", "o\n");
+    std::fs::create_dir_all(env.fixture.outside.join("build")).unwrap();
+    let outside = env.fixture.outside.display().to_string();
+    let kept = env
+        .fixture
+        .home
+        .join(".local/state/agent-guard/definitions/w.json");
+    let (exit, report) = enforce_in(&env, "w", &format!("go_out() {{ cd {outside}; }}"));
+    assert_eq!(exit, 0, "{report}");
+    let remembered = std::fs::read(&kept).expect("the definition is remembered");
+    // A script the line does not show, which empties the file, run for real.
+    env.write(
+        "tools/tidy.py",
+        &format!("open({:?}, 'w').close()\n", kept.display().to_string()),
+    );
+    let (exit, report) = enforce_in(&env, "w", "python3 tools/tidy.py");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
+    let ran = Command::new("python3")
+        .arg("tools/tidy.py")
+        .current_dir(env.ws())
+        .status()
+        .unwrap();
+    assert!(ran.success());
+    assert_eq!(std::fs::read(&kept).unwrap(), b"", "the program emptied it");
+    let (exit, report) = enforce_in(&env, "w", "go_out; rm -rf build");
+    assert_eq!(exit, 2, "{report}");
+    assert_eq!(report["code"], "BLOCK_SELF_PROTECTION", "{report}");
+    assert_eq!(report["mode"], "RESTRICTED", "{report}");
+    assert_eq!(std::fs::read(&kept).unwrap(), remembered, "put back");
+    assert!(env.fixture.outside.join("build").exists());
+    // Another session: the guard adds a definition while a seal is pending, then a line
+    // with something to judge finds no tampering.
+    env.write("tools/noop.py", "pass\n");
+    let (exit, report) = enforce_in(&env, "z", "python3 tools/noop.py");
+    assert_eq!(exit, 0, "{report}");
+    let (exit, report) = enforce_in(&env, "z", &format!("go_out() {{ cd {outside}; }}"));
+    assert_eq!(exit, 0, "{report}");
+    let (exit, report) = enforce_in(&env, "z", "python3 tools/noop.py");
+    assert_eq!(exit, 0, "{report}");
+    assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{report}");
+    assert_eq!(report["mode"], "NORMAL", "{report}");
+}
+
 /// From an outside review: a kept `EXIT` trap (or a function `PS4` calls under `set -x`)
 /// runs wherever the shell is when it fires. A line that moves the shell where what it does
 /// could not be undone (out of the workspace) is not let through, and no line there is.

@@ -137,21 +137,27 @@ pub(crate) fn take(workspace: &Workspace, check_id: &str) -> std::io::Result<()>
     state::make_dir(&blobs)?;
     let mut failed: Option<std::io::Error> = None;
     let mut written = false;
-    let entries = read::observe(workspace, &seals_root(workspace), &mut |sha256, bytes| {
-        if failed.is_some() {
-            return false;
-        }
-        match state::keep_blob(&blobs, sha256, bytes) {
-            Ok(new) => {
-                written |= new;
-                true
+    let session = workspace.settings.session.as_deref();
+    let entries = read::observe(
+        workspace,
+        session,
+        &seals_root(workspace),
+        &mut |sha256, bytes| {
+            if failed.is_some() {
+                return false;
             }
-            Err(error) => {
-                failed = Some(error);
-                false
+            match state::keep_blob(&blobs, sha256, bytes) {
+                Ok(new) => {
+                    written |= new;
+                    true
+                }
+                Err(error) => {
+                    failed = Some(error);
+                    false
+                }
             }
-        }
-    });
+        },
+    );
     if let Some(error) = failed {
         return Err(error);
     }
@@ -168,6 +174,50 @@ pub(crate) fn take(workspace: &Workspace, check_id: &str) -> std::io::Result<()>
     state::replace(&dir.join(PENDING), &json)?;
     state::prune_blobs(&blobs, &seal);
     Ok(())
+}
+
+/// What the guard's own state file `path` is before the guard writes it (see
+/// [`guard_wrote`]).
+pub(crate) fn before_guard_writes(path: &Path) -> Sealed {
+    read::content(path, &mut |_, _| false)
+}
+
+/// The guard itself wrote its state file `path` (a session's remembered shell definitions,
+/// [`crate::definitions`]), which held `before`: every pending seal in the user's
+/// `state_dir` that recorded `path` as `before` now records what the guard wrote, so the
+/// write is not taken for a program's. A seal that recorded something else keeps its entry,
+/// so what a program did to the file before this write is still found; so does a seal a
+/// person's change of guard files already voids. Best effort: a seal that cannot be brought
+/// up to date reports the file as changed (and puts the sealed version back).
+pub(crate) fn guard_wrote(state_dir: &Path, path: &Path, before: &Sealed) {
+    let Ok(seals) = std::fs::read_dir(state_dir.join("seals")) else {
+        return;
+    };
+    let person = state::modified(&state_dir.join(PERSON_MARK));
+    for dir in seals.filter_map(Result::ok).map(|entry| entry.path()) {
+        let pending = dir.join(PENDING);
+        let Ok(Some(mut seal)) = state::read_pending(&pending) else {
+            continue;
+        };
+        if person.is_some() && person >= state::modified(&pending) {
+            continue;
+        }
+        let Some(was) = seal.entries.get(path) else {
+            continue;
+        };
+        if !restore::same(was, before) {
+            continue;
+        }
+        let blobs = dir.join("blobs");
+        let now = read::content(path, &mut |sha256, bytes| {
+            state::keep_blob(&blobs, sha256, bytes).is_ok()
+                && agent_guard_fsops::sync_dir(&blobs).is_ok()
+        });
+        seal.entries.insert(path.to_path_buf(), now);
+        if let Ok(json) = serde_json::to_vec(&seal) {
+            let _ = state::replace(&pending, &json);
+        }
+    }
 }
 
 /// Marks that a person changed guard files now (`install`, `uninstall`, `config trust`):

@@ -72,13 +72,16 @@ fn guard_paths(workspace: &Workspace) -> Vec<(PathBuf, Reading)> {
     paths
 }
 
-/// What each guard path of `workspace` is now, `skip` (the seal's own files) and the
-/// sessions' remembered shell definitions (which the guard writes itself while it judges a
-/// line, [`crate::definitions`]) left out;
+/// What each guard path of `workspace` is now, `skip` (the seal's own files) left out.
+/// Of the sessions' remembered shell definitions ([`crate::definitions`]) only the file of
+/// `session` (the one that ran the sealed line) is read: other sessions' files change
+/// whenever those sessions judge a line, and the guard brings a seal up to date itself when
+/// it writes its session's file ([`super::guard_wrote`]).
 /// `keep` is called with the digest and bytes of every regular file small enough to keep
 /// (it answers whether they are kept).
 pub(super) fn observe(
     workspace: &Workspace,
+    session: Option<&str>,
     skip: &Path,
     keep: &mut dyn FnMut(&str, &[u8]) -> bool,
 ) -> BTreeMap<PathBuf, Sealed> {
@@ -104,7 +107,30 @@ pub(super) fn observe(
         };
         reader.read(&path, reading, 0);
     }
+    if let Some(state) = &workspace.state_dir {
+        let own = agent_guard_session::definitions::definitions_path(state, session);
+        let sealed = content(&own, keep);
+        entries.insert(own, sealed);
+    }
     entries
+}
+
+/// What the file at `path` is now, its bytes offered to `keep`.
+pub(super) fn content(path: &Path, keep: &mut dyn FnMut(&str, &[u8]) -> bool) -> Sealed {
+    let mut one = BTreeMap::new();
+    let mut budget = Budget {
+        read: 1,
+        entries: 1,
+    };
+    let mut reader = Reader {
+        skip: Path::new(""),
+        definitions: None,
+        entries: &mut one,
+        keep,
+        budget: &mut budget,
+    };
+    reader.read(path, Reading::Content, MAX_DEPTH);
+    one.remove(path).unwrap_or(Sealed::Absent)
 }
 
 /// What `path` is now, read as the seal read it, without what lies below it.

@@ -118,7 +118,12 @@ pub(crate) fn verify(workspace: &Workspace) -> std::io::Result<Option<Tampered>>
         agent_guard_fsops::remove_file(&pending)?;
         return Ok(None);
     }
-    let now = read::observe(workspace, &super::seals_root(workspace), &mut |_, _| false);
+    let now = read::observe(
+        workspace,
+        seal.session.as_deref(),
+        &super::seals_root(workspace),
+        &mut |_, _| false,
+    );
     let mut paths: Vec<&PathBuf> = seal.entries.keys().chain(now.keys()).collect();
     paths.sort();
     paths.dedup();
@@ -158,7 +163,7 @@ pub(crate) fn verify(workspace: &Workspace) -> std::io::Result<Option<Tampered>>
 /// Whether two readings are the same for the guard (whether bytes were kept does not
 /// count). A directory made or removed is no change in itself: the guard files below it
 /// are compared one by one.
-fn same(was: &Sealed, is: &Sealed) -> bool {
+pub(super) fn same(was: &Sealed, is: &Sealed) -> bool {
     match (was, is) {
         (
             Sealed::File {
