@@ -50,6 +50,7 @@ use agent_guard_types::{Dialect, OpKind, OpSpec, Span};
 
 use crate::shapes::Positions;
 
+pub use guard_verbs::mentioned_files;
 pub use smell::smells;
 
 /// The facts extracted from one command line.

@@ -141,15 +141,13 @@ pub(crate) fn judge(request: &CheckRequest, on_deadline: &dyn Fn(u64)) -> Judged
                     classify_line(&command, dialect, request.enforce, &request.env, |ops| {
                         open(request).ok().map(|ws| dry_decision(ops, &ws, request))
                     });
-                let mut ops = classification.ops;
-                let found = crate::path_programs::found(
-                    &classification.looked_up,
-                    &ops,
+                let ops = crate::path_programs::with_programs(
+                    classification,
+                    &command,
                     dialect,
                     request,
                     || open(request).ok().map(|ws| ws.root),
                 );
-                ops.extend(found);
                 report.command = command;
                 report.ops = ops.iter().map(OpReport::of).collect();
                 ops

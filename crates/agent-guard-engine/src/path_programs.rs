@@ -18,7 +18,7 @@ const WORKSPACE_ON_PATH: &str = "PATH finds this program in the workspace: the c
 /// The opaque programs a line with the looked-up names `looked_up` runs from the workspace,
 /// for `request`'s `PATH`, home and working directory; `root` opens the workspace, only when
 /// a suspect is found.
-pub(crate) fn found(
+fn found(
     looked_up: &[(String, Dialect)],
     ops: &[OpSpec],
     dialect: Dialect,
@@ -39,6 +39,45 @@ pub(crate) fn found(
         return Vec::new();
     }
     inside(&suspects, root().as_deref(), dialect)
+}
+
+/// The ops of `classification` (of `command`) with what the programs it runs turn out to
+/// be: a copy of the guard's binary first ([`guard_copies`]), the workspace's own programs
+/// found through `PATH` last ([`found`]).
+pub(crate) fn with_programs(
+    classification: agent_guard_classify::Classification,
+    command: &str,
+    dialect: Dialect,
+    request: &crate::CheckRequest,
+    root: impl FnOnce() -> Option<std::path::PathBuf>,
+) -> Vec<OpSpec> {
+    let mut ops = classification.ops;
+    let found = found(&classification.looked_up, &ops, dialect, request, root);
+    ops.extend(found);
+    if let Some(copy) = guard_copies(command, dialect, request) {
+        ops.insert(0, copy);
+    }
+    ops
+}
+
+/// The refusal for a line that names a copy of the guard's binary under another name
+/// (`./x approve ID` after `cp ~/.cargo/bin/agent-guard x`): run or handed on, it escapes
+/// the rule that refuses a person-only verb by the guard's name, so the line is judged as one
+/// ([`agent_guard_world::copies_of_the_guard`]).
+fn guard_copies(command: &str, dialect: Dialect, request: &crate::CheckRequest) -> Option<OpSpec> {
+    let exe = std::env::current_exe().ok()?;
+    let words = agent_guard_classify::mentioned_files(command);
+    let home = request.env.home.as_deref().map(Path::new);
+    let copies = agent_guard_world::copies_of_the_guard(&words, &request.cwd, home, &exe);
+    let first = copies.first()?;
+    let mut op = OpSpec::new("agent-guard", agent_guard_types::OpKind::GuardVerb, dialect);
+    op.sub = Some("a copy".to_owned());
+    op.note(format!(
+        "{} is a copy of agent-guard's binary under another name: a person runs the guard \
+         itself; remove the copy",
+        first.display()
+    ));
+    Some(op)
 }
 
 /// The opaque programs among `suspects` that lie inside the workspace at `root` (by the file

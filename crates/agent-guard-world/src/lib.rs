@@ -69,6 +69,7 @@ mod error;
 mod expand;
 mod extents;
 mod facts;
+mod guard_copy;
 mod guard_git;
 mod guard_tree;
 mod ignore;
@@ -86,6 +87,7 @@ mod world;
 
 pub use error::WorldError;
 pub use expand::expand_patterns;
+pub use guard_copy::copies_of_the_guard;
 pub use path_lookup::{FoundProgram, cmd_runs_file, suspect_programs};
 pub use protect::{CONTROL_NAMES, PROTECTED_ROOTS};
 pub use workspace::discover_workspace;

@@ -150,7 +150,7 @@ fn an_unseen_program_that_empties_the_remembered_definitions_is_found() {
     // A script the line does not show, which empties the file, run for real.
     env.write(
         "tools/tidy.py",
-        &format!("open({:?}, 'w').close()\n", kept.display().to_string()),
+        format!("open({:?}, 'w').close()\n", kept.display().to_string()),
     );
     let (exit, report) = enforce_in(&env, "w", "python3 tools/tidy.py");
     assert_eq!(exit, 0, "{report}");

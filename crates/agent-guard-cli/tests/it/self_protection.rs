@@ -272,3 +272,57 @@ fn a_write_through_another_name_of_a_hook_file_is_refused() {
         "SNAPSHOT_OVERWRITE"
     );
 }
+
+/// Point 3, a renamed copy: a line that copies the guard's binary is refused, and a copy a
+/// program the guard cannot see into made anyway is refused whenever a later line names it
+/// (`./x mode normal` through a pseudo-terminal would otherwise lift RESTRICTED: shown by
+/// running it for real at the end).
+#[test]
+fn a_copy_of_the_guard_under_another_name_is_refused() {
+    let env = TestEnv::new();
+    let guard = assert_cmd::cargo::cargo_bin!("agent-guard");
+    for line in [
+        format!("cp {} tools/x", guard.display()),
+        format!("cat {} > x && chmod +x x", guard.display()),
+        format!("ln -s {} x", guard.display()),
+    ] {
+        assert_eq!(as_a_harness(&env, &line), "BLOCK_SELF_PROTECTION", "{line}");
+        assert!(!env.ws().join("x").exists() && !env.ws().join("tools/x").exists());
+    }
+    env.ag_ok(&["mode", "restricted"]);
+    // A script the line does not show makes the copy.
+    env.write(
+        "mk.py",
+        format!(
+            "import shutil, os\nshutil.copy({:?}, 'x')\nos.chmod('x', 0o755)\n",
+            guard.display().to_string()
+        ),
+    );
+    assert_eq!(as_a_harness(&env, "python3 mk.py"), "SNAPSHOT_CHECKPOINT");
+    assert!(env.ws().join("x").exists(), "the program made a copy");
+    let detached = "echo y | setsid script -qec './x mode normal' /dev/null";
+    for line in [
+        "./x mode normal",
+        detached,
+        "env -i sh -c 'exec ./x mode normal'",
+        "python3 -c \"import os; os.execv('x', ['x', 'mode', 'normal'])\"",
+        "mv x tools/y",
+    ] {
+        assert_eq!(as_a_harness(&env, line), "BLOCK_SELF_PROTECTION", "{line}");
+        let mode = env.ag_ok(&["mode", "--json"]);
+        assert!(String::from_utf8_lossy(&mode.stdout).contains("RESTRICTED"));
+    }
+    // What the refusal prevents: the same line, run anyway, lifts the mode.
+    let ran = env
+        .std_cmd("sh")
+        .args(["-c", detached])
+        .current_dir(env.ws())
+        .output()
+        .unwrap();
+    let mode = env.ag_ok(&["mode", "--json"]);
+    assert!(
+        String::from_utf8_lossy(&mode.stdout).contains("NORMAL"),
+        "the copy ran the person's verb: {} {ran:?}",
+        String::from_utf8_lossy(&mode.stdout)
+    );
+}
