@@ -73,6 +73,11 @@ pub struct Classification {
     /// bodies when a later line names them, so a caller remembers them for the session and
     /// passes them back with [`classify_after`].
     pub definitions: Vec<Definition>,
+    /// The subcommands the line's git commands run (lower-cased, at any depth, each once;
+    /// `*` for one that is not literal). Whether the repository's stored configuration or
+    /// hooks make git run a program for them (`core.fsmonitor` on `git status`, a
+    /// `pre-commit` hook) is the world's fact (issue 35, point 6).
+    pub git_runs: Vec<String>,
 }
 
 /// A function or alias definition a line made without calling it; or (named `trap`) a
@@ -95,6 +100,7 @@ impl Classification {
             commands: 0,
             looked_up: Vec::new(),
             definitions: Vec::new(),
+            git_runs: Vec::new(),
         }
     }
 
@@ -115,6 +121,7 @@ impl Classification {
             commands: script.commands.len(),
             looked_up: Vec::new(),
             definitions: Vec::new(),
+            git_runs: Vec::new(),
         }
     }
 
@@ -133,6 +140,7 @@ impl Classification {
             commands,
             looked_up: Vec::new(),
             definitions: Vec::new(),
+            git_runs: Vec::new(),
         }
     }
 }
@@ -158,8 +166,10 @@ pub fn classify(text: &str, dialect: Dialect) -> Classification {
     if let Some(note) = unfollowable(text) {
         return Classification::unparseable(dialect, note.to_owned());
     }
-    let (mut classification, looked_up) = looked_up::collect(|| classify_nested(text, dialect, 0));
+    let ((mut classification, looked_up), git_runs) =
+        looked_up::collect_git(|| looked_up::collect(|| classify_nested(text, dialect, 0)));
     classification.looked_up = looked_up;
+    classification.git_runs = git_runs;
     classification
 }
 
@@ -198,6 +208,13 @@ pub fn classify_after_judging_definitions(
     earlier: &[Definition],
 ) -> Classification {
     posix::definitions::judging_all(|| classify_after(text, dialect, earlier))
+}
+
+/// Whether the git configuration key `key` set to `value` makes git run a program (`!`
+/// aliases, `core.fsmonitor`, `filter.<driver>.clean`, …), read from a repository's stored
+/// configuration by the engine (issue 35, point 6).
+pub fn git_key_runs_a_program(key: &str, value: Option<&str>) -> bool {
+    git::config::program(key, value, true).is_some()
 }
 
 /// The longest command line followed, in bytes; a longer one is not read at all.

@@ -16,6 +16,20 @@ use agent_guard_types::Dialect;
 
 thread_local! {
     static NOTED: RefCell<Option<Vec<(String, Dialect)>>> = const { RefCell::new(None) };
+    static GIT_RUNS: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
+
+/// Notes that a git command runs subcommand `sub` (lower-cased; `*` when it is not literal):
+/// whether the repository's configuration or hooks run a program for it is the world's
+/// fact ([`crate::Classification::git_runs`]).
+pub(crate) fn note_git(sub: &str) {
+    GIT_RUNS.with(|runs| {
+        if let Some(subs) = runs.borrow_mut().as_mut()
+            && !subs.iter().any(|s| s == sub)
+        {
+            subs.push(sub.to_owned());
+        }
+    });
 }
 
 /// Commands of the POSIX shells that are never looked up in `PATH` (special and regular
@@ -80,6 +94,26 @@ pub(crate) fn builtin(name: &str, dialect: Dialect) -> bool {
         Dialect::Cmd => CMD_BUILTINS.contains(&name.to_ascii_lowercase().as_str()),
         Dialect::PowerShell => name.contains('-'),
     }
+}
+
+/// Runs `classify` while noting the git subcommands its commands run; returns its result
+/// and the subcommands, in line order, each once. A nested call adds to the outer list.
+pub(crate) fn collect_git<T>(classify: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let outer = GIT_RUNS.with(|runs| runs.borrow_mut().replace(Vec::new()));
+    let result = classify();
+    let subs = GIT_RUNS.with(|runs| {
+        let mine = runs.borrow_mut().take().unwrap_or_default();
+        if let Some(mut outer) = outer {
+            for sub in &mine {
+                if !outer.contains(sub) {
+                    outer.push(sub.clone());
+                }
+            }
+            *runs.borrow_mut() = Some(outer);
+        }
+        mine
+    });
+    (result, subs)
 }
 
 /// Runs `classify` while noting the names its commands are looked up by; returns its

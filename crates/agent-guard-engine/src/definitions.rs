@@ -78,7 +78,7 @@ pub(crate) fn classify_line(
     } else {
         match with_earlier(command, &earlier, &mut decide) {
             Ok(classification) => classification,
-            Err(refused) => return refused,
+            Err(refused) => return *refused,
         }
     };
     let movers = shell_movers(command);
@@ -297,7 +297,7 @@ fn with_earlier(
     command: &str,
     earlier: &[Definition],
     decide: &mut dyn FnMut(&[OpSpec]) -> Option<Decision>,
-) -> Result<Classification, Classification> {
+) -> Result<Classification, Box<Classification>> {
     let bodies: Vec<String> = earlier
         .iter()
         .filter(|d| d.name != "trap")
@@ -327,7 +327,7 @@ fn with_earlier(
     for text in runs {
         let ran = classify_judging_definitions(&text, Dialect::Posix);
         if !ran.ops.is_empty() && !undoable(decide(&ran.ops)) {
-            return Err(ran);
+            return Err(Box::new(ran));
         }
     }
     // A remembered definition that moves the shell may have run (a call the guard cannot

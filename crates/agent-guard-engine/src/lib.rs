@@ -20,6 +20,7 @@ mod error;
 mod exit;
 mod explain;
 mod gc;
+mod git_programs;
 mod history;
 mod list;
 mod location;

@@ -42,8 +42,9 @@ fn found(
 }
 
 /// The ops of `classification` (of `command`) with what the programs it runs turn out to
-/// be: a copy of the guard's binary first ([`guard_copies`]), the workspace's own programs
-/// found through `PATH` last ([`found`]).
+/// be: a copy of the guard's binary first ([`guard_copies`]), then the workspace's own
+/// programs found through `PATH` ([`found`]) and the programs the repository makes git run
+/// ([`crate::git_programs`]).
 pub(crate) fn with_programs(
     classification: agent_guard_classify::Classification,
     command: &str,
@@ -54,6 +55,12 @@ pub(crate) fn with_programs(
     let mut ops = classification.ops;
     let found = found(&classification.looked_up, &ops, dialect, request, root);
     ops.extend(found);
+    ops.extend(crate::git_programs::found(
+        &classification.git_runs,
+        &request.cwd,
+        request.env.home.as_deref().map(Path::new),
+        dialect,
+    ));
     if let Some(copy) = guard_copies(command, dialect, request) {
         ops.insert(0, copy);
     }

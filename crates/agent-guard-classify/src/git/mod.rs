@@ -5,7 +5,7 @@
 //! the guard would judge the wrong tree.
 
 mod clean;
-mod config;
+pub(crate) mod config;
 mod discard;
 mod history;
 mod mv;
@@ -157,6 +157,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
             .iter()
             .position(|a| a.known().is_some_and(known_sub))
         else {
+            crate::looked_up::note_git("*");
             if opaque_word {
                 // `git $SUB -fdx`: the word that is not literal may be the subcommand.
                 let mut op = git_op(OpKind::Unknown);
@@ -180,11 +181,13 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         return parsed;
     };
     let Some(sub) = sub_arg.known() else {
+        crate::looked_up::note_git("*");
         let mut op = git_op(OpKind::Unknown);
         op.mark_undeterminable("the git subcommand is not literal");
         parsed.op = Some(op);
         return parsed;
     };
+    crate::looked_up::note_git(&sub.to_ascii_lowercase());
     let rest = &args[index + 1..];
     if let Some((_, value)) = aliases.iter().rev().find(|(name, _)| name == sub) {
         let context = GitContext {

@@ -173,3 +173,71 @@ fn a_program_planted_in_a_path_directory_is_refused() {
         assert_eq!(report["code"], code, "{line}: {report}");
     }
 }
+
+/// A repository's stored configuration and hooks are programs too: a script the guard
+/// cannot see into writes a `pre-commit` hook, a `core.fsmonitor` command or a
+/// `core.hooksPath` into `.git/`; the next `git commit`, `git status` or `git checkout` runs it, though the
+/// line shows only git. Such a line is checkpointed, run for real, and undone byte for byte;
+/// before the script ran the same lines were no-ops.
+#[test]
+fn what_the_repository_makes_git_run_is_checkpointed_and_undone() {
+    let setups = [
+        (
+            "import os\nopen('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\nrm -rf src\\n')\n\
+             os.chmod('.git/hooks/pre-commit', 0o755)\n",
+            "git commit -q --allow-empty -m wip",
+        ),
+        (
+            "open('.git/config', 'a').write('[core]\\n\\tfsmonitor = \"rm -rf src; echo\"\\n')\n",
+            "git status --short",
+        ),
+        (
+            "import os\nos.makedirs('.githooks')\n\
+             open('.githooks/post-checkout', 'w').write('#!/bin/sh\\nrm -rf src\\n')\n\
+             os.chmod('.githooks/post-checkout', 0o755)\n\
+             open('.git/config', 'a').write('[core]\\n\\thooksPath = .githooks\\n')\n",
+            "git checkout -q -b topic",
+        ),
+    ];
+    for (setup, line) in setups {
+        let env = workspace();
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(env.ws())
+                .output()
+                .unwrap()
+        };
+        git(&["-c", "user.name=a", "-c", "user.email=a@a", "add", "-A"]);
+        let (_, report) = crate::support::enforce(&env, line);
+        assert_eq!(report["code"], "ALLOW_NOOP", "{line} before: {report}");
+        env.write("tools/setup.py", setup);
+        let (exit, report) = crate::support::enforce(&env, "python3 tools/setup.py");
+        assert_eq!(exit, 0, "{report}");
+        assert!(
+            std::process::Command::new("python3")
+                .arg("tools/setup.py")
+                .current_dir(env.ws())
+                .status()
+                .unwrap()
+                .success()
+        );
+        undone_after_run(
+            &env,
+            line,
+            "SNAPSHOT_CHECKPOINT",
+            |env| {
+                std::process::Command::new("sh")
+                    .args([
+                        "-c",
+                        &format!("git -c user.name=a -c user.email=a@a {}", &line[4..]),
+                    ])
+                    .current_dir(env.ws())
+                    .env("HOME", &env.fixture.home)
+                    .output()
+                    .unwrap();
+            },
+            |env| !env.ws().join("src").exists(),
+        );
+    }
+}

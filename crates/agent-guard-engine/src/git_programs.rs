@@ -1,0 +1,197 @@
+//! git commands that run what the repository configures (issue 35, point 6): a stored
+//! `core.fsmonitor` runs on `git status`, a `pre-commit` hook on `git commit`, a `!` alias
+//! when it is called. A program the guard could not see into may have put them there, and
+//! the line shows only git; so a git command that would run one is an opaque program,
+//! checkpointed like a script. The classifier lists the subcommands
+//! ([`agent_guard_classify::Classification::git_runs`]); the world reads the repository's
+//! configuration and hooks ([`agent_guard_world::repository_programs`]).
+
+use agent_guard_types::{Dialect, OpSpec};
+use agent_guard_world::RepoPrograms;
+
+/// Subcommands that read and never run a hook (most write no ref and no index): only the
+/// keys of [`RUN_BY_READS`] and the `post-index-change` hook run a program for them.
+const READS: &[&str] = &[
+    "status",
+    "diff",
+    "log",
+    "show",
+    "ls-files",
+    "ls-tree",
+    "rev-parse",
+    "cat-file",
+    "blame",
+    "annotate",
+    "grep",
+    "describe",
+    "shortlog",
+    "rev-list",
+    "for-each-ref",
+    "show-ref",
+    "config",
+    "help",
+    "version",
+    "check-ignore",
+    "check-attr",
+    "var",
+    "whatchanged",
+    "count-objects",
+    "name-rev",
+    "merge-base",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "cherry",
+    "range-diff",
+    "remote",
+    "show-branch",
+    "verify-pack",
+    "fsck",
+];
+
+/// Keys (lower-cased, `*` for any driver) whose program git runs while it only reads:
+/// the file-system monitor, content filters, diff drivers and pagers.
+const RUN_BY_READS: &[&str] = &[
+    "core.fsmonitor",
+    "filter.*.clean",
+    "filter.*.smudge",
+    "filter.*.process",
+    "diff.external",
+    "diff.*.textconv",
+    "diff.*.command",
+    "core.pager",
+    "pager.*",
+];
+
+/// Why the line's git commands (`subs`, from the classifier) run a program the repository
+/// at `cwd` configures, as an opaque op; `None` when none does (or there is no repository).
+pub(crate) fn found(
+    subs: &[String],
+    cwd: &std::path::Path,
+    home: Option<&std::path::Path>,
+    dialect: Dialect,
+) -> Option<OpSpec> {
+    if subs.is_empty() {
+        return None;
+    }
+    let repo = agent_guard_world::repository_programs(cwd, home)?;
+    let why = subs.iter().find_map(|sub| runs(&repo, sub))?;
+    let mut op = OpSpec::opaque_program("git", dialect, &why);
+    op.note(
+        "the repository's configuration or hooks make git run a program the guard cannot see into"
+            .to_owned(),
+    );
+    Some(op)
+}
+
+/// What program git runs for subcommand `sub` in `repo`, if any.
+fn runs(repo: &RepoPrograms, sub: &str) -> Option<String> {
+    if let Some(why) = &repo.unreadable {
+        return Some(format!(
+            "the repository's configuration holds what the guard does not read ({why})"
+        ));
+    }
+    let reads = READS.contains(&sub);
+    for (key, value) in &repo.entries {
+        if !agent_guard_classify::git_key_runs_a_program(key, value.as_deref())
+            || harmless(key, value.as_deref())
+        {
+            continue;
+        }
+        if let Some(alias) = key.strip_prefix("alias.") {
+            if alias.eq_ignore_ascii_case(sub) || sub == "*" {
+                return Some(format!("`git {alias}` is an alias that runs a program"));
+            }
+            continue;
+        }
+        if !reads || RUN_BY_READS.iter().any(|pattern| matches(pattern, key)) {
+            return Some(format!("the repository sets `{key}`, a program git runs"));
+        }
+    }
+    let hook = repo
+        .hooks
+        .iter()
+        .find(|hook| !reads || hook.as_str() == "post-index-change")?;
+    Some(format!(
+        "the repository has a `{hook}` hook, which git runs"
+    ))
+}
+
+/// A setting that names no program although its key may: `core.fsmonitor` as a boolean
+/// (git's own daemon), Git LFS's filters.
+fn harmless(key: &str, value: Option<&str>) -> bool {
+    let value = value.unwrap_or("true").trim();
+    (key == "core.fsmonitor"
+        && matches!(
+            value.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0" | ""
+        ))
+        || (key.starts_with("filter.lfs.") && (value.starts_with("git-lfs ") || value == "git-lfs"))
+}
+
+/// Whether `key` matches `pattern`, whose `*` stands for one subsection.
+fn matches(pattern: &str, key: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == key,
+        Some((start, end)) => {
+            key.len() > start.len() + end.len() && key.starts_with(start) && key.ends_with(end)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo(entries: &[(&str, Option<&str>)], hooks: &[&str]) -> RepoPrograms {
+        RepoPrograms {
+            entries: entries
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.map(str::to_owned)))
+                .collect(),
+            unreadable: None,
+            hooks: hooks.iter().map(|h| (*h).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn what_each_subcommand_runs() {
+        let fsmonitor = repo(&[("core.fsmonitor", Some("touch x; echo"))], &[]);
+        assert!(runs(&fsmonitor, "status").is_some());
+        let daemon = repo(&[("core.fsmonitor", Some("true"))], &[]);
+        assert!(runs(&daemon, "status").is_none());
+        let hook = repo(&[], &["pre-commit"]);
+        assert!(runs(&hook, "commit").is_some());
+        assert!(runs(&hook, "status").is_none());
+        assert!(runs(&repo(&[], &["post-index-change"]), "status").is_some());
+        let alias = repo(
+            &[
+                ("alias.st", Some("!rm -rf src")),
+                ("alias.co", Some("checkout")),
+            ],
+            &[],
+        );
+        assert!(runs(&alias, "st").is_some());
+        assert!(runs(&alias, "co").is_none());
+        assert!(runs(&alias, "log").is_none());
+        assert!(runs(&alias, "*").is_some());
+        let editor = repo(&[("core.editor", Some("vim"))], &[]);
+        assert!(runs(&editor, "commit").is_some());
+        assert!(runs(&editor, "log").is_none());
+        let textconv = repo(&[("diff.pdf.textconv", Some("pdftotext"))], &[]);
+        assert!(runs(&textconv, "diff").is_some());
+        let lfs = repo(
+            &[("filter.lfs.process", Some("git-lfs filter-process"))],
+            &[],
+        );
+        assert!(runs(&lfs, "status").is_none() && runs(&lfs, "checkout").is_none());
+        let plain = repo(
+            &[
+                ("core.bare", Some("false")),
+                ("remote.origin.url", Some("x")),
+            ],
+            &[],
+        );
+        assert!(runs(&plain, "commit").is_none());
+    }
+}

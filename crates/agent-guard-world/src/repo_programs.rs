@@ -1,0 +1,256 @@
+//! What a repository makes git run (issue 35, point 6): its stored configuration's keys
+//! and its active hooks. A program the guard cannot see into may write `core.fsmonitor`
+//! into `.git/config` or a `pre-commit` hook into `.git/hooks/`; the next `git status` or
+//! `git commit` then runs it, though the line shows only git. The engine decides which
+//! subcommands that concerns; this probe only reads, without starting git.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+/// The most bytes of a configuration file read; a larger one is not followed.
+const MAX_CONFIG_BYTES: u64 = 256 * 1024;
+
+/// The most hooks listed.
+const MAX_HOOKS: usize = 64;
+
+/// What a repository's stored configuration and hooks hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepoPrograms {
+    /// The keys (`section.subsection.key`, section and key lower-cased) and values of the
+    /// repository's own configuration files (`config`, `config.worktree`), in file order.
+    pub entries: Vec<(String, Option<String>)>,
+    /// Something in them the reader does not follow as git does (an include, a line it
+    /// cannot parse, a file too large or unreadable): what git runs is not known.
+    pub unreadable: Option<String>,
+    /// The hooks git would run: executable files in the hooks directory (`core.hooksPath`
+    /// or the repository's `hooks/`), sample files left out.
+    pub hooks: Vec<String>,
+}
+
+/// What the repository that `cwd` lies in makes git run (`home` for a `core.hooksPath`
+/// that starts with `~/`); `None` outside a repository.
+pub fn repository_programs(cwd: &Path, home: Option<&Path>) -> Option<RepoPrograms> {
+    let (work_tree, git_dir) = find_git_dir(cwd)?;
+    let common = std::fs::read_to_string(git_dir.join("commondir"))
+        .ok()
+        .map_or_else(|| git_dir.clone(), |c| git_dir.join(c.trim()));
+    let mut found = RepoPrograms::default();
+    for file in [common.join("config"), git_dir.join("config.worktree")] {
+        read_config(&file, &mut found);
+    }
+    let hooks_path = found
+        .entries
+        .iter()
+        .rev()
+        .find(|(key, _)| key == "core.hookspath")
+        .and_then(|(_, value)| value.clone());
+    let hooks_dir = match hooks_path {
+        Some(path) if path.starts_with("~/") => match home {
+            Some(home) => home.join(&path[2..]),
+            None => PathBuf::from(path),
+        },
+        Some(path) => work_tree.join(path),
+        None => common.join("hooks"),
+    };
+    found.hooks = active_hooks(&hooks_dir);
+    Some(found)
+}
+
+/// The work tree and git directory of the repository `cwd` lies in: the nearest `.git`
+/// directory, or `.git` file (`gitdir: …`, a linked worktree or a submodule), above it.
+fn find_git_dir(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
+    for dir in cwd.ancestors() {
+        let dot_git = dir.join(".git");
+        let Ok(metadata) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        if metadata.is_dir() {
+            return Some((dir.to_path_buf(), dot_git));
+        }
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let target = text.trim().strip_prefix("gitdir:")?.trim();
+        return Some((dir.to_path_buf(), dir.join(target)));
+    }
+    None
+}
+
+/// Adds the entries of the configuration file `path` (absent: nothing) to `found`.
+fn read_config(path: &Path, found: &mut RepoPrograms) {
+    let Ok(file) = std::fs::File::open(path) else {
+        if path.exists() {
+            found.unreadable = Some(format!("{} cannot be read", path.display()));
+        }
+        return;
+    };
+    let mut text = String::new();
+    if file
+        .take(MAX_CONFIG_BYTES + 1)
+        .read_to_string(&mut text)
+        .is_err()
+        || text.len() as u64 > MAX_CONFIG_BYTES
+    {
+        found.unreadable = Some(format!("{} is too large or not text", path.display()));
+        return;
+    }
+    if let Err(line) = parse(&text, &mut found.entries) {
+        found.unreadable = Some(format!("{}: {line}", path.display()));
+    }
+}
+
+/// Parses git configuration `text` into `entries`; the first line it does not follow is
+/// the error (continuation lines, includes and odd section headers are not followed).
+fn parse(text: &str, entries: &mut Vec<(String, Option<String>)>) -> Result<(), String> {
+    let mut section = String::new();
+    for raw in text.lines() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with(['#', ';']) {
+            continue;
+        }
+        if line.ends_with('\\') {
+            return Err(format!("a continued line: {line}"));
+        }
+        let rest = if let Some(header) = line.strip_prefix('[') {
+            let (inside, after) = header.split_once(']').ok_or_else(|| line.to_owned())?;
+            section = match inside.split_once(char::is_whitespace) {
+                Some((name, sub)) => {
+                    let sub = sub
+                        .trim()
+                        .strip_prefix('"')
+                        .and_then(|s| s.strip_suffix('"'));
+                    let sub = sub
+                        .filter(|s| !s.contains(['\\', '"']))
+                        .ok_or_else(|| line.to_owned())?;
+                    format!("{}.{sub}", name.to_ascii_lowercase())
+                }
+                None => inside.to_ascii_lowercase(),
+            };
+            if section.starts_with("include") {
+                return Err(format!("an include: {line}"));
+            }
+            after.trim()
+        } else {
+            line
+        };
+        if rest.is_empty() || rest.starts_with(['#', ';']) {
+            continue;
+        }
+        if section.is_empty() {
+            return Err(format!("a key before any section: {line}"));
+        }
+        let (key, value) = match rest.split_once('=') {
+            Some((key, value)) => (key.trim(), Some(unquote(value.trim()))),
+            None => (rest, None),
+        };
+        if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            return Err(format!("a key the reader does not follow: {line}"));
+        }
+        entries.push((format!("{section}.{}", key.to_ascii_lowercase()), value));
+    }
+    Ok(())
+}
+
+/// A value without its quotes and trailing comment (approximately as git reads it; the
+/// engine only asks whether a program key is set, not what it runs).
+fn unquote(value: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' => out.extend(chars.next()),
+            '#' | ';' if !quoted => break,
+            _ => out.push(c),
+        }
+    }
+    out.trim().to_owned()
+}
+
+/// The executable files in `dir` that are not samples (git runs a hook by its name).
+fn active_hooks(dir: &Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut hooks: Vec<String> = entries
+        .filter_map(Result::ok)
+        .take(MAX_HOOKS * 4)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let metadata = std::fs::metadata(entry.path()).ok()?;
+            (metadata.is_file()
+                && metadata.permissions().mode() & 0o111 != 0
+                && !name.ends_with(".sample"))
+            .then_some(name)
+        })
+        .take(MAX_HOOKS)
+        .collect();
+    hooks.sort();
+    hooks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(text: &str) -> Result<Vec<(String, Option<String>)>, String> {
+        let mut out = Vec::new();
+        parse(text, &mut out).map(|()| out)
+    }
+
+    #[test]
+    fn keys_are_read_as_git_names_them() {
+        let read = entries(
+            "[core]\n\trepositoryformatversion = 0\n\tFSMonitor = \"touch x; echo\" # c\n\
+             [diff \"pdf\"]\n textconv = pdftotext\n[alias] st = !rm -rf src\n[core]\n bare\n",
+        )
+        .unwrap();
+        assert_eq!(
+            read,
+            [
+                ("core.repositoryformatversion".into(), Some("0".into())),
+                ("core.fsmonitor".into(), Some("touch x; echo".into())),
+                ("diff.pdf.textconv".into(), Some("pdftotext".into())),
+                ("alias.st".into(), Some("!rm -rf src".into())),
+                ("core.bare".into(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn what_the_reader_does_not_follow_is_an_error() {
+        for text in [
+            "[include]\n path = other\n",
+            "[includeIf \"gitdir:/x/\"]\n path = other\n",
+            "[core]\n fsmonitor = a \\\n b\n",
+            "fsmonitor = x\n",
+            "[core]\n fs.monitor = x\n",
+            "[core \"a\\\"b\"]\n x = 1\n",
+        ] {
+            assert!(entries(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn hooks_are_the_executable_files_that_are_not_samples() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+        std::fs::write(ws.join(".git/config"), "[core]\n bare = false\n").unwrap();
+        for (name, mode) in [
+            ("pre-commit", 0o755),
+            ("pre-push.sample", 0o755),
+            ("post-merge", 0o644),
+        ] {
+            let path = ws.join(".git/hooks").join(name);
+            std::fs::write(&path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        std::fs::create_dir_all(ws.join("src")).unwrap();
+        let found = repository_programs(&ws.join("src"), None).unwrap();
+        assert_eq!(found.hooks, ["pre-commit"]);
+        assert_eq!(found.unreadable, None);
+        assert!(repository_programs(Path::new("/"), None).is_none());
+    }
+}
