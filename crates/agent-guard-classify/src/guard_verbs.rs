@@ -21,148 +21,14 @@ const DATA_READERS: &[&str] = &[
 ];
 
 /// The ops of a line that runs the guard itself: a person-only verb ([`verb`]) first, and
-/// the guard pointed at another store ([`retargeted`]) or its binary copied ([`copied`]),
-/// judged after the line's other ops. The line is tokenized once; a line
+/// the guard pointed at another store ([`retargeted`]). The line is tokenized once; a line
 /// that names no guard binary (nearly every line) costs that and nothing more.
 pub(crate) fn in_line(line: &str, dialect: Dialect) -> (Option<OpSpec>, Option<OpSpec>) {
     let tokens = tokens(line);
     if !tokens.iter().any(|token| names_the_guard(token)) {
         return (None, None);
     }
-    let verb = verb(line, &tokens, dialect);
-    let copy = if verb.is_none() {
-        copied(line, &tokens, dialect)
-    } else {
-        None
-    };
-    (verb, retargeted(&tokens, dialect).or(copy))
-}
-
-/// Commands that run the guard they are handed (whose verb [`verb`] judges) or only look at
-/// its file: the guard's binary named as their argument is not copied anywhere.
-const RUN_OR_INSPECT: &[&str] = &[
-    "env",
-    "timeout",
-    "nice",
-    "nohup",
-    "setsid",
-    "sudo",
-    "doas",
-    "time",
-    "command",
-    "exec",
-    "stdbuf",
-    "ionice",
-    "taskset",
-    "unbuffer",
-    "script",
-    "xargs",
-    "builtin",
-    "which",
-    "type",
-    "whereis",
-    "hash",
-    "ls",
-    "file",
-    "stat",
-    "readlink",
-    "realpath",
-    "dirname",
-    "basename",
-    "du",
-    "sha256sum",
-    "sha1sum",
-    "md5sum",
-    "b2sum",
-    "cksum",
-    "ldd",
-    "test",
-    "[",
-    "[[",
-];
-
-/// Shells whose `-c` string is read as a line.
-const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh"];
-
-/// cmd and PowerShell commands that copy, link or move a file.
-const WINDOWS_COPIERS: &[&str] = &[
-    "copy",
-    "xcopy",
-    "robocopy",
-    "copy-item",
-    "cpi",
-    "cp",
-    "mklink",
-    "new-item",
-    "ni",
-    "move",
-    "move-item",
-    "mi",
-    "mv",
-    "ren",
-    "rename-item",
-    "set-content",
-    "out-file",
-    "expand",
-    "makecab",
-];
-
-/// The op for a line that copies, links or moves the guard's binary (`cp
-/// ~/.cargo/bin/agent-guard x`, `cat "$(command -v agent-guard)" > x`): under another name
-/// the copy escapes the rule above, and a later line could run `./x approve ID` from a
-/// process detached from the harness. No agent needs a copy of the guard. A POSIX line does
-/// when a command other than a wrapper that runs the guard or a reader that only looks at
-/// it ([`RUN_OR_INSPECT`], [`DATA_READERS`] without a redirect) names it among its
-/// arguments; a cmd or PowerShell line when it names the guard and any copying command.
-fn copied(line: &str, line_tokens: &[String], dialect: Dialect) -> Option<OpSpec> {
-    let copies = if dialect == Dialect::Posix {
-        let script = agent_guard_lex::posix::lex(line);
-        let names = |span: agent_guard_types::Span| {
-            tokens(line.get(span.start..span.end).unwrap_or(""))
-                .iter()
-                .any(|token| names_the_guard(token))
-        };
-        script.error.is_some()
-            || script.commands.iter().any(|command| {
-                let Some(first) = command.words.first() else {
-                    return command.redirects.iter().any(|r| names(r.span));
-                };
-                let program = first.literal_text().unwrap_or_default();
-                let program = program.rsplit('/').next().unwrap_or("");
-                // A shell's `-c` string is read as a line of its own.
-                if SHELLS.contains(&program)
-                    && let Some(text) = command
-                        .words
-                        .iter()
-                        .skip_while(|w| w.literal_text().as_deref() != Some("-c"))
-                        .nth(1)
-                        .and_then(agent_guard_lex::Word::literal_text)
-                {
-                    return copied(&text, &tokens(&text), Dialect::Posix).is_some();
-                }
-                let exempt = RUN_OR_INSPECT.contains(&program)
-                    || (DATA_READERS.contains(&program) && command.redirects.is_empty())
-                    || names_the_guard(&program.to_ascii_lowercase());
-                !exempt
-                    && (command.words[1..].iter().any(|word| names(word.span))
-                        || command.redirects.iter().any(|r| names(r.span)))
-            })
-    } else {
-        line_tokens
-            .iter()
-            .any(|token| WINDOWS_COPIERS.contains(&token.as_str()))
-    };
-    copies.then(|| {
-        let mut op = OpSpec::new("agent-guard", OpKind::GuardVerb, dialect);
-        op.sub = Some("a copy".to_owned());
-        op.notes.push(
-            "the line copies, links or moves agent-guard's binary: under another name a copy \
-             escapes the checks that keep its person-only verbs a person's; run the guard \
-             itself"
-                .to_owned(),
-        );
-        op
-    })
+    (verb(line, &tokens, dialect), retargeted(&tokens, dialect))
 }
 
 /// The op for a line that reaches a person-only verb, if it does (`tokens` name the guard).
@@ -289,7 +155,11 @@ pub fn mentioned_files(line: &str) -> Vec<String> {
             continue;
         }
         words.push(token.to_owned());
-        if words.len() == 64 {
+        // The shell drops a backslash that escapes an ordinary character (`agent\-x`).
+        if token.contains('\\') {
+            words.push(token.replace('\\', ""));
+        }
+        if words.len() >= 64 {
             break;
         }
     }
@@ -335,8 +205,7 @@ mod tests {
     use super::*;
 
     fn verb(line: &str) -> Option<String> {
-        let (verb, other) = in_line(line, Dialect::Posix);
-        verb.or(other).and_then(|op| op.sub)
+        in_line(line, Dialect::Posix).0.and_then(|op| op.sub)
     }
 
     #[test]
@@ -378,55 +247,6 @@ mod tests {
             ),
         ] {
             assert_eq!(verb(line).as_deref(), Some(expected), "{line}");
-        }
-    }
-
-    #[test]
-    fn a_copy_of_the_guard_under_another_name_is_refused() {
-        for line in [
-            "cp ~/.cargo/bin/agent-guard x",
-            "cp \"$(command -v agent-guard)\" tools/ag",
-            "cat $(which agent-guard) > y; chmod +x y",
-            "install -m755 /usr/local/bin/agent-guard bin/tool",
-            "ln /usr/local/bin/agent-guard hard",
-            "ln -s ~/.cargo/bin/agent-guard tool",
-            "rsync -a ~/.cargo/bin/agent-guard .",
-            "dd if=/usr/local/bin/agent-guard of=z",
-            "python3 -c \"import shutil; shutil.copy('/usr/local/bin/agent-guard', 'x')\"",
-            "bash -c 'cp ~/.cargo/bin/agent-guard x'",
-            "< ~/.cargo/bin/agent-guard tee x > /dev/null",
-        ] {
-            assert_eq!(verb(line).as_deref(), Some("a copy"), "{line}");
-        }
-        for (line, dialect) in [
-            ("copy C:\\tools\\agent-guard.exe x.exe", Dialect::Cmd),
-            (
-                "Copy-Item (Get-Command agent-guard).Source x.exe",
-                Dialect::PowerShell,
-            ),
-        ] {
-            let op = in_line(line, dialect).1.and_then(|op| op.sub);
-            assert_eq!(op.as_deref(), Some("a copy"), "{line}");
-        }
-    }
-
-    #[test]
-    fn running_or_looking_at_the_guard_is_no_copy() {
-        for line in [
-            "agent-guard list",
-            "~/.cargo/bin/agent-guard safe-delete build",
-            "timeout 5 agent-guard check -- ls",
-            "env AGENT_GUARD_SESSION=s agent-guard undo",
-            "which agent-guard",
-            "command -v agent-guard",
-            "ls -l $(which agent-guard)",
-            "file ~/.cargo/bin/agent-guard",
-            "sha256sum ~/.cargo/bin/agent-guard",
-            "agent-guard --version | head -1",
-            "bash -c 'agent-guard list'",
-            "cat agent-guard.log",
-        ] {
-            assert_eq!(verb(line), None, "{line}");
         }
     }
 

@@ -81,9 +81,22 @@ pub(crate) fn classify_line(
             Err(refused) => return *refused,
         }
     };
-    let movers = shell_movers(command);
+    let movers = definitions_where(command, moves_the_shell);
     if enforce && remember_sealed(&path, &movers).is_err() {
         return classify_after_judging_definitions(command, dialect, &neutral(&earlier));
+    }
+    // A definition judged where it stands (called on its line, or named like a program the
+    // guard knows: `cat() { rm -rf build; }`) lasts in the shell too: a later `cat x` runs
+    // its body. Remembered when the line itself may run.
+    let mut acting = definitions_where(command, |body| {
+        !classify(body, Dialect::Posix).ops.is_empty()
+    });
+    acting.retain(|r| !classification.definitions.iter().any(|d| d.text == r.text));
+    if enforce
+        && !acting.is_empty()
+        && (!undoable(decide(&classification.ops)) || remember_sealed(&path, &acting).is_err())
+    {
+        return classification;
     }
     if classification.definitions.is_empty() {
         return classification;
@@ -184,10 +197,10 @@ fn moves_the_shell(text: &str) -> bool {
     shell_moves(text) > 0
 }
 
-/// The functions and aliases `command` defines whose bodies move the shell (whether or not
-/// the classifier left them out: `ls() { cd /elsewhere; }` is judged where it stands, and
-/// still moves what later lines act on).
-fn shell_movers(command: &str) -> Vec<Remembered> {
+/// The functions and aliases `command` defines whose bodies `runs` holds for (move the
+/// shell, or act), whether or not the classifier left them out: `ls() { cd /elsewhere; }`
+/// is judged where it stands, and still moves what later lines act on.
+fn definitions_where(command: &str, runs: impl Fn(&str) -> bool) -> Vec<Remembered> {
     // Read for every line: most define nothing, and are not lexed again for it.
     if !(command.contains(')') || command.contains("function") || command.contains("alias")) {
         return Vec::new();
@@ -198,7 +211,7 @@ fn shell_movers(command: &str) -> Vec<Remembered> {
         .iter()
         .filter_map(|def| {
             let text = command.get(def.span.start..def.span.end)?;
-            moves_the_shell(&body_of(&Definition {
+            runs(&body_of(&Definition {
                 name: def.name.clone(),
                 text: text.to_owned(),
             }))
@@ -225,7 +238,7 @@ fn shell_movers(command: &str) -> Vec<Remembered> {
                 continue;
             };
             if let Some((name, value)) = literal.split_once('=')
-                && moves_the_shell(value)
+                && runs(value)
             {
                 found.push(Remembered {
                     name: name.to_owned(),

@@ -181,6 +181,99 @@ fn an_unseen_program_that_empties_the_remembered_definitions_is_found() {
     assert_eq!(report["mode"], "NORMAL", "{report}");
 }
 
+/// From an outside review: the next line may be judged in another workspace (a nested
+/// repository), whose own seal is not the one the program's line took; the session's
+/// definitions are checked against every seal of the session. Deleting the file is found
+/// like emptying it.
+#[test]
+fn an_emptied_definitions_file_is_found_from_a_nested_repository_too() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.fixture.outside.join("build")).unwrap();
+    env.write("sub/build/out.o", "o\n");
+    let git = std::process::Command::new("git")
+        .args(["init", "-q", "sub"])
+        .current_dir(env.ws())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let outside = env.fixture.outside.display().to_string();
+    let kept = env
+        .fixture
+        .home
+        .join(".local/state/agent-guard/definitions/n.json");
+    let (exit, report) = enforce_in(&env, "n", &format!("go_out() {{ cd {outside}; }}"));
+    assert_eq!(exit, 0, "{report}");
+    let remembered = std::fs::read(&kept).unwrap();
+    env.write(
+        "tools/tidy.py",
+        format!("import os\nos.remove({:?})\n", kept.display().to_string()),
+    );
+    let (exit, report) = enforce_in(&env, "n", "python3 tools/tidy.py");
+    assert_eq!(exit, 0, "{report}");
+    let ran = Command::new("python3")
+        .arg("tools/tidy.py")
+        .current_dir(env.ws())
+        .status()
+        .unwrap();
+    assert!(ran.success() && !kept.exists());
+    // The next line, judged in `sub/`.
+    let output = env
+        .cmd("agent-guard")
+        .env("AGENT_GUARD_SESSION", "n")
+        .current_dir(env.ws().join("sub"))
+        .args(["check", "--enforce", "--json", "--", "go_out; rm -rf build"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{report}");
+    assert_eq!(report["code"], "BLOCK_SELF_PROTECTION", "{report}");
+    assert_eq!(std::fs::read(&kept).unwrap(), remembered, "put back");
+    assert!(env.fixture.outside.join("build").exists());
+}
+
+/// From an outside review: a definition judged where it stands because its name is a known
+/// program (`cat() { rm -rf build; }`) lasts in the shell like any other; a later `cat`
+/// runs its body, so it is remembered, and the later line is judged by it (run for real in
+/// one persistent shell; what it deletes is kept).
+#[test]
+fn a_definition_named_like_a_known_program_is_remembered() {
+    let env = TestEnv::new();
+    env.write("dist/app.js", "old\n");
+    let mut shell = Command::new("bash")
+        .current_dir(env.ws())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = shell.stdin.take().unwrap();
+    let lines = [
+        "cat() { rm -rf dist; }",
+        "mkdir -p dist && echo fresh > dist/app.js",
+        "cat dist/app.js",
+    ];
+    let mut codes = Vec::new();
+    for line in lines {
+        let (exit, report) = enforce_in(&env, "k", line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        codes.push(report["code"].as_str().unwrap_or_default().to_owned());
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    assert!(shell.wait().unwrap().success());
+    assert_ne!(
+        codes[2], "ALLOW_NOOP",
+        "the call is judged by its body: {codes:?}"
+    );
+    assert!(!env.ws().join("dist").exists(), "the body ran");
+    env.ag_ok(&["undo", "--json"]);
+    assert_eq!(
+        env.read("dist/app.js"),
+        "fresh\n",
+        "what the call deleted is back"
+    );
+}
+
 /// From an outside review: a kept `EXIT` trap (or a function `PS4` calls under `set -x`)
 /// runs wherever the shell is when it fires. A line that moves the shell where what it does
 /// could not be undone (out of the workspace) is not let through, and no line there is.

@@ -180,6 +180,31 @@ fn a_program_that_leaves_the_guard_files_alone_changes_nothing() {
     assert_eq!(mode(&env), "NORMAL");
 }
 
+/// From an outside review: a program that dates the person's mark in the future would
+/// void every seal to come; such a mark counts for nothing.
+#[test]
+fn a_person_mark_dated_in_the_future_voids_no_seal() {
+    let env = TestEnv::new();
+    env.write(".claude/settings.json", SETTINGS);
+    let mark = env
+        .fixture
+        .home
+        .join(".local/state/agent-guard/guard-files-changed");
+    // A person's install left the mark; a program only changes its date.
+    std::fs::create_dir_all(mark.parent().unwrap()).unwrap();
+    std::fs::write(&mark, "a person changed guard files\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    run_tool(&env, &format!("touch -d 2100-01-01 {}\n", mark.display()));
+    let (exit, report) = enforce(&env, "ls");
+    assert_eq!(exit, 0, "only the date changed: {report}");
+    run_tool(
+        &env,
+        "echo '{\"disableAllHooks\": true}' > .claude/settings.json\n",
+    );
+    assert!(next_line_refused(&env));
+    assert_eq!(env.read(".claude/settings.json"), SETTINGS, "put back");
+}
+
 #[test]
 fn a_change_a_person_makes_and_trusts_is_not_undone() {
     let env = TestEnv::new();

@@ -273,22 +273,20 @@ fn a_write_through_another_name_of_a_hook_file_is_refused() {
     );
 }
 
-/// Point 3, a renamed copy: a line that copies the guard's binary is refused, and a copy a
-/// program the guard cannot see into made anyway is refused whenever a later line names it
-/// (`./x mode normal` through a pseudo-terminal would otherwise lift RESTRICTED: shown by
-/// running it for real at the end).
+/// Point 3, a renamed copy: a copy of the guard's binary under another name (made by a
+/// plain `cp` line, a link, or a script the line does not show) is refused whenever a
+/// later line names it (`./x mode normal` through a pseudo-terminal would otherwise lift
+/// RESTRICTED: shown by running it for real at the end). Found by identity (the same file
+/// or the same bytes); a copy changed by one byte is not (docs/threat-model.md).
 #[test]
 fn a_copy_of_the_guard_under_another_name_is_refused() {
     let env = TestEnv::new();
     let guard = assert_cmd::cargo::cargo_bin!("agent-guard");
-    for line in [
-        format!("cp {} tools/x", guard.display()),
-        format!("cat {} > x && chmod +x x", guard.display()),
-        format!("ln -s {} x", guard.display()),
-    ] {
-        assert_eq!(as_a_harness(&env, &line), "BLOCK_SELF_PROTECTION", "{line}");
-        assert!(!env.ws().join("x").exists() && !env.ws().join("tools/x").exists());
-    }
+    let line = format!("mkdir -p tools && cp {} tools/x", guard.display());
+    as_a_harness(&env, &line);
+    assert!(env.ws().join("tools/x").exists(), "{line}");
+    let run = "./tools/x mode normal";
+    assert_eq!(as_a_harness(&env, run), "BLOCK_SELF_PROTECTION", "{run}");
     env.ag_ok(&["mode", "restricted"]);
     // A script the line does not show makes the copy.
     env.write(

@@ -193,7 +193,7 @@ pub(crate) fn guard_wrote(state_dir: &Path, path: &Path, before: &Sealed) {
     let Ok(seals) = std::fs::read_dir(state_dir.join("seals")) else {
         return;
     };
-    let person = state::modified(&state_dir.join(PERSON_MARK));
+    let person = state::person_mark(state_dir);
     for dir in seals.filter_map(Result::ok).map(|entry| entry.path()) {
         let pending = dir.join(PENDING);
         let Ok(Some(mut seal)) = state::read_pending(&pending) else {
@@ -239,6 +239,9 @@ pub(crate) fn settle(
     workspace: &Workspace,
     runtime: &crate::runtime::Runtime,
 ) -> Option<Vec<String>> {
+    if let Some(reasons) = settle_elsewhere(workspace, runtime) {
+        return Some(reasons);
+    }
     match verify(workspace) {
         Ok(None) => None,
         Ok(Some(tampered)) => {
@@ -271,6 +274,68 @@ pub(crate) fn settle(
             seal_dir(workspace).join(PENDING).display()
         )]),
     }
+}
+
+/// The session's remembered definitions as other workspaces' seals recorded them
+/// ([`restore::verify_elsewhere`]); when a program changed them, they are put back and the
+/// session becomes RESTRICTED. Returns what a person is told.
+fn settle_elsewhere(
+    workspace: &Workspace,
+    runtime: &crate::runtime::Runtime,
+) -> Option<Vec<String>> {
+    let state = workspace.state_dir.as_ref()?;
+    let session = workspace.settings.session.as_deref();
+    let path = agent_guard_session::definitions::definitions_path(state, session);
+    let found = match restore::verify_elsewhere(state, session, &path, &seal_dir(workspace)) {
+        Ok(found) if found.is_empty() => return None,
+        Ok(found) => found,
+        Err(error) => {
+            return Some(vec![format!(
+                "the session's remembered definitions ({}) could not be checked against a \
+                 seal: {error}; a person checks that file, then removes the pending seals \
+                 in {}",
+                path.display(),
+                state.join("seals").display()
+            )]);
+        }
+    };
+    let mut reasons: Vec<String> = found
+        .iter()
+        .map(|(check, _, one)| {
+            format!(
+                "a program the guard could not see into (check {check}) changed the session's \
+                 remembered definitions ({}); {}",
+                one.path.display(),
+                if one.restored {
+                    "put back as they were"
+                } else {
+                    "they could not be put back: a person must check them"
+                }
+            )
+        })
+        .collect();
+    let stores = found
+        .iter()
+        .filter_map(|(_, store, _)| store.as_deref())
+        .chain([workspace.trash()]);
+    for store in stores {
+        if let Err(error) = agent_guard_session::set_mode(
+            store,
+            session,
+            agent_guard_types::SessionMode::Restricted,
+            "guard",
+            false,
+            runtime.now(),
+        ) {
+            reasons.push(format!("the session could not be restricted: {error}"));
+        }
+    }
+    reasons.push(
+        "this session is RESTRICTED: a person reviews the change and runs `agent-guard mode \
+         normal` in a terminal"
+            .to_owned(),
+    );
+    Some(reasons)
 }
 
 /// Before an enforced line is judged: [`settle`]s the workspace's pending seal. When a

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{PENDING, PERSON_MARK, Sealed, read, state};
+use super::{PENDING, Sealed, read, state};
 use crate::workspace::Workspace;
 
 /// What became of one guard path.
@@ -113,7 +113,7 @@ pub(crate) fn verify(workspace: &Workspace) -> std::io::Result<Option<Tampered>>
     let person = workspace
         .state_dir
         .as_ref()
-        .and_then(|d| state::modified(&d.join(PERSON_MARK)));
+        .and_then(|d| state::person_mark(d));
     if person.is_some() && person >= state::modified(&pending) {
         agent_guard_fsops::remove_file(&pending)?;
         return Ok(None);
@@ -149,6 +149,7 @@ pub(crate) fn verify(workspace: &Workspace) -> std::io::Result<Option<Tampered>>
         return Ok(None);
     }
     let list = serde_json::to_vec_pretty(&found).map_err(std::io::Error::other)?;
+    std::fs::create_dir_all(&kept_in)?;
     state::replace(&kept_in.join("found.json"), &list)?;
     agent_guard_fsops::remove_file(&pending)?;
     Ok(Some(Tampered {
@@ -158,6 +159,60 @@ pub(crate) fn verify(workspace: &Workspace) -> std::io::Result<Option<Tampered>>
         found,
         kept_in,
     }))
+}
+
+/// The session's remembered definitions file `path` as the pending seals of other
+/// workspaces recorded it (`own`: this workspace's seal directory, checked by [`verify`]):
+/// a program run in one workspace may empty the file, and the session's next line may be
+/// judged in another (a nested repository). Each seal of `session` that finds the file
+/// changed has it put back (what the program left kept beside it) and the entry dropped;
+/// returns what was found.
+///
+/// # Errors
+/// A seal that finds a change could not put the file back or keep what it found.
+pub(crate) fn verify_elsewhere(
+    state_dir: &Path,
+    session: Option<&str>,
+    path: &Path,
+    own: &Path,
+) -> std::io::Result<Vec<(String, Option<PathBuf>, Found)>> {
+    let mut found = Vec::new();
+    let Ok(dirs) = std::fs::read_dir(state_dir.join("seals")) else {
+        return Ok(found);
+    };
+    let person = state::person_mark(state_dir);
+    for dir in dirs.filter_map(Result::ok).map(|entry| entry.path()) {
+        let pending = dir.join(PENDING);
+        if dir == own || (person.is_some() && person >= state::modified(&pending)) {
+            continue;
+        }
+        let Ok(Some(mut seal)) = state::read_pending(&pending) else {
+            continue;
+        };
+        if seal.session.as_deref() != session {
+            continue;
+        }
+        let Some(was) = seal.entries.remove(path) else {
+            continue;
+        };
+        let is = read::shallow(path, &was);
+        if same(&was, &is) {
+            continue;
+        }
+        let kept_in = dir.join("kept").join(&seal.check_id);
+        std::fs::create_dir_all(&kept_in)?;
+        let aside = Aside {
+            dir: &kept_in,
+            index: 0,
+        };
+        let one = put_back(path, &was, &is, &aside, &dir.join("blobs"))?;
+        let list = serde_json::to_vec_pretty(&[&one]).map_err(std::io::Error::other)?;
+        state::replace(&kept_in.join("found.json"), &list)?;
+        let json = serde_json::to_vec(&seal).map_err(std::io::Error::other)?;
+        state::replace(&pending, &json)?;
+        found.push((seal.check_id.clone(), seal.store.clone(), one));
+    }
+    Ok(found)
 }
 
 /// Whether two readings are the same for the guard (whether bytes were kept does not

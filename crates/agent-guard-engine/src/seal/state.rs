@@ -118,3 +118,11 @@ pub(super) fn prune_blobs(blobs: &Path, seal: &Seal) {
 pub(super) fn modified(path: &Path) -> Option<std::time::SystemTime> {
     std::fs::symlink_metadata(path).ok()?.modified().ok()
 }
+
+/// When a person last changed guard files (the mark in the user's `state_dir`); a mark
+/// dated in the future is none: a program that sets it there would void every seal to come.
+pub(super) fn person_mark(state_dir: &Path) -> Option<std::time::SystemTime> {
+    let marked = modified(&state_dir.join(super::PERSON_MARK))?;
+    let slack = std::time::Duration::from_mins(1);
+    (marked <= std::time::SystemTime::now() + slack).then_some(marked)
+}
