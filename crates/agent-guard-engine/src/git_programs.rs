@@ -6,6 +6,8 @@
 //! ([`agent_guard_classify::Classification::git_runs`]); the world reads the repository's
 //! configuration and hooks ([`agent_guard_world::repository_programs`]).
 
+use std::path::{Path, PathBuf};
+
 use agent_guard_types::{Dialect, OpSpec};
 use agent_guard_world::RepoPrograms;
 
@@ -67,21 +69,65 @@ const RUN_BY_READS: &[&str] = &[
 /// at `cwd` configures, as an opaque op; `None` when none does (or there is no repository).
 pub(crate) fn found(
     subs: &[String],
-    cwd: &std::path::Path,
-    home: Option<&std::path::Path>,
+    command: &str,
+    cwd: &Path,
+    home: Option<&Path>,
     dialect: Dialect,
 ) -> Option<OpSpec> {
     if subs.is_empty() {
         return None;
     }
-    let repo = agent_guard_world::repository_programs(cwd, home)?;
-    let why = subs.iter().find_map(|sub| runs(&repo, sub))?;
+    let why = match places(command, cwd, dialect) {
+        Some(places) => places.iter().find_map(|place| {
+            let repo = agent_guard_world::repository_programs(place, home)?;
+            subs.iter().find_map(|sub| runs(&repo, sub))
+        })?,
+        None => "the line moves to a directory that is not literal before git runs: which \
+                 repository's configuration and hooks apply is not known"
+            .to_owned(),
+    };
     let mut op = OpSpec::opaque_program("git", dialect, &why);
     op.note(
         "the repository's configuration or hooks make git run a program the guard cannot see into"
             .to_owned(),
     );
     Some(op)
+}
+
+/// The directories whose repositories the line's git commands may run in: the working
+/// directory, and where each literal `cd`/`pushd` or git's `-C DIR` leads (POSIX lines);
+/// `None` when a directory change is not literal (`cd "$dir"`).
+fn places(command: &str, cwd: &Path, dialect: Dialect) -> Option<Vec<PathBuf>> {
+    let mut places = vec![cwd.to_path_buf()];
+    if dialect != Dialect::Posix {
+        return Some(places);
+    }
+    let script = agent_guard_lex::posix::lex(command);
+    let mut here = cwd.to_path_buf();
+    for command in &script.commands {
+        let words: Vec<Option<String>> = command
+            .words
+            .iter()
+            .map(agent_guard_lex::Word::literal_text)
+            .collect();
+        match words.first().and_then(Option::as_deref) {
+            Some("cd" | "pushd" | "chdir") => {
+                let dir = words.get(1).map(|w| w.as_deref())?;
+                let dir = dir.filter(|d| !d.starts_with(['-', '~']))?;
+                here = here.join(dir);
+                places.push(here.clone());
+            }
+            Some("git") => {
+                for pair in words.windows(2) {
+                    if pair[0].as_deref() == Some("-C") {
+                        places.push(here.join(pair[1].as_deref()?));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(places)
 }
 
 /// What program git runs for subcommand `sub` in `repo`, if any.
@@ -152,6 +198,28 @@ mod tests {
             unreadable: None,
             hooks: hooks.iter().map(|h| (*h).to_owned()).collect(),
         }
+    }
+
+    #[test]
+    fn the_places_a_line_runs_git_in() {
+        let cwd = Path::new("/ws");
+        let at = |line: &str| places(line, cwd, Dialect::Posix);
+        assert_eq!(at("git status").unwrap(), [cwd]);
+        assert_eq!(
+            at("cd sub && git commit -m x").unwrap(),
+            [cwd, &cwd.join("sub")]
+        );
+        assert_eq!(
+            at("git -C vendor/lib status").unwrap(),
+            [cwd, &cwd.join("vendor/lib")]
+        );
+        assert_eq!(
+            at("cd /other/repo; git pull").unwrap(),
+            [cwd, Path::new("/other/repo")]
+        );
+        assert!(at("cd \"$dir\" && git status").is_none());
+        assert!(at("cd && git status").is_none());
+        assert!(at("git -C \"$d\" status").is_none());
     }
 
     #[test]

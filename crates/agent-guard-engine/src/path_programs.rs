@@ -57,6 +57,7 @@ pub(crate) fn with_programs(
     ops.extend(found);
     ops.extend(crate::git_programs::found(
         &classification.git_runs,
+        command,
         &request.cwd,
         request.env.home.as_deref().map(Path::new),
         dialect,
