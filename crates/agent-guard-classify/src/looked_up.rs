@@ -99,41 +99,36 @@ pub(crate) fn builtin(name: &str, dialect: Dialect) -> bool {
 /// Runs `classify` while noting the git subcommands its commands run; returns its result
 /// and the subcommands, in line order, each once. A nested call adds to the outer list.
 pub(crate) fn collect_git<T>(classify: impl FnOnce() -> T) -> (T, Vec<String>) {
-    let outer = GIT_RUNS.with(|runs| runs.borrow_mut().replace(Vec::new()));
-    let result = classify();
-    let subs = GIT_RUNS.with(|runs| {
-        let mine = runs.borrow_mut().take().unwrap_or_default();
-        if let Some(mut outer) = outer {
-            for sub in &mine {
-                if !outer.contains(sub) {
-                    outer.push(sub.clone());
-                }
-            }
-            *runs.borrow_mut() = Some(outer);
-        }
-        mine
-    });
-    (result, subs)
+    collect_in(&GIT_RUNS, classify)
 }
 
 /// Runs `classify` while noting the names its commands are looked up by; returns its
 /// result and the names, in line order, each once. A nested call adds to the outer list.
 pub(crate) fn collect<T>(classify: impl FnOnce() -> T) -> (T, Vec<(String, Dialect)>) {
-    let outer = NOTED.with(|noted| noted.borrow_mut().replace(Vec::new()));
+    collect_in(&NOTED, classify)
+}
+
+/// Runs `classify` with a fresh list in `list`; returns its result and what was noted,
+/// adding it to the list of an outer call.
+fn collect_in<T, N: Clone + PartialEq + 'static>(
+    list: &'static std::thread::LocalKey<RefCell<Option<Vec<N>>>>,
+    classify: impl FnOnce() -> T,
+) -> (T, Vec<N>) {
+    let outer = list.with(|noted| noted.borrow_mut().replace(Vec::new()));
     let result = classify();
-    let names = NOTED.with(|noted| {
+    let noted = list.with(|noted| {
         let mine = noted.borrow_mut().take().unwrap_or_default();
         if let Some(mut outer) = outer {
-            for name in &mine {
-                if !outer.contains(name) {
-                    outer.push(name.clone());
+            for item in &mine {
+                if !outer.contains(item) {
+                    outer.push(item.clone());
                 }
             }
             *noted.borrow_mut() = Some(outer);
         }
         mine
     });
-    (result, names)
+    (result, noted)
 }
 
 #[cfg(test)]

@@ -10,9 +10,6 @@ use std::path::{Path, PathBuf};
 /// The most bytes of a configuration file read; a larger one is not followed.
 const MAX_CONFIG_BYTES: u64 = 256 * 1024;
 
-/// The most hooks listed.
-const MAX_HOOKS: usize = 64;
-
 /// What a repository's stored configuration and hooks hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RepoPrograms {
@@ -27,49 +24,120 @@ pub struct RepoPrograms {
     pub hooks: Vec<String>,
 }
 
+/// The hooks git runs by name (`githooks(5)`); no other file of the hooks directory runs.
+const HOOK_NAMES: &[&str] = &[
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "p4-changelist",
+    "p4-prepare-changelist",
+    "p4-post-changelist",
+    "p4-pre-submit",
+    "post-index-change",
+];
+
 /// What the repository that `cwd` lies in makes git run (`home` for a `core.hooksPath`
 /// that starts with `~/`); `None` outside a repository.
 pub fn repository_programs(cwd: &Path, home: Option<&Path>) -> Option<RepoPrograms> {
-    let (work_tree, git_dir) = find_git_dir(cwd)?;
-    let common = std::fs::read_to_string(git_dir.join("commondir"))
-        .ok()
-        .map_or_else(|| git_dir.clone(), |c| git_dir.join(c.trim()));
     let mut found = RepoPrograms::default();
-    for file in [common.join("config"), git_dir.join("config.worktree")] {
-        read_config(&file, &mut found);
-    }
-    let hooks_path = found
-        .entries
-        .iter()
-        .rev()
-        .find(|(key, _)| key == "core.hookspath")
-        .and_then(|(_, value)| value.clone());
-    let hooks_dir = match hooks_path {
-        Some(path) if path.starts_with("~/") => match home {
-            Some(home) => home.join(&path[2..]),
-            None => PathBuf::from(path),
-        },
-        Some(path) => work_tree.join(path),
-        None => common.join("hooks"),
+    let (work_tree, git_dir) = match find_git_dir(cwd)? {
+        Ok(found) => found,
+        Err(why) => {
+            found.unreadable = Some(why);
+            return Some(found);
+        }
     };
-    found.hooks = active_hooks(&hooks_dir);
+    let common = match std::fs::read(git_dir.join("commondir")) {
+        Ok(bytes) => {
+            let Some(dir) = exact_path(&bytes) else {
+                found.unreadable = Some("the repository's commondir file is not plain".into());
+                return Some(found);
+            };
+            git_dir.join(dir)
+        }
+        Err(_) => git_dir.clone(),
+    };
+    // git reads `config.worktree` only with `extensions.worktreeConfig`; the guard reads
+    // it either way and takes the hooks of every directory either file names.
+    let mut dirs = vec![common.join("hooks")];
+    for file in [common.join("config"), git_dir.join("config.worktree")] {
+        let start = found.entries.len();
+        read_config(&file, &mut found);
+        let hooks_path = found.entries[start..]
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "core.hookspath")
+            .and_then(|(_, value)| value.clone());
+        if let Some(path) = hooks_path {
+            dirs.push(match (path.strip_prefix("~/"), home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => work_tree.join(path),
+            });
+        }
+    }
+    for dir in dirs {
+        for hook in active_hooks(&dir) {
+            if !found.hooks.contains(&hook) {
+                found.hooks.push(hook);
+            }
+        }
+    }
     Some(found)
 }
 
+/// A path as git reads it from a `.git` file or `commondir`: the bytes up to a trailing
+/// newline (git strips `\n` and `\r` only); `None` when it is not UTF-8 or has other
+/// blanks at either end, which the guard could read differently from git.
+fn exact_path(bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let text = text.trim_end_matches(['\n', '\r']);
+    (!text.is_empty() && text.trim_ascii() == text && !text.contains(['\n', '\r']))
+        .then(|| text.to_owned())
+}
+
 /// The work tree and git directory of the repository `cwd` lies in: the nearest `.git`
-/// directory, or `.git` file (`gitdir: …`, a linked worktree or a submodule), above it.
-fn find_git_dir(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
+/// directory, or `.git` file (`gitdir: …`, a linked worktree or a submodule), above it;
+/// `Err` when a `.git` file is not one the guard reads as git does.
+fn find_git_dir(cwd: &Path) -> Option<Result<(PathBuf, PathBuf), String>> {
     for dir in cwd.ancestors() {
         let dot_git = dir.join(".git");
         let Ok(metadata) = std::fs::metadata(&dot_git) else {
             continue;
         };
         if metadata.is_dir() {
-            return Some((dir.to_path_buf(), dot_git));
+            return Some(Ok((dir.to_path_buf(), dot_git)));
         }
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        let target = text.trim().strip_prefix("gitdir:")?.trim();
-        return Some((dir.to_path_buf(), dir.join(target)));
+        let target = std::fs::read(&dot_git)
+            .ok()
+            .and_then(|bytes| exact_path(&bytes))
+            .and_then(|text| text.strip_prefix("gitdir: ").map(str::to_owned));
+        return Some(match target {
+            Some(target) => Ok((dir.to_path_buf(), dir.join(target))),
+            None => Err(format!(
+                "{} is not a plain `gitdir:` file",
+                dot_git.display()
+            )),
+        });
     }
     None
 }
@@ -102,7 +170,7 @@ fn read_config(path: &Path, found: &mut RepoPrograms) {
 fn parse(text: &str, entries: &mut Vec<(String, Option<String>)>) -> Result<(), String> {
     let mut section = String::new();
     for raw in text.lines() {
-        let line = raw.trim();
+        let line = raw.trim_ascii();
         if line.is_empty() || line.starts_with(['#', ';']) {
             continue;
         }
@@ -111,10 +179,10 @@ fn parse(text: &str, entries: &mut Vec<(String, Option<String>)>) -> Result<(), 
         }
         let rest = if let Some(header) = line.strip_prefix('[') {
             let (inside, after) = header.split_once(']').ok_or_else(|| line.to_owned())?;
-            section = match inside.split_once(char::is_whitespace) {
+            section = match inside.split_once(|c: char| c.is_ascii_whitespace()) {
                 Some((name, sub)) => {
                     let sub = sub
-                        .trim()
+                        .trim_ascii()
                         .strip_prefix('"')
                         .and_then(|s| s.strip_suffix('"'));
                     let sub = sub
@@ -127,7 +195,7 @@ fn parse(text: &str, entries: &mut Vec<(String, Option<String>)>) -> Result<(), 
             if section.starts_with("include") {
                 return Err(format!("an include: {line}"));
             }
-            after.trim()
+            after.trim_ascii()
         } else {
             line
         };
@@ -138,7 +206,7 @@ fn parse(text: &str, entries: &mut Vec<(String, Option<String>)>) -> Result<(), 
             return Err(format!("a key before any section: {line}"));
         }
         let (key, value) = match rest.split_once('=') {
-            Some((key, value)) => (key.trim(), Some(unquote(value.trim()))),
+            Some((key, value)) => (key.trim_ascii(), Some(unquote(value.trim_ascii()))),
             None => (rest, None),
         };
         if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
@@ -163,30 +231,21 @@ fn unquote(value: &str) -> String {
             _ => out.push(c),
         }
     }
-    out.trim().to_owned()
+    out.trim_ascii().to_owned()
 }
 
-/// The executable files in `dir` that are not samples (git runs a hook by its name).
+/// The hooks in `dir` git would run: a known hook name that is an executable file
+/// (through a link too).
 fn active_hooks(dir: &Path) -> Vec<String> {
     use std::os::unix::fs::PermissionsExt as _;
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut hooks: Vec<String> = entries
-        .filter_map(Result::ok)
-        .take(MAX_HOOKS * 4)
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let metadata = std::fs::metadata(entry.path()).ok()?;
-            (metadata.is_file()
-                && metadata.permissions().mode() & 0o111 != 0
-                && !name.ends_with(".sample"))
-            .then_some(name)
+    HOOK_NAMES
+        .iter()
+        .filter(|name| {
+            std::fs::metadata(dir.join(name))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
-        .take(MAX_HOOKS)
-        .collect();
-    hooks.sort();
-    hooks
+        .map(|name| (*name).to_owned())
+        .collect()
 }
 
 #[cfg(test)]

@@ -69,6 +69,9 @@ const PROGRAM_KEYS: &[&str] = &[
     "sendemail.smtpserver",
     "web.browser",
     "instaweb.httpd",
+    "core.alternaterefscommand",
+    "core.gitproxy",
+    "help.browser",
 ];
 
 /// Patterns `section.*.key` (lower-cased) whose value is a command.
@@ -88,7 +91,38 @@ const PROGRAM_PATTERNS: &[(&str, &str)] = &[
     ("man.", ".cmd"),
     ("remote.", ".uploadpack"),
     ("remote.", ".receivepack"),
+    ("submodule.", ".update"),
+    ("tar.", ".command"),
+    ("trailer.", ".command"),
+    ("trailer.", ".cmd"),
+    ("man.", ".path"),
+    ("browser.", ".path"),
+    ("protocol.", ".allow"),
+    ("remote.", ".url"),
+    ("remote.", ".pushurl"),
+    ("url.", ".insteadof"),
+    ("url.", ".pushinsteadof"),
 ];
+
+/// Keys that run a program only for some values: `submodule.<name>.update` with `!cmd`,
+/// URLs with git's `ext::` transport (which runs a command), `protocol.<name>.allow` that
+/// lets `ext::` run (`always`, `user`).
+fn runs_for(key: &str, value: Option<&str>) -> bool {
+    let value = value.map(str::trim_ascii);
+    if key.starts_with("submodule.") {
+        return value.is_none_or(|v| v.starts_with('!'));
+    }
+    if key.starts_with("protocol.") {
+        return key == "protocol.ext.allow"
+            && value.is_none_or(|v| !v.eq_ignore_ascii_case("never"));
+    }
+    let last = key.rsplit('.').next().unwrap_or_default();
+    if key.starts_with("remote.") && matches!(last, "url" | "pushurl") || key.starts_with("url.") {
+        return value.is_none_or(|v| v.to_ascii_lowercase().starts_with("ext::"))
+            || key.starts_with("url.") && key.contains("ext::");
+    }
+    true
+}
 
 /// Returns `true` if `key` (any case) holds a command git runs.
 pub(crate) fn is_program_key(key: &str) -> bool {
@@ -129,6 +163,9 @@ pub(crate) fn program(key: &str, value: Option<&str>, stored: bool) -> Option<Pr
         return None;
     }
     let lowered = key.to_ascii_lowercase();
+    if !runs_for(&lowered, value) {
+        return None;
+    }
     let value = match value {
         Some(v) if lowered.starts_with("alias.") && !v.starts_with('!') => {
             // A git alias without `!` is more git arguments: judged where it is used.

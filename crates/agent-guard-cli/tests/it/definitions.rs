@@ -19,6 +19,20 @@ fn enforce_in(env: &TestEnv, session: &str, line: &str) -> (i32, serde_json::Val
     (output.status.code().unwrap_or(-1), report)
 }
 
+/// One real `bash` in `dir` that reads the lines written to its stdin, as a harness's
+/// persistent shell does.
+fn persistent_bash(dir: &std::path::Path) -> (std::process::Child, std::process::ChildStdin) {
+    let mut shell = Command::new("bash")
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = shell.stdin.take().unwrap();
+    (shell, stdin)
+}
+
 #[test]
 fn a_definition_runs_nothing_and_its_later_call_is_judged_by_its_body() {
     let env = TestEnv::new();
@@ -29,14 +43,7 @@ fn a_definition_runs_nothing_and_its_later_call_is_judged_by_its_body() {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("keep.txt"), "outside\n").unwrap();
     let before = snapshot(env.ws(), &["**"]);
-    let mut shell = Command::new("bash")
-        .current_dir(env.ws())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = shell.stdin.take().unwrap();
+    let (mut shell, mut stdin) = persistent_bash(env.ws());
     let mut run = |line: &str| writeln!(stdin, "{line}").unwrap();
     // A body that cannot be made undoable is judged at its definition: a later call could be
     // one the guard does not see.
@@ -239,14 +246,7 @@ fn an_emptied_definitions_file_is_found_from_a_nested_repository_too() {
 fn a_definition_named_like_a_known_program_is_remembered() {
     let env = TestEnv::new();
     env.write("dist/app.js", "old\n");
-    let mut shell = Command::new("bash")
-        .current_dir(env.ws())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = shell.stdin.take().unwrap();
+    let (mut shell, mut stdin) = persistent_bash(env.ws());
     let lines = [
         "cat() { rm -rf dist; }",
         "mkdir -p dist && echo fresh > dist/app.js",

@@ -198,6 +198,13 @@ fn what_the_repository_makes_git_run_is_checkpointed_and_undone() {
              open('.git/config', 'a').write('[core]\\n\\thooksPath = .githooks\\n')\n",
             "git checkout -q -b topic",
         ),
+        (
+            // From an outside review: a hooks directory crowded with samples.
+            "import os\nfor i in range(300):\n    open('.git/hooks/x%03d.sample' % i, 'w').close()\n\
+             open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\nrm -rf src\\n')\n\
+             os.chmod('.git/hooks/pre-commit', 0o755)\n",
+            "git commit -q --allow-empty -m again",
+        ),
     ];
     for (setup, line) in setups {
         let env = workspace();

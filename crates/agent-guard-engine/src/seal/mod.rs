@@ -252,20 +252,7 @@ pub(crate) fn settle(
                 .as_deref()
                 .map(|store| (store, tampered.session.as_deref()));
             let current = (workspace.trash(), workspace.settings.session.as_deref());
-            for (store, session) in sealing.into_iter().chain([current]) {
-                if store.is_dir()
-                    && let Err(error) = agent_guard_session::set_mode(
-                        store,
-                        session,
-                        agent_guard_types::SessionMode::Restricted,
-                        "guard",
-                        false,
-                        runtime.now(),
-                    )
-                {
-                    reasons.push(format!("the session could not be restricted: {error}"));
-                }
-            }
+            restrict(sealing.into_iter().chain([current]), runtime, &mut reasons);
             Some(reasons)
         }
         Err(error) => Some(vec![format!(
@@ -317,25 +304,38 @@ fn settle_elsewhere(
     let stores = found
         .iter()
         .filter_map(|(_, store, _)| store.as_deref())
-        .chain([workspace.trash()]);
-    for store in stores {
-        if let Err(error) = agent_guard_session::set_mode(
-            store,
-            session,
-            agent_guard_types::SessionMode::Restricted,
-            "guard",
-            false,
-            runtime.now(),
-        ) {
-            reasons.push(format!("the session could not be restricted: {error}"));
-        }
-    }
+        .chain([workspace.trash()])
+        .map(|store| (store, session));
+    restrict(stores, runtime, &mut reasons);
     reasons.push(
         "this session is RESTRICTED: a person reviews the change and runs `agent-guard mode \
          normal` in a terminal"
             .to_owned(),
     );
     Some(reasons)
+}
+
+/// Makes each `(store, session)` RESTRICTED where the store exists; what failed is added
+/// to `reasons`.
+fn restrict<'a>(
+    sessions: impl Iterator<Item = (&'a Path, Option<&'a str>)>,
+    runtime: &crate::runtime::Runtime,
+    reasons: &mut Vec<String>,
+) {
+    for (store, session) in sessions {
+        if store.is_dir()
+            && let Err(error) = agent_guard_session::set_mode(
+                store,
+                session,
+                agent_guard_types::SessionMode::Restricted,
+                "guard",
+                false,
+                runtime.now(),
+            )
+        {
+            reasons.push(format!("the session could not be restricted: {error}"));
+        }
+    }
 }
 
 /// Before an enforced line is judged: [`settle`]s the workspace's pending seal. When a

@@ -117,6 +117,20 @@ pub(super) fn observe(
 
 /// What the file at `path` is now, its bytes offered to `keep`.
 pub(super) fn content(path: &Path, keep: &mut dyn FnMut(&str, &[u8]) -> bool) -> Sealed {
+    one(path, Reading::Content, keep)
+}
+
+/// What `path` is now, read as the seal read it, without what lies below it.
+pub(super) fn shallow(path: &Path, was: &Sealed) -> Sealed {
+    let reading = match was {
+        Sealed::Dir { names: None, .. } => Reading::Above,
+        _ => Reading::Content,
+    };
+    one(path, reading, &mut |_, _| false)
+}
+
+/// What `path` alone is now, read as `reading` says.
+fn one(path: &Path, reading: Reading, keep: &mut dyn FnMut(&str, &[u8]) -> bool) -> Sealed {
     let mut one = BTreeMap::new();
     let mut budget = Budget {
         read: 1,
@@ -127,28 +141,6 @@ pub(super) fn content(path: &Path, keep: &mut dyn FnMut(&str, &[u8]) -> bool) ->
         definitions: None,
         entries: &mut one,
         keep,
-        budget: &mut budget,
-    };
-    reader.read(path, Reading::Content, MAX_DEPTH);
-    one.remove(path).unwrap_or(Sealed::Absent)
-}
-
-/// What `path` is now, read as the seal read it, without what lies below it.
-pub(super) fn shallow(path: &Path, was: &Sealed) -> Sealed {
-    let reading = match was {
-        Sealed::Dir { names: None, .. } => Reading::Above,
-        _ => Reading::Content,
-    };
-    let mut one = BTreeMap::new();
-    let mut budget = Budget {
-        read: 1,
-        entries: 1,
-    };
-    let mut reader = Reader {
-        skip: Path::new(""),
-        definitions: None,
-        entries: &mut one,
-        keep: &mut |_, _| false,
         budget: &mut budget,
     };
     reader.read(path, reading, MAX_DEPTH);

@@ -6,13 +6,15 @@
 //! ([`agent_guard_classify::Classification::git_runs`]); the world reads the repository's
 //! configuration and hooks ([`agent_guard_world::repository_programs`]).
 
+mod uses;
+
 use std::path::{Path, PathBuf};
 
 use agent_guard_types::{Dialect, OpSpec};
 use agent_guard_world::RepoPrograms;
 
 /// Subcommands that read and never run a hook (most write no ref and no index): only the
-/// keys of [`RUN_BY_READS`] and the `post-index-change` hook run a program for them.
+/// keys of [`RUN_BY_READS`] and the hooks [`uses`] maps to them run a program for them.
 const READS: &[&str] = &[
     "status",
     "diff",
@@ -30,12 +32,9 @@ const READS: &[&str] = &[
     "rev-list",
     "for-each-ref",
     "show-ref",
-    "config",
-    "help",
     "version",
     "check-ignore",
     "check-attr",
-    "var",
     "whatchanged",
     "count-objects",
     "name-rev",
@@ -45,14 +44,14 @@ const READS: &[&str] = &[
     "diff-index",
     "cherry",
     "range-diff",
-    "remote",
     "show-branch",
     "verify-pack",
     "fsck",
 ];
 
 /// Keys (lower-cased, `*` for any driver) whose program git runs while it only reads:
-/// the file-system monitor, content filters, diff drivers and pagers.
+/// the file-system monitor, content filters, diff drivers, pagers, and signature checks
+/// (`log.showSignature`).
 const RUN_BY_READS: &[&str] = &[
     "core.fsmonitor",
     "filter.*.clean",
@@ -63,6 +62,8 @@ const RUN_BY_READS: &[&str] = &[
     "diff.*.command",
     "core.pager",
     "pager.*",
+    "gpg.program",
+    "gpg.*.program",
 ];
 
 /// Why the line's git commands (`subs`, from the classifier) run a program the repository
@@ -138,6 +139,10 @@ fn runs(repo: &RepoPrograms, sub: &str) -> Option<String> {
         ));
     }
     let reads = READS.contains(&sub);
+    // Whether a hook or key used by the subcommands in `used` (`None`: every one but the
+    // plain reads) concerns `sub`.
+    let concerns =
+        |used: Option<&[&str]>| sub == "*" || used.map_or(!reads, |subs| subs.contains(&sub));
     for (key, value) in &repo.entries {
         if !agent_guard_classify::git_key_runs_a_program(key, value.as_deref())
             || harmless(key, value.as_deref())
@@ -150,29 +155,34 @@ fn runs(repo: &RepoPrograms, sub: &str) -> Option<String> {
             }
             continue;
         }
-        if !reads || RUN_BY_READS.iter().any(|pattern| matches(pattern, key)) {
+        let by_reads = RUN_BY_READS.iter().any(|pattern| matches(pattern, key));
+        if by_reads || concerns(uses::key_runs_for(key)) {
             return Some(format!("the repository sets `{key}`, a program git runs"));
         }
     }
     let hook = repo
         .hooks
         .iter()
-        .find(|hook| !reads || hook.as_str() == "post-index-change")?;
+        .find(|hook| concerns(uses::hook_runs_for(hook)))?;
     Some(format!(
         "the repository has a `{hook}` hook, which git runs"
     ))
 }
 
 /// A setting that names no program although its key may: `core.fsmonitor` as a boolean
-/// (git's own daemon), Git LFS's filters.
+/// (git's own daemon), Git LFS's own filters exactly as `git lfs install` writes them.
 fn harmless(key: &str, value: Option<&str>) -> bool {
-    let value = value.unwrap_or("true").trim();
-    (key == "core.fsmonitor"
-        && matches!(
+    let value = value.unwrap_or("true").trim_ascii();
+    match key {
+        "core.fsmonitor" => matches!(
             value.to_ascii_lowercase().as_str(),
             "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0" | ""
-        ))
-        || (key.starts_with("filter.lfs.") && (value.starts_with("git-lfs ") || value == "git-lfs"))
+        ),
+        "filter.lfs.clean" => value == "git-lfs clean -- %f",
+        "filter.lfs.smudge" => value == "git-lfs smudge -- %f",
+        "filter.lfs.process" => value == "git-lfs filter-process",
+        _ => false,
+    }
 }
 
 /// Whether `key` matches `pattern`, whose `*` stands for one subsection.
@@ -261,5 +271,35 @@ mod tests {
             &[],
         );
         assert!(runs(&plain, "commit").is_none());
+        // From an outside review: what each one really runs for.
+        for sub in ["add", "branch", "tag", "stash", "ls-remote", "restore"] {
+            assert!(runs(&hook, sub).is_none(), "pre-commit on {sub}");
+        }
+        assert!(runs(&editor, "add").is_some() && runs(&editor, "config").is_some());
+        let lfs_and_more = repo(
+            &[("filter.lfs.clean", Some("git-lfs clean -- %f; rm -rf src"))],
+            &[],
+        );
+        assert!(runs(&lfs_and_more, "status").is_some());
+        let gpg = repo(&[("gpg.program", Some("./x.sh"))], &[]);
+        assert!(runs(&gpg, "log").is_some());
+        for (key, value, sub) in [
+            (
+                "remote.origin.uploadpack",
+                "rm -rf src; git-upload-pack",
+                "remote",
+            ),
+            ("man.x.cmd", "rm -rf src", "help"),
+            ("submodule.lib.update", "!rm -rf src", "submodule"),
+            ("tar.tar.gz.command", "rm -rf src; gzip", "archive"),
+            ("protocol.ext.allow", "always", "fetch"),
+            ("remote.origin.url", "ext::sh -c rm% -rf% src", "pull"),
+            ("core.alternaterefscommand", "rm -rf src", "fetch"),
+        ] {
+            let planted = repo(&[(key, Some(value))], &[]);
+            assert!(runs(&planted, sub).is_some(), "{key} on {sub}");
+        }
+        let reftx = repo(&[], &["reference-transaction"]);
+        assert!(runs(&reftx, "remote").is_some() && runs(&reftx, "status").is_none());
     }
 }
