@@ -115,31 +115,49 @@ fn exact_path(bytes: &[u8]) -> Option<String> {
         .then(|| text.to_owned())
 }
 
-/// The work tree and git directory of the repository `cwd` lies in: the nearest `.git`
-/// directory, or `.git` file (`gitdir: …`, a linked worktree or a submodule), above it;
-/// `Err` when a `.git` file is not one the guard reads as git does.
+/// The work tree and git directory of the repository `cwd` lies in, found as git finds it:
+/// in each directory up from `cwd`, a `.git` directory that is a repository, or a `.git`
+/// file (`gitdir: …`, a linked worktree or a submodule), or the directory itself when it is
+/// a repository (a bare one, or one with `core.worktree`); a `.git` directory that is not a
+/// repository is passed by, as git passes it. `Err` when a `.git` file is not one the guard
+/// reads as git does.
 fn find_git_dir(cwd: &Path) -> Option<Result<(PathBuf, PathBuf), String>> {
     for dir in cwd.ancestors() {
         let dot_git = dir.join(".git");
-        let Ok(metadata) = std::fs::metadata(&dot_git) else {
-            continue;
-        };
-        if metadata.is_dir() {
-            return Some(Ok((dir.to_path_buf(), dot_git)));
+        match std::fs::metadata(&dot_git) {
+            Ok(metadata) if metadata.is_dir() => {
+                if is_git_dir(&dot_git) {
+                    return Some(Ok((dir.to_path_buf(), dot_git)));
+                }
+            }
+            Ok(_) => {
+                let target = std::fs::read(&dot_git)
+                    .ok()
+                    .and_then(|bytes| exact_path(&bytes))
+                    .and_then(|text| text.strip_prefix("gitdir: ").map(str::to_owned));
+                return Some(match target {
+                    Some(target) => Ok((dir.to_path_buf(), dir.join(target))),
+                    None => Err(format!(
+                        "{} is not a plain `gitdir:` file",
+                        dot_git.display()
+                    )),
+                });
+            }
+            Err(_) => {}
         }
-        let target = std::fs::read(&dot_git)
-            .ok()
-            .and_then(|bytes| exact_path(&bytes))
-            .and_then(|text| text.strip_prefix("gitdir: ").map(str::to_owned));
-        return Some(match target {
-            Some(target) => Ok((dir.to_path_buf(), dir.join(target))),
-            None => Err(format!(
-                "{} is not a plain `gitdir:` file",
-                dot_git.display()
-            )),
-        });
+        if is_git_dir(dir) {
+            return Some(Ok((dir.to_path_buf(), dir.to_path_buf())));
+        }
     }
     None
+}
+
+/// Whether `dir` is a git directory as git tells one: a `HEAD`, and objects and refs (or a
+/// `commondir` that holds them).
+fn is_git_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file()
+        && (dir.join("commondir").is_file()
+            || (dir.join("objects").is_dir() && dir.join("refs").is_dir()))
 }
 
 /// Adds the entries of the configuration file `path` (absent: nothing) to `found`.
@@ -295,7 +313,10 @@ mod tests {
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path();
-        std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+        for dir in [".git/hooks", ".git/objects", ".git/refs"] {
+            std::fs::create_dir_all(ws.join(dir)).unwrap();
+        }
+        std::fs::write(ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
         std::fs::write(ws.join(".git/config"), "[core]\n bare = false\n").unwrap();
         for (name, mode) in [
             ("pre-commit", 0o755),
@@ -311,5 +332,19 @@ mod tests {
         assert_eq!(found.hooks, ["pre-commit"]);
         assert_eq!(found.unreadable, None);
         assert!(repository_programs(Path::new("/"), None).is_none());
+        // From an outside review: a `.git` that is no repository is passed by, as git
+        // passes it; a directory that is a repository itself is one.
+        std::fs::create_dir_all(ws.join("pkg/.git")).unwrap();
+        assert_eq!(
+            repository_programs(&ws.join("pkg"), None).unwrap().hooks,
+            ["pre-commit"]
+        );
+        for dir in ["docs/objects", "docs/refs", "docs/hooks"] {
+            std::fs::create_dir_all(ws.join(dir)).unwrap();
+        }
+        std::fs::write(ws.join("docs/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(ws.join("docs/config"), "[core]\n fsmonitor = x\n").unwrap();
+        let docs = repository_programs(&ws.join("docs"), None).unwrap();
+        assert!(docs.entries.iter().any(|(k, _)| k == "core.fsmonitor"));
     }
 }

@@ -72,6 +72,7 @@ const PROGRAM_KEYS: &[&str] = &[
     "core.alternaterefscommand",
     "core.gitproxy",
     "help.browser",
+    "gpg.ssh.defaultkeycommand",
 ];
 
 /// Patterns `section.*.key` (lower-cased) whose value is a command.

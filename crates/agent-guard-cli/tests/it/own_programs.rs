@@ -205,6 +205,14 @@ fn what_the_repository_makes_git_run_is_checkpointed_and_undone() {
              os.chmod('.git/hooks/pre-commit', 0o755)\n",
             "git commit -q --allow-empty -m again",
         ),
+        (
+            // A second review: `git diff` refreshes the index, which runs this hook.
+            "import os, time\n\
+             open('.git/hooks/post-index-change', 'w').write('#!/bin/sh\\nrm -rf src\\n')\n\
+             os.chmod('.git/hooks/post-index-change', 0o755)\n\
+             os.utime('notes.txt', (time.time() + 5, time.time() + 5))\n",
+            "git diff --stat",
+        ),
     ];
     for (setup, line) in setups {
         let env = workspace();

@@ -13,59 +13,6 @@ use std::path::{Path, PathBuf};
 use agent_guard_types::{Dialect, OpSpec};
 use agent_guard_world::RepoPrograms;
 
-/// Subcommands that read and never run a hook (most write no ref and no index): only the
-/// keys of [`RUN_BY_READS`] and the hooks [`uses`] maps to them run a program for them.
-const READS: &[&str] = &[
-    "status",
-    "diff",
-    "log",
-    "show",
-    "ls-files",
-    "ls-tree",
-    "rev-parse",
-    "cat-file",
-    "blame",
-    "annotate",
-    "grep",
-    "describe",
-    "shortlog",
-    "rev-list",
-    "for-each-ref",
-    "show-ref",
-    "version",
-    "check-ignore",
-    "check-attr",
-    "whatchanged",
-    "count-objects",
-    "name-rev",
-    "merge-base",
-    "diff-tree",
-    "diff-files",
-    "diff-index",
-    "cherry",
-    "range-diff",
-    "show-branch",
-    "verify-pack",
-    "fsck",
-];
-
-/// Keys (lower-cased, `*` for any driver) whose program git runs while it only reads:
-/// the file-system monitor, content filters, diff drivers, pagers, and signature checks
-/// (`log.showSignature`).
-const RUN_BY_READS: &[&str] = &[
-    "core.fsmonitor",
-    "filter.*.clean",
-    "filter.*.smudge",
-    "filter.*.process",
-    "diff.external",
-    "diff.*.textconv",
-    "diff.*.command",
-    "core.pager",
-    "pager.*",
-    "gpg.program",
-    "gpg.*.program",
-];
-
 /// Why the line's git commands (`subs`, from the classifier) run a program the repository
 /// at `cwd` configures, as an opaque op; `None` when none does (or there is no repository).
 pub(crate) fn found(
@@ -77,6 +24,20 @@ pub(crate) fn found(
 ) -> Option<OpSpec> {
     if subs.is_empty() {
         return None;
+    }
+    // A template directory's hooks are copied into the new repository and run.
+    if command.contains("--template")
+        && subs
+            .iter()
+            .any(|s| matches!(s.as_str(), "clone" | "init" | "*"))
+    {
+        let mut op = OpSpec::opaque_program(
+            "git",
+            dialect,
+            "git copies the hooks of a template directory into the new repository and runs them",
+        );
+        op.note("the repository's configuration or hooks make git run a program the guard cannot see into".to_owned());
+        return Some(op);
     }
     let why = match places(command, cwd, dialect) {
         Some(places) => places.iter().find_map(|place| {
@@ -96,53 +57,98 @@ pub(crate) fn found(
 }
 
 /// The directories whose repositories the line's git commands may run in: the working
-/// directory, and where each literal `cd`/`pushd` or git's `-C DIR` leads (POSIX lines);
-/// `None` when a directory change is not literal (`cd "$dir"`).
+/// directory, where each literal `cd`/`pushd` leads (resolved as the shell resolves it,
+/// `..` by name), and every literal directory an option names (`git -C DIR`, `env -C DIR`,
+/// `--chdir`, `--git-dir`, `--work-tree`), also in a shell's `-c` string; `None` when a
+/// directory change is not literal (`cd "$dir"`, `find -execdir`).
 fn places(command: &str, cwd: &Path, dialect: Dialect) -> Option<Vec<PathBuf>> {
     let mut places = vec![cwd.to_path_buf()];
-    if dialect != Dialect::Posix {
-        return Some(places);
+    if dialect == Dialect::Posix {
+        places_in(command, &mut cwd.to_path_buf(), &mut places, 0)?;
     }
+    Some(places)
+}
+
+/// [`places`] of `command`, the shell being at `here`, `depth` shells deep.
+fn places_in(
+    command: &str,
+    here: &mut PathBuf,
+    places: &mut Vec<PathBuf>,
+    depth: u32,
+) -> Option<()> {
+    const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh"];
     let script = agent_guard_lex::posix::lex(command);
-    let mut here = cwd.to_path_buf();
     for command in &script.commands {
         let words: Vec<Option<String>> = command
             .words
             .iter()
             .map(agent_guard_lex::Word::literal_text)
             .collect();
-        match words.first().and_then(Option::as_deref) {
-            Some("cd" | "pushd" | "chdir") => {
-                let dir = words.get(1).map(|w| w.as_deref())?;
-                let dir = dir.filter(|d| !d.starts_with(['-', '~']))?;
-                here = here.join(dir);
-                places.push(here.clone());
+        let first = words.first().and_then(Option::as_deref);
+        if matches!(first, Some("cd" | "pushd" | "chdir")) {
+            let dir = words.get(1).map(|w| w.as_deref())?;
+            let dir = dir.filter(|d| !d.starts_with(['-', '~']))?;
+            *here = logical(here, dir);
+            places.push(here.clone());
+            continue;
+        }
+        for (at, word) in words.iter().enumerate() {
+            let word = word.as_deref().unwrap_or_default();
+            if word == "-execdir" || word.starts_with("--exec-path") {
+                return None;
             }
-            Some("git") => {
-                for pair in words.windows(2) {
-                    if pair[0].as_deref() == Some("-C") {
-                        places.push(here.join(pair[1].as_deref()?));
-                    }
+            let named = match word {
+                "-C" | "--chdir" | "--git-dir" | "--work-tree" => {
+                    Some(words.get(at + 1).and_then(Clone::clone)?)
                 }
+                _ => ["--chdir=", "--git-dir=", "--work-tree="]
+                    .iter()
+                    .find_map(|option| word.strip_prefix(option).map(str::to_owned)),
+            };
+            if let Some(dir) = named {
+                places.push(here.join(dir));
             }
-            _ => {}
+        }
+        if first.is_some_and(|f| SHELLS.contains(&f.rsplit('/').next().unwrap_or(f)))
+            && depth < 4
+            && let Some(at) = words.iter().position(|w| w.as_deref() == Some("-c"))
+        {
+            let text = words.get(at + 1).and_then(Clone::clone)?;
+            places_in(&text, &mut here.clone(), places, depth + 1)?;
         }
     }
-    Some(places)
+    Some(())
 }
 
-/// What program git runs for subcommand `sub` in `repo`, if any.
+/// `dir` from `here` as the shell's `cd` takes it: `..` removes the last component by
+/// name, not where a link leads.
+fn logical(here: &Path, dir: &str) -> PathBuf {
+    let mut out = if dir.starts_with('/') {
+        PathBuf::from("/")
+    } else {
+        here.to_path_buf()
+    };
+    for part in dir.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            name => out.push(name),
+        }
+    }
+    out
+}
+
+/// What program git runs for subcommand `sub` in `repo`, if any: any configured program
+/// (an alias only under its own name), any hook [`uses`] does not narrow to other
+/// subcommands.
 fn runs(repo: &RepoPrograms, sub: &str) -> Option<String> {
     if let Some(why) = &repo.unreadable {
         return Some(format!(
             "the repository's configuration holds what the guard does not read ({why})"
         ));
     }
-    let reads = READS.contains(&sub);
-    // Whether a hook or key used by the subcommands in `used` (`None`: every one but the
-    // plain reads) concerns `sub`.
-    let concerns =
-        |used: Option<&[&str]>| sub == "*" || used.map_or(!reads, |subs| subs.contains(&sub));
     for (key, value) in &repo.entries {
         if !agent_guard_classify::git_key_runs_a_program(key, value.as_deref())
             || harmless(key, value.as_deref())
@@ -155,15 +161,11 @@ fn runs(repo: &RepoPrograms, sub: &str) -> Option<String> {
             }
             continue;
         }
-        let by_reads = RUN_BY_READS.iter().any(|pattern| matches(pattern, key));
-        if by_reads || concerns(uses::key_runs_for(key)) {
-            return Some(format!("the repository sets `{key}`, a program git runs"));
-        }
+        return Some(format!("the repository sets `{key}`, a program git runs"));
     }
-    let hook = repo
-        .hooks
-        .iter()
-        .find(|hook| concerns(uses::hook_runs_for(hook)))?;
+    let hook = repo.hooks.iter().find(|hook| {
+        sub == "*" || uses::hook_runs_for(hook).is_none_or(|subs| subs.contains(&sub))
+    })?;
     Some(format!(
         "the repository has a `{hook}` hook, which git runs"
     ))
@@ -182,16 +184,6 @@ fn harmless(key: &str, value: Option<&str>) -> bool {
         "filter.lfs.smudge" => value == "git-lfs smudge -- %f",
         "filter.lfs.process" => value == "git-lfs filter-process",
         _ => false,
-    }
-}
-
-/// Whether `key` matches `pattern`, whose `*` stands for one subsection.
-fn matches(pattern: &str, key: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == key,
-        Some((start, end)) => {
-            key.len() > start.len() + end.len() && key.starts_with(start) && key.ends_with(end)
-        }
     }
 }
 
@@ -228,6 +220,24 @@ mod tests {
             [cwd, Path::new("/other/repo")]
         );
         assert!(at("cd \"$dir\" && git status").is_none());
+        // A second review: a link then `..`, other ways to change directory, a shell string.
+        assert_eq!(
+            at("cd lnk/../tools && git status").unwrap(),
+            [cwd, &cwd.join("tools")]
+        );
+        assert_eq!(
+            at("env -C tools git status").unwrap(),
+            [cwd, &cwd.join("tools")]
+        );
+        assert_eq!(
+            at("timeout 9 git -C tools status").unwrap(),
+            [cwd, &cwd.join("tools")]
+        );
+        assert_eq!(
+            at("sh -c 'cd tools/x && git status'").unwrap(),
+            [cwd, &cwd.join("tools/x")]
+        );
+        assert!(at("find . -name x -execdir git status \\;").is_none());
         assert!(at("cd && git status").is_none());
         assert!(at("git -C \"$d\" status").is_none());
     }
@@ -255,7 +265,10 @@ mod tests {
         assert!(runs(&alias, "*").is_some());
         let editor = repo(&[("core.editor", Some("vim"))], &[]);
         assert!(runs(&editor, "commit").is_some());
-        assert!(runs(&editor, "log").is_none());
+        assert!(
+            runs(&editor, "log").is_some(),
+            "a configured program counts everywhere"
+        );
         let textconv = repo(&[("diff.pdf.textconv", Some("pdftotext"))], &[]);
         assert!(runs(&textconv, "diff").is_some());
         let lfs = repo(
@@ -300,6 +313,15 @@ mod tests {
             assert!(runs(&planted, sub).is_some(), "{key} on {sub}");
         }
         let reftx = repo(&[], &["reference-transaction"]);
-        assert!(runs(&reftx, "remote").is_some() && runs(&reftx, "status").is_none());
+        assert!(runs(&reftx, "remote").is_some() && runs(&reftx, "status").is_some());
+        // A second review: hooks the narrowing missed.
+        let checkout = repo(&[], &["post-checkout"]);
+        assert!(runs(&checkout, "restore").is_some() && runs(&checkout, "log").is_none());
+        let gc = repo(&[], &["pre-auto-gc"]);
+        assert!(runs(&gc, "maintenance").is_some() && runs(&gc, "gc").is_some());
+        let index = repo(&[], &["post-index-change"]);
+        for sub in ["diff", "describe", "worktree", "status"] {
+            assert!(runs(&index, sub).is_some(), "post-index-change on {sub}");
+        }
     }
 }
