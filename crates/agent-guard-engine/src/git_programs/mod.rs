@@ -78,6 +78,9 @@ fn places_in(
 ) -> Option<()> {
     const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh"];
     let script = agent_guard_lex::posix::lex(command);
+    // Where a directory change that is not literal ends: a git command after it runs
+    // somewhere unknown (one inside it, `cd "$(git rev-parse --show-toplevel)"`, before).
+    let mut lost_after: Option<usize> = None;
     for command in &script.commands {
         let words: Vec<Option<String>> = command
             .words
@@ -85,11 +88,23 @@ fn places_in(
             .map(agent_guard_lex::Word::literal_text)
             .collect();
         let first = words.first().and_then(Option::as_deref);
+        if lost_after.is_some_and(|end| command.span.start >= end)
+            && words.iter().any(|w| w.as_deref() == Some("git"))
+        {
+            return None;
+        }
         if matches!(first, Some("cd" | "pushd" | "chdir")) {
-            let dir = words.get(1).map(|w| w.as_deref())?;
-            let dir = dir.filter(|d| !d.starts_with(['-', '~']))?;
-            *here = logical(here, dir);
-            places.push(here.clone());
+            match words
+                .get(1)
+                .map(|w| w.as_deref())
+                .and_then(|d| d.filter(|d| !d.starts_with(['-', '~'])))
+            {
+                Some(dir) => {
+                    *here = logical(here, dir);
+                    places.push(here.clone());
+                }
+                None => lost_after = Some(command.span.end),
+            }
             continue;
         }
         for (at, word) in words.iter().enumerate() {
@@ -220,6 +235,7 @@ mod tests {
             [cwd, Path::new("/other/repo")]
         );
         assert!(at("cd \"$dir\" && git status").is_none());
+        assert_eq!(at("cd $(git rev-parse --show-cdup)").unwrap(), [cwd]);
         // A second review: a link then `..`, other ways to change directory, a shell string.
         assert_eq!(
             at("cd lnk/../tools && git status").unwrap(),
