@@ -102,7 +102,62 @@ pub fn repository_programs(cwd: &Path, home: Option<&Path>) -> Option<RepoProgra
             }
         }
     }
+    submodules(&work_tree, &common, &mut found);
     Some(found)
+}
+
+/// The most submodule repositories read.
+const MAX_SUBMODULES: usize = 32;
+
+/// Adds what the repository's submodules make git run (`git status` and others recurse
+/// into them): their git directories below `modules/` and the `.git` directories of the
+/// paths `.gitmodules` names. Not seen: a repository embedded without `.gitmodules`.
+fn submodules(work_tree: &Path, common: &Path, found: &mut RepoPrograms) {
+    let mut git_dirs: Vec<PathBuf> = Vec::new();
+    let mut pending = vec![common.join("modules")];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok).take(MAX_SUBMODULES) {
+            let path = entry.path();
+            if is_git_dir(&path) {
+                pending.push(path.join("modules"));
+                git_dirs.push(path);
+            } else if path.is_dir() {
+                // A submodule named with a `/` (`modules/lib/core`).
+                pending.push(path);
+            }
+            if git_dirs.len() >= MAX_SUBMODULES {
+                break;
+            }
+        }
+    }
+    if let Ok(text) = std::fs::read_to_string(work_tree.join(".gitmodules")) {
+        let mut entries = Vec::new();
+        if parse(&text, &mut entries).is_err() {
+            found.unreadable = Some(".gitmodules is not read as git reads it".into());
+        }
+        for (key, value) in entries {
+            if key.starts_with("submodule.")
+                && key.rsplit('.').next() == Some("path")
+                && let Some(path) = value
+            {
+                let dot_git = work_tree.join(path).join(".git");
+                if is_git_dir(&dot_git) {
+                    git_dirs.push(dot_git);
+                }
+            }
+        }
+    }
+    for git_dir in git_dirs.into_iter().take(MAX_SUBMODULES) {
+        read_config(&git_dir.join("config"), found);
+        for hook in active_hooks(&git_dir.join("hooks")) {
+            if !found.hooks.contains(&hook) {
+                found.hooks.push(hook);
+            }
+        }
+    }
 }
 
 /// A path as git reads it from a `.git` file or `commondir`: the bytes up to a trailing
@@ -346,5 +401,37 @@ mod tests {
         std::fs::write(ws.join("docs/config"), "[core]\n fsmonitor = x\n").unwrap();
         let docs = repository_programs(&ws.join("docs"), None).unwrap();
         assert!(docs.entries.iter().any(|(k, _)| k == "core.fsmonitor"));
+        // A submodule's repository, absorbed below `modules/` or named by `.gitmodules`.
+        for dir in [".git/modules/lib/objects", ".git/modules/lib/refs"] {
+            std::fs::create_dir_all(ws.join(dir)).unwrap();
+        }
+        std::fs::write(ws.join(".git/modules/lib/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(
+            ws.join(".git/modules/lib/config"),
+            "[core]\n fsmonitor = y\n",
+        )
+        .unwrap();
+        let top = repository_programs(ws, None).unwrap();
+        assert!(
+            top.entries
+                .iter()
+                .any(|(k, v)| k == "core.fsmonitor" && v.as_deref() == Some("y"))
+        );
+        for dir in ["vendor/x/.git/objects", "vendor/x/.git/refs"] {
+            std::fs::create_dir_all(ws.join(dir)).unwrap();
+        }
+        std::fs::write(ws.join("vendor/x/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(
+            ws.join("vendor/x/.git/config"),
+            "[alias]\n z = !rm -rf src\n",
+        )
+        .unwrap();
+        std::fs::write(
+            ws.join(".gitmodules"),
+            "[submodule \"x\"]\n path = vendor/x\n",
+        )
+        .unwrap();
+        let top = repository_programs(ws, None).unwrap();
+        assert!(top.entries.iter().any(|(k, _)| k == "alias.z"));
     }
 }
