@@ -122,7 +122,7 @@ fn only_reads(line: &str, dialect: Dialect) -> bool {
 
 /// The words of `line` that may name a file a command runs or hands on, as written (case
 /// kept), without the ones that name the guard's binary by its own name (those are judged by
-/// [`in_line`]); at most 64. The engine looks for a copy of the guard among them (a renamed
+/// `in_line`); at most 64. The engine looks for a copy of the guard among them (a renamed
 /// binary run by a later line, `./x approve ID`).
 pub fn mentioned_files(line: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();

@@ -177,7 +177,7 @@ fn lead(cd: &[Option<Target>], cwd: &Path, world: &dyn World) -> Option<PathBuf>
             continue;
         }
         // The shell folds `..` against the path it came by, before it looks.
-        let folded = fold(&logical, &target.text);
+        let folded = agent_guard_types::logical_join(&logical, &target.text);
         if through(folded.to_str()?, &dir).physical.as_deref() != Some(next.as_path()) {
             return None;
         }
@@ -185,25 +185,6 @@ fn lead(cd: &[Option<Target>], cwd: &Path, world: &dyn World) -> Option<PathBuf>
         dir = next;
     }
     Some(dir)
-}
-
-/// `text` joined to `base` with `.` and `..` folded by name, as a shell's logical `cd` does.
-fn fold(base: &Path, text: &str) -> PathBuf {
-    let mut path = if text.starts_with('/') {
-        PathBuf::from("/")
-    } else {
-        base.to_path_buf()
-    };
-    for part in text.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                path.pop();
-            }
-            name => path.push(name),
-        }
-    }
-    path
 }
 
 /// Spells a relative `target` from `dir`; `false` when it cannot: a directory that is not

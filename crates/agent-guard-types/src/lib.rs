@@ -49,7 +49,7 @@ pub use listed::{ListFormat, ListedWrites};
 pub use mode::{CheckpointMode, SessionMode};
 pub use op::{Confinement, OpKind, OpSpec, Shape, Span, Target, WriteMode, xargs_splits};
 pub use outcome::{DialectOutcome, ExitCode, SafeDeleteOutcome};
-pub use path::{EntryKind, PathSpec, Protected};
+pub use path::{EntryKind, PathSpec, Protected, logical_join};
 pub use reason::ReasonCode;
 pub use strategy::{CompensationStatus, Strategy};
 pub use tree_source::{TreePart, TreeSource};

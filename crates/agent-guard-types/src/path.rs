@@ -97,3 +97,23 @@ impl PathSpec {
         matches!(self.entry, EntryKind::File | EntryKind::Symlink)
     }
 }
+
+/// `text` joined to `base` with `.` and `..` folded by name, as a shell's logical `cd`
+/// does (`cd lnk/..` stays where it was, whatever `lnk` leads to).
+pub fn logical_join(base: &std::path::Path, text: &str) -> std::path::PathBuf {
+    let mut path = if text.starts_with('/') {
+        std::path::PathBuf::from("/")
+    } else {
+        base.to_path_buf()
+    };
+    for part in text.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                path.pop();
+            }
+            name => path.push(name),
+        }
+    }
+    path
+}

@@ -100,7 +100,7 @@ fn places_in(
                 .and_then(|d| d.filter(|d| !d.starts_with(['-', '~'])))
             {
                 Some(dir) => {
-                    *here = logical(here, dir);
+                    *here = agent_guard_types::logical_join(here, dir);
                     places.push(here.clone());
                 }
                 None => lost_after = Some(command.span.end),
@@ -133,26 +133,6 @@ fn places_in(
         }
     }
     Some(())
-}
-
-/// `dir` from `here` as the shell's `cd` takes it: `..` removes the last component by
-/// name, not where a link leads.
-fn logical(here: &Path, dir: &str) -> PathBuf {
-    let mut out = if dir.starts_with('/') {
-        PathBuf::from("/")
-    } else {
-        here.to_path_buf()
-    };
-    for part in dir.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                out.pop();
-            }
-            name => out.push(name),
-        }
-    }
-    out
 }
 
 /// What program git runs for subcommand `sub` in `repo`, if any: any configured program
