@@ -158,9 +158,7 @@ fn runs(repo: &RepoPrograms, sub: &str) -> Option<String> {
         }
         return Some(format!("the repository sets `{key}`, a program git runs"));
     }
-    let hook = repo.hooks.iter().find(|hook| {
-        sub == "*" || uses::hook_runs_for(hook).is_none_or(|subs| subs.contains(&sub))
-    })?;
+    let hook = repo.hooks.iter().find(|hook| uses::hook_runs(hook, sub))?;
     Some(format!(
         "the repository has a `{hook}` hook, which git runs"
     ))

@@ -19,15 +19,8 @@ const COMMITTERS: &[&str] = &[
     "am",
 ];
 
-/// Subcommands that may run `gc --auto` (`pre-auto-gc`).
+/// Subcommands other than [`COMMITTERS`] that may run `gc --auto` (`pre-auto-gc`).
 const AUTO_GC: &[&str] = &[
-    "commit",
-    "merge",
-    "pull",
-    "cherry-pick",
-    "revert",
-    "rebase",
-    "am",
     "fetch",
     "gc",
     "maintenance",
@@ -67,11 +60,11 @@ const RECEIVERS: &[&str] = &[
     "receive-pack",
 ];
 
-/// The subcommands hook `name` runs for; `None`: every subcommand.
-pub(super) fn hook_runs_for(name: &str) -> Option<&'static [&'static str]> {
-    Some(match name {
+/// Whether hook `name` runs for subcommand `sub` (`*`: not literal, any).
+pub(super) fn hook_runs(name: &str, sub: &str) -> bool {
+    let subs: &[&str] = match name {
         "pre-commit" | "prepare-commit-msg" | "commit-msg" | "post-commit" => COMMITTERS,
-        "pre-auto-gc" => AUTO_GC,
+        "pre-auto-gc" => return COMMITTERS.contains(&sub) || AUTO_GC.contains(&sub) || sub == "*",
         "pre-merge-commit" | "post-merge" => &["merge", "pull"],
         "pre-rebase" => &["rebase", "pull"],
         "post-rewrite" => &["commit", "rebase", "pull", "am", "cherry-pick"],
@@ -81,6 +74,7 @@ pub(super) fn hook_runs_for(name: &str) -> Option<&'static [&'static str]> {
         "sendemail-validate" => &["send-email"],
         "pre-receive" | "update" | "proc-receive" | "post-receive" | "post-update"
         | "push-to-checkout" => RECEIVERS,
-        _ => return None,
-    })
+        _ => return true,
+    };
+    sub == "*" || subs.contains(&sub)
 }
