@@ -81,17 +81,29 @@ pub(crate) fn classify_line(
             Err(refused) => return *refused,
         }
     };
-    let movers = definitions_where(command, moves_the_shell);
+    let made = made(command);
+    let movers: Vec<Remembered> = made
+        .iter()
+        .filter(|(_, body)| moves_the_shell(body))
+        .map(|(def, _)| def.clone())
+        .collect();
     if enforce && remember_sealed(&path, &movers).is_err() {
         return classify_after_judging_definitions(command, dialect, &neutral(&earlier));
     }
     // A definition judged where it stands (called on its line, or named like a program the
     // guard knows: `cat() { rm -rf build; }`) lasts in the shell too: a later `cat x` runs
     // its body. Remembered when the line itself may run.
-    let mut acting = definitions_where(command, |body| {
-        !classify(body, Dialect::Posix).ops.is_empty()
-    });
-    acting.retain(|r| !classification.definitions.iter().any(|d| d.text == r.text));
+    let acting: Vec<Remembered> = made
+        .into_iter()
+        .filter(|(def, body)| {
+            !classification
+                .definitions
+                .iter()
+                .any(|d| d.text == def.text)
+                && !classify(body, Dialect::Posix).ops.is_empty()
+        })
+        .map(|(def, _)| def)
+        .collect();
     if enforce
         && !acting.is_empty()
         && (!undoable(decide(&classification.ops)) || remember_sealed(&path, &acting).is_err())
@@ -197,28 +209,32 @@ fn moves_the_shell(text: &str) -> bool {
     shell_moves(text) > 0
 }
 
-/// The functions and aliases `command` defines whose bodies `runs` holds for (move the
-/// shell, or act), whether or not the classifier left them out: `ls() { cd /elsewhere; }`
-/// is judged where it stands, and still moves what later lines act on.
-fn definitions_where(command: &str, runs: impl Fn(&str) -> bool) -> Vec<Remembered> {
+/// The functions and aliases `command` defines, each with its body, whether or not the
+/// classifier left them out: `ls() { cd /elsewhere; }` is judged where it stands, and still
+/// moves what later lines act on. Lexed once, and only for a line that could define one.
+fn made(command: &str) -> Vec<(Remembered, String)> {
     // Read for every line: most define nothing, and are not lexed again for it.
     if !(command.contains(')') || command.contains("function") || command.contains("alias")) {
         return Vec::new();
     }
     let script = agent_guard_lex::posix::lex(command);
-    let mut found: Vec<Remembered> = script
+    let mut found: Vec<(Remembered, String)> = script
         .functions
         .iter()
         .filter_map(|def| {
             let text = command.get(def.span.start..def.span.end)?;
-            runs(&body_of(&Definition {
+            let definition = Definition {
                 name: def.name.clone(),
                 text: text.to_owned(),
-            }))
-            .then(|| Remembered {
-                name: def.name.clone(),
-                text: text.to_owned(),
-            })
+            };
+            let body = body_of(&definition);
+            Some((
+                Remembered {
+                    name: definition.name,
+                    text: definition.text,
+                },
+                body,
+            ))
         })
         .collect();
     for c in &script.commands {
@@ -237,13 +253,14 @@ fn definitions_where(command: &str, runs: impl Fn(&str) -> bool) -> Vec<Remember
             ) else {
                 continue;
             };
-            if let Some((name, value)) = literal.split_once('=')
-                && runs(value)
-            {
-                found.push(Remembered {
-                    name: name.to_owned(),
-                    text: format!("alias {text}"),
-                });
+            if let Some((name, value)) = literal.split_once('=') {
+                found.push((
+                    Remembered {
+                        name: name.to_owned(),
+                        text: format!("alias {text}"),
+                    },
+                    value.to_owned(),
+                ));
             }
         }
     }

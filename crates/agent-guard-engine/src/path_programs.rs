@@ -62,7 +62,11 @@ pub(crate) fn with_programs(
         request.env.home.as_deref().map(Path::new),
         dialect,
     ));
-    if let Some(copy) = guard_copies(command, dialect, request) {
+    // A line that runs nothing the guard does not know (no op at all) runs no copy either:
+    // the no-op path stays free of the look.
+    if !ops.is_empty()
+        && let Some(copy) = guard_copies(command, dialect, request)
+    {
         ops.insert(0, copy);
     }
     ops
