@@ -96,10 +96,12 @@ pub(crate) fn classify_line(
     let acting: Vec<Remembered> = made
         .into_iter()
         .filter(|(def, body)| {
-            !classification
-                .definitions
-                .iter()
-                .any(|d| d.text == def.text)
+            // An advisory check remembers nothing: the bodies need no judging for it.
+            enforce
+                && !classification
+                    .definitions
+                    .iter()
+                    .any(|d| d.text == def.text)
                 && !classify(body, Dialect::Posix).ops.is_empty()
         })
         .map(|(def, _)| def)
