@@ -32,6 +32,7 @@ mod listed;
 mod looked_up;
 mod metadata;
 mod noop;
+mod outside;
 mod posix;
 mod powershell;
 mod read_only;

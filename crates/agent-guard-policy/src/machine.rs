@@ -5,10 +5,11 @@ use agent_guard_types::{Decision, OpKind, OpSpec, ReasonCode, Target, Verdict, W
 use crate::PolicyContext;
 use crate::batch::{DeleteMode, decide_paths};
 use crate::reasons::{
-    allow_noop, block_force_push, block_git_reset_collision, block_restricted_mode,
-    block_self_protection, block_undeterminable_effect, block_wildcard, compound_create_delete,
-    compound_cwd_delete, relocate_via_clean_enumerate, snapshot_checkpoint,
-    snapshot_checkpoint_delete, snapshot_git_refs, snapshot_git_stash,
+    allow_noop, ask_database_destroy, ask_outside_destroy, block_force_push,
+    block_git_reset_collision, block_restricted_mode, block_self_protection,
+    block_undeterminable_effect, block_wildcard, compound_create_delete, compound_cwd_delete,
+    relocate_via_clean_enumerate, snapshot_checkpoint, snapshot_checkpoint_delete,
+    snapshot_git_refs, snapshot_git_stash,
 };
 use crate::stash_line::Followed;
 
@@ -200,6 +201,14 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     }
     if block_force_push::applies(op) {
         return Some(Verdict::of(ReasonCode::BlockForcePush));
+    }
+    // What it destroys lives outside the workspace: a person decides, whatever the line's
+    // shape.
+    if op.kind == OpKind::DatabaseDestroy {
+        return Some(ask_database_destroy::verdict(op));
+    }
+    if op.kind == OpKind::OutsideDestroy {
+        return Some(ask_outside_destroy::verdict(op));
     }
     if block_undeterminable_effect::op_applies(op) {
         return Some(confined_or_undeterminable(op, ctx, world));

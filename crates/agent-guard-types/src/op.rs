@@ -113,6 +113,15 @@ pub enum OpKind {
     /// running a file or code it does not flag, a build tool or task runner, a command it
     /// does not know at all. What it changes is only knowable by looking afterwards.
     OpaqueProgram,
+    /// Drops, truncates, resets or wipes a database, or runs statements the guard cannot
+    /// read against one (`psql -c 'DROP TABLE …'`, `dropdb`, `mysql -e 'TRUNCATE …'`,
+    /// `prisma migrate reset`, `manage.py flush`). What it is is [`OpSpec::outside`].
+    DatabaseDestroy,
+    /// Destroys state outside the workspace that no workspace compensation keeps: cloud
+    /// resources, cluster objects, container volumes, a hosted service's data
+    /// (`terraform destroy`, `kubectl delete`, `docker volume rm`, `aws s3 rm`). What it
+    /// is is [`OpSpec::outside`].
+    OutsideDestroy,
 }
 
 impl OpKind {
@@ -140,6 +149,8 @@ impl OpKind {
             OpKind::EditTool => "edit-tool",
             OpKind::Unknown => "unknown",
             OpKind::OpaqueProgram => "opaque-program",
+            OpKind::DatabaseDestroy => "database-destroy",
+            OpKind::OutsideDestroy => "outside-destroy",
         }
     }
 
@@ -390,6 +401,10 @@ pub struct OpSpec {
     /// that file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listed_writes: Option<crate::ListedWrites>,
+    /// For an [`OpKind::DatabaseDestroy`] or [`OpKind::OutsideDestroy`]: what it destroys
+    /// outside the workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<crate::Outside>,
 }
 
 impl OpSpec {
@@ -423,6 +438,7 @@ impl OpSpec {
             cd: Vec::new(),
             tree_sources: Vec::new(),
             listed_writes: None,
+            outside: None,
         }
     }
 

@@ -169,6 +169,14 @@ reason_codes! {
     /// answer within the launcher's timeout).
     HookGuardUnavailable => "HOOK_GUARD_UNAVAILABLE", Block,
         "agent-guard could not judge the tool call (its program is missing, failed, crashed or did not answer in time), so it was refused (fail-closed).";
+    /// A command drops, truncates, resets or wipes a database, or runs statements the guard
+    /// cannot read against one.
+    AskDatabaseDestroy => "ASK_DATABASE_DESTROY", Ask,
+        "The command drops, truncates or resets a database (or runs statements the guard cannot read against one); a database lives outside the workspace, where nothing the guard keeps reaches, so a person decides.";
+    /// A command destroys cloud resources, cluster objects, container volumes or a hosted
+    /// service's data.
+    AskOutsideDestroy => "ASK_OUTSIDE_DESTROY", Ask,
+        "The command destroys what lives outside the workspace (cloud resources, cluster objects, container volumes, a hosted service's data), which nothing the guard keeps can bring back; a person decides.";
 }
 
 #[cfg(feature = "schema")]

@@ -170,6 +170,7 @@ fn by_name(
 ) -> Vec<OpSpec> {
     let text = line.text(command);
     match name {
+        _ if let Some(ops) = crate::outside::judge_windows(name, args, Dialect::Cmd) => ops,
         "start" if windows::noop::starts_nothing(args, Dialect::Cmd) => Vec::new(),
         "start" => windows::or_opaque(
             windows::opaque_if_smelly(

@@ -415,7 +415,12 @@ fn named(
     if own_programs::names_own_program(name) {
         let mut op = noop::opaque(name, Dialect::Posix, own_programs::OWN_PROGRAM);
         op.targets = noop::run_dirs(name, rest);
-        return vec![op];
+        // `bin/rails db:drop`, `./manage.py flush`: still a reset of the database.
+        let lowered = basename(name).to_ascii_lowercase();
+        let outside = crate::outside::judge(&lowered, rest, Dialect::Posix).unwrap_or_default();
+        return std::iter::once(op)
+            .chain(outside.into_iter().filter(|o| o.outside.is_some()))
+            .collect();
     }
     crate::looked_up::note(name, Dialect::Posix);
     let lowered = basename(name).to_ascii_lowercase();
@@ -560,6 +565,9 @@ fn dispatch(
         _ => {
             if let Some(op) = fs_delete::gio(name, rest) {
                 return vec![op];
+            }
+            if let Some(ops) = crate::outside::judge(name, rest, Dialect::Posix) {
+                return ops;
             }
             let mut ops = writes::posix(name, rest);
             if ops.is_empty() && call.from_stdin {

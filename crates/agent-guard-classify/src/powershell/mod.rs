@@ -239,6 +239,7 @@ fn by_name(
 ) -> Vec<OpSpec> {
     let text = line.text(command);
     match name {
+        _ if let Some(ops) = crate::outside::judge_windows(name, toks, Dialect::PowerShell) => ops,
         "invoke-expression" | "iex" => invoke_expression(toks, piped, line),
         "set-alias" | "new-alias" | "sal" | "nal" => windows::later::set_alias(toks),
         "forfiles" => windows::later::forfiles(toks, line.nesting, Dialect::PowerShell),

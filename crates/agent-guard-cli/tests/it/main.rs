@@ -19,6 +19,7 @@ mod config_layers;
 mod confined_writes;
 mod crash;
 mod damage;
+mod databases;
 mod definitions;
 mod dialects;
 mod edit_corpus;

@@ -11,6 +11,8 @@ pub mod allow_noop;
 pub mod allow_regenerable;
 pub mod allow_trash_gc;
 pub mod allow_uncheckpointed;
+pub mod ask_database_destroy;
+pub mod ask_outside_destroy;
 pub mod ask_patch_delete;
 pub mod ask_preserve_too_large;
 pub mod block_config_invalid;
@@ -238,6 +240,8 @@ pub static REGISTRY: &[&dyn Reason] = &[
     &snapshot_edit_tool::SnapshotEditTool,
     &snapshot_move::SnapshotMove,
     &hook_guard_unavailable::HookGuardUnavailable,
+    &ask_database_destroy::AskDatabaseDestroy,
+    &ask_outside_destroy::AskOutsideDestroy,
 ];
 
 /// Returns the rule for `code`.

@@ -1,0 +1,343 @@
+//! What a piece of SQL does to the data it reaches, statement by statement: reads it,
+//! changes it (adds rows, creates objects, updates or deletes the rows a `WHERE` picks),
+//! destroys it (`DROP`, `TRUNCATE`, a `DELETE` or `UPDATE` of every row, `ALTER … DROP`),
+//! or does what the guard cannot read (a procedure, a file it includes, a statement it does
+//! not know). The worst statement decides.
+//!
+//! The reading is lexical: quotes, dollar quotes, back-quoted names and comments are
+//! skipped, and a statement is known by its leading keywords. A `SELECT` that calls a
+//! function of the user's is read as a read (the guard does not see into functions).
+
+/// What a piece of SQL does, the worst of its statements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Sql {
+    /// Only reads (or sets session state).
+    Reads,
+    /// Adds or changes data without destroying a whole table's content.
+    Changes,
+    /// Runs what the guard cannot read: why.
+    Unseen(&'static str),
+    /// Destroys data: the first destroying statement, shortened, and whether it drops a
+    /// whole database (with its name when the statement gives it).
+    Destroys {
+        /// The statement, at most 80 characters.
+        statement: String,
+        /// `DROP DATABASE name` (or `DROP SCHEMA`): the name.
+        database: Option<String>,
+    },
+}
+
+impl Sql {
+    fn rank(&self) -> u8 {
+        match self {
+            Sql::Reads => 0,
+            Sql::Changes => 1,
+            Sql::Unseen(_) => 2,
+            Sql::Destroys { .. } => 3,
+        }
+    }
+
+    /// The worse of the two (the first on a tie).
+    #[must_use]
+    pub(crate) fn worst(self, other: Sql) -> Sql {
+        if other.rank() > self.rank() {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// Whether it may destroy data or does what the guard cannot read.
+    #[cfg(test)]
+    pub(crate) fn may_destroy(&self) -> bool {
+        matches!(self, Sql::Unseen(_) | Sql::Destroys { .. })
+    }
+}
+
+/// Judges `text`: every statement in it (a psql backslash command ends at its line).
+pub(crate) fn judge(text: &str) -> Sql {
+    statements(text)
+        .iter()
+        .map(|s| statement(s))
+        .fold(Sql::Reads, Sql::worst)
+}
+
+/// The statements of `text`, split at `;` and at the end of a backslash command's line,
+/// outside quotes and comments; comments are dropped, quoted text is kept (as `''`, so that
+/// no word inside a string is read as a keyword).
+pub(crate) fn statements(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut at = 0;
+    while at < chars.len() {
+        let c = chars[at];
+        let next = chars.get(at + 1).copied();
+        match c {
+            '\'' | '"' | '`' => {
+                at = skip_quoted(&chars, at, c);
+                current.push_str("''");
+                continue;
+            }
+            '$' if let Some(end) = dollar_tag(&chars, at) => {
+                let tag: String = chars[at..end].iter().collect();
+                at = find(&chars, end, &tag).map_or(chars.len(), |i| i + tag.chars().count());
+                current.push_str("''");
+                continue;
+            }
+            '-' if next == Some('-') => {
+                at = line_end(&chars, at);
+                continue;
+            }
+            '#' if current.trim().is_empty() || current.ends_with(char::is_whitespace) => {
+                // MySQL's `#` comment.
+                at = line_end(&chars, at);
+                continue;
+            }
+            '/' if next == Some('*') => {
+                at = find(&chars, at + 2, "*/").map_or(chars.len(), |i| i + 2);
+                current.push(' ');
+                continue;
+            }
+            '\\' if current.trim().is_empty() => {
+                // A psql backslash command: to the end of its line.
+                let end = line_end(&chars, at);
+                out.push(chars[at..end].iter().collect());
+                at = end;
+                continue;
+            }
+            ';' => out.push(std::mem::take(&mut current)),
+            _ => current.push(c),
+        }
+        at += 1;
+    }
+    out.push(current);
+    out.retain(|s| !s.trim().is_empty());
+    out
+}
+
+fn skip_quoted(chars: &[char], start: usize, quote: char) -> usize {
+    let mut at = start + 1;
+    while at < chars.len() {
+        if chars[at] == '\\' && quote != '`' {
+            at += 2;
+            continue;
+        }
+        if chars[at] == quote {
+            if chars.get(at + 1) == Some(&quote) {
+                at += 2;
+                continue;
+            }
+            return at + 1;
+        }
+        at += 1;
+    }
+    chars.len()
+}
+
+/// The end (exclusive) of a dollar-quote opening tag at `at` (`$$`, `$body$`).
+fn dollar_tag(chars: &[char], at: usize) -> Option<usize> {
+    let mut end = at + 1;
+    while end < chars.len() && (chars[end].is_ascii_alphanumeric() || chars[end] == '_') {
+        end += 1;
+    }
+    (chars.get(end) == Some(&'$') && !chars.get(at + 1).is_some_and(char::is_ascii_digit))
+        .then_some(end + 1)
+}
+
+fn find(chars: &[char], from: usize, needle: &str) -> Option<usize> {
+    let needle: Vec<char> = needle.chars().collect();
+    (from..chars.len()).find(|&i| chars[i..].starts_with(&needle))
+}
+
+fn line_end(chars: &[char], from: usize) -> usize {
+    (from..chars.len())
+        .find(|&i| chars[i] == '\n')
+        .unwrap_or(chars.len())
+}
+
+/// The lower-cased words of a statement (names and keywords; quoted text is `''`).
+fn words(statement: &str) -> Vec<String> {
+    statement
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// Judges one statement.
+fn statement(text: &str) -> Sql {
+    let trimmed = text.trim();
+    if let Some(meta) = trimmed.strip_prefix('\\') {
+        return backslash(meta);
+    }
+    let words = words(trimmed);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let Some(first) = words.first().map(String::as_str) else {
+        return Sql::Reads;
+    };
+    let destroys = |database: Option<String>| Sql::Destroys {
+        statement: shorten(trimmed),
+        database,
+    };
+    match first {
+        "drop" => {
+            let database = match words.get(1).map(String::as_str) {
+                Some("database" | "schema") => words
+                    .iter()
+                    .skip(2)
+                    .find(|w| !matches!(w.as_str(), "if" | "exists"))
+                    .cloned(),
+                _ => None,
+            };
+            destroys(database)
+        }
+        "truncate" | "purge" => destroys(None),
+        "delete" | "update" if !has_real_where(&words) => destroys(None),
+        "alter" if has("drop") => destroys(None),
+        // `RESET MASTER` deletes MySQL's binary logs; PostgreSQL's `RESET x` sets a value.
+        "reset" if has("master") || has("replica") || has("slave") => destroys(None),
+        "with" | "explain" => {
+            if has("delete") || has("update") || has("truncate") || has("drop") {
+                let from = words
+                    .iter()
+                    .position(|w| matches!(w.as_str(), "delete" | "update" | "truncate" | "drop"))
+                    .unwrap_or(0);
+                statement(&words[from..].join(" "))
+            } else if has("insert") || has("merge") {
+                Sql::Changes
+            } else {
+                Sql::Reads
+            }
+        }
+        "select" | "show" | "values" | "table" | "begin" | "start" | "commit" | "end"
+        | "rollback" | "savepoint" | "release" | "set" | "reset" | "describe" | "desc" | "use"
+        | "help" | "listen" | "unlisten" | "notify" | "fetch" | "declare" | "close" | "move"
+        | "discard" | "checkpoint" | "analyze" | "analyse" | "vacuum" | "pragma" | "checksum"
+        | "optimize" | "deallocate" => Sql::Reads,
+        "delete" | "update" | "insert" | "create" | "grant" | "revoke" | "comment" | "copy"
+        | "refresh" | "lock" | "unlock" | "cluster" | "reindex" | "alter" | "rename"
+        | "replace" | "load" | "merge" | "flush" | "import" | "security" | "attach" | "detach"
+        | "upsert" | "handler" | "xa" | "prepare" | "kill" | "install" | "uninstall" => {
+            Sql::Changes
+        }
+        "call" | "do" | "execute" | "exec" => {
+            Sql::Unseen("it runs a procedure whose statements the guard does not read")
+        }
+        "source" => Sql::Unseen("it runs the statements of a file the guard does not read"),
+        _ => Sql::Unseen("a statement the guard does not know"),
+    }
+}
+
+/// Whether the statement's `WHERE` picks rows (`WHERE true`, `WHERE 1=1` pick them all).
+fn has_real_where(words: &[String]) -> bool {
+    let Some(at) = words.iter().position(|w| w == "where") else {
+        return false;
+    };
+    let rest: Vec<&str> = words[at + 1..].iter().map(String::as_str).collect();
+    !matches!(
+        rest.as_slice(),
+        ["true" | "1"] | ["1", "1"] | [] | ["not", "false"]
+    )
+}
+
+/// A psql backslash command (`\dt`, `\i file`, `\! cmd`).
+fn backslash(meta: &str) -> Sql {
+    let command: String = meta
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    match command.as_str() {
+        "i" | "ir" | "include" | "include_relative" => {
+            Sql::Unseen("it runs the statements of a file the guard does not read")
+        }
+        "!" => Sql::Unseen("it runs a shell command"),
+        "." => Sql::Unseen("it runs the statements of a file the guard does not read"),
+        "copy" if meta.to_ascii_lowercase().contains(" from ") => Sql::Changes,
+        "g" | "gx" | "gexec" | "gset" | "o" | "out" | "w" | "write" => {
+            Sql::Unseen("it runs or writes what the guard does not read")
+        }
+        _ => Sql::Reads,
+    }
+}
+
+fn shorten(statement: &str) -> String {
+    let flat: String = statement.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 80 {
+        let cut: String = flat.chars().take(77).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn destroys(sql: &str) -> bool {
+        matches!(judge(sql), Sql::Destroys { .. })
+    }
+
+    #[test]
+    fn statements_are_judged_by_what_they_do_to_data() {
+        for sql in [
+            "DROP TABLE users",
+            "drop table if exists users cascade;",
+            "TRUNCATE orders",
+            "DELETE FROM users",
+            "delete from users where true",
+            "DELETE FROM users WHERE 1=1",
+            "UPDATE users SET admin = true",
+            "ALTER TABLE users DROP COLUMN email",
+            "select 1; DROP SCHEMA public CASCADE",
+            "WITH gone AS (DELETE FROM t RETURNING *) SELECT count(*) FROM gone",
+            "EXPLAIN ANALYZE DELETE FROM t",
+            "RESET MASTER",
+            "/* cleanup */ DROP DATABASE app",
+        ] {
+            assert!(destroys(sql), "{sql}");
+        }
+        for sql in [
+            "SELECT count(*) FROM users",
+            "select 'DROP TABLE x'",
+            "select $$DROP TABLE x$$",
+            "-- DROP TABLE x\nselect 1",
+            "SHOW TABLES",
+            "\\dt",
+            "BEGIN; SELECT 1; COMMIT;",
+            "EXPLAIN SELECT * FROM t",
+        ] {
+            assert_eq!(judge(sql), Sql::Reads, "{sql}");
+        }
+        for sql in [
+            "INSERT INTO t VALUES (1)",
+            "DELETE FROM users WHERE id = 5",
+            "UPDATE users SET name = 'x' WHERE id = 5",
+            "CREATE TABLE t (id int)",
+            "ALTER TABLE t ADD COLUMN c int",
+        ] {
+            assert_eq!(judge(sql), Sql::Changes, "{sql}");
+        }
+        for sql in [
+            "CALL cleanup()",
+            "DO $$ BEGIN END $$",
+            "\\i drop.sql",
+            "frobnicate",
+        ] {
+            assert!(matches!(judge(sql), Sql::Unseen(_)), "{sql}");
+        }
+    }
+
+    #[test]
+    fn a_dropped_database_is_named() {
+        assert_eq!(
+            judge("DROP DATABASE IF EXISTS app"),
+            Sql::Destroys {
+                statement: "DROP DATABASE IF EXISTS app".to_owned(),
+                database: Some("app".to_owned()),
+            }
+        );
+    }
+}

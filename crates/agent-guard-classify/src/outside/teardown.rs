@@ -1,0 +1,556 @@
+//! Programs that tear down what lives outside the workspace: infrastructure tools
+//! (`terraform destroy`), cluster clients (`kubectl delete`), container engines' volumes
+//! (`docker volume rm`), cloud and hosting CLIs (`aws s3 rm`, `gcloud … delete`,
+//! `gh repo delete`), key-value stores (`redis-cli FLUSHALL`), and the database resets of
+//! migration tools and frameworks (`prisma migrate reset`, `rails db:drop`, `manage.py
+//! flush`). The rule for the CLIs is their verb, not a list of commands: a command word
+//! that deletes, removes, destroys, terminates or purges.
+
+use agent_guard_types::Place;
+
+/// What one of these commands destroys: where, and in words for the question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Teardown {
+    /// Where it lives.
+    pub place: Place,
+    /// What is destroyed.
+    pub what: String,
+}
+
+/// Cloud, hosting and storage CLIs judged by their verbs.
+const CLOUD: &[&str] = &[
+    "aws",
+    "gcloud",
+    "gsutil",
+    "az",
+    "doctl",
+    "hcloud",
+    "linode-cli",
+    "scw",
+    "oci",
+    "ibmcloud",
+    "exo",
+    "vultr-cli",
+    "civo",
+    "fly",
+    "flyctl",
+    "vercel",
+    "netlify",
+    "firebase",
+    "wrangler",
+    "heroku",
+    "s3cmd",
+    "mc",
+    "rclone",
+    "railway",
+    "render",
+    "neonctl",
+    "pscale",
+    "turso",
+    "supabase",
+    "cdk",
+    "serverless",
+    "sls",
+    "sam",
+    "copilot",
+    "eksctl",
+    "gh",
+    "glab",
+    "kubectl",
+    "oc",
+    "kubecolor",
+    "helm",
+    "pulumi",
+    "terraform",
+    "tofu",
+    "terragrunt",
+];
+
+/// Command words that destroy.
+const VERBS: &[&str] = &[
+    "delete",
+    "rm",
+    "remove",
+    "destroy",
+    "terminate",
+    "purge",
+    "uninstall",
+    "del",
+    "rb",
+    "prune",
+    "wipe",
+    "deletefile",
+    "rmdir",
+    "rmdirs",
+    "drain",
+];
+
+/// Prefixes of command words that destroy (`aws ec2 terminate-instances`).
+const VERB_PREFIXES: &[&str] = &[
+    "delete-",
+    "terminate-",
+    "remove-",
+    "deregister-",
+    "purge-",
+    "destroy-",
+    "delete_",
+];
+
+/// `NOUN:VERB` command words that destroy (`heroku apps:destroy`, `pg:reset`).
+const VERB_SUFFIXES: &[&str] = &[
+    ":destroy", ":delete", ":remove", ":reset", ":drop", ":wipe", ":purge", ":rm",
+];
+
+/// Whether `word` is a destroying command word.
+fn is_verb(word: &str) -> bool {
+    let word = word.to_ascii_lowercase();
+    VERBS.contains(&word.as_str())
+        || VERB_PREFIXES.iter().any(|p| word.starts_with(p))
+        || VERB_SUFFIXES.iter().any(|s| word.ends_with(s))
+}
+
+/// The command words of a line: its known words that are not options.
+fn commands<'a>(words: &[Option<&'a str>]) -> Vec<&'a str> {
+    words
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|w| !w.starts_with('-') && !w.starts_with('/'))
+        .collect()
+}
+
+/// Whether a short option letter is given, alone or in a cluster (`-fv`).
+fn has_letter(words: &[Option<&str>], letter: char) -> bool {
+    words.iter().flatten().any(|w| {
+        w.strip_prefix('-').is_some_and(|r| {
+            !r.starts_with('-') && r.contains(letter) && r.chars().all(|c| c.is_ascii_alphabetic())
+        })
+    })
+}
+
+fn has(words: &[Option<&str>], options: &[&str]) -> bool {
+    words.iter().flatten().any(|w| {
+        options
+            .iter()
+            .any(|o| *w == *o || w.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+    })
+}
+
+/// Only shows what it would do, or prints help.
+fn shows_only(words: &[Option<&str>]) -> bool {
+    commands(words).first() == Some(&"help")
+        || words.iter().flatten().any(|w| {
+            matches!(*w, "--help" | "--dryrun" | "--dry-run" | "--version")
+                || w.strip_prefix("--dry-run=")
+                    .is_some_and(|mode| !mode.eq_ignore_ascii_case("none"))
+        })
+}
+
+/// What `name` run with `words` tears down outside the workspace; `None` when nothing.
+pub(crate) fn parse(name: &str, words: &[Option<&str>]) -> Option<Teardown> {
+    if shows_only(words) {
+        return None;
+    }
+    if let Some(found) = resets(name, words) {
+        return Some(found);
+    }
+    let cmds = commands(words);
+    match name {
+        "terraform" | "tofu" | "terragrunt" => terraform(name, words, &cmds),
+        "pulumi" => pulumi(name, words, &cmds),
+        "kubectl" | "oc" | "kubecolor" => cmds
+            .iter()
+            .take(3)
+            .copied()
+            .find(|c| {
+                matches!(*c, "delete" | "drain")
+                    || (*c == "replace" && has(words, &["--force"]))
+                    || (*c == "apply" && has(words, &["--prune"]))
+            })
+            .map(|sub| Teardown {
+                place: Place::Cluster,
+                what: format!("the cluster objects `{name} {sub}` removes"),
+            }),
+        "helm" => cmds
+            .iter()
+            .take(3)
+            .any(|c| matches!(*c, "uninstall" | "delete" | "del" | "un"))
+            .then(|| Teardown {
+                place: Place::Cluster,
+                what: format!(
+                    "the release {} removes, with its resources",
+                    spelled(name, &cmds)
+                ),
+            }),
+        "docker" | "podman" | "nerdctl" | "docker-compose" | "podman-compose" => {
+            containers(name, words, &cmds)
+        }
+        "redis-cli" | "valkey-cli" | "keydb-cli" => words
+            .iter()
+            .flatten()
+            .any(|w| w.eq_ignore_ascii_case("flushall") || w.eq_ignore_ascii_case("flushdb"))
+            .then(|| Teardown {
+                place: Place::Service,
+                what: "every key of the Redis database".into(),
+            }),
+        "mongosh" | "mongo" => {
+            let code: String = words
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            [
+                "dropDatabase",
+                ".drop(",
+                "deleteMany",
+                ".remove(",
+                "dropCollection",
+            ]
+            .iter()
+            .any(|m| code.contains(m))
+            .then(|| Teardown {
+                place: Place::Database,
+                what: "the MongoDB data the script drops or deletes".into(),
+            })
+        }
+        _ if CLOUD.contains(&name) => cloud(name, words, &cmds),
+        _ => None,
+    }
+}
+
+/// `` `name first words` ``, for the question.
+fn spelled(name: &str, cmds: &[&str]) -> String {
+    format!(
+        "`{name} {}`",
+        cmds.iter().take(4).copied().collect::<Vec<_>>().join(" ")
+    )
+}
+
+/// `terraform`, `tofu` and `terragrunt` (`run-all` runs the same command in every module).
+fn terraform(name: &str, words: &[Option<&str>], cmds: &[&str]) -> Option<Teardown> {
+    let cmds: Vec<&str> = cmds.iter().copied().filter(|c| *c != "run-all").collect();
+    let first = cmds.first().copied().unwrap_or("");
+    // `-auto-approve`, or a saved plan (which applies without asking).
+    let unreviewed = has(words, &["-auto-approve", "--auto-approve"]) || cmds.len() > 1;
+    let what = match first {
+        "destroy" => "every resource this configuration manages".to_owned(),
+        "apply" if has(words, &["-destroy", "--destroy"]) => {
+            "every resource this configuration manages".to_owned()
+        }
+        "apply" if unreviewed => {
+            "whatever the plan replaces or destroys, applied without review".to_owned()
+        }
+        "state" | "workspace" if cmds.get(1).is_some_and(|c| matches!(*c, "rm" | "delete")) => {
+            format!(
+                "what {} drops from the infrastructure state",
+                spelled(name, &cmds)
+            )
+        }
+        _ => return None,
+    };
+    Some(Teardown {
+        place: Place::Cloud,
+        what,
+    })
+}
+
+/// `pulumi destroy|down`, an update applied without review, `stack rm`, `state delete`.
+fn pulumi(name: &str, words: &[Option<&str>], cmds: &[&str]) -> Option<Teardown> {
+    let what = match cmds.first().copied().unwrap_or("") {
+        "destroy" | "down" => "every resource of the stack".to_owned(),
+        "up" | "update" if has(words, &["-y", "--yes", "-f", "--skip-preview"]) => {
+            "whatever the update replaces or deletes, applied without review".to_owned()
+        }
+        _ if cmds.iter().take(2).any(|c| matches!(*c, "rm" | "delete")) => {
+            format!("what {} deletes", spelled(name, cmds))
+        }
+        _ => return None,
+    };
+    Some(Teardown {
+        place: Place::Cloud,
+        what,
+    })
+}
+
+/// The cloud, hosting and storage CLIs, by their verbs; a sync that deletes what its
+/// source lacks, or a move, removes too.
+fn cloud(name: &str, words: &[Option<&str>], cmds: &[&str]) -> Option<Teardown> {
+    let syncs = cmds
+        .iter()
+        .take(3)
+        .any(|c| matches!(*c, "sync" | "mv" | "move" | "bisync" | "rsync"));
+    let deletes_extra = name == "rclone"
+        || has(
+            words,
+            &[
+                "--delete",
+                "-d",
+                "--delete-removed",
+                "--delete-unmatched-destination-objects",
+            ],
+        )
+        || cmds.iter().take(3).any(|c| matches!(*c, "mv" | "move"));
+    let verb = cmds.iter().take(5).any(|c| is_verb(c));
+    if !(verb || (syncs && deletes_extra)) {
+        return None;
+    }
+    let place = if matches!(name, "gh" | "glab") {
+        Place::Service
+    } else {
+        Place::Cloud
+    };
+    Some(Teardown {
+        place,
+        what: format!("what {} deletes outside this machine", spelled(name, cmds)),
+    })
+}
+
+/// Container engines: what removes volumes (or prunes everything unused).
+fn containers(name: &str, words: &[Option<&str>], cmds: &[&str]) -> Option<Teardown> {
+    let volumes = has(words, &["--volumes"]) || has_letter(words, 'v');
+    let first = cmds.first().copied().unwrap_or("");
+    let second = cmds.get(1).copied().unwrap_or("");
+    let compose = name.ends_with("-compose") || first == "compose";
+    let verb = if compose && first == "compose" {
+        second
+    } else {
+        first
+    };
+    let what = match (first, second) {
+        ("volume", "rm" | "remove" | "prune") => "container volumes and the data in them",
+        ("system", "prune") => {
+            "every stopped container, unused network and image, and with \
+                               `--volumes` the volumes"
+        }
+        _ if compose && matches!(verb, "down" | "rm") && volumes => {
+            "the project's containers and their volumes"
+        }
+        ("rm" | "container", _) if volumes && cmds.iter().take(2).any(|c| *c == "rm") => {
+            "the containers and their anonymous volumes"
+        }
+        _ => return None,
+    };
+    Some(Teardown {
+        place: Place::Containers,
+        what: what.to_owned(),
+    })
+}
+
+/// Migration tools and frameworks that reset, drop or roll back the database they are
+/// configured for: `(program, command words that do it)`. A word ending in `*` is a prefix.
+const RESETS: &[(&str, &[&str])] = &[
+    ("prisma", &["reset", "--force-reset", "--accept-data-loss"]),
+    ("drizzle-kit", &["drop"]),
+    ("alembic", &["downgrade"]),
+    ("flask", &["downgrade"]),
+    (
+        "rails",
+        &[
+            "db:drop*",
+            "db:reset",
+            "db:schema:load",
+            "db:structure:load",
+            "db:rollback",
+            "db:migrate:reset",
+            "db:migrate:redo",
+            "db:migrate:down",
+            "db:truncate_all",
+            "db:purge",
+            "db:seed:replant",
+            "db:setup",
+        ],
+    ),
+    ("manage.py", &["flush", "reset_db"]),
+    ("django-admin", &["flush", "reset_db"]),
+    ("knex", &["migrate:rollback", "migrate:down"]),
+    (
+        "sequelize",
+        &["db:drop", "db:migrate:undo*", "db:seed:undo*"],
+    ),
+    (
+        "typeorm",
+        &["schema:drop", "migration:revert", "schema:sync"],
+    ),
+    ("mix", &["ecto.drop", "ecto.reset", "ecto.rollback"]),
+    (
+        "artisan",
+        &[
+            "migrate:fresh",
+            "migrate:reset",
+            "migrate:refresh",
+            "migrate:rollback",
+            "db:wipe",
+        ],
+    ),
+    (
+        "ace",
+        &[
+            "migration:fresh",
+            "migration:reset",
+            "migration:refresh",
+            "migration:rollback",
+            "db:wipe",
+        ],
+    ),
+    ("dbmate", &["drop", "down", "rollback"]),
+    ("goose", &["down", "reset", "down-to"]),
+    ("migrate", &["drop", "down"]),
+    ("flyway", &["clean", "undo"]),
+    ("liquibase", &["drop-all", "dropall", "rollback*"]),
+    ("diesel", &["reset", "revert", "redo"]),
+    ("sqlx", &["drop", "reset", "revert"]),
+    ("atlas", &["clean"]),
+];
+
+/// The program a reset table row is known by: `rake` is `rails`, `sequelize-cli` is
+/// `sequelize`, `typeorm-ts-node-esm` is `typeorm`.
+fn reset_program(name: &str) -> &str {
+    match name {
+        "rake" => "rails",
+        "sequelize-cli" => "sequelize",
+        _ if name.starts_with("typeorm") => "typeorm",
+        _ => name,
+    }
+}
+
+/// A framework's database reset (`supabase db reset`, `drizzle-kit push --force`, and the
+/// table): the database its configuration names.
+fn resets(name: &str, words: &[Option<&str>]) -> Option<Teardown> {
+    let cmds = commands(words);
+    // An interpreter running the framework's script: `python manage.py flush`,
+    // `php artisan migrate:fresh`, `ruby bin/rails db:drop`, `node ace db:wipe`.
+    let (program, cmds) = match cmds.split_first() {
+        Some((script, rest)) if crate::inline_code::interpreter(name).is_some() => (
+            crate::args::basename(script).to_ascii_lowercase(),
+            rest.to_vec(),
+        ),
+        _ => (name.to_owned(), cmds),
+    };
+    let program = reset_program(&program);
+    let all: Vec<&str> = cmds
+        .iter()
+        .copied()
+        .chain(
+            words
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|w| w.starts_with("--")),
+        )
+        .collect();
+    let special = match program {
+        "supabase" => cmds.starts_with(&["db", "reset"]),
+        "drizzle-kit" => cmds.first() == Some(&"push") && has(words, &["--force"]),
+        "manage.py" | "django-admin" => {
+            cmds.first() == Some(&"migrate") && cmds.last() == Some(&"zero")
+        }
+        _ => false,
+    };
+    let table: &[&str] = RESETS
+        .iter()
+        .find(|(p, _)| *p == program)
+        .map_or(&[], |(_, table)| table);
+    let hit = special
+        || all.iter().any(|w| {
+            let w = w.to_ascii_lowercase();
+            table.iter().any(|t| match t.strip_suffix('*') {
+                Some(prefix) => w.starts_with(prefix),
+                None => w == *t,
+            })
+        });
+    hit.then(|| Teardown {
+        place: Place::Database,
+        what: format!(
+            "the database `{program}` is configured for (it resets, drops or rolls it back)"
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn torn(line: &str) -> Option<Place> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let rest: Vec<Option<&str>> = words[1..].iter().map(|w| Some(*w)).collect();
+        parse(words[0], &rest).map(|t| t.place)
+    }
+
+    #[test]
+    fn teardowns_are_found_by_their_verbs() {
+        for line in [
+            "terraform destroy -auto-approve",
+            "terraform -chdir=infra apply -auto-approve",
+            "tofu apply -destroy",
+            "terragrunt run-all destroy",
+            "pulumi destroy --yes",
+            "aws s3 rm s3://bucket --recursive",
+            "aws s3 rb s3://bucket --force",
+            "aws ec2 terminate-instances --instance-ids i-1",
+            "aws s3 sync . s3://b --delete",
+            "gcloud compute instances delete vm1",
+            "gsutil rm -r gs://b",
+            "az group delete -n rg --yes",
+            "heroku apps:destroy --app x --confirm x",
+            "rclone sync src remote:dst",
+        ] {
+            assert_eq!(torn(line), Some(Place::Cloud), "{line}");
+        }
+        for line in [
+            "kubectl delete ns prod",
+            "kubectl -n prod delete pod x",
+            "helm uninstall web",
+        ] {
+            assert_eq!(torn(line), Some(Place::Cluster), "{line}");
+        }
+        for line in [
+            "docker volume rm data",
+            "docker system prune -af --volumes",
+            "docker compose down -v",
+            "docker-compose down --volumes",
+            "podman rm -v web",
+            "podman rm -fv web",
+        ] {
+            assert_eq!(torn(line), Some(Place::Containers), "{line}");
+        }
+        for line in [
+            "prisma migrate reset --force",
+            "prisma db push --accept-data-loss",
+            "rails db:drop",
+            "rake db:reset",
+            "python manage.py flush --noinput",
+            "python3 manage.py migrate shop zero",
+            "php artisan migrate:fresh --seed",
+            "supabase db reset",
+            "alembic downgrade base",
+            "sequelize db:migrate:undo:all",
+            "mix ecto.reset",
+            "drizzle-kit push --force",
+            "mongosh app --eval db.dropDatabase()",
+        ] {
+            assert_eq!(torn(line), Some(Place::Database), "{line}");
+        }
+        assert_eq!(torn("redis-cli FLUSHALL"), Some(Place::Service));
+        assert_eq!(torn("gh repo delete me/x --yes"), Some(Place::Service));
+        for line in [
+            "terraform plan -destroy",
+            "terraform apply",
+            "kubectl get pods",
+            "kubectl delete pod x --dry-run=client",
+            "aws s3 ls s3://bucket/delete/",
+            "aws s3 cp a s3://b/a",
+            "docker rm web",
+            "docker compose down",
+            "docker volume ls",
+            "prisma migrate dev",
+            "rails db:migrate",
+            "python manage.py migrate",
+            "gh pr list",
+            "redis-cli GET k",
+            "helm install web ./chart",
+        ] {
+            assert_eq!(torn(line), None, "{line}");
+        }
+    }
+}
