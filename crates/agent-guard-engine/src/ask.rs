@@ -84,6 +84,11 @@ pub(crate) fn shortfall(applied: &Applied) -> Vec<Unkept> {
     if let Some(failure) = &applied.failure {
         let what = match (&failure.kind, &failure.detail) {
             (agent_guard_recovery::FailureKind::TooLarge, Some(detail)) => detail.clone(),
+            _ if applied.strategy == Strategy::DatabaseDump => format!(
+                "{} (its dump failed: {})",
+                applied.paths.first().map_or("the database", String::as_str),
+                failure.detail.as_deref().unwrap_or("no reason given")
+            ),
             _ => format!("what the {} compensation could not keep", applied.strategy),
         };
         let why = match failure.kind {

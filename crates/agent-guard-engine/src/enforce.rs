@@ -488,6 +488,7 @@ pub(crate) fn kept_what(c: &Applied) -> String {
         Strategy::PreserveRefs => {
             format!("kept {} ref(s) under refs/agent-guard", c.moved)
         }
+        Strategy::DatabaseDump => format!("dumped {} into the store", list()),
         _ => format!("moved {} item(s) to the quarantine ({})", c.moved, list()),
     }
 }

@@ -59,8 +59,8 @@ pub use agent_guard_audit::{
 };
 pub use agent_guard_config::{DEFAULT_DEADLINE_MS, EnvSnapshot, MAX_DEADLINE_MS, env_deadline};
 pub use agent_guard_recovery::{
-    ChangeKind, CheckpointFacts, EditedFile, ItemKind, NoProgress, NotKeptReason, Origin, Progress,
-    RestoreRefusal, RestoreReport, TxMeta, TxState,
+    ChangeKind, CheckpointFacts, DATABASE_SUBJECT, EditedFile, ItemKind, NoProgress, NotKeptReason,
+    Origin, Progress, RestoreRefusal, RestoreReport, TxMeta, TxState,
 };
 pub use error::{EngineError, Result};
 pub use exit::{Exit, Reported};

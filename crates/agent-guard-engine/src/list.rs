@@ -248,6 +248,13 @@ fn what(tx: &Transaction, root: &Path) -> String {
         }
         name
     }));
+    if let Some(facts) = &tx.meta.database {
+        names.push(format!(
+            "{} database `{}` (dump)",
+            facts.database.engine.display(),
+            facts.database.connection.database.as_deref().unwrap_or("?")
+        ));
+    }
     for snapshot in tx.snapshots.iter().filter(|s| s.sha.is_some()) {
         names.push(
             match (snapshot.subject.as_deref(), snapshot.name.as_deref()) {

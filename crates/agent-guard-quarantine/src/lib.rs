@@ -84,9 +84,11 @@ pub use restore::{
 pub use store::Quarantine;
 pub use stored_path::StoredPath;
 pub use transactions::{
-    Item, Kept, SnapshotItem, Transaction, TxState, list_files, path_size, transactions,
+    DATABASE_SUBJECT, Item, Kept, SnapshotItem, Transaction, TxState, list_files, path_size,
+    transactions,
 };
 pub use tx_meta::{
-    CheckpointFacts, EditedFile, NotKeptFile, Origin, RESTORE_TOOL, Repaired, SnapshotFacts, TxMeta,
+    CheckpointFacts, DatabaseFacts, EditedFile, NotKeptFile, Origin, RESTORE_TOOL, Repaired,
+    SnapshotFacts, TxMeta,
 };
 pub use usage::{Overview, Usage};

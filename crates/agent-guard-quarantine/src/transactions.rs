@@ -246,13 +246,21 @@ impl Transaction {
             + self
                 .snapshots
                 .iter()
-                .filter(|s| s.stored && s.sha.is_some() && !self.snapshot_restored(s))
+                .filter(|s| {
+                    s.stored && (s.sha.is_some() || is_database(s)) && !self.snapshot_restored(s)
+                })
                 .count()
     }
 
     /// A snapshot or kept ref counts as restored when the last restore listed it: worktree
     /// snapshots and stash entries as `stash:<sha>`, branches as `ref:<name>`.
     fn snapshot_restored(&self, snapshot: &SnapshotItem) -> bool {
+        if is_database(snapshot) {
+            let label = format!("database:{}", snapshot.name.as_deref().unwrap_or(""));
+            return self.last_restore.as_ref().is_some_and(|r| {
+                r.errors.is_empty() && r.restored.iter().any(|p| p.path().to_str() == Some(&label))
+            });
+        }
         let Some(sha) = &snapshot.sha else {
             return false;
         };
@@ -315,7 +323,14 @@ impl Transaction {
         if self.snapshots.iter().any(checkpoint) {
             out.push(Strategy::Checkpoint);
         }
-        if self.snapshots.iter().any(|s| !checkpoint(s)) {
+        if self.snapshots.iter().any(is_database) {
+            out.push(Strategy::DatabaseDump);
+        }
+        if self
+            .snapshots
+            .iter()
+            .any(|s| !checkpoint(s) && !is_database(s))
+        {
             out.push(Strategy::Snapshot);
         }
         out
@@ -328,6 +343,14 @@ impl Transaction {
             None => self.items.iter().all(|i| i.origin.starts_with(workspace)),
         }
     }
+}
+
+/// The subject of a database dump's `snapshot` record.
+pub const DATABASE_SUBJECT: &str = "database";
+
+/// Whether a snapshot record is a database dump's.
+fn is_database(snapshot: &SnapshotItem) -> bool {
+    snapshot.subject.as_deref() == Some(DATABASE_SUBJECT)
 }
 
 /// Groups records into transactions, in order of first appearance.
@@ -451,7 +474,13 @@ fn snapshot_item(r: &Snapshot) -> SnapshotItem {
         stored: r.stored,
         note: r.note.clone(),
         writes_commit: r.meta.snapshot.writes_commit.clone(),
-        stored_bytes: r.meta.checkpoint.as_ref().map_or(0, |c| c.new_bytes),
+        stored_bytes: r
+            .meta
+            .checkpoint
+            .as_ref()
+            .map(|c| c.new_bytes)
+            .or_else(|| r.meta.database.as_ref().map(|d| d.bytes))
+            .unwrap_or(0),
     }
 }
 

@@ -32,9 +32,24 @@ pub struct TxMeta {
     /// What a workspace checkpoint recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<CheckpointFacts>,
+    /// What a database dump recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<DatabaseFacts>,
     /// Keys this release does not know, kept as they were.
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+/// What a database dump recorded: the database, as the command reached it, and the dump
+/// file kept in the transaction's directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseFacts {
+    /// The database and how it was reached (never a password).
+    pub database: agent_guard_types::Database,
+    /// The dump's file name in the transaction's directory.
+    pub file: String,
+    /// The dump's size in bytes.
+    pub bytes: u64,
 }
 
 /// Who made a transaction.
@@ -254,6 +269,8 @@ struct Strict {
     snapshot: SnapshotFacts,
     #[serde(default)]
     checkpoint: Option<CheckpointFacts>,
+    #[serde(default)]
+    database: Option<DatabaseFacts>,
     #[serde(flatten)]
     other: Map<String, Value>,
 }
@@ -265,6 +282,7 @@ impl Strict {
             strategy: self.strategy,
             snapshot: self.snapshot,
             checkpoint: self.checkpoint,
+            database: self.database,
             other: self.other,
         }
     }

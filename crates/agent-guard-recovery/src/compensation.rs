@@ -11,7 +11,9 @@ use agent_guard_quarantine::{
 };
 use agent_guard_types::{CompensationStatus, Plan, Strategy, TxId};
 
-use crate::{checkpoint, clean_enumerate, moves, preserve, preserve_refs, relocate, snapshot};
+use crate::{
+    checkpoint, clean_enumerate, database_dump, moves, preserve, preserve_refs, relocate, snapshot,
+};
 
 /// What one compensation runs with: the quarantine, the transaction it creates, who asked,
 /// and where to report progress.
@@ -229,6 +231,7 @@ pub static COMPENSATIONS: &[&dyn Compensation] = &[
     &preserve::Preserve,
     &checkpoint::Checkpoint,
     &moves::Move,
+    &database_dump::DatabaseDump,
 ];
 
 /// The compensation of `strategy`.

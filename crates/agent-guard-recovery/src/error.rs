@@ -13,4 +13,12 @@ pub enum RecoveryError {
     /// A git operation failed.
     #[error(transparent)]
     Git(#[from] agent_guard_git::GitError),
+    /// A database could not be dumped or restored.
+    #[error("could not {action}: {detail}")]
+    Database {
+        /// What was being done.
+        action: &'static str,
+        /// What the tool or the system said.
+        detail: String,
+    },
 }

@@ -33,6 +33,7 @@
 mod checkpoint;
 mod clean_enumerate;
 mod compensation;
+mod database_dump;
 mod error;
 mod moves;
 mod preserve;
@@ -50,6 +51,7 @@ pub use compensation::{
     Applied, COMPENSATIONS, Compensation, Failure, FailureKind, Job, Registered, compensation,
     for_plan,
 };
+pub use database_dump::{DatabaseDump, SUBJECT as DATABASE_SUBJECT};
 pub use error::RecoveryError;
 pub use moves::{Move, recording as move_recording};
 pub use preserve::{Preserve, items as preserve_items};

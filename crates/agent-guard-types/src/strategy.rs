@@ -25,6 +25,8 @@ pub enum Strategy {
     Checkpoint,
     /// Record where moved paths were and keep what their destinations held.
     Move,
+    /// Dump a database before a command destroys data in it.
+    DatabaseDump,
 }
 
 impl Strategy {
@@ -37,6 +39,7 @@ impl Strategy {
         Strategy::Preserve,
         Strategy::Checkpoint,
         Strategy::Move,
+        Strategy::DatabaseDump,
     ];
 
     /// The stable kebab-case name.
@@ -49,6 +52,7 @@ impl Strategy {
             Strategy::Preserve => "preserve",
             Strategy::Checkpoint => "checkpoint",
             Strategy::Move => "move",
+            Strategy::DatabaseDump => "database-dump",
         }
     }
 
@@ -69,6 +73,7 @@ impl Strategy {
             Plan::Preserve(_) => Some(Strategy::Preserve),
             Plan::Checkpoint(_) => Some(Strategy::Checkpoint),
             Plan::Move(_) => Some(Strategy::Move),
+            Plan::DatabaseDump(_) => Some(Strategy::DatabaseDump),
         }
     }
 }

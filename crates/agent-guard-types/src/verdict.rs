@@ -45,6 +45,9 @@ pub enum Plan {
     /// Record where the paths a line moves are, and keep what their destinations hold, so
     /// that undo moves each one back (nothing is taken away).
     Move(MovePlan),
+    /// Dump a database the command destroys data in (`pg_dump -Fc`, `mysqldump`) into the
+    /// store first; `undo` restores the dump.
+    DatabaseDump(crate::Database),
     /// Keep the commits a ref-deleting command would drop, under private refs.
     PreserveRefs {
         /// The directory git runs in.

@@ -89,11 +89,7 @@ fn command_ops(
     };
     // `del(x`: a deleter glued to a character `glued` does not split is not a path.
     if windows::names_own_program(&head_text) && !glued_deleter(&head_text) {
-        return vec![crate::noop::opaque(
-            &head_text,
-            Dialect::Cmd,
-            windows::OWN_PROGRAM,
-        )];
+        return own_program(&head_text, &head_toks, command, start);
     }
     if let Some(unknown) = note_lookup(positions, index, &head_text) {
         return vec![unknown];
@@ -158,6 +154,36 @@ fn command_ops(
     ops
 }
 
+/// A program named by a path: checkpointed, and still judged for what it destroys outside
+/// the workspace (`C:\tools\terraform.exe destroy`).
+fn own_program(
+    head_text: &str,
+    head_toks: &[Tok],
+    command: &SimpleCommand,
+    start: usize,
+) -> Vec<OpSpec> {
+    let args: Vec<Tok> = head_toks[1..]
+        .iter()
+        .cloned()
+        .chain(
+            command.words[start + 1..]
+                .iter()
+                .flat_map(|w| windows::tokens(w, BUILTIN)),
+        )
+        .collect();
+    let name = windows::program_name(head_text);
+    let outside =
+        crate::outside::judge_windows(&name, &args, Dialect::Cmd, windows::stdin_stream(command))
+            .unwrap_or_default();
+    std::iter::once(crate::noop::opaque(
+        head_text,
+        Dialect::Cmd,
+        windows::OWN_PROGRAM,
+    ))
+    .chain(outside.into_iter().filter(|o| o.outside.is_some()))
+    .collect()
+}
+
 /// Classifies a command by its (lowercased) name `name`, spelled `head_text`, and its
 /// arguments `args`, once it is known to be neither a delete, a copy or move, nor a shell
 /// host.
@@ -170,7 +196,15 @@ fn by_name(
 ) -> Vec<OpSpec> {
     let text = line.text(command);
     match name {
-        _ if let Some(ops) = crate::outside::judge_windows(name, args, Dialect::Cmd) => ops,
+        _ if let Some(ops) = crate::outside::judge_windows(
+            name,
+            args,
+            Dialect::Cmd,
+            windows::stdin_stream(command),
+        ) =>
+        {
+            ops
+        }
         "start" if windows::noop::starts_nothing(args, Dialect::Cmd) => Vec::new(),
         "start" => windows::or_opaque(
             windows::opaque_if_smelly(

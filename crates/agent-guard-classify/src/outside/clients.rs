@@ -6,6 +6,7 @@
 
 use agent_guard_types::{Connection, Database, Engine};
 
+use super::Input;
 use super::sql::{self, Sql};
 use crate::args::Arg;
 use crate::getopt::{Item, Opt, Order, parse};
@@ -235,7 +236,7 @@ const FROM_INPUT: &str =
     "it runs statements from a file or from its input, which the guard does not read";
 
 /// `psql …`: `None` when it only prints (`--version`, `--help`, `-l`).
-pub(crate) fn psql(args: &[Arg]) -> Option<ClientRun> {
+pub(crate) fn psql(args: &[Arg], input: &Input) -> Option<ClientRun> {
     let mut parsed = read(args, PSQL);
     if parsed.info || (parsed.list && parsed.sql.is_empty() && !parsed.files) {
         return None;
@@ -248,11 +249,11 @@ pub(crate) fn psql(args: &[Arg]) -> Option<ClientRun> {
         parsed.connection.user = operands.next().cloned().flatten();
     }
     postgres_conninfo(&mut parsed.connection);
-    Some(run(parsed, Engine::Postgres))
+    Some(run(parsed, Engine::Postgres, input))
 }
 
 /// `mysql …` or `mariadb …`: `None` when it only prints.
-pub(crate) fn mysql(args: &[Arg]) -> Option<ClientRun> {
+pub(crate) fn mysql(args: &[Arg], input: &Input) -> Option<ClientRun> {
     let mut parsed = read(args, MYSQL);
     if parsed.info {
         return None;
@@ -260,17 +261,24 @@ pub(crate) fn mysql(args: &[Arg]) -> Option<ClientRun> {
     if parsed.connection.database.is_none() {
         parsed.connection.database = parsed.operands.first().cloned().flatten();
     }
-    Some(run(parsed, Engine::MySql))
+    Some(run(parsed, Engine::MySql, input))
 }
 
-fn run(parsed: Parsed, engine: Engine) -> ClientRun {
+fn run(parsed: Parsed, engine: Engine, input: &Input) -> ClientRun {
     let mut judged = parsed
         .sql
         .iter()
         .map(|text| sql::judge(text))
         .fold(Sql::Reads, Sql::worst);
-    if parsed.files || parsed.sql.is_empty() {
+    if parsed.files {
         judged = judged.worst(Sql::Unseen(FROM_INPUT));
+    } else if parsed.sql.is_empty() {
+        // The statements come from its input.
+        judged = judged.worst(match input {
+            Input::Nothing => Sql::Reads,
+            Input::Text(text) => sql::judge(text),
+            Input::Unseen => Sql::Unseen(FROM_INPUT),
+        });
     }
     let mut connection = parsed.connection;
     if parsed.unknown {
@@ -377,16 +385,24 @@ mod tests {
 
     use crate::outside::tests::args;
 
+    fn psql_(args: &[Arg]) -> Option<ClientRun> {
+        psql(args, &Input::Unseen)
+    }
+
+    fn mysql_(args: &[Arg]) -> Option<ClientRun> {
+        mysql(args, &Input::Unseen)
+    }
+
     #[test]
     fn psql_reads_its_commands_and_its_database() {
-        let run = psql(&args("-h localhost -U app -d shop -c 'DROP TABLE users'")).unwrap();
+        let run = psql_(&args("-h localhost -U app -d shop -c 'DROP TABLE users'")).unwrap();
         assert!(run.sql.may_destroy());
         assert_eq!(run.database.connection.database.as_deref(), Some("shop"));
         assert!(run.database.connection.is_local());
-        let run = psql(&args("-tAc 'select 1' shop")).unwrap();
+        let run = psql_(&args("-tAc 'select 1' shop")).unwrap();
         assert_eq!(run.sql, Sql::Reads);
         assert_eq!(run.database.connection.database.as_deref(), Some("shop"));
-        let run = psql(&args(
+        let run = psql_(&args(
             "postgresql://me@db.example.com:5433/shop -c 'truncate t'",
         ))
         .unwrap();
@@ -397,22 +413,22 @@ mod tests {
         );
         assert!(!c.is_local());
         assert!(matches!(
-            psql(&args("shop -f schema.sql")).unwrap().sql,
+            psql_(&args("shop -f schema.sql")).unwrap().sql,
             Sql::Unseen(_)
         ));
-        assert!(matches!(psql(&args("shop")).unwrap().sql, Sql::Unseen(_)));
-        assert!(psql(&args("--version")).is_none());
-        assert!(psql(&args("-l")).is_none());
+        assert!(matches!(psql_(&args("shop")).unwrap().sql, Sql::Unseen(_)));
+        assert!(psql_(&args("--version")).is_none());
+        assert!(psql_(&args("-l")).is_none());
     }
 
     #[test]
     fn mysql_reads_execute_and_its_abbreviations() {
-        let run = mysql(&args("-uroot -pSecret app -e 'DROP DATABASE app'")).unwrap();
+        let run = mysql_(&args("-uroot -pSecret app -e 'DROP DATABASE app'")).unwrap();
         assert!(run.database.whole);
         assert_eq!(run.database.connection.database.as_deref(), Some("app"));
-        let run = mysql(&args("--exec='select 1' app")).unwrap();
+        let run = mysql_(&args("--exec='select 1' app")).unwrap();
         assert_eq!(run.sql, Sql::Reads);
-        assert!(matches!(mysql(&args("app")).unwrap().sql, Sql::Unseen(_)));
+        assert!(matches!(mysql_(&args("app")).unwrap().sql, Sql::Unseen(_)));
     }
 
     #[test]

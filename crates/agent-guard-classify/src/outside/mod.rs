@@ -18,18 +18,43 @@ use crate::args::Arg;
 use clients::ClientRun;
 use sql::Sql;
 
+/// What a command reads on its standard input, as far as the line shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Input {
+    /// Nothing the line feeds it: an agent's shell has no input to give, so a client that
+    /// reads its statements there runs none.
+    Nothing,
+    /// A here-document or here-string the line spells out.
+    Text(String),
+    /// A pipe, a file or a descriptor: statements the guard does not read.
+    Unseen,
+}
+
 /// The ops of `name` (lower-cased basename) run with `args`, when this module models the
 /// program: its outside effects, plus an opaque program where it may also change the
 /// workspace in ways the guard does not see. `None` for every other program (and for a
 /// framework command that resets nothing), which the caller judges as usual.
-pub(crate) fn judge(name: &str, args: &[Arg], dialect: Dialect) -> Option<Vec<OpSpec>> {
+pub(crate) fn judge(
+    name: &str,
+    args: &[Arg],
+    dialect: Dialect,
+    input: &Input,
+) -> Option<Vec<OpSpec>> {
+    // `npx prisma@5 …`: the package's version is not part of its program's name.
+    let name = match name.split_once('@') {
+        Some((bare, _)) if !bare.is_empty() => bare,
+        _ => name,
+    };
+    if let Some(ops) = through(name, args, dialect, input) {
+        return Some(ops);
+    }
     let client = match name {
-        "psql" => Some(clients::psql(args)),
-        "mysql" | "mariadb" => Some(clients::mysql(args)),
+        "psql" => Some(clients::psql(args, input)),
+        "mysql" | "mariadb" => Some(clients::mysql(args, input)),
         "dropdb" => Some(clients::dropdb(args)),
         "mysqladmin" | "mariadb-admin" => clients::mysqladmin(args).map(Some),
         "pg_restore" => clients::pg_restore(args).map(Some),
-        "sqlite3" | "sqlite" => return Some(sqlite::parse(args, dialect)),
+        "sqlite3" | "sqlite" => return Some(sqlite::parse(args, dialect, input)),
         _ => None,
     };
     if let Some(run) = client {
@@ -39,7 +64,7 @@ pub(crate) fn judge(name: &str, args: &[Arg], dialect: Dialect) -> Option<Vec<Op
         );
     }
     let words: Vec<Option<&str>> = args.iter().map(Arg::known).collect();
-    let torn = teardown::parse(name, &words)?;
+    let torn = teardown::parse(name, &words, input)?;
     let mut op = OpSpec::new(
         name,
         if torn.place == Place::Database {
@@ -69,11 +94,132 @@ pub(crate) fn judge(name: &str, args: &[Arg], dialect: Dialect) -> Option<Vec<Op
     ])
 }
 
+/// Package runners and launchers whose options the wrappers do not read (`npx -y prisma …`,
+/// `pnpm prisma …`, `yarn sequelize …`, `python -m django flush`, `sail artisan …`,
+/// `cargo sqlx …`), and commands run in a container or pod (`docker exec db psql …`,
+/// `kubectl exec db-0 -- psql …`): the outside effects of the command they run. A database
+/// reached inside a container is not one the guard can dump.
+fn through(name: &str, args: &[Arg], dialect: Dialect, input: &Input) -> Option<Vec<OpSpec>> {
+    let words: Vec<Option<&str>> = args.iter().map(Arg::known).collect();
+    let start = match name {
+        "npx" | "pnpx" | "bunx" | "pnpm" | "yarn" | "bun" | "uvx" | "pipx" | "npm" | "sail"
+        | "cargo" => words.iter().position(|w| {
+            w.is_some_and(|w| {
+                !w.starts_with('-') && !matches!(w, "exec" | "dlx" | "x" | "run" | "--")
+            })
+        })?,
+        "docker" | "podman" | "nerdctl" | "docker-compose" | "podman-compose" => {
+            container_command(&words)?
+        }
+        "kubectl" | "oc" => {
+            let exec = words.iter().position(|w| *w == Some("exec"))?;
+            words.iter().skip(exec).position(|w| *w == Some("--"))? + exec + 1
+        }
+        _ if crate::inline_code::interpreter(name).is_some() => {
+            // `python -m django flush`: the module is the program.
+            let at = words.iter().position(|w| *w == Some("-m"))?;
+            (words.get(at + 1)? == &Some("django")).then_some(at + 1)?
+        }
+        _ => return None,
+    };
+    let inner = words.get(start).copied().flatten()?;
+    let inner = crate::args::basename(inner).to_ascii_lowercase();
+    let inner = if inner == "django" {
+        "django-admin".to_owned()
+    } else {
+        inner
+    };
+    if inner == name {
+        return None;
+    }
+    let in_container = matches!(
+        name,
+        "docker" | "podman" | "nerdctl" | "docker-compose" | "podman-compose" | "kubectl" | "oc"
+    );
+    let mut ops = judge(&inner, &args[start + 1..], dialect, input)?;
+    if !ops.iter().any(|op| op.outside.is_some()) {
+        return None;
+    }
+    for op in &mut ops {
+        if let Some(outside) = op.outside.as_mut().filter(|_| in_container) {
+            outside.database = None;
+            outside.what = format!("{} (inside a container)", outside.what);
+        }
+    }
+    if !ops.iter().any(|op| op.kind == OpKind::OpaqueProgram) {
+        ops.push(crate::noop::opaque(
+            name,
+            dialect,
+            "a program whose effects in the workspace the guard does not model",
+        ));
+    }
+    Some(ops)
+}
+
+/// Where the command of `docker exec|run [options] CONTAINER COMMAND…` (or `compose exec|run
+/// SERVICE`) starts.
+fn container_command(words: &[Option<&str>]) -> Option<usize> {
+    const VALUED: &[&str] = &[
+        "-e",
+        "--env",
+        "-u",
+        "--user",
+        "-w",
+        "--workdir",
+        "--env-file",
+        "--name",
+        "-v",
+        "--volume",
+        "-p",
+        "--publish",
+        "--network",
+        "--entrypoint",
+        "-f",
+        "--file",
+        "--project-name",
+        "--profile",
+        "--project-directory",
+        "-H",
+        "--host",
+        "--context",
+        "-c",
+        "--config",
+        "--index",
+        "-l",
+        "--label",
+        "--log-level",
+    ];
+    let sub = words
+        .iter()
+        .position(|w| matches!(w, Some("exec" | "run")))?;
+    let mut at = sub + 1;
+    let mut target_seen = false;
+    while let Some(word) = words.get(at) {
+        let word = (*word)?;
+        if word == "--" {
+            at += 1;
+            continue;
+        }
+        if word.starts_with('-') {
+            at += if VALUED.contains(&word) { 2 } else { 1 };
+            continue;
+        }
+        if !target_seen {
+            target_seen = true;
+            at += 1;
+            continue;
+        }
+        return Some(at);
+    }
+    None
+}
+
 /// [`judge`] for a cmd or PowerShell command's tokens.
 pub(crate) fn judge_windows(
     name: &str,
     toks: &[crate::windows::Tok],
     dialect: Dialect,
+    stdin_stream: bool,
 ) -> Option<Vec<OpSpec>> {
     let args: Vec<Arg> = toks
         .iter()
@@ -89,7 +235,12 @@ pub(crate) fn judge_windows(
             span: tok.span,
         })
         .collect();
-    judge(name, &args, dialect)
+    let input = if stdin_stream {
+        Input::Unseen
+    } else {
+        Input::Nothing
+    };
+    judge(name, &args, dialect, &input)
 }
 
 /// The ops of a database client run: a database destroy when its SQL may destroy, a
@@ -170,7 +321,8 @@ pub(crate) mod tests {
     }
 
     fn kinds(name: &str, line: &str) -> Option<Vec<OpKind>> {
-        judge(name, &args(line), Dialect::Posix).map(|ops| ops.iter().map(|o| o.kind).collect())
+        judge(name, &args(line), Dialect::Posix, &Input::Unseen)
+            .map(|ops| ops.iter().map(|o| o.kind).collect())
     }
 
     #[test]

@@ -54,29 +54,51 @@ impl Sql {
     }
 }
 
-/// Judges `text`: every statement in it (a psql backslash command ends at its line).
+/// Judges `text`: every statement in it (a psql backslash command ends at its line). The
+/// text is read twice, as PostgreSQL reads it (a backslash is an ordinary character in a
+/// string, `--` always starts a comment) and as MySQL does (a backslash escapes, `#` and
+/// `-- ` start comments, `/*! … */` is code), and the worse reading decides: the guard does
+/// not know which server the client reaches.
 pub(crate) fn judge(text: &str) -> Sql {
-    statements(text)
-        .iter()
-        .map(|s| statement(s))
+    [false, true]
+        .into_iter()
+        .flat_map(|mysql| statements(text, mysql))
+        .map(|s| statement(&s))
         .fold(Sql::Reads, Sql::worst)
 }
 
 /// The statements of `text`, split at `;` and at the end of a backslash command's line,
 /// outside quotes and comments; comments are dropped, quoted text is kept (as `''`, so that
-/// no word inside a string is read as a keyword).
-pub(crate) fn statements(text: &str) -> Vec<String> {
+/// no word inside a string is read as a keyword). `mysql` selects MySQL's lexical rules.
+pub(crate) fn statements(text: &str, mysql: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     let chars: Vec<char> = text.chars().collect();
     let mut at = 0;
+    let mut executable = 0_u32;
     while at < chars.len() {
         let c = chars[at];
         let next = chars.get(at + 1).copied();
         match c {
             '\'' | '"' | '`' => {
-                at = skip_quoted(&chars, at, c);
+                at = skip_quoted(&chars, at, c, mysql);
                 current.push_str("''");
+                continue;
+            }
+            '/' if mysql && next == Some('*') && chars.get(at + 2) == Some(&'!') => {
+                // MySQL runs what an executable comment holds (after its version number).
+                at += 3;
+                while chars.get(at).is_some_and(char::is_ascii_digit) {
+                    at += 1;
+                }
+                executable += 1;
+                current.push(' ');
+                continue;
+            }
+            '*' if executable > 0 && next == Some('/') => {
+                executable -= 1;
+                at += 2;
+                current.push(' ');
                 continue;
             }
             '$' if let Some(end) = dollar_tag(&chars, at) => {
@@ -85,11 +107,13 @@ pub(crate) fn statements(text: &str) -> Vec<String> {
                 current.push_str("''");
                 continue;
             }
-            '-' if next == Some('-') => {
+            '-' if next == Some('-')
+                && (!mysql || chars.get(at + 2).is_none_or(|c| c.is_whitespace())) =>
+            {
                 at = line_end(&chars, at);
                 continue;
             }
-            '#' if current.trim().is_empty() || current.ends_with(char::is_whitespace) => {
+            '#' if mysql => {
                 // MySQL's `#` comment.
                 at = line_end(&chars, at);
                 continue;
@@ -116,10 +140,10 @@ pub(crate) fn statements(text: &str) -> Vec<String> {
     out
 }
 
-fn skip_quoted(chars: &[char], start: usize, quote: char) -> usize {
+fn skip_quoted(chars: &[char], start: usize, quote: char, mysql: bool) -> usize {
     let mut at = start + 1;
     while at < chars.len() {
-        if chars[at] == '\\' && quote != '`' {
+        if mysql && chars[at] == '\\' && quote != '`' {
             at += 2;
             continue;
         }
@@ -165,12 +189,57 @@ fn words(statement: &str) -> Vec<String> {
         .collect()
 }
 
+/// Parts of a function's name that say it may destroy (`dblink_exec`, `lo_unlink`,
+/// `pg_drop_replication_slot`, a user's `cleanup()` or `purge_old()`).
+const DESTROYING_CALLS: &[&str] = &[
+    "drop", "delete", "truncate", "purge", "clean", "reset", "wipe", "remove", "destroy", "unlink",
+    "exec", "erase", "flush",
+];
+
+/// The names of the functions a statement calls (`name(`), lower-cased.
+fn calls(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut name = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c.is_alphanumeric() || c == '_' || c == '.' {
+            name.push(c.to_ascii_lowercase());
+            continue;
+        }
+        let mut next = Some(c);
+        while next.is_some_and(char::is_whitespace) {
+            next = chars.next();
+        }
+        if next == Some('(') && !name.is_empty() {
+            out.push(std::mem::take(&mut name));
+        }
+        name.clear();
+        if next.is_some_and(|n| n.is_alphanumeric() || n == '_') {
+            name.push(next.unwrap_or(' ').to_ascii_lowercase());
+        }
+    }
+    out
+}
+
 /// Judges one statement.
 fn statement(text: &str) -> Sql {
     let trimmed = text.trim();
     if let Some(meta) = trimmed.strip_prefix('\\') {
         return backslash(meta);
     }
+    let judged = keyword(trimmed);
+    if matches!(judged, Sql::Reads | Sql::Changes)
+        && calls(trimmed)
+            .iter()
+            .any(|f| DESTROYING_CALLS.iter().any(|part| f.contains(part)))
+    {
+        return Sql::Unseen("it calls a function that may destroy data");
+    }
+    judged
+}
+
+/// Judges one statement by its keywords.
+fn keyword(trimmed: &str) -> Sql {
     let words = words(trimmed);
     let has = |w: &str| words.iter().any(|x| x == w);
     let Some(first) = words.first().map(String::as_str) else {
@@ -194,7 +263,17 @@ fn statement(text: &str) -> Sql {
         }
         "truncate" | "purge" => destroys(None),
         "delete" | "update" if !has_real_where(&words) => destroys(None),
-        "alter" if has("drop") => destroys(None),
+        "alter" if has("drop") || has("truncate") || has("discard") => destroys(None),
+        // MariaDB's `CREATE OR REPLACE TABLE` drops the table it replaces.
+        "create" if has("replace") && has("table") && !has("function") => destroys(None),
+        // Code that runs later (when called, on an event): the guard does not read it.
+        "create" | "alter"
+            if ["function", "procedure", "trigger", "rule", "event"]
+                .iter()
+                .any(|w| has(w)) =>
+        {
+            Sql::Unseen("it defines code that runs later, which the guard does not read")
+        }
         // `RESET MASTER` deletes MySQL's binary logs; PostgreSQL's `RESET x` sets a value.
         "reset" if has("master") || has("replica") || has("slave") => destroys(None),
         "with" | "explain" => {
@@ -234,7 +313,11 @@ fn has_real_where(words: &[String]) -> bool {
     let Some(at) = words.iter().position(|w| w == "where") else {
         return false;
     };
-    let rest: Vec<&str> = words[at + 1..].iter().map(String::as_str).collect();
+    let rest: Vec<&str> = words[at + 1..]
+        .iter()
+        .map(String::as_str)
+        .take_while(|w| !matches!(*w, "limit" | "order" | "returning"))
+        .collect();
     !matches!(
         rest.as_slice(),
         ["true" | "1"] | ["1", "1"] | [] | ["not", "false"]
@@ -296,6 +379,12 @@ mod tests {
             "EXPLAIN ANALYZE DELETE FROM t",
             "RESET MASTER",
             "/* cleanup */ DROP DATABASE app",
+            "select 'a\\'; drop table users; -- '",
+            "/*!40101 DROP TABLE users */",
+            "select 1 --x\n; drop table users",
+            "DELETE FROM users WHERE 1=1 LIMIT 10",
+            "create or replace table users (id int)",
+            "alter table users truncate partition p0",
         ] {
             assert!(destroys(sql), "{sql}");
         }
@@ -325,6 +414,9 @@ mod tests {
             "DO $$ BEGIN END $$",
             "\\i drop.sql",
             "frobnicate",
+            "select dblink_exec($$drop table users$$)",
+            "select cleanup()",
+            "create or replace function f() returns void as $$ drop table x $$ language sql",
         ] {
             assert!(matches!(judge(sql), Sql::Unseen(_)), "{sql}");
         }

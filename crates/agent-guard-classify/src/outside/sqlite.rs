@@ -6,6 +6,7 @@
 
 use agent_guard_types::{Dialect, OpSpec, WriteMode};
 
+use super::Input;
 use super::sql::{self, Sql};
 use crate::args::Arg;
 
@@ -25,7 +26,7 @@ const VALUED: &[&str] = &[
 const TWO_VALUES: &[&str] = &["lookaside", "pagecache"];
 
 /// The writes of `sqlite3 …`; empty when it only reads, or opens no file.
-pub(crate) fn parse(args: &[Arg], dialect: Dialect) -> Vec<OpSpec> {
+pub(crate) fn parse(args: &[Arg], dialect: Dialect, input: &Input) -> Vec<OpSpec> {
     let mut at = 0;
     let mut sql: Vec<&str> = Vec::new();
     let mut init = false;
@@ -86,10 +87,48 @@ pub(crate) fn parse(args: &[Arg], dialect: Dialect) -> Vec<OpSpec> {
         // An in-memory database: only its dot-commands write files.
         return written_by_dots(&sql, dialect);
     };
+    let opened = Opened {
+        file,
+        statements,
+        sql,
+        init,
+        readonly,
+    };
+    writes(&opened, dialect, input)
+}
+
+/// A database file `sqlite3` opens, and what it is told to run there.
+struct Opened<'a> {
+    file: &'a Arg,
+    statements: &'a [&'a Arg],
+    sql: Vec<&'a str>,
+    init: bool,
+    readonly: bool,
+}
+
+/// What `sqlite3` writes once it opened `opened.file`.
+fn writes(opened: &Opened<'_>, dialect: Dialect, input: &Input) -> Vec<OpSpec> {
+    let Opened {
+        file,
+        statements,
+        init,
+        readonly,
+        ..
+    } = *opened;
+    let sql = opened.sql.clone();
     let mut judged = Sql::Reads;
     let mut dots = sql.clone();
-    if statements.is_empty() || init {
-        judged = Sql::Unseen("it reads its statements from input the guard does not read");
+    if init {
+        judged = Sql::Unseen("it reads statements from a file the guard does not read");
+    }
+    if statements.is_empty() {
+        judged = judged.worst(match input {
+            Input::Nothing => Sql::Reads,
+            Input::Text(text) => dot_or_sql(text),
+            Input::Unseen => {
+                Sql::Unseen("it reads its statements from input the guard does not read")
+            }
+        });
     }
     for statement in statements {
         match statement.known() {
@@ -101,6 +140,22 @@ pub(crate) fn parse(args: &[Arg], dialect: Dialect) -> Vec<OpSpec> {
         judged = judged.worst(dot_or_sql(text));
     }
     let mut ops = written_by_dots(&dots, dialect);
+    // `.shell`, `.system`, `writefile()` and an attached database reach past the file.
+    let reaches_out = dots.iter().any(|t| {
+        let lower = t.to_ascii_lowercase();
+        matches!(dot_name(t), Some("shell" | "system"))
+            || lower.contains("writefile")
+            || lower.contains("attach")
+            || lower.contains("load_extension")
+    });
+    if reaches_out || init {
+        ops.push(crate::noop::opaque(
+            "sqlite3",
+            dialect,
+            "sqlite3 runs a shell command, writes a file or opens another database the guard \
+             does not follow",
+        ));
+    }
     let writes_file = !matches!(judged, Sql::Reads)
         || dots
             .iter()
@@ -177,7 +232,7 @@ mod tests {
     use crate::outside::tests::args;
 
     fn targets(line: &str) -> Vec<String> {
-        parse(&args(line), Dialect::Posix)
+        parse(&args(line), Dialect::Posix, &Input::Unseen)
             .into_iter()
             .flat_map(|op| op.targets.into_iter().map(|t| t.text))
             .collect()
@@ -196,5 +251,17 @@ mod tests {
         assert!(targets("app.db .schema").is_empty());
         assert_eq!(targets("app.db '.output out.txt' 'select 1'"), ["out.txt"]);
         assert!(targets("--version").is_empty());
+        let kinds: Vec<_> = parse(
+            &args("app.db '.shell rm -rf x'"),
+            Dialect::Posix,
+            &Input::Nothing,
+        )
+        .into_iter()
+        .map(|op| op.kind)
+        .collect();
+        assert!(
+            kinds.contains(&agent_guard_types::OpKind::OpaqueProgram),
+            "{kinds:?}"
+        );
     }
 }

@@ -8,6 +8,21 @@
 
 use agent_guard_types::Place;
 
+use super::Input;
+
+/// Whether what a program reads on its input may destroy: a stream the guard does not read,
+/// or text that names one of `words`.
+fn fed(input: &Input, words: &[&str]) -> bool {
+    match input {
+        Input::Nothing => false,
+        Input::Unseen => true,
+        Input::Text(text) => {
+            let text = text.to_ascii_lowercase();
+            words.iter().any(|w| text.contains(w))
+        }
+    }
+}
+
 /// What one of these commands destroys: where, and in words for the question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Teardown {
@@ -101,6 +116,12 @@ const VERB_SUFFIXES: &[&str] = &[
     ":destroy", ":delete", ":remove", ":reset", ":drop", ":wipe", ":purge", ":rm",
 ];
 
+/// Whether `word` is a `NOUN:VERB` command word that destroys (`heroku apps:destroy`).
+fn suffixed(word: &str) -> bool {
+    let word = word.to_ascii_lowercase();
+    VERB_SUFFIXES.iter().any(|s| word.ends_with(s))
+}
+
 /// Whether `word` is a destroying command word.
 fn is_verb(word: &str) -> bool {
     let word = word.to_ascii_lowercase();
@@ -110,13 +131,78 @@ fn is_verb(word: &str) -> bool {
 }
 
 /// The command words of a line: its known words that are not options.
+/// Short options that take the next word as their value in most of these CLIs
+/// (`kubectl -n prod`, `heroku -a app`, `docker compose -f x.yml`, `az … -n name`).
+const SHORT_VALUED: &[&str] = &[
+    "-n", "-a", "-f", "-p", "-c", "-l", "-H", "-o", "-r", "-g", "-s",
+];
+
+/// The command words of a line: its known words that are neither options nor, as far as
+/// the guard can tell, option values. A word after a `--long` option without `=` is taken
+/// as its value (`--label remove`, `--function-name delete-user`): in these CLIs nearly
+/// every long option takes one, and a verb never follows an option.
 fn commands<'a>(words: &[Option<&'a str>]) -> Vec<&'a str> {
-    words
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|w| !w.starts_with('-') && !w.starts_with('/'))
-        .collect()
+    let mut out = Vec::new();
+    let mut value_next = false;
+    for word in words.iter().flatten().copied() {
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        if word.starts_with("--") {
+            value_next = !word.contains('=') && word != "--" && !FLAGS.contains(&word);
+            continue;
+        }
+        if word.starts_with('-') {
+            value_next = SHORT_VALUED.contains(&word);
+            continue;
+        }
+        if !word.starts_with('/') {
+            out.push(word);
+        }
+    }
+    out
+}
+
+/// Long options of these CLIs that take no value, so the word after them may be a verb.
+const FLAGS: &[&str] = &[
+    "--recursive",
+    "--force",
+    "--yes",
+    "--quiet",
+    "--all",
+    "--debug",
+    "--verbose",
+    "--volumes",
+    "--purge",
+    "--wait",
+    "--no-prompt",
+    "--confirm",
+    "--auto-approve",
+];
+
+/// Whether `group` of CLI `name` acts on this machine's own configuration, not on what the
+/// CLI manages remotely (`gh extension remove`, `helm repo remove`, `gcloud config
+/// configurations delete`, `kubectl config delete-context`).
+fn local_group(name: &str, group: &str) -> bool {
+    let groups: &[&str] = match name {
+        "gh" | "glab" => &[
+            "extension",
+            "alias",
+            "config",
+            "auth",
+            "completion",
+            "cache",
+        ],
+        "helm" => &["plugin", "repo", "completion"],
+        "gcloud" => &["config", "components", "auth"],
+        "az" => &["extension", "config", "account", "cache"],
+        "kubectl" | "oc" => &["config"],
+        "aws" => &["configure"],
+        "heroku" => &["plugins", "auth"],
+        "doctl" | "fly" | "flyctl" | "hcloud" => &["auth", "context"],
+        _ => &[],
+    };
+    groups.contains(&group)
 }
 
 /// Whether a short option letter is given, alone or in a cluster (`-fv`).
@@ -138,16 +224,21 @@ fn has(words: &[Option<&str>], options: &[&str]) -> bool {
 
 /// Only shows what it would do, or prints help.
 fn shows_only(words: &[Option<&str>]) -> bool {
-    commands(words).first() == Some(&"help")
+    let cmds = commands(words);
+    cmds.first() == Some(&"help")
+        || cmds.last() == Some(&"help")
         || words.iter().flatten().any(|w| {
-            matches!(*w, "--help" | "--dryrun" | "--dry-run" | "--version")
-                || w.strip_prefix("--dry-run=")
-                    .is_some_and(|mode| !mode.eq_ignore_ascii_case("none"))
+            matches!(
+                *w,
+                "--help" | "-help" | "--dryrun" | "--dry-run" | "-dry-run" | "--version"
+            ) || w
+                .strip_prefix("--dry-run=")
+                .is_some_and(|mode| !mode.eq_ignore_ascii_case("none"))
         })
 }
 
 /// What `name` run with `words` tears down outside the workspace; `None` when nothing.
-pub(crate) fn parse(name: &str, words: &[Option<&str>]) -> Option<Teardown> {
+pub(crate) fn parse(name: &str, words: &[Option<&str>], input: &Input) -> Option<Teardown> {
     if shows_only(words) {
         return None;
     }
@@ -158,20 +249,20 @@ pub(crate) fn parse(name: &str, words: &[Option<&str>]) -> Option<Teardown> {
     match name {
         "terraform" | "tofu" | "terragrunt" => terraform(name, words, &cmds),
         "pulumi" => pulumi(name, words, &cmds),
-        "kubectl" | "oc" | "kubecolor" => cmds
+        "kubectl" | "oc" | "kubecolor" if cmds.first() != Some(&"config") => cmds
             .iter()
             .take(3)
             .copied()
             .find(|c| {
                 matches!(*c, "delete" | "drain")
                     || (*c == "replace" && has(words, &["--force"]))
-                    || (*c == "apply" && has(words, &["--prune"]))
+                    || (*c == "apply" && has(words, &["--prune", "--force"]))
             })
             .map(|sub| Teardown {
                 place: Place::Cluster,
                 what: format!("the cluster objects `{name} {sub}` removes"),
             }),
-        "helm" => cmds
+        "helm" if !cmds.first().is_some_and(|c| local_group(name, c)) => cmds
             .iter()
             .take(3)
             .any(|c| matches!(*c, "uninstall" | "delete" | "del" | "un"))
@@ -185,36 +276,11 @@ pub(crate) fn parse(name: &str, words: &[Option<&str>]) -> Option<Teardown> {
         "docker" | "podman" | "nerdctl" | "docker-compose" | "podman-compose" => {
             containers(name, words, &cmds)
         }
-        "redis-cli" | "valkey-cli" | "keydb-cli" => words
-            .iter()
-            .flatten()
-            .any(|w| w.eq_ignore_ascii_case("flushall") || w.eq_ignore_ascii_case("flushdb"))
-            .then(|| Teardown {
-                place: Place::Service,
-                what: "every key of the Redis database".into(),
-            }),
-        "mongosh" | "mongo" => {
-            let code: String = words
-                .iter()
-                .flatten()
-                .copied()
-                .collect::<Vec<_>>()
-                .join(" ");
-            [
-                "dropDatabase",
-                ".drop(",
-                "deleteMany",
-                ".remove(",
-                "dropCollection",
-            ]
-            .iter()
-            .any(|m| code.contains(m))
-            .then(|| Teardown {
-                place: Place::Database,
-                what: "the MongoDB data the script drops or deletes".into(),
-            })
+        "redis-cli" | "valkey-cli" | "keydb-cli" => redis(words, input),
+        "mongosh" | "mongo" | "mongorestore" | "mongoimport" => mongo(name, words, input),
+        _ if CLOUD.contains(&name) && !cmds.first().is_some_and(|c| local_group(name, c)) => {
+            cloud(name, words, &cmds)
         }
-        _ if CLOUD.contains(&name) => cloud(name, words, &cmds),
         _ => None,
     }
 }
@@ -229,18 +295,20 @@ fn spelled(name: &str, cmds: &[&str]) -> String {
 
 /// `terraform`, `tofu` and `terragrunt` (`run-all` runs the same command in every module).
 fn terraform(name: &str, words: &[Option<&str>], cmds: &[&str]) -> Option<Teardown> {
-    let cmds: Vec<&str> = cmds.iter().copied().filter(|c| *c != "run-all").collect();
+    let cmds: Vec<&str> = cmds
+        .iter()
+        .copied()
+        .filter(|c| !matches!(*c, "run-all" | "run"))
+        .collect();
     let first = cmds.first().copied().unwrap_or("");
-    // `-auto-approve`, or a saved plan (which applies without asking).
-    let unreviewed = has(words, &["-auto-approve", "--auto-approve"]) || cmds.len() > 1;
     let what = match first {
         "destroy" => "every resource this configuration manages".to_owned(),
         "apply" if has(words, &["-destroy", "--destroy"]) => {
             "every resource this configuration manages".to_owned()
         }
-        "apply" if unreviewed => {
-            "whatever the plan replaces or destroys, applied without review".to_owned()
-        }
+        // Approved by `-auto-approve`, a saved plan, `TF_CLI_ARGS`, or a `yes` on its
+        // input: an apply may replace or destroy, and the guard cannot tell which.
+        "apply" => "whatever the apply replaces or destroys".to_owned(),
         "state" | "workspace" if cmds.get(1).is_some_and(|c| matches!(*c, "rm" | "delete")) => {
             format!(
                 "what {} drops from the infrastructure state",
@@ -291,7 +359,24 @@ fn cloud(name: &str, words: &[Option<&str>], cmds: &[&str]) -> Option<Teardown> 
             ],
         )
         || cmds.iter().take(3).any(|c| matches!(*c, "mv" | "move"));
-    let verb = cmds.iter().take(5).any(|c| is_verb(c));
+    // `aws SERVICE OPERATION`: only the operation is a verb (`delete-bucket`,
+    // `batch-delete-image`, `schedule-key-deletion`); elsewhere a whole verb word among the
+    // first command words.
+    let verb = if name == "aws" {
+        cmds.get(1).is_some_and(|op| {
+            is_verb(op)
+                || op
+                    .split('-')
+                    .any(|part| matches!(part, "delete" | "deletion" | "terminate" | "purge"))
+                || *op == "close-account"
+        })
+    } else {
+        cmds.iter()
+            .take(4)
+            .any(|c| VERBS.contains(&c.to_ascii_lowercase().as_str()) || suffixed(c))
+            || (name == "az" && cmds.iter().take(4).any(|c| c.starts_with("delete-")))
+            || (name == "gcloud" && cmds.iter().take(4).any(|c| *c == "bulk-delete"))
+    };
     if !(verb || (syncs && deletes_extra)) {
         return None;
     }
@@ -303,6 +388,70 @@ fn cloud(name: &str, words: &[Option<&str>], cmds: &[&str]) -> Option<Teardown> 
     Some(Teardown {
         place,
         what: format!("what {} deletes outside this machine", spelled(name, cmds)),
+    })
+}
+
+/// `redis-cli`: `FLUSHALL`/`FLUSHDB` anywhere (also in a script it evaluates), or commands
+/// from its input, which the guard does not read.
+fn redis(words: &[Option<&str>], input: &Input) -> Option<Teardown> {
+    const VALUED: &[&str] = &[
+        "-h", "-p", "-a", "-n", "-u", "-s", "-r", "-i", "-d", "--user", "--pass",
+    ];
+    let flushes = words.iter().flatten().any(|w| {
+        let w = w.to_ascii_lowercase();
+        w.contains("flushall") || w.contains("flushdb")
+    });
+    let mut value_next = false;
+    let command = words.iter().any(|w| {
+        let Some(w) = w else { return true };
+        if std::mem::take(&mut value_next) {
+            return false;
+        }
+        if w.starts_with('-') {
+            value_next = VALUED.contains(w);
+            return false;
+        }
+        true
+    });
+    let from_input = !command && fed(input, &["flushall", "flushdb"]);
+    (flushes || from_input).then(|| Teardown {
+        place: Place::Service,
+        what: if flushes {
+            "every key of the Redis database".into()
+        } else {
+            "what the Redis commands it reads from its input delete".into()
+        },
+    })
+}
+
+/// MongoDB's shell and tools: a script that drops or deletes, a script the guard does not
+/// read (a file, its input), and `--drop` imports and restores.
+fn mongo(name: &str, words: &[Option<&str>], input: &Input) -> Option<Teardown> {
+    let code: String = words
+        .iter()
+        .flatten()
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let eval = has(words, &["--eval"]);
+    let destroys = ["drop", "delete", "remove(", "\"remove\"", "Delete", "Drop"]
+        .iter()
+        .any(|m| code.contains(m));
+    let hit = match name {
+        "mongorestore" | "mongoimport" => has(words, &["--drop"]),
+        // No `--eval`: a script file, or its input.
+        _ => {
+            let file = commands(words).iter().any(|w| {
+                std::path::Path::new(w)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("js"))
+            });
+            destroys || file || (!eval && fed(input, &["drop", "delete", "remove"]))
+        }
+    };
+    hit.then(|| Teardown {
+        place: Place::Database,
+        what: "the MongoDB data the command drops or deletes".into(),
     })
 }
 
@@ -319,6 +468,7 @@ fn containers(name: &str, words: &[Option<&str>], cmds: &[&str]) -> Option<Teard
     };
     let what = match (first, second) {
         ("volume", "rm" | "remove" | "prune") => "container volumes and the data in them",
+        ("system", "reset") => "every container, image and volume of the engine",
         ("system", "prune") => {
             "every stopped container, unused network and image, and with \
                                `--volumes` the volumes"
@@ -436,11 +586,17 @@ fn resets(name: &str, words: &[Option<&str>]) -> Option<Teardown> {
                 .iter()
                 .flatten()
                 .copied()
-                .filter(|w| w.starts_with("--")),
+                .filter(|w| w.starts_with("--"))
+                .map(|w| w.split('=').next().unwrap_or(w)),
         )
         .collect();
     let special = match program {
         "supabase" => cmds.starts_with(&["db", "reset"]),
+        // Statements from a file or its input, which the guard does not read.
+        "prisma" => cmds.starts_with(&["db", "execute"]),
+        "rails" => {
+            cmds.contains(&"db:migrate") && words.iter().flatten().any(|w| *w == "VERSION=0")
+        }
         "drizzle-kit" => cmds.first() == Some(&"push") && has(words, &["--force"]),
         "manage.py" | "django-admin" => {
             cmds.first() == Some(&"migrate") && cmds.last() == Some(&"zero")
@@ -474,7 +630,7 @@ mod tests {
     fn torn(line: &str) -> Option<Place> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let rest: Vec<Option<&str>> = words[1..].iter().map(|w| Some(*w)).collect();
-        parse(words[0], &rest).map(|t| t.place)
+        parse(words[0], &rest, &Input::Unseen).map(|t| t.place)
     }
 
     #[test]
@@ -535,7 +691,6 @@ mod tests {
         assert_eq!(torn("gh repo delete me/x --yes"), Some(Place::Service));
         for line in [
             "terraform plan -destroy",
-            "terraform apply",
             "kubectl get pods",
             "kubectl delete pod x --dry-run=client",
             "aws s3 ls s3://bucket/delete/",
@@ -551,6 +706,42 @@ mod tests {
             "helm install web ./chart",
         ] {
             assert_eq!(torn(line), None, "{line}");
+        }
+    }
+
+    /// Verbs are read where a verb stands: not in option values or resource names, not in
+    /// the CLIs' groups for this machine's own configuration.
+    #[test]
+    fn verbs_are_read_where_they_stand() {
+        assert_eq!(torn("terraform apply"), Some(Place::Cloud));
+        for line in [
+            "gcloud run deploy remove-svc --image x",
+            "gcloud projects describe delete-me",
+            "gh pr list --label remove",
+            "aws lambda invoke --function-name delete-user out.json",
+            "heroku logs -a destroy-app",
+            "kubectl config delete-context old",
+            "helm repo remove stable",
+            "gh extension remove x",
+            "terraform destroy -help",
+            "aws ec2 terminate-instances help",
+            "redis-cli -h localhost ping",
+        ] {
+            assert_eq!(torn(line), None, "{line}");
+        }
+        for line in [
+            "aws ecr batch-delete-image --repository-name r",
+            "aws kms schedule-key-deletion --key-id k",
+            "docker compose -f x.yml down -v",
+            "docker --context prod volume rm v",
+            "podman system reset",
+            "kubectl apply --force -f x.yaml",
+            "terragrunt run --all destroy",
+            "redis-cli",
+            "mongosh app script.js",
+            "mongorestore --drop dump/",
+        ] {
+            assert!(torn(line).is_some(), "{line}");
         }
     }
 }

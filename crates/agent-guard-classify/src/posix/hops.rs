@@ -188,6 +188,18 @@ fn stdin_source(call: Call<'_>, line: &Line<'_>, explicit: bool) -> StdinSource 
     StdinSource::Terminal
 }
 
+/// What a command reads on its input, for the outside rules: a here-document or here-string
+/// the line spells out, a stream the guard does not read, or nothing (an agent's shell has no
+/// input to give).
+pub(super) fn input(call: Call<'_>, line: &Line<'_>) -> crate::outside::Input {
+    use crate::outside::Input;
+    match stdin_source(call, line, false) {
+        StdinSource::Literal(text) => Input::Text(text),
+        StdinSource::Empty | StdinSource::Terminal => Input::Nothing,
+        _ => Input::Unseen,
+    }
+}
+
 /// A shell reading its program from stdin.
 fn stdin_program(call: Call<'_>, line: &mut Line<'_>, explicit: bool) -> Vec<OpSpec> {
     match stdin_source(call, line, explicit) {

@@ -292,6 +292,13 @@ fn run(
         Unwrap::Script(u, script) => (u, Some(script)),
         Unwrap::NoCommand => return logs,
         Unwrap::Ambiguous(reason) => {
+            // `npx -y prisma migrate reset`: what it runs still resets a database.
+            if let Some(ops) = args.first().and_then(Arg::known).and_then(|name| {
+                let name = basename(name).to_ascii_lowercase();
+                crate::outside::judge(&name, &args[1..], Dialect::Posix, &hops::input(call, line))
+            }) {
+                return logs.into_iter().chain(ops).collect();
+            }
             let text = command_text(call.command, line.source);
             // Some program runs, the guard cannot tell which: refused when the line has
             // destructive words, else checkpointed like any program it does not see into.
@@ -417,7 +424,9 @@ fn named(
         op.targets = noop::run_dirs(name, rest);
         // `bin/rails db:drop`, `./manage.py flush`: still a reset of the database.
         let lowered = basename(name).to_ascii_lowercase();
-        let outside = crate::outside::judge(&lowered, rest, Dialect::Posix).unwrap_or_default();
+        let input = hops::input(call, line);
+        let outside =
+            crate::outside::judge(&lowered, rest, Dialect::Posix, &input).unwrap_or_default();
         return std::iter::once(op)
             .chain(outside.into_iter().filter(|o| o.outside.is_some()))
             .collect();
@@ -566,7 +575,9 @@ fn dispatch(
             if let Some(op) = fs_delete::gio(name, rest) {
                 return vec![op];
             }
-            if let Some(ops) = crate::outside::judge(name, rest, Dialect::Posix) {
+            if let Some(ops) =
+                crate::outside::judge(name, rest, Dialect::Posix, &hops::input(call, line))
+            {
                 return ops;
             }
             let mut ops = writes::posix(name, rest);

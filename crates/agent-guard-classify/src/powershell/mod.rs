@@ -143,11 +143,26 @@ fn words(
         };
     };
     if windows::names_own_program(head_text) && !module_qualified(head_text) {
-        return vec![crate::noop::opaque(
+        // `& "C:\Program Files\PostgreSQL\16\bin\psql.exe" -c '…'`: still a database.
+        let toks: Vec<windows::Tok> = words[1..]
+            .iter()
+            .flat_map(|w| windows::tokens(w, remove_item::ARRAY))
+            .collect();
+        let name = windows::program_name(head_text);
+        let outside = crate::outside::judge_windows(
+            &name,
+            &toks,
+            Dialect::PowerShell,
+            windows::stdin_stream(command),
+        )
+        .unwrap_or_default();
+        return std::iter::once(crate::noop::opaque(
             head_text,
             Dialect::PowerShell,
             windows::OWN_PROGRAM,
-        )];
+        ))
+        .chain(outside.into_iter().filter(|o| o.outside.is_some()))
+        .collect();
     }
     crate::looked_up::note(head_text, Dialect::PowerShell);
     let name = windows::program_name(head_text);
@@ -239,7 +254,15 @@ fn by_name(
 ) -> Vec<OpSpec> {
     let text = line.text(command);
     match name {
-        _ if let Some(ops) = crate::outside::judge_windows(name, toks, Dialect::PowerShell) => ops,
+        _ if let Some(ops) = crate::outside::judge_windows(
+            name,
+            toks,
+            Dialect::PowerShell,
+            piped || windows::stdin_stream(command),
+        ) =>
+        {
+            ops
+        }
         "invoke-expression" | "iex" => invoke_expression(toks, piped, line),
         "set-alias" | "new-alias" | "sal" | "nal" => windows::later::set_alias(toks),
         "forfiles" => windows::later::forfiles(toks, line.nesting, Dialect::PowerShell),

@@ -72,10 +72,28 @@ fn print(report: &ShowReport, env: &EnvSnapshot) {
     for item in &report.items {
         print_item(item);
     }
-    if !report.snapshots.is_empty() {
+    if let Some(facts) = &report.meta.database {
+        printer::out(&paint(style::BOLD, "database"));
+        printer::out(&format!(
+            "  {} database `{}`  {}  {}",
+            facts.database.engine.display(),
+            sanitize(facts.database.connection.database.as_deref().unwrap_or("?")),
+            human::bytes(facts.bytes),
+            paint(
+                style::DIM,
+                "dumped before the command ran; undo restores it"
+            )
+        ));
+    }
+    let git: Vec<&SnapshotReport> = report
+        .snapshots
+        .iter()
+        .filter(|s| s.subject.as_deref() != Some(agent_guard_engine::DATABASE_SUBJECT))
+        .collect();
+    if !git.is_empty() {
         printer::out(&paint(style::BOLD, "git"));
     }
-    for snapshot in &report.snapshots {
+    for snapshot in git {
         print_snapshot(snapshot);
     }
     if !report.failures.is_empty() {

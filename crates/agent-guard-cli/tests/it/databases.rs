@@ -56,19 +56,25 @@ fn a_sqlite_statement_is_kept_and_restored() {
 }
 
 /// Hook mode: a harness that can ask asks, naming what would be lost; one that cannot
-/// refuses and says to ask. Nothing is kept and nothing ran.
+/// refuses and says to ask. A remote database, cloud resources and cluster objects are not
+/// kept; a local database whose dump fails is named with the reason.
 #[test]
 fn what_lives_outside_the_workspace_is_asked_with_its_name() {
     let env = TestEnv::new();
     for (line, named) in [
         (
-            "psql -d shop -c 'DROP TABLE users'",
+            "psql -h db.example.com -d shop -c 'DROP TABLE users'",
             "the PostgreSQL database `shop`",
         ),
-        ("dropdb shop", "the PostgreSQL database `shop`"),
+        ("dropdb -h 10.0.0.7 shop", "the PostgreSQL database `shop`"),
         (
-            "mysql -e 'TRUNCATE orders' shop",
+            "mysql -h db.example.com -e 'TRUNCATE orders' shop",
             "the MySQL/MariaDB database `shop`",
+        ),
+        // A local database whose dump fails (no server here): named, with why.
+        (
+            "psql -h /nonexistent -d shop -c 'DROP TABLE users'",
+            "the PostgreSQL database `shop` (its dump failed",
         ),
         (
             "npx prisma migrate reset --force",
@@ -96,5 +102,379 @@ fn what_lives_outside_the_workspace_is_asked_with_its_name() {
                 "{harness} {line}: {said}"
             );
         }
+    }
+}
+
+/// A PostgreSQL server of the test's own, on a socket in a temporary directory (run as
+/// the `postgres` user when the tests run as root, as initdb refuses root).
+struct Postgres {
+    dir: tempfile::TempDir,
+    bin: std::path::PathBuf,
+    port: String,
+    via_runuser: bool,
+}
+
+impl Postgres {
+    /// Starts one, or `None` (with the reason printed) where PostgreSQL is not installed and
+    /// `AGENT_GUARD_REQUIRE_POSTGRES` is not set (`.ci/run` installs it and sets it).
+    #[expect(clippy::print_stderr, reason = "a skipped test says why")]
+    fn start() -> Option<Postgres> {
+        let bin = std::fs::read_dir("/usr/lib/postgresql")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path().join("bin"))
+            .filter(|b| b.join("initdb").is_file())
+            .max();
+        let Some(bin) = bin else {
+            assert!(
+                std::env::var_os("AGENT_GUARD_REQUIRE_POSTGRES").is_none(),
+                "PostgreSQL's server is not installed"
+            );
+            eprintln!("skipped: PostgreSQL's server is not installed (apt-get install postgresql)");
+            return None;
+        };
+        let via_runuser = rustix_is_root();
+        let dir = tempfile::Builder::new().prefix("ag-pg-").tempdir().unwrap();
+        if via_runuser {
+            let status = std::process::Command::new("chown")
+                .args(["postgres:", dir.path().to_str().unwrap()])
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+        let port = (40_000 + std::process::id() % 20_000).to_string();
+        let server = Postgres {
+            dir,
+            bin,
+            port,
+            via_runuser,
+        };
+        let data = server.dir.path().join("data");
+        let sock = server.dir.path().to_str().unwrap().to_owned();
+        server.run(
+            "initdb",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+            ],
+        );
+        let options = format!("-k {sock} -p {} -c listen_addresses=''", server.port);
+        let log = server.dir.path().join("log");
+        server.run(
+            "pg_ctl",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-o",
+                &options,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        );
+        Some(server)
+    }
+
+    fn run(&self, tool: &str, args: &[&str]) {
+        let program = self.bin.join(tool);
+        let output = if self.via_runuser {
+            std::process::Command::new("runuser")
+                .args(["-u", "postgres", "--"])
+                .arg(&program)
+                .args(args)
+                .output()
+        } else {
+            std::process::Command::new(&program).args(args).output()
+        }
+        .unwrap();
+        assert!(output.status.success(), "{tool} {args:?}: {output:?}");
+    }
+
+    /// The connection options of the line the agent runs.
+    fn conn(&self) -> String {
+        format!(
+            "-h {} -p {} -U postgres",
+            self.dir.path().display(),
+            self.port
+        )
+    }
+
+    /// `psql` with `sql` against `db`: its output, or `None` when it fails.
+    fn psql(&self, db: &str, sql: &str) -> Option<String> {
+        let output = std::process::Command::new("psql")
+            .args(self.conn().split(' '))
+            .args(["-X", "-At", "-d", db, "-c", sql])
+            .output()
+            .unwrap();
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Every table of `db`, with its row count and a checksum of its rows.
+    fn tables(&self, db: &str) -> Option<Vec<String>> {
+        let names = self.psql(
+            db,
+            "select tablename from pg_tables where schemaname = 'public' order by 1",
+        )?;
+        Some(
+            names
+                .lines()
+                .map(|table| {
+                    let sum = self
+                        .psql(
+                            db,
+                            &format!(
+                                "select count(*) || ' ' || coalesce(md5(string_agg(t::text, ',' \
+                                 order by t::text)), '') from {table} t"
+                            ),
+                        )
+                        .unwrap();
+                    format!("{table}: {}", sum.trim())
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let data = self.dir.path().join("data");
+        let program = self.bin.join("pg_ctl");
+        let args = ["-D", data.to_str().unwrap(), "-m", "immediate", "stop"];
+        let _ = if self.via_runuser {
+            std::process::Command::new("runuser")
+                .args(["-u", "postgres", "--"])
+                .arg(&program)
+                .args(args)
+                .output()
+        } else {
+            std::process::Command::new(&program).args(args).output()
+        };
+    }
+}
+
+/// Whether the tests run as root (`id -u`).
+fn rustix_is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+/// The real server, the real client: each destroying line is asked in hook mode, its
+/// database is dumped before the question, the person approves (the line runs for real),
+/// and `undo` brings back every table with the same rows. A remote database is named as not
+/// kept, and nothing is dumped.
+#[test]
+fn a_local_postgres_database_is_dumped_before_the_question_and_undone() {
+    let Some(pg) = Postgres::start() else {
+        return;
+    };
+    let env = TestEnv::new();
+    assert!(pg.psql("postgres", "create database shop").is_some());
+    pg.psql(
+        "shop",
+        "create table users (id int primary key, name text); \
+         create table orders (id int, user_id int, total numeric); \
+         insert into users select g, 'user ' || g from generate_series(1, 500) g; \
+         insert into orders select g, g % 500 + 1, g * 1.5 from generate_series(1, 2000) g;",
+    )
+    .unwrap();
+    let before = pg.tables("shop").unwrap();
+    assert_eq!(before.len(), 2);
+    let conn = pg.conn();
+    for line in [
+        format!("psql {conn} -d shop -c 'DROP TABLE users CASCADE'"),
+        format!("psql {conn} shop -c 'TRUNCATE orders; DELETE FROM users'"),
+        format!("dropdb {conn} shop"),
+        format!("echo 'DROP TABLE orders;' | psql {conn} shop"),
+    ] {
+        let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
+        let asked = run_payload(&env, "claude-code", &payload);
+        assert!(asks("claude-code", &asked), "{line}: {asked:?}");
+        let said = String::from_utf8_lossy(&asked.stdout);
+        assert!(
+            said.contains("dumped the PostgreSQL database `shop`"),
+            "{line}: {said}"
+        );
+        // The person approves: the harness runs the line as it was sent.
+        run_shell(&env, &line);
+        assert_ne!(
+            pg.tables("shop"),
+            Some(before.clone()),
+            "{line} destroyed data"
+        );
+        let undone = env.ag_ok(&["undo"]);
+        let said = String::from_utf8_lossy(&undone.stdout);
+        assert!(said.contains("database:shop"), "{line}: {said}");
+        assert_eq!(pg.tables("shop"), Some(before.clone()), "{line}: undone");
+    }
+    // A database on another host is named as not kept: no dump is attempted.
+    let remote = "psql -h db.invalid -d shop -c 'DROP TABLE users'";
+    let payload = shell_payload("claude-code", Some(json!(remote)), env.ws());
+    let asked = run_payload(&env, "claude-code", &payload);
+    assert!(asks("claude-code", &asked), "{asked:?}");
+    let said = String::from_utf8_lossy(&asked.stdout);
+    assert!(
+        said.contains("the PostgreSQL database `shop` cannot be restored"),
+        "{said}"
+    );
+}
+
+/// A MariaDB server of the test's own, on a socket in a temporary directory, without
+/// networking.
+struct MariaDb {
+    dir: tempfile::TempDir,
+    server: std::process::Child,
+}
+
+impl MariaDb {
+    /// Starts one, or `None` where MariaDB's server is not installed and
+    /// `AGENT_GUARD_REQUIRE_MARIADB` is not set (`.ci/run` installs it and sets it).
+    #[expect(clippy::print_stderr, reason = "a skipped test says why")]
+    fn start() -> Option<MariaDb> {
+        let found = |p: &str| std::path::Path::new(p).is_file();
+        if !found("/usr/sbin/mariadbd") || !found("/usr/bin/mariadb-install-db") {
+            assert!(
+                std::env::var_os("AGENT_GUARD_REQUIRE_MARIADB").is_none(),
+                "MariaDB's server is not installed"
+            );
+            eprintln!(
+                "skipped: MariaDB's server is not installed (apt-get install mariadb-server)"
+            );
+            return None;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("ag-mdb-")
+            .tempdir()
+            .unwrap();
+        let data = dir.path().join("data");
+        let user = if rustix_is_root() {
+            "--user=root"
+        } else {
+            "--no-defaults"
+        };
+        let install = std::process::Command::new("mariadb-install-db")
+            .args([
+                "--no-defaults",
+                &format!("--datadir={}", data.display()),
+                user,
+            ])
+            .args(["--auth-root-authentication-method=socket"])
+            .output()
+            .unwrap();
+        assert!(install.status.success(), "{install:?}");
+        let sock = dir.path().join("sock");
+        let server = std::process::Command::new("/usr/sbin/mariadbd")
+            .args([
+                "--no-defaults".to_owned(),
+                format!("--datadir={}", data.display()),
+                format!("--socket={}", sock.display()),
+                "--skip-networking".to_owned(),
+                format!("--pid-file={}", dir.path().join("pid").display()),
+                format!("--log-error={}", dir.path().join("err.log").display()),
+                user.to_owned(),
+            ])
+            .spawn()
+            .unwrap();
+        let db = MariaDb { dir, server };
+        for _ in 0..100 {
+            if db.sql("select 1").is_some() {
+                return Some(db);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("mariadbd did not start");
+    }
+
+    /// The connection options of the line the agent runs.
+    fn conn(&self) -> String {
+        format!("-S {} -u root", self.dir.path().join("sock").display())
+    }
+
+    fn sql(&self, sql: &str) -> Option<String> {
+        let output = std::process::Command::new("mysql")
+            .args(self.conn().split(' '))
+            .args(["-N", "-B", "-e", sql])
+            .output()
+            .ok()?;
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Every table of `shop`, with its row count and MariaDB's checksum.
+    fn tables(&self) -> Option<Vec<String>> {
+        let names = self.sql("select table_name from information_schema.tables where table_schema = 'shop' order by 1")?;
+        Some(
+            names
+                .lines()
+                .map(|table| {
+                    let count = self
+                        .sql(&format!("select count(*) from shop.{table}"))
+                        .unwrap();
+                    let sum = self.sql(&format!("checksum table shop.{table}")).unwrap();
+                    format!("{table}: {} {}", count.trim(), sum.trim())
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for MariaDb {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// The same round trip against a real MariaDB server: a dropped table, a truncated one, a
+/// dropped database and a dump piped in are each undone to the same rows and checksums.
+#[test]
+fn a_local_mariadb_database_is_dumped_before_the_question_and_undone() {
+    let Some(db) = MariaDb::start() else {
+        return;
+    };
+    let env = TestEnv::new();
+    db.sql(
+        "create database shop; create database seq; \
+         create table shop.users (id int primary key, name text); \
+         create table shop.orders (id int, user_id int, total decimal(10,2)); \
+         insert into shop.users select seq, concat('user ', seq) from seq.seq_1_to_500; \
+         insert into shop.orders select seq, seq % 500 + 1, seq * 1.5 from seq.seq_1_to_2000;",
+    )
+    .unwrap();
+    let before = db.tables().unwrap();
+    assert_eq!(before.len(), 2);
+    let conn = db.conn();
+    for line in [
+        format!("mysql {conn} shop -e 'DROP TABLE users'"),
+        format!("mariadb {conn} -D shop --execute='TRUNCATE orders; DELETE FROM users'"),
+        format!("mysqladmin {conn} -f drop shop"),
+        format!("echo 'DROP TABLE orders;' | mysql {conn} shop"),
+    ] {
+        let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
+        let asked = run_payload(&env, "claude-code", &payload);
+        assert!(asks("claude-code", &asked), "{line}: {asked:?}");
+        let said = String::from_utf8_lossy(&asked.stdout);
+        assert!(
+            said.contains("dumped the MySQL/MariaDB database `shop`"),
+            "{line}: {said}"
+        );
+        run_shell(&env, &line);
+        assert_ne!(db.tables(), Some(before.clone()), "{line} destroyed data");
+        let undone = env.ag_ok(&["undo"]);
+        let said = String::from_utf8_lossy(&undone.stdout);
+        assert!(said.contains("database:shop"), "{line}: {said}");
+        assert_eq!(db.tables(), Some(before.clone()), "{line}: undone");
     }
 }
