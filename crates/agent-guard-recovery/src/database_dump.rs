@@ -195,7 +195,12 @@ fn run(program: &str, args: &[String], input: Option<&Path>) -> Result<(), Recov
         detail: format!(
             "{program} {}: {}",
             output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join("; ")
         ),
     })
 }
@@ -218,11 +223,19 @@ fn dump(
     fs_err::create_dir_all(&dir).map_err(|e| failed("create", &e))?;
     let path = dir.join(FILE);
     let file = path.to_string_lossy().into_owned();
-    match database.engine {
+    let dumped = match database.engine {
         Engine::Postgres => {
+            // `--create` keeps the database's own properties (owner, encoding, locale,
+            // settings, comment, privileges) for a restore that must create it again.
             let mut args = postgres_args(database);
-            args.extend(["-Fc".to_owned(), "-f".to_owned(), file, name]);
-            run("pg_dump", &args, None)?;
+            args.extend([
+                "-Fc".to_owned(),
+                "--create".to_owned(),
+                "-f".to_owned(),
+                file,
+                name,
+            ]);
+            run("pg_dump", &args, None)
         }
         Engine::MySql => {
             let mut args = mysql_args(database);
@@ -230,12 +243,19 @@ fn dump(
                 "--single-transaction".to_owned(),
                 "--routines".to_owned(),
                 "--triggers".to_owned(),
+                "--events".to_owned(),
                 format!("--result-file={file}"),
                 "--databases".to_owned(),
                 name,
             ]);
-            run("mysqldump", &args, None)?;
+            run("mysqldump", &args, None)
         }
+    };
+    if let Err(error) = dumped {
+        // A partial dump is no use to anyone: nothing names it, so nothing is lost by
+        // removing it with its directory.
+        let _ = fsops::remove_tree(&dir);
+        return Err(error);
     }
     let bytes = fs_err::File::open(&path)
         .and_then(|f| {
@@ -296,32 +316,39 @@ fn restore_one(
         });
     }
     let backup = (request.new_txid)();
-    let backup_id = match dump(store, database, &backup, Origin::restoring(&tx.txid)) {
-        Ok(_) => Some(backup.to_string()),
-        Err(error) if is_absent(&error) => {
-            if database.engine == Engine::Postgres {
-                let mut args = postgres_args(database);
-                args.push(name.clone());
-                run("createdb", &args, None)?;
-            }
-            None
-        }
+    let (backup_id, absent) = match dump(store, database, &backup, Origin::restoring(&tx.txid)) {
+        Ok(_) => (Some(backup.to_string()), false),
+        Err(error) if is_absent(&error) => (None, true),
         Err(error) => return Err(error),
     };
+    let kept = kept.to_string_lossy().into_owned();
     match database.engine {
+        // A database that is gone is created again from the dump, with its own properties
+        // (from the maintenance database); one that is there gets every dumped object back
+        // in one transaction: all of it, or nothing.
+        Engine::Postgres if absent => {
+            let mut args = postgres_args(database);
+            args.extend([
+                "--create".to_owned(),
+                "-d".to_owned(),
+                "postgres".to_owned(),
+                kept,
+            ]);
+            run("pg_restore", &args, None)?;
+        }
         Engine::Postgres => {
             let mut args = postgres_args(database);
             args.extend([
                 "--clean".to_owned(),
                 "--if-exists".to_owned(),
-                "--no-owner".to_owned(),
+                "--single-transaction".to_owned(),
                 "-d".to_owned(),
                 name,
-                kept.to_string_lossy().into_owned(),
+                kept,
             ]);
             run("pg_restore", &args, None)?;
         }
-        Engine::MySql => run("mysql", &mysql_args(database), Some(&kept))?,
+        Engine::MySql => run("mysql", &mysql_args(database), Some(Path::new(&kept)))?,
     }
     Ok(backup_id)
 }

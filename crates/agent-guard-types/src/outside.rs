@@ -21,6 +21,8 @@ pub enum Place {
     Containers,
     /// A hosted service's data (`gh repo delete`, `redis-cli FLUSHALL`).
     Service,
+    /// Another machine, reached over the network (`ssh host 'rm -rf data'`).
+    Host,
 }
 
 impl Place {
@@ -32,6 +34,7 @@ impl Place {
             Place::Cluster => "cluster",
             Place::Containers => "containers",
             Place::Service => "service",
+            Place::Host => "host",
         }
     }
 }
@@ -108,6 +111,20 @@ pub struct Database {
     /// in it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub whole: bool,
+    /// The line fixes the server and the database (a socket, or a host and a port, and the
+    /// database's name) and its statements reach no other database: a dump with the same
+    /// connection reaches what the command destroys, whatever the shell's environment
+    /// (`PGHOST`, `PGPORT`, an earlier `export`) says.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+}
+
+impl Connection {
+    /// Whether the connection names its server outright: a MySQL socket, a PostgreSQL host
+    /// that is a socket directory with a port, or a host and a port.
+    pub fn names_server(&self) -> bool {
+        self.socket.is_some() || (self.host.is_some() && self.port.is_some())
+    }
 }
 
 /// The facts of an [`crate::OpKind::DatabaseDestroy`] or [`crate::OpKind::OutsideDestroy`]

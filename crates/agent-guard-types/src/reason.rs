@@ -172,7 +172,7 @@ reason_codes! {
     /// A command drops, truncates, resets or wipes a database, or runs statements the guard
     /// cannot read against one.
     AskDatabaseDestroy => "ASK_DATABASE_DESTROY", Ask,
-        "The command drops, truncates or resets a database (or runs statements the guard cannot read against one); a database lives outside the workspace, so a person decides; a local database the line names is dumped into the store first, and undo restores the dump.";
+        "The command drops, truncates or resets a database (or runs statements the guard cannot read against one); a database lives outside the workspace, so a person decides; a local database the line pins down is dumped into the store first, and undo restores the dump.";
     /// A command destroys cloud resources, cluster objects, container volumes or a hosted
     /// service's data.
     AskOutsideDestroy => "ASK_OUTSIDE_DESTROY", Ask,

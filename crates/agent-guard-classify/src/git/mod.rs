@@ -8,6 +8,7 @@ mod clean;
 pub(crate) mod config;
 mod discard;
 mod history;
+mod long_options;
 mod mv;
 mod push;
 mod refs;
@@ -188,7 +189,9 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         return parsed;
     };
     crate::looked_up::note_git(&sub.to_ascii_lowercase());
-    let rest = &args[index + 1..];
+    // `git reset --har` is `git reset --hard`: git reads any unambiguous prefix.
+    let expanded = long_options::expand(sub, &args[index + 1..]);
+    let rest: &[Arg] = &expanded;
     if let Some((_, value)) = aliases.iter().rev().find(|(name, _)| name == sub) {
         let context = GitContext {
             context_env: context.context_env || uncertain,

@@ -18,6 +18,8 @@ pub(crate) struct ClientRun {
     pub sql: Sql,
     /// The database, as far as the line tells.
     pub database: Database,
+    /// The client may also write files here (`-o`, `-L`, `--tee`, psql's `\o` and `\!`).
+    pub writes_files: bool,
 }
 
 /// `psql`'s options (PostgreSQL 15).
@@ -75,7 +77,7 @@ const MYSQL: &[Opt] = &[
     Opt::value("flag", None, Some("defaults-extra-file")),
     Opt::value("flag", None, Some("default-character-set")),
     Opt::value("flag", None, Some("protocol")),
-    Opt::value("flag", None, Some("tee")),
+    Opt::value("tee", None, Some("tee")),
     Opt::flag("info", Some('V'), Some("version")),
     Opt::flag("info", Some('?'), Some("help")),
     Opt::flag("flag", Some('B'), Some("batch")),
@@ -145,6 +147,7 @@ struct Parsed {
     create: bool,
     operands: Vec<Option<String>>,
     unknown: bool,
+    writes_files: bool,
 }
 
 fn read(args: &[Arg], opts: &[Opt]) -> Parsed {
@@ -159,6 +162,7 @@ fn read(args: &[Arg], opts: &[Opt]) -> Parsed {
         create: false,
         operands: Vec::new(),
         unknown: false,
+        writes_files: false,
     };
     for item in &items {
         match item {
@@ -177,6 +181,7 @@ fn read(args: &[Arg], opts: &[Opt]) -> Parsed {
                     "user" => c.user = v,
                     "socket" => c.socket = v,
                     "info" => parsed.info = true,
+                    "output" | "log" | "tee" => parsed.writes_files = true,
                     "list" => parsed.list = true,
                     "clean" => parsed.clean = true,
                     "create" => parsed.create = true,
@@ -293,6 +298,17 @@ fn run(parsed: Parsed, engine: Engine, input: &Input) -> ClientRun {
             ..
         }
     );
+    let texts: Vec<&str> = match input {
+        Input::Text(text) if parsed.sql.is_empty() => vec![text.as_str()],
+        _ => parsed.sql.iter().map(String::as_str).collect(),
+    };
+    let elsewhere = texts.iter().any(|text| {
+        sql::reaches_elsewhere(
+            text,
+            engine == Engine::MySql,
+            connection.database.as_deref(),
+        )
+    });
     if let Sql::Destroys {
         database: Some(name),
         ..
@@ -300,13 +316,20 @@ fn run(parsed: Parsed, engine: Engine, input: &Input) -> ClientRun {
     {
         connection.database = Some(name.clone());
     }
+    let pinned =
+        !elsewhere && !parsed.unknown && connection.database.is_some() && connection.names_server();
     ClientRun {
         sql: judged,
         database: Database {
             engine,
             connection,
             whole,
+            pinned,
         },
+        writes_files: parsed.writes_files
+            || texts
+                .iter()
+                .any(|t| t.contains('\\') || t.to_ascii_lowercase().contains("tee")),
     }
 }
 
@@ -334,6 +357,59 @@ pub(crate) fn mysqladmin(args: &[Arg]) -> Option<ClientRun> {
     ))
 }
 
+/// `mysqlimport --delete` empties each table before importing into it; `pgbench -i` drops
+/// and recreates its tables. `None` for their other forms.
+pub(crate) fn loader(name: &str, args: &[Arg]) -> Option<ClientRun> {
+    let texts: Vec<&str> = args.iter().filter_map(Arg::known).collect();
+    let (engine, statement) = match name {
+        "mysqlimport" | "mariadb-import"
+            if texts.iter().any(|t| {
+                *t == "--delete" || (t.starts_with('-') && !t.starts_with("--") && t.contains('d'))
+            }) =>
+        {
+            (
+                Engine::MySql,
+                "mysqlimport --delete: empties each table first",
+            )
+        }
+        "pgbench"
+            if texts.iter().any(|t| {
+                *t == "--initialize"
+                    || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
+            }) =>
+        {
+            (
+                Engine::Postgres,
+                "pgbench -i: drops and recreates its tables",
+            )
+        }
+        _ => return None,
+    };
+    let opts = if engine == Engine::MySql {
+        MYSQL
+    } else {
+        ADMIN
+    };
+    let parsed = read(args, opts);
+    let mut connection = parsed.connection;
+    if connection.database.is_none() {
+        connection.database = parsed.operands.first().cloned().flatten();
+    }
+    Some(ClientRun {
+        sql: Sql::Destroys {
+            statement: statement.to_owned(),
+            database: None,
+        },
+        database: Database {
+            engine,
+            pinned: false,
+            connection,
+            whole: false,
+        },
+        writes_files: false,
+    })
+}
+
 /// `pg_restore --clean` drops the objects it restores first (with `--create`, the whole
 /// database): `None` without `--clean` or without a database to restore into.
 pub(crate) fn pg_restore(args: &[Arg]) -> Option<ClientRun> {
@@ -350,9 +426,11 @@ pub(crate) fn pg_restore(args: &[Arg]) -> Option<ClientRun> {
         },
         database: Database {
             engine: Engine::Postgres,
+            pinned: connection.names_server() && connection.database.is_some(),
             connection,
             whole: parsed.create,
         },
+        writes_files: false,
     })
 }
 
@@ -373,9 +451,11 @@ fn dropped(
         },
         database: Database {
             engine,
+            pinned: connection.names_server() && connection.database.is_some(),
             connection,
             whole: true,
         },
+        writes_files: false,
     }
 }
 

@@ -54,6 +54,7 @@ pub(crate) fn judge(
         "dropdb" => Some(clients::dropdb(args)),
         "mysqladmin" | "mariadb-admin" => clients::mysqladmin(args).map(Some),
         "pg_restore" => clients::pg_restore(args).map(Some),
+        "mysqlimport" | "mariadb-import" | "pgbench" => clients::loader(name, args).map(Some),
         "sqlite3" | "sqlite" => return Some(sqlite::parse(args, dialect, input)),
         _ => None,
     };
@@ -248,6 +249,11 @@ pub(crate) fn judge_windows(
 /// nothing when it only reads.
 fn client_ops(name: &str, run: ClientRun, dialect: Dialect) -> Vec<OpSpec> {
     match &run.sql {
+        Sql::Reads if run.writes_files => vec![crate::noop::opaque(
+            name,
+            dialect,
+            "the client writes an output or log file",
+        )],
         Sql::Reads => Vec::new(),
         Sql::Changes => vec![crate::noop::opaque(
             name,
@@ -279,12 +285,21 @@ fn client_ops(name: &str, run: ClientRun, dialect: Dialect) -> Vec<OpSpec> {
                 Sql::Destroys { .. } => format!("{name} destroys {what}: {why}"),
                 _ => format!("{name} may destroy {what}: {why}"),
             });
+            let writes_files = run.writes_files;
             op.outside = Some(Outside {
                 place: Place::Database,
                 what,
                 database: Some(run.database),
             });
-            vec![op]
+            let mut ops = vec![op];
+            if writes_files {
+                ops.push(crate::noop::opaque(
+                    name,
+                    dialect,
+                    "the client may also write files (an output or log file, a shell escape)",
+                ));
+            }
+            ops
         }
     }
 }

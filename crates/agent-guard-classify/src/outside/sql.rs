@@ -67,6 +67,44 @@ pub(crate) fn judge(text: &str) -> Sql {
         .fold(Sql::Reads, Sql::worst)
 }
 
+/// Whether the statements of `text` may reach a database other than the one the client
+/// connects to (`db`): they switch (`USE other`, `\\c other`, `connect other`), drop a
+/// database whose name the guard cannot read (`DROP DATABASE "Shop"`), or, in MySQL, where a
+/// qualified name is a database (`DROP TABLE other.t`), name one. A dump of the connected
+/// database would not keep what they destroy there.
+pub(crate) fn reaches_elsewhere(text: &str, qualified_is_database: bool, db: Option<&str>) -> bool {
+    [false, true]
+        .into_iter()
+        .flat_map(|mysql| statements(text, mysql))
+        .any(|statement| {
+            let trimmed = statement.trim();
+            if let Some(meta) = trimmed.strip_prefix('\\') {
+                let command = meta.split_whitespace().next().unwrap_or("");
+                return matches!(command, "c" | "connect");
+            }
+            let words = words(trimmed);
+            let first = words.first().map_or("", String::as_str);
+            if matches!(first, "use" | "connect") {
+                return true;
+            }
+            let drops_database = first == "drop"
+                && words
+                    .get(1)
+                    .is_some_and(|w| matches!(w.as_str(), "database" | "schema"));
+            if drops_database && trimmed.contains("''") {
+                return true;
+            }
+            qualified_is_database
+                && words.iter().any(|w| {
+                    w.split_once('.').is_some_and(|(qualifier, _)| {
+                        Some(qualifier) != db.map(str::to_ascii_lowercase).as_deref()
+                    })
+                })
+                && trimmed.contains('.')
+                && !matches!(keyword(trimmed), Sql::Reads)
+        })
+}
+
 /// The statements of `text`, split at `;` and at the end of a backslash command's line,
 /// outside quotes and comments; comments are dropped, quoted text is kept (as `''`, so that
 /// no word inside a string is read as a keyword). `mysql` selects MySQL's lexical rules.
@@ -264,6 +302,11 @@ fn keyword(trimmed: &str) -> Sql {
         "truncate" | "purge" => destroys(None),
         "delete" | "update" if !has_real_where(&words) => destroys(None),
         "alter" if has("drop") || has("truncate") || has("discard") => destroys(None),
+        // A type change `USING` an expression rewrites every value; the BLACKHOLE engine
+        // discards every row.
+        "alter" if has("using") || has("blackhole") => destroys(None),
+        // `COPY … FROM|TO PROGRAM` runs a shell command on the server.
+        "copy" if has("program") => Sql::Unseen("it runs a program on the database server"),
         // MariaDB's `CREATE OR REPLACE TABLE` drops the table it replaces.
         "create" if has("replace") && has("table") && !has("function") => destroys(None),
         // Code that runs later (when called, on an event): the guard does not read it.
@@ -385,6 +428,8 @@ mod tests {
             "DELETE FROM users WHERE 1=1 LIMIT 10",
             "create or replace table users (id int)",
             "alter table users truncate partition p0",
+            "alter table users alter column name type int using 0",
+            "alter table t engine=blackhole",
         ] {
             assert!(destroys(sql), "{sql}");
         }
@@ -416,6 +461,7 @@ mod tests {
             "frobnicate",
             "select dblink_exec($$drop table users$$)",
             "select cleanup()",
+            "copy users from program 'rm -rf /'",
             "create or replace function f() returns void as $$ drop table x $$ language sql",
         ] {
             assert!(matches!(judge(sql), Sql::Unseen(_)), "{sql}");

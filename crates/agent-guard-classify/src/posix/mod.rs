@@ -5,6 +5,7 @@
 //! `eval`) have that argv or script classified with the same rules; strings that run later
 //! (`trap`, `alias`, `GIT_EDITOR=…`) are classified where they are defined.
 
+mod carriers;
 pub(crate) mod definitions;
 mod evaluated;
 mod fixed_destination;
@@ -581,6 +582,8 @@ fn dispatch(
                 return ops;
             }
             let mut ops = writes::posix(name, rest);
+            // Commands its options hold (`tar -I CMD`, `rsync -e CMD`, `ssh -o ProxyCommand=`).
+            ops.extend(carriers::ops(name, rest, line));
             if ops.is_empty() && call.from_stdin {
                 // `xargs rsync --remove-source-files DIR/`: xargs appends the names, so the
                 // literal operands are not all of them (here DIR is a source).

@@ -335,6 +335,7 @@ pub(crate) fn posix(name: &str, rest: &[Arg]) -> Vec<OpSpec> {
         "truncate" => outputs::truncate(rest).map(|op| vec![op]),
         "dd" => outputs::dd(rest).map(|op| vec![op]),
         "tee" => outputs::tee(rest).map(|op| vec![op]),
+        "history" => outputs::history(rest).map(|op| vec![op]),
         "sort" => outputs::sort(rest).map(|op| vec![op]),
         "uniq" => outputs::uniq(rest).map(|op| vec![op]),
         "fallocate" => outputs::fallocate(rest).map(|op| vec![op]),

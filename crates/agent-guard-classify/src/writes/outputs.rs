@@ -70,6 +70,31 @@ pub(super) fn sponge(args: &[Arg]) -> Option<OpSpec> {
     appending_unless_truncating(operand_writer("sponge", args, SPONGE))
 }
 
+/// bash's `history -w [FILE]` writes the history over FILE, `-a [FILE]` appends to it
+/// (without FILE, `$HISTFILE`, which is outside the workspace and not the guard's to keep).
+pub(super) fn history(args: &[Arg]) -> Option<OpSpec> {
+    let mut flags = String::new();
+    let mut file = None;
+    for arg in args {
+        match arg.known() {
+            Some(text) if text.starts_with('-') && text.len() > 1 => flags.push_str(&text[1..]),
+            _ => file = file.or(Some(arg)),
+        }
+    }
+    let file = file?;
+    if !flags.contains(['w', 'a']) {
+        return None;
+    }
+    let mut op = overwrite("history", WriteMode::Replace);
+    op.targets.push(super::file(file, true));
+    op.note("bash's history builtin writes its history into the file");
+    Some(if flags.contains('w') {
+        op
+    } else {
+        append_of(op)
+    })
+}
+
 /// The op of a writer with an `append` flag: an append op when the flag is given.
 fn appending_unless_truncating((op, items): (Option<OpSpec>, Vec<Item<'_>>)) -> Option<OpSpec> {
     let appends = items

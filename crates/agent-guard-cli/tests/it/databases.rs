@@ -73,7 +73,7 @@ fn what_lives_outside_the_workspace_is_asked_with_its_name() {
         ),
         // A local database whose dump fails (no server here): named, with why.
         (
-            "psql -h /nonexistent -d shop -c 'DROP TABLE users'",
+            "psql -h /nonexistent -p 5432 -d shop -c 'DROP TABLE users'",
             "the PostgreSQL database `shop` (its dump failed",
         ),
         (
@@ -224,10 +224,24 @@ impl Postgres {
             db,
             "select tablename from pg_tables where schemaname = 'public' order by 1",
         )?;
+        // The database's own properties, and each table's owner, come back too.
+        let properties = self.psql(
+            "postgres",
+            &format!(
+                "select pg_get_userbyid(datdba), pg_encoding_to_char(encoding), datcollate, \
+                 (select string_agg(a::text, ',' order by a::text) from unnest(datacl) a) \
+                 from pg_database where datname = '{db}'"
+            ),
+        )?;
+        let owners = self.psql(
+            db,
+            "select tablename || ' ' || tableowner from pg_tables where schemaname = 'public' \
+             order by 1",
+        )?;
         Some(
-            names
-                .lines()
-                .map(|table| {
+            [properties, owners]
+                .into_iter()
+                .chain(names.lines().map(|table| {
                     let sum = self
                         .psql(
                             db,
@@ -238,7 +252,7 @@ impl Postgres {
                         )
                         .unwrap();
                     format!("{table}: {}", sum.trim())
-                })
+                }))
                 .collect(),
         )
     }
@@ -279,17 +293,26 @@ fn a_local_postgres_database_is_dumped_before_the_question_and_undone() {
         return;
     };
     let env = TestEnv::new();
-    assert!(pg.psql("postgres", "create database shop").is_some());
+    // A database with properties of its own (owner, encoding, locale, privileges) and a
+    // table owned by an application role.
+    for setup in [
+        "create role bob login",
+        "create database shop owner bob encoding 'SQL_ASCII' lc_collate 'C' lc_ctype 'C' \
+         template template0",
+        "revoke connect on database shop from public",
+    ] {
+        assert!(pg.psql("postgres", setup).is_some(), "{setup}");
+    }
     pg.psql(
         "shop",
-        "create table users (id int primary key, name text); \
+        "create table users (id int primary key, name text); alter table users owner to bob; \
          create table orders (id int, user_id int, total numeric); \
          insert into users select g, 'user ' || g from generate_series(1, 500) g; \
          insert into orders select g, g % 500 + 1, g * 1.5 from generate_series(1, 2000) g;",
     )
     .unwrap();
     let before = pg.tables("shop").unwrap();
-    assert_eq!(before.len(), 2);
+    assert_eq!(before.len(), 4, "{before:?}");
     let conn = pg.conn();
     for line in [
         format!("psql {conn} -d shop -c 'DROP TABLE users CASCADE'"),
@@ -316,6 +339,21 @@ fn a_local_postgres_database_is_dumped_before_the_question_and_undone() {
         let said = String::from_utf8_lossy(&undone.stdout);
         assert!(said.contains("database:shop"), "{line}: {said}");
         assert_eq!(pg.tables("shop"), Some(before.clone()), "{line}: undone");
+    }
+    // Lines whose dump would not reach what they destroy (another database, a server the
+    // shell's environment picks) are asked with nothing kept: no dump claims otherwise.
+    let dir = pg.dir.path().display().to_string();
+    for line in [
+        format!("psql {conn} -d shop -c '\\c postgres' -c 'DROP TABLE users'"),
+        format!("psql {conn} -d shop -c 'DROP DATABASE \"Shop\"'"),
+        format!("PGPORT=1 psql -h {dir} -U postgres -d shop -c 'DROP TABLE users'"),
+    ] {
+        let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
+        let asked = run_payload(&env, "claude-code", &payload);
+        assert!(asks("claude-code", &asked), "{line}: {asked:?}");
+        let said = String::from_utf8_lossy(&asked.stdout);
+        assert!(said.contains("cannot be restored"), "{line}: {said}");
+        assert!(!said.contains("dumped the"), "{line}: {said}");
     }
     // A database on another host is named as not kept: no dump is attempted.
     let remote = "psql -h db.invalid -d shop -c 'DROP TABLE users'";
@@ -476,5 +514,16 @@ fn a_local_mariadb_database_is_dumped_before_the_question_and_undone() {
         let said = String::from_utf8_lossy(&undone.stdout);
         assert!(said.contains("database:shop"), "{line}: {said}");
         assert_eq!(db.tables(), Some(before.clone()), "{line}: undone");
+    }
+    // MySQL's qualified names and `USE` reach other databases: nothing is claimed kept.
+    for line in [
+        format!("mysql {conn} shop -e 'USE other; DROP TABLE t'"),
+        format!("mysql {conn} shop -e 'DROP TABLE other.t'"),
+    ] {
+        let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
+        let asked = run_payload(&env, "claude-code", &payload);
+        assert!(asks("claude-code", &asked), "{line}: {asked:?}");
+        let said = String::from_utf8_lossy(&asked.stdout);
+        assert!(said.contains("cannot be restored"), "{line}: {said}");
     }
 }

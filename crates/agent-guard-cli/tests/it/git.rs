@@ -79,6 +79,31 @@ fn reset_hard() {
     );
 }
 
+/// git reads any unambiguous prefix of a long option (issue 37, point 1): each abbreviated
+/// form below is what the real git runs (`--har` resets hard, `--fo` cleans), so each is
+/// judged and undone like its full spelling.
+#[test]
+fn abbreviated_long_options_are_the_options_git_reads() {
+    for (command, code) in [
+        (&["reset", "--har"][..], "SNAPSHOT_GIT_STASH"),
+        (&["reset", "--ha", "HEAD"][..], "SNAPSHOT_GIT_STASH"),
+        (&["clean", "--fo", "-d"][..], "RELOCATE_VIA_CLEAN_ENUMERATE"),
+        (
+            &["checkout", "--for", "HEAD", "--", "src/main.rs"][..],
+            "SNAPSHOT_GIT_STASH",
+        ),
+        (
+            &["restore", "--sou=HEAD", "src/main.rs"][..],
+            "SNAPSHOT_GIT_STASH",
+        ),
+    ] {
+        let env = TestEnv::new();
+        dirty(&env);
+        env.write("scratch/untracked.txt", "only here\n");
+        round_trip(&env, command, code);
+    }
+}
+
 #[test]
 fn checkout_path() {
     let env = TestEnv::new();

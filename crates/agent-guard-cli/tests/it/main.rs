@@ -12,6 +12,7 @@ mod approve;
 mod argv;
 mod asked;
 mod audit;
+mod carriers;
 mod check;
 mod checkpoint;
 mod checkpoint_watch;

@@ -1,0 +1,46 @@
+//! Options that hold a command another program runs (issue 37, point 2), run for real: the
+//! carried command is judged as what it runs. One that deletes in the workspace while its
+//! program runs is checkpointed (taking its targets away first would change what the
+//! program reads) and undone byte for byte; one that reaches outside is refused before it
+//! runs.
+
+use crate::support::{TestEnv, enforce, run_shell, snapshot, txids};
+
+#[test]
+fn a_carried_command_is_checkpointed_and_undone() {
+    for line in [
+        "tar -I 'rm -rf src' -cf ../x.tar src 2>/dev/null; true",
+        "tar --use-compress-program='rm -rf src' -cf ../x.tar src 2>/dev/null; true",
+        "tar -cf ../x.tar --checkpoint=1 --checkpoint-action=exec='rm -rf src' src",
+        // rsync appends the host and its own arguments to the command: `sh -c` ignores them.
+        "rsync -e \"sh -c 'rm -rf src'\" notes.txt nowhere:x 2>/dev/null; true",
+    ] {
+        let env = TestEnv::new();
+        env.write("src/deep/a.txt", "only here\n");
+        let before = snapshot(env.ws(), &["**"]);
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_CHECKPOINT", "{line}: {report}");
+        let ids = txids(&report);
+        run_shell(&env, line);
+        assert!(
+            !env.ws().join("src").exists(),
+            "{line}: the carried command ran"
+        );
+        for id in &ids {
+            env.ag_ok(&["restore", id]);
+        }
+        assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: undone");
+    }
+}
+
+#[test]
+fn a_carried_command_that_reaches_outside_is_refused() {
+    let env = TestEnv::new();
+    let outside = env.fixture.outside.join("keep.txt");
+    std::fs::write(&outside, "outside\n").unwrap();
+    let line = format!("tar -I 'rm -f {}' -cf x.tar src", outside.display());
+    let (_, report) = enforce(&env, &line);
+    assert_eq!(report["decision"], "BLOCK", "{report}");
+    assert_eq!(std::fs::read(&outside).unwrap(), b"outside\n");
+}
