@@ -118,10 +118,19 @@ fn carried<'a>(carrier: &Carrier, arg: &'a Arg, next: Option<&'a Arg>) -> Option
 fn ssh_option<'a>(arg: &'a Arg, next: Option<&'a Arg>) -> Option<Carried<'a>> {
     let text = arg.known()?;
     let option = match text.strip_prefix("-o") {
-        Some("") => match next.map(Arg::known)? {
-            Some(option) => option,
-            None => return Some(Carried::NotLiteral),
-        },
+        Some("") => {
+            let next = next?;
+            // Not literal: only a command key with a value built at run time matters
+            // (`-o ControlPath="$SOCK"` carries no command).
+            let Some(option) = next.known() else {
+                let raw = next.text.to_ascii_lowercase();
+                return SSH_COMMAND_KEYS
+                    .iter()
+                    .any(|k| raw.starts_with(k))
+                    .then_some(Carried::NotLiteral);
+            };
+            option
+        }
         Some(attached) => attached,
         None => return None,
     };
@@ -197,13 +206,32 @@ fn remote(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
         return Vec::new();
     };
     let host = rest.get(at).and_then(Arg::known).unwrap_or("the host");
-    let words: Option<Vec<&str>> = command.iter().map(Arg::known).collect();
-    let destroys = match words {
-        Some(words) => super::nested(&words.join(" "), line, "ssh's remote command")
-            .iter()
-            .any(|op| !matches!(op.kind, OpKind::Other | OpKind::OpaqueProgram)),
-        None => true,
+    // Only what certainly destroys there is asked: deletes, git's discards, databases and
+    // teardowns. A command built at run time, a program, a write of a file that may be new,
+    // is the remote machine's business (nothing of the workspace is at stake).
+    let Some(words) = command
+        .iter()
+        .map(Arg::known)
+        .collect::<Option<Vec<&str>>>()
+    else {
+        return Vec::new();
     };
+    let destroys = super::nested(&words.join(" "), line, "ssh's remote command")
+        .iter()
+        .any(|op| {
+            matches!(
+                op.kind,
+                OpKind::FsDelete
+                    | OpKind::GitClean
+                    | OpKind::GitResetHard
+                    | OpKind::GitDiscard
+                    | OpKind::GitStashDrop
+                    | OpKind::GitBranchDelete
+                    | OpKind::GitRefDelete
+                    | OpKind::DatabaseDestroy
+                    | OpKind::OutsideDestroy
+            )
+        });
     if !destroys {
         return Vec::new();
     }
