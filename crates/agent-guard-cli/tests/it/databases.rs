@@ -105,6 +105,33 @@ fn what_lives_outside_the_workspace_is_asked_with_its_name() {
     }
 }
 
+/// Hook mode asks about `line` (Claude Code's format): what the question says.
+fn ask(env: &TestEnv, line: &str) -> String {
+    let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
+    let asked = run_payload(env, "claude-code", &payload);
+    assert!(asks("claude-code", &asked), "{line}: {asked:?}");
+    String::from_utf8_lossy(&asked.stdout).into_owned()
+}
+
+/// `line` is asked with `dumped` named as kept, the person approves (the line runs as it
+/// was sent), and `undo` brings `state` back to `before`.
+fn asked_run_undone<T: PartialEq + std::fmt::Debug>(
+    env: &TestEnv,
+    line: &str,
+    dumped: &str,
+    state: impl Fn() -> T,
+    before: &T,
+) {
+    let said = ask(env, line);
+    assert!(said.contains(dumped), "{line}: {said}");
+    run_shell(env, line);
+    assert_ne!(&state(), before, "{line} destroyed data");
+    let undone = env.ag_ok(&["undo"]);
+    let said = String::from_utf8_lossy(&undone.stdout);
+    assert!(said.contains("database:shop"), "{line}: {said}");
+    assert_eq!(&state(), before, "{line}: undone");
+}
+
 /// A PostgreSQL server of the test's own, on a socket in a temporary directory (run as
 /// the `postgres` user when the tests run as root, as initdb refuses root).
 struct Postgres {
@@ -181,9 +208,10 @@ impl Postgres {
         Some(server)
     }
 
-    fn run(&self, tool: &str, args: &[&str]) {
+    /// Runs one of the server's tools (as `postgres` when the tests run as root).
+    fn tool(&self, tool: &str, args: &[&str]) -> std::process::Output {
         let program = self.bin.join(tool);
-        let output = if self.via_runuser {
+        if self.via_runuser {
             std::process::Command::new("runuser")
                 .args(["-u", "postgres", "--"])
                 .arg(&program)
@@ -192,7 +220,11 @@ impl Postgres {
         } else {
             std::process::Command::new(&program).args(args).output()
         }
-        .unwrap();
+        .unwrap()
+    }
+
+    fn run(&self, tool: &str, args: &[&str]) {
+        let output = self.tool(tool, args);
         assert!(output.status.success(), "{tool} {args:?}: {output:?}");
     }
 
@@ -261,17 +293,10 @@ impl Postgres {
 impl Drop for Postgres {
     fn drop(&mut self) {
         let data = self.dir.path().join("data");
-        let program = self.bin.join("pg_ctl");
-        let args = ["-D", data.to_str().unwrap(), "-m", "immediate", "stop"];
-        let _ = if self.via_runuser {
-            std::process::Command::new("runuser")
-                .args(["-u", "postgres", "--"])
-                .arg(&program)
-                .args(args)
-                .output()
-        } else {
-            std::process::Command::new(&program).args(args).output()
-        };
+        let _ = self.tool(
+            "pg_ctl",
+            &["-D", data.to_str().unwrap(), "-m", "immediate", "stop"],
+        );
     }
 }
 
@@ -320,25 +345,13 @@ fn a_local_postgres_database_is_dumped_before_the_question_and_undone() {
         format!("dropdb {conn} shop"),
         format!("echo 'DROP TABLE orders;' | psql {conn} shop"),
     ] {
-        let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
-        let asked = run_payload(&env, "claude-code", &payload);
-        assert!(asks("claude-code", &asked), "{line}: {asked:?}");
-        let said = String::from_utf8_lossy(&asked.stdout);
-        assert!(
-            said.contains("dumped the PostgreSQL database `shop`"),
-            "{line}: {said}"
+        asked_run_undone(
+            &env,
+            &line,
+            "dumped the PostgreSQL database `shop`",
+            || pg.tables("shop"),
+            &Some(before.clone()),
         );
-        // The person approves: the harness runs the line as it was sent.
-        run_shell(&env, &line);
-        assert_ne!(
-            pg.tables("shop"),
-            Some(before.clone()),
-            "{line} destroyed data"
-        );
-        let undone = env.ag_ok(&["undo"]);
-        let said = String::from_utf8_lossy(&undone.stdout);
-        assert!(said.contains("database:shop"), "{line}: {said}");
-        assert_eq!(pg.tables("shop"), Some(before.clone()), "{line}: undone");
     }
     // Lines whose dump would not reach what they destroy (another database, a server the
     // shell's environment picks) are asked with nothing kept: no dump claims otherwise.
@@ -348,19 +361,12 @@ fn a_local_postgres_database_is_dumped_before_the_question_and_undone() {
         format!("psql {conn} -d shop -c 'DROP DATABASE \"Shop\"'"),
         format!("PGPORT=1 psql -h {dir} -U postgres -d shop -c 'DROP TABLE users'"),
     ] {
-        let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
-        let asked = run_payload(&env, "claude-code", &payload);
-        assert!(asks("claude-code", &asked), "{line}: {asked:?}");
-        let said = String::from_utf8_lossy(&asked.stdout);
+        let said = ask(&env, &line);
         assert!(said.contains("cannot be restored"), "{line}: {said}");
         assert!(!said.contains("dumped the"), "{line}: {said}");
     }
     // A database on another host is named as not kept: no dump is attempted.
-    let remote = "psql -h db.invalid -d shop -c 'DROP TABLE users'";
-    let payload = shell_payload("claude-code", Some(json!(remote)), env.ws());
-    let asked = run_payload(&env, "claude-code", &payload);
-    assert!(asks("claude-code", &asked), "{asked:?}");
-    let said = String::from_utf8_lossy(&asked.stdout);
+    let said = ask(&env, "psql -h db.invalid -d shop -c 'DROP TABLE users'");
     assert!(
         said.contains("the PostgreSQL database `shop` cannot be restored"),
         "{said}"
@@ -500,30 +506,20 @@ fn a_local_mariadb_database_is_dumped_before_the_question_and_undone() {
         format!("mysqladmin {conn} -f drop shop"),
         format!("echo 'DROP TABLE orders;' | mysql {conn} shop"),
     ] {
-        let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
-        let asked = run_payload(&env, "claude-code", &payload);
-        assert!(asks("claude-code", &asked), "{line}: {asked:?}");
-        let said = String::from_utf8_lossy(&asked.stdout);
-        assert!(
-            said.contains("dumped the MySQL/MariaDB database `shop`"),
-            "{line}: {said}"
+        asked_run_undone(
+            &env,
+            &line,
+            "dumped the MySQL/MariaDB database `shop`",
+            || db.tables(),
+            &Some(before.clone()),
         );
-        run_shell(&env, &line);
-        assert_ne!(db.tables(), Some(before.clone()), "{line} destroyed data");
-        let undone = env.ag_ok(&["undo"]);
-        let said = String::from_utf8_lossy(&undone.stdout);
-        assert!(said.contains("database:shop"), "{line}: {said}");
-        assert_eq!(db.tables(), Some(before.clone()), "{line}: undone");
     }
     // MySQL's qualified names and `USE` reach other databases: nothing is claimed kept.
     for line in [
         format!("mysql {conn} shop -e 'USE other; DROP TABLE t'"),
         format!("mysql {conn} shop -e 'DROP TABLE other.t'"),
     ] {
-        let payload = shell_payload("claude-code", Some(json!(line)), env.ws());
-        let asked = run_payload(&env, "claude-code", &payload);
-        assert!(asks("claude-code", &asked), "{line}: {asked:?}");
-        let said = String::from_utf8_lossy(&asked.stdout);
+        let said = ask(&env, &line);
         assert!(said.contains("cannot be restored"), "{line}: {said}");
     }
 }
