@@ -36,6 +36,19 @@ impl Arg {
         }
     }
 
+    /// A literal word the line holds inside another (a variable's value split into words,
+    /// `TAR_OPTIONS='…'`).
+    pub(crate) fn synthetic(text: &str) -> Arg {
+        Arg {
+            text: text.into(),
+            home: false,
+            glob: false,
+            opaque: None,
+            quoted: true,
+            span: Span::default(),
+        }
+    }
+
     /// Creates a literal argument (tests and synthetic words).
     #[cfg(test)]
     pub(crate) fn literal(text: &str) -> Arg {

@@ -211,6 +211,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         }
         return parsed;
     }
+    parsed.programs.extend(pack_programs(sub, rest));
     parsed.makes_refs = MAKES_REFS.contains(&sub);
     let op = tree::attach(
         sub,
@@ -220,6 +221,47 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
     );
     parsed.op = op.map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs));
     parsed
+}
+
+/// The programs a transport option names (`--upload-pack=CMD`, `-u CMD` for `clone` and
+/// `ls-remote`, `--receive-pack=CMD`, `--exec=CMD`): git runs them, through a shell for a
+/// local repository (issue 37, point 2).
+fn pack_programs(sub: &str, rest: &[Arg]) -> Vec<config::Program> {
+    let (longs, short): (&[&str], Option<&str>) = match sub {
+        "clone" | "ls-remote" => (&["--upload-pack", "--exec"], Some("-u")),
+        "fetch" | "pull" | "fetch-pack" => (&["--upload-pack", "--exec"], None),
+        "push" | "send-pack" => (&["--receive-pack", "--exec"], None),
+        "archive" => (&["--exec"], None),
+        _ => return Vec::new(),
+    };
+    let mut programs = Vec::new();
+    for (at, arg) in rest.iter().enumerate() {
+        let Some(text) = arg.known() else { continue };
+        if text == "--" {
+            break;
+        }
+        let next = || rest.get(at + 1).map(|a| a.known().map(str::to_owned));
+        let value = if let Some(long) = longs.iter().find(|l| text.starts_with(*l)) {
+            match &text[long.len()..] {
+                "" => next(),
+                attached => attached.strip_prefix('=').map(|v| Some(v.to_owned())),
+            }
+        } else if short.is_some_and(|s| text == s) {
+            next()
+        } else {
+            None
+        };
+        if let Some(script) = value {
+            programs.push(config::Program {
+                script,
+                exact: false,
+                repo_root: false,
+                note: format!("git {sub} runs the program its `{text}` option names"),
+                editor: false,
+            });
+        }
+    }
+    programs
 }
 
 /// `op` of subcommand `sub` in the context the global options make: a literal `-C DIR` is a

@@ -35,7 +35,16 @@ const CARRIERS: &[Carrier] = &[
     carrier(&["zip"], Some("-TT"), Some("--unzip-command"), ""),
     carrier(&["rsync"], Some("-e"), Some("--rsh"), ""),
     carrier(&["scp", "sftp"], Some("-S"), None, ""),
+    // sftp splits `-D sftp_server_path` into a command and runs it here.
+    carrier(&["sftp"], Some("-D"), None, ""),
 ];
+
+/// GNU `getopt_long` takes any unambiguous prefix of a long option; a prefix this long of a
+/// carrier is read as the carrier (a shorter or ambiguous one makes the program refuse).
+const MIN_PREFIX: usize = 3;
+
+/// Options that are exact names of their own although they begin a carrier's name.
+const NOT_PREFIXES: &[&str] = &["checkpoint"];
 
 const fn carrier(
     programs: &'static [&'static str],
@@ -53,6 +62,15 @@ const fn carrier(
 
 /// `ssh -o KEY=VALUE` keys whose value is a command run on this machine.
 const SSH_COMMAND_KEYS: &[&str] = &["proxycommand", "localcommand", "knownhostscommand"];
+
+/// `ssh -o KEY=VALUE` keys whose value names code or configuration ssh loads here (a
+/// library, another configuration file that may hold a `ProxyCommand`).
+const SSH_LOADED_KEYS: &[&str] = &[
+    "include",
+    "pkcs11provider",
+    "securitykeyprovider",
+    "sshaskpass",
+];
 
 /// A command an option carries.
 #[derive(Clone, Copy)]
@@ -72,6 +90,15 @@ impl<'a> Carried<'a> {
 /// The ops of the commands `name`'s options carry, and (for `ssh`) of its remote command.
 pub(super) fn ops(name: &str, rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
     let mut ops = Vec::new();
+    // `tar cIf CMD a.tar`: old-style letters take their values from the next words, in order.
+    if TAR.contains(&name)
+        && let Some(letters) = rest
+            .first()
+            .and_then(Arg::known)
+            .filter(|t| !t.starts_with('-'))
+    {
+        ops.extend(old_style_tar(letters, &rest[1..], line));
+    }
     for (at, arg) in rest.iter().enumerate() {
         let next = rest.get(at + 1);
         for carrier in CARRIERS.iter().filter(|c| c.programs.contains(&name)) {
@@ -79,10 +106,15 @@ pub(super) fn ops(name: &str, rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
                 ops.extend(judge(value, &format!("{name}'s command option"), line));
             }
         }
-        if matches!(name, "ssh" | "scp" | "sftp" | "rsync" | "autossh")
-            && let Some(value) = ssh_option(arg, next)
-        {
-            ops.extend(judge(value, "an ssh option's command", line));
+        if matches!(name, "ssh" | "scp" | "sftp" | "autossh") {
+            if let Some(value) = ssh_option(arg, next) {
+                ops.extend(judge(value, "an ssh option's command", line));
+            }
+            // Like a script the guard does not read: checkpointed (NL2Bash: `ssh -F
+            // vagrant-ssh default` is common).
+            if let Some(why) = ssh_loads(arg, next) {
+                ops.push(OpSpec::opaque_program(name, Dialect::Posix, why));
+            }
         }
     }
     if name == "ssh" {
@@ -91,48 +123,171 @@ pub(super) fn ops(name: &str, rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
     ops
 }
 
+/// [`ops`] and [`env_ops`] of one command: what its options and its assignments carry.
+pub(super) fn of_command(
+    name: &str,
+    rest: &[Arg],
+    command: &agent_guard_lex::SimpleCommand,
+    line: &Line<'_>,
+) -> Vec<OpSpec> {
+    let assignments: Vec<String> = command
+        .assignments
+        .iter()
+        .filter_map(agent_guard_lex::Word::literal_text)
+        .collect();
+    let mut out = ops(name, rest, line);
+    out.extend(env_ops(name, &assignments, line));
+    out
+}
+
+/// The commands of the variables that hand `name` a carrier (`TAR_OPTIONS`, `RSYNC_RSH`),
+/// from the assignments before it (`NAME=VALUE`).
+pub(super) fn env_ops(name: &str, assignments: &[String], line: &Line<'_>) -> Vec<OpSpec> {
+    let mut ops = Vec::new();
+    for assignment in assignments {
+        let Some((variable, value)) = assignment.split_once('=') else {
+            continue;
+        };
+        match (variable, name) {
+            ("RSYNC_RSH", "rsync") => {
+                ops.extend(judge(Carried::Literal(value), "RSYNC_RSH", line));
+            }
+            ("TAR_OPTIONS", _) if TAR.contains(&name) => {
+                let words: Vec<Arg> = split_options(value)
+                    .iter()
+                    .map(|w| Arg::synthetic(w))
+                    .collect();
+                ops.extend(self::ops(name, &words, line));
+            }
+            _ => {}
+        }
+    }
+    ops
+}
+
+/// Splits a variable's value into words as tar splits `TAR_OPTIONS`: at blanks, with
+/// quotes and backslashes as the shell has them.
+fn split_options(value: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    let mut chars = value.chars();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None | Some('"'), '\\') => {
+                word.extend(chars.next());
+                any = true;
+            }
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                any = true;
+            }
+            (Some(q), c) if c == q => quote = None,
+            (None, c) if c.is_whitespace() => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            (_, c) => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+/// `tar cIf CMD a.tar`: each letter that takes a value takes the next word.
+fn old_style_tar(letters: &str, words: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
+    const VALUED: &str = "bCfFgHIKLNTVX";
+    let mut ops = Vec::new();
+    let mut values = words.iter();
+    for letter in letters.chars().filter(|c| VALUED.contains(*c)) {
+        let value = values.next();
+        if matches!(letter, 'I' | 'F') {
+            ops.extend(judge(
+                Carried::of(value.and_then(Arg::known)),
+                "tar's command option",
+                line,
+            ));
+        }
+    }
+    ops
+}
+
+/// The value of a short option `-X` given alone (the next word), glued (`-Xvalue`), or in a
+/// cluster of flags (`-aveX value`, `-avXvalue`).
+fn short_value<'a>(short: &str, text: &'a str, next: Option<&'a Arg>) -> Option<Carried<'a>> {
+    if let Some(attached) = text.strip_prefix(short) {
+        return Some(match attached {
+            "" => Carried::of(next.map(Arg::known)?),
+            attached => Carried::Literal(attached),
+        });
+    }
+    // A cluster: one dash, flags, then the letter.
+    let letter = short.strip_prefix('-').filter(|l| l.len() == 1)?;
+    let cluster = text.strip_prefix('-').filter(|c| !c.starts_with('-'))?;
+    let at = cluster.find(letter)?;
+    Some(match &cluster[at + 1..] {
+        "" => Carried::of(next.map(Arg::known)?),
+        attached => Carried::Literal(attached),
+    })
+}
+
+/// The value of a long option, or of any long enough prefix of it (`--use-compress=CMD`).
+fn long_value<'a>(long: &str, text: &'a str, next: Option<&'a Arg>) -> Option<Carried<'a>> {
+    let body = text.strip_prefix("--")?;
+    let (name, attached) = match body.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (body, None),
+    };
+    let full = long.strip_prefix("--")?;
+    let matches = name == full
+        || (name.len() >= MIN_PREFIX && full.starts_with(name) && !NOT_PREFIXES.contains(&name));
+    if !matches {
+        return None;
+    }
+    Some(match attached {
+        Some(value) => Carried::Literal(value),
+        None => Carried::of(next.map(Arg::known)?),
+    })
+}
+
 /// The command `carrier` takes from `arg` (and the word after it): `None` when `arg` is not
-/// that option; `Some(None)` when its value is not literal.
+/// that option.
 fn carried<'a>(carrier: &Carrier, arg: &'a Arg, next: Option<&'a Arg>) -> Option<Carried<'a>> {
     let text = arg.known()?;
-    let value = if let Some(long) = carrier.long.filter(|l| text.starts_with(l)) {
-        match &text[long.len()..] {
-            "" => next.map(Arg::known)?,
-            attached => Some(attached.strip_prefix('=')?),
-        }
-    } else if let Some(short) = carrier.short.filter(|s| text.starts_with(s)) {
-        match &text[short.len()..] {
-            "" => next.map(Arg::known)?,
-            attached => Some(attached),
-        }
-    } else {
-        return None;
-    };
+    let value = carrier
+        .long
+        .and_then(|long| long_value(long, text, next))
+        .or_else(|| {
+            carrier
+                .short
+                .and_then(|short| short_value(short, text, next))
+        })?;
     Some(match value {
-        Some(v) => Carried::Literal(v.strip_prefix(carrier.prefix)?),
-        None => Carried::NotLiteral,
+        Carried::Literal(v) => Carried::Literal(v.strip_prefix(carrier.prefix)?),
+        Carried::NotLiteral => Carried::NotLiteral,
     })
 }
 
 /// `-o ProxyCommand=CMD`, `-oLocalCommand CMD`: the command.
 fn ssh_option<'a>(arg: &'a Arg, next: Option<&'a Arg>) -> Option<Carried<'a>> {
-    let text = arg.known()?;
-    let option = match text.strip_prefix("-o") {
-        Some("") => {
-            let next = next?;
-            // Not literal: only a command key with a value built at run time matters
-            // (`-o ControlPath="$SOCK"` carries no command).
-            let Some(option) = next.known() else {
-                let raw = next.text.to_ascii_lowercase();
-                return SSH_COMMAND_KEYS
-                    .iter()
-                    .any(|k| raw.starts_with(k))
-                    .then_some(Carried::NotLiteral);
-            };
-            option
-        }
-        Some(attached) => attached,
-        None => return None,
+    let Carried::Literal(option) = ssh_o(arg, next)? else {
+        // Not literal: only a command key with a value built at run time matters
+        // (`-o ControlPath="$SOCK"` carries no command).
+        let raw = next
+            .map(|n| n.text.to_ascii_lowercase())
+            .unwrap_or_default();
+        return SSH_COMMAND_KEYS
+            .iter()
+            .any(|k| raw.starts_with(k))
+            .then_some(Carried::NotLiteral);
     };
     let (key, value) = option
         .split_once('=')
@@ -140,6 +295,30 @@ fn ssh_option<'a>(arg: &'a Arg, next: Option<&'a Arg>) -> Option<Carried<'a>> {
     SSH_COMMAND_KEYS
         .contains(&key.trim().to_ascii_lowercase().as_str())
         .then(|| Carried::of(Some(value.trim())))
+}
+
+/// The text of an `-o` option (`-o X`, `-oX`, `-4o X`, `-vo X`).
+fn ssh_o<'a>(arg: &'a Arg, next: Option<&'a Arg>) -> Option<Carried<'a>> {
+    short_value("-o", arg.known()?, next)
+}
+
+/// Why an ssh option makes ssh load what the guard does not read: a configuration file
+/// (`-F FILE`, `-o Include=FILE`, which may hold a `ProxyCommand`) or a library.
+fn ssh_loads(arg: &Arg, next: Option<&Arg>) -> Option<String> {
+    let text = arg.known()?;
+    if let Some(file) = short_value("-F", text, next) {
+        return (!matches!(file, Carried::Literal("/dev/null"))).then(|| {
+            "ssh reads a configuration file the guard does not read (it may run a ProxyCommand)"
+                .to_owned()
+        });
+    }
+    let Carried::Literal(option) = ssh_o(arg, next)? else {
+        return None;
+    };
+    let key = option.split(['=', ' ', '\t']).next()?.to_ascii_lowercase();
+    SSH_LOADED_KEYS
+        .contains(&key.as_str())
+        .then(|| format!("ssh's `{key}` option loads a file the guard does not read"))
 }
 
 /// A carried command, judged as what it runs. It runs while its program does (a compressor
@@ -202,9 +381,46 @@ fn remote(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
             _ => 1,
         };
     }
-    let Some(command) = rest.get(at + 1..).filter(|c| !c.is_empty()) else {
+    // OpenSSH reads options after the destination too, and drops a `--` before the command.
+    let mut from = at + 1;
+    while let Some(text) = rest.get(from).and_then(Arg::known) {
+        if text == "--" {
+            from += 1;
+            break;
+        }
+        let Some(flags) = text.strip_prefix('-').filter(|f| !f.is_empty()) else {
+            break;
+        };
+        let takes = flags.chars().position(|c| VALUED.contains(c));
+        from += match takes {
+            Some(i) if i + 1 == flags.len() => 2,
+            _ => 1,
+        };
+    }
+    // `-o RemoteCommand=CMD` is the remote command too.
+    let configured: Vec<String> = rest
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match ssh_o(a, rest.get(i + 1))? {
+            Carried::Literal(option) => Some(option),
+            Carried::NotLiteral => None,
+        })
+        .filter_map(|o| {
+            let (key, value) = o.split_once('=').or_else(|| o.split_once(' '))?;
+            key.eq_ignore_ascii_case("remotecommand")
+                .then(|| value.trim().to_owned())
+        })
+        .collect();
+    let command: Vec<Arg> = rest
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .cloned()
+        .chain(configured.iter().map(|c| Arg::synthetic(c)))
+        .collect();
+    if command.is_empty() {
         return Vec::new();
-    };
+    }
     let host = rest.get(at).and_then(Arg::known).unwrap_or("the host");
     // Only what certainly destroys there is asked: deletes, git's discards, databases and
     // teardowns. A command built at run time, a program, a write of a file that may be new,
@@ -230,7 +446,9 @@ fn remote(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
                     | OpKind::GitRefDelete
                     | OpKind::DatabaseDestroy
                     | OpKind::OutsideDestroy
-            )
+                    | OpKind::GitPushForce
+            ) || (op.kind == OpKind::Overwrite
+                && op.targets.iter().any(|t| t.text.starts_with("/dev/")))
         });
     if !destroys {
         return Vec::new();

@@ -582,8 +582,9 @@ fn dispatch(
                 return ops;
             }
             let mut ops = writes::posix(name, rest);
-            // Commands its options hold (`tar -I CMD`, `rsync -e CMD`, `ssh -o ProxyCommand=`).
-            ops.extend(carriers::ops(name, rest, line));
+            // Commands its options hold (`tar -I CMD`, `rsync -e CMD`, `ssh -o ProxyCommand=`),
+            // or variables set for it (`RSYNC_RSH=CMD rsync`, `TAR_OPTIONS='-I CMD' tar`).
+            ops.extend(carriers::of_command(name, rest, call.command, line));
             if ops.is_empty() && call.from_stdin {
                 // `xargs rsync --remove-source-files DIR/`: xargs appends the names, so the
                 // literal operands are not all of them (here DIR is a source).

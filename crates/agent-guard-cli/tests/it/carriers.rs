@@ -12,6 +12,12 @@ fn a_carried_command_is_checkpointed_and_undone() {
         "tar -I 'rm -rf src' -cf ../x.tar src 2>/dev/null; true",
         "tar --use-compress-program='rm -rf src' -cf ../x.tar src 2>/dev/null; true",
         "tar -cf ../x.tar --checkpoint=1 --checkpoint-action=exec='rm -rf src' src",
+        // From an outside review: old-style letters, an abbreviated long option, a cluster
+        // that ends in the option, and the variable tar reads its options from.
+        "tar cIf 'rm -rf src' ../x.tar src 2>/dev/null; true",
+        "tar -cf ../x.tar --use-compress='rm -rf src' src 2>/dev/null; true",
+        "rsync -ave \"sh -c 'rm -rf src'\" notes.txt nowhere:x 2>/dev/null; true",
+        "TAR_OPTIONS=\"-I 'rm -rf src'\" tar -cf ../x.tar src 2>/dev/null; true",
         // rsync appends the host and its own arguments to the command: `sh -c` ignores them.
         "rsync -e \"sh -c 'rm -rf src'\" notes.txt nowhere:x 2>/dev/null; true",
     ] {

@@ -489,6 +489,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         second_filesystem: false,
     },
     Scenario {
+        name: "abbreviated_long_options_are_the_options_git_reads",
+        run: abbreviated_long_options_are_the_options_git_reads,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
         name: "checkout_path",
         run: checkout_path,
         kind: Kind::GitRoundTrip,
