@@ -30,6 +30,44 @@ pub(crate) enum Input {
     Unseen,
 }
 
+/// Whether [`judge`] may have something to say about program `name` (lower-cased basename,
+/// a package version allowed): a test that reads no word, for the hot path.
+pub(crate) fn concerns(name: &str) -> bool {
+    let name = match name.split_once('@') {
+        Some((bare, _)) if !bare.is_empty() => bare,
+        _ => name,
+    };
+    matches!(
+        name,
+        "psql"
+            | "mysql"
+            | "mariadb"
+            | "dropdb"
+            | "mysqladmin"
+            | "mariadb-admin"
+            | "pg_restore"
+            | "sqlite3"
+            | "sqlite"
+            | "mysqlimport"
+            | "mariadb-import"
+            | "pgbench"
+            | "npx"
+            | "pnpx"
+            | "bunx"
+            | "pnpm"
+            | "yarn"
+            | "bun"
+            | "uvx"
+            | "pipx"
+            | "npm"
+            | "sail"
+            | "cargo"
+            | "kubectl"
+            | "oc"
+    ) || crate::inline_code::interpreter(name).is_some()
+        || teardown::concerns(name)
+}
+
 /// The ops of `name` (lower-cased basename) run with `args`, when this module models the
 /// program: its outside effects, plus an opaque program where it may also change the
 /// workspace in ways the guard does not see. `None` for every other program (and for a
@@ -40,6 +78,9 @@ pub(crate) fn judge(
     dialect: Dialect,
     input: &Input,
 ) -> Option<Vec<OpSpec>> {
+    if !concerns(name) {
+        return None;
+    }
     // `npx prisma@5 …`: the package's version is not part of its program's name.
     let name = match name.split_once('@') {
         Some((bare, _)) if !bare.is_empty() => bare,

@@ -116,6 +116,35 @@ const VERB_SUFFIXES: &[&str] = &[
     ":destroy", ":delete", ":remove", ":reset", ":drop", ":wipe", ":purge", ":rm",
 ];
 
+/// Whether [`parse`] may find a teardown for program `name` (a cheap test before the words
+/// are looked at: `check` runs on every command).
+pub(crate) fn concerns(name: &str) -> bool {
+    CLOUD.contains(&name)
+        || RESETS
+            .iter()
+            .any(|(program, _)| *program == reset_program(name))
+        || matches!(
+            name,
+            "docker"
+                | "podman"
+                | "nerdctl"
+                | "docker-compose"
+                | "podman-compose"
+                | "redis-cli"
+                | "valkey-cli"
+                | "keydb-cli"
+                | "mongosh"
+                | "mongo"
+                | "mongorestore"
+                | "mongoimport"
+                | "rake"
+                | "manage.py"
+                | "supabase"
+                | "django-admin"
+                | "artisan"
+        )
+}
+
 /// Whether `word` is a `NOUN:VERB` command word that destroys (`heroku apps:destroy`).
 fn suffixed(word: &str) -> bool {
     let word = word.to_ascii_lowercase();

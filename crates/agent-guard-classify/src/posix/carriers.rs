@@ -130,6 +130,11 @@ pub(super) fn of_command(
     command: &agent_guard_lex::SimpleCommand,
     line: &Line<'_>,
 ) -> Vec<OpSpec> {
+    if !(TAR.contains(&name)
+        || matches!(name, "zip" | "rsync" | "scp" | "sftp" | "ssh" | "autossh"))
+    {
+        return Vec::new();
+    }
     let assignments: Vec<String> = command
         .assignments
         .iter()

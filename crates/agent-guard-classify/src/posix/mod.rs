@@ -576,8 +576,9 @@ fn dispatch(
             if let Some(op) = fs_delete::gio(name, rest) {
                 return vec![op];
             }
-            if let Some(ops) =
-                crate::outside::judge(name, rest, Dialect::Posix, &hops::input(call, line))
+            if crate::outside::concerns(name)
+                && let Some(ops) =
+                    crate::outside::judge(name, rest, Dialect::Posix, &hops::input(call, line))
             {
                 return ops;
             }
