@@ -96,8 +96,10 @@ pub(crate) fn reaches_elsewhere(text: &str, qualified_is_database: bool, db: Opt
             }
             qualified_is_database
                 && words.iter().any(|w| {
+                    // `other.t`, not a number (`1.5`).
                     w.split_once('.').is_some_and(|(qualifier, _)| {
-                        Some(qualifier) != db.map(str::to_ascii_lowercase).as_deref()
+                        qualifier.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                            && Some(qualifier) != db.map(str::to_ascii_lowercase).as_deref()
                     })
                 })
                 && trimmed.contains('.')

@@ -576,10 +576,7 @@ fn dispatch(
             if let Some(op) = fs_delete::gio(name, rest) {
                 return vec![op];
             }
-            if crate::outside::concerns(name)
-                && let Some(ops) =
-                    crate::outside::judge(name, rest, Dialect::Posix, &hops::input(call, line))
-            {
+            if let Some(ops) = outside(name, rest, call, line) {
                 return ops;
             }
             let mut ops = writes::posix(name, rest);
@@ -628,6 +625,14 @@ fn dispatch(
             ops
         }
     }
+}
+
+/// What `name` destroys outside the workspace ([`crate::outside`]), read only for the
+/// programs those rules know.
+fn outside(name: &str, rest: &[Arg], call: Call<'_>, line: &Line<'_>) -> Option<Vec<OpSpec>> {
+    crate::outside::concerns(name)
+        .then(|| crate::outside::judge(name, rest, Dialect::Posix, &hops::input(call, line)))
+        .flatten()
 }
 
 /// `git …`: its destructive op, the programs its configuration runs or stores, and the
