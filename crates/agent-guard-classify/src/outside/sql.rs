@@ -47,6 +47,11 @@ impl Sql {
         }
     }
 
+    /// Whether it destroys data or does what the guard cannot read.
+    pub(crate) fn destroys_or_unseen(&self) -> bool {
+        matches!(self, Sql::Unseen(_) | Sql::Destroys { .. })
+    }
+
     /// Whether it may destroy data or does what the guard cannot read.
     #[cfg(test)]
     pub(crate) fn may_destroy(&self) -> bool {

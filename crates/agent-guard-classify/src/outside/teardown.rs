@@ -116,10 +116,70 @@ const VERB_SUFFIXES: &[&str] = &[
     ":destroy", ":delete", ":remove", ":reset", ":drop", ":wipe", ":purge", ":rm",
 ];
 
+/// An HTTP client sending a `DELETE` (`curl -X DELETE URL`, `wget --method=DELETE`, `http
+/// DELETE URL`, `Invoke-RestMethod -Method Delete`): it deletes what the URL names.
+fn http_delete(name: &str, words: &[Option<&str>]) -> Option<Teardown> {
+    let delete = |w: &str| w.eq_ignore_ascii_case("delete");
+    let known: Vec<&str> = words.iter().flatten().copied().collect();
+    let hit = known.iter().enumerate().any(|(i, w)| {
+        let next = known.get(i + 1).copied().unwrap_or("");
+        match *w {
+            "-X" | "--request" | "--method" | "-Method" | "-method" => delete(next),
+            _ => {
+                w.strip_prefix("-X").is_some_and(delete)
+                    || w.strip_prefix("--request=").is_some_and(delete)
+                    || w.strip_prefix("--method=").is_some_and(delete)
+                    || (matches!(name, "http" | "https" | "xh" | "xhs") && i == 0 && delete(w))
+            }
+        }
+    });
+    hit.then(|| Teardown {
+        place: Place::Service,
+        what: format!("what the `{name}` DELETE request removes"),
+    })
+}
+
+/// The value after one of `options` (PowerShell parameters are case-insensitive).
+fn value_of<'a>(words: &[Option<&'a str>], options: &[&str]) -> Option<&'a str> {
+    let at = words
+        .iter()
+        .position(|w| w.is_some_and(|w| options.iter().any(|o| w.eq_ignore_ascii_case(o))))?;
+    words.get(at + 1).copied().flatten()
+}
+
+/// Nouns of the cloud modules for PowerShell (Az, AWS Tools, Google Cloud, Microsoft
+/// Graph), as prefixes of the noun after `Remove-`.
+const CLOUD_NOUNS: &[&str] = &[
+    "az", "azurerm", "azure", "s3", "ec2", "rds", "ddb", "iam", "cfn", "lm", "ecr", "ecs", "eks",
+    "sqs", "sns", "kms", "r53", "elb", "cw", "efs", "gcs", "gce", "gcd", "gcsql", "gke", "mg",
+];
+
+/// A cmdlet that removes cloud resources (`Remove-AzResourceGroup`, `Remove-S3Bucket`,
+/// `Remove-EC2Instance`, `Remove-GcsBucket`, `Remove-MgUser`).
+fn cloud_cmdlet(name: &str) -> bool {
+    name.strip_prefix("remove-")
+        .is_some_and(|noun| CLOUD_NOUNS.iter().any(|p| noun.starts_with(p)) && noun.len() > 3)
+}
+
 /// Whether [`parse`] may find a teardown for program `name` (a cheap test before the words
 /// are looked at: `check` runs on every command).
 pub(crate) fn concerns(name: &str) -> bool {
     CLOUD.contains(&name)
+        || cloud_cmdlet(name)
+        || matches!(
+            name,
+            "curl"
+                | "wget"
+                | "http"
+                | "https"
+                | "xh"
+                | "xhs"
+                | "invoke-restmethod"
+                | "irm"
+                | "invoke-webrequest"
+                | "iwr"
+                | "invoke-sqlcmd"
+        )
         || RESETS
             .iter()
             .any(|(program, _)| *program == reset_program(name))
@@ -307,6 +367,21 @@ pub(crate) fn parse(name: &str, words: &[Option<&str>], input: &Input) -> Option
         }
         "redis-cli" | "valkey-cli" | "keydb-cli" => redis(words, input),
         "mongosh" | "mongo" | "mongorestore" | "mongoimport" => mongo(name, words, input),
+        "curl" | "wget" | "http" | "https" | "xh" | "xhs" | "invoke-restmethod" | "irm"
+        | "invoke-webrequest" | "iwr" => http_delete(name, words),
+        "invoke-sqlcmd" => {
+            let query = value_of(words, &["-query", "-q"])?;
+            super::sql::judge(query)
+                .destroys_or_unseen()
+                .then(|| Teardown {
+                    place: Place::Database,
+                    what: "data in the SQL Server database `Invoke-Sqlcmd` reaches".into(),
+                })
+        }
+        _ if cloud_cmdlet(name) => Some(Teardown {
+            place: Place::Cloud,
+            what: format!("what the cmdlet `{name}` removes in the cloud"),
+        }),
         _ if CLOUD.contains(&name) && !cmds.first().is_some_and(|c| local_group(name, c)) => {
             cloud(name, words, &cmds)
         }

@@ -187,6 +187,9 @@ fn words(
     if REMOVE_ITEM.contains(&name.as_str()) {
         return vec![remove_item::parse(&name, args, piped)];
     }
+    if let Some(ops) = outside(&name, args, command, piped) {
+        return ops;
+    }
     if let Some(ops) = writes::parse(&name, args, piped) {
         return ops;
     }
@@ -339,6 +342,29 @@ fn by_name(
         _ if expression => Vec::new(),
         _ => windows::unmodelled(name, toks, Dialect::PowerShell),
     }
+}
+
+/// What the cmdlet or program `name` destroys outside the workspace ([`crate::outside`]),
+/// read only for the names those rules know.
+fn outside(
+    name: &str,
+    words: &[agent_guard_lex::Word],
+    command: &SimpleCommand,
+    piped: bool,
+) -> Option<Vec<OpSpec>> {
+    if !crate::outside::concerns(name) {
+        return None;
+    }
+    let toks: Vec<windows::Tok> = words
+        .iter()
+        .flat_map(|w| windows::tokens(w, remove_item::ARRAY))
+        .collect();
+    crate::outside::judge_windows(
+        name,
+        &toks,
+        Dialect::PowerShell,
+        piped || windows::stdin_stream(command),
+    )
 }
 
 /// Returns `true` if `member`, a .NET member name given to `ForEach-Object`, deletes, moves
