@@ -195,14 +195,59 @@ fn run(program: &str, args: &[String], input: Option<&Path>) -> Result<(), Recov
         detail: format!(
             "{program} {}: {}",
             output.status,
-            String::from_utf8_lossy(&output.stderr)
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .collect::<Vec<_>>()
-                .join("; ")
+            one_line(&String::from_utf8_lossy(&output.stderr))
         ),
     })
+}
+
+/// Runs `program` with `args`, its standard output written into `out`. The output goes
+/// through the guard, so the tool stops (on a broken pipe) if the guard is stopped, at its
+/// hook's deadline say, instead of writing on unseen.
+fn run_to(program: &str, args: &[String], out: &Path) -> Result<(), RecoveryError> {
+    let mut child = Command::new(tool(program)?)
+        .args(args)
+        .env("PGCONNECT_TIMEOUT", "5")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| failed("run the database tool", &e))?;
+    let mut stderr = child.stderr.take();
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(pipe) = stderr.as_mut() {
+            let _ = std::io::Read::read_to_string(pipe, &mut text);
+        }
+        text
+    });
+    let copied = (|| {
+        let mut file = fs_err::File::create(out)?;
+        if let Some(mut pipe) = child.stdout.take() {
+            std::io::copy(&mut pipe, &mut file)?;
+        }
+        file.sync_all()
+    })();
+    let status = child
+        .wait()
+        .map_err(|e| failed("run the database tool", &e))?;
+    let errors = errors.join().unwrap_or_default();
+    copied.map_err(|e| failed("write the dump", &e))?;
+    if status.success() {
+        return Ok(());
+    }
+    Err(RecoveryError::Database {
+        action: "run the database tool",
+        detail: format!("{program} {status}: {}", one_line(&errors)),
+    })
+}
+
+/// A tool's messages on one line.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Dumps `database` into transaction `txid`'s directory and journals it. The caller holds
@@ -222,20 +267,15 @@ fn dump(
     let dir = store.tx_dir(txid);
     fs_err::create_dir_all(&dir).map_err(|e| failed("create", &e))?;
     let path = dir.join(FILE);
-    let file = path.to_string_lossy().into_owned();
+    // Written under a name of its own, and given its name once complete and flushed.
+    let partial = dir.join(format!("{FILE}.partial"));
     let dumped = match database.engine {
         Engine::Postgres => {
             // `--create` keeps the database's own properties (owner, encoding, locale,
             // settings, comment, privileges) for a restore that must create it again.
             let mut args = postgres_args(database);
-            args.extend([
-                "-Fc".to_owned(),
-                "--create".to_owned(),
-                "-f".to_owned(),
-                file,
-                name,
-            ]);
-            run("pg_dump", &args, None)
+            args.extend(["-Fc".to_owned(), "--create".to_owned(), name]);
+            run_to("pg_dump", &args, &partial)
         }
         Engine::MySql => {
             let mut args = mysql_args(database);
@@ -244,13 +284,13 @@ fn dump(
                 "--routines".to_owned(),
                 "--triggers".to_owned(),
                 "--events".to_owned(),
-                format!("--result-file={file}"),
                 "--databases".to_owned(),
                 name,
             ]);
-            run("mysqldump", &args, None)
+            run_to("mysqldump", &args, &partial)
         }
-    };
+    }
+    .and_then(|()| fsops::rename(&partial, &path).map_err(|e| failed("name the dump", &e)));
     if let Err(error) = dumped {
         // A partial dump is no use to anyone: nothing names it, so nothing is lost by
         // removing it with its directory.
