@@ -444,6 +444,7 @@ fn subcommand_op(sub: &str, rest: &[Arg], context: GitContext) -> Option<OpSpec>
         "push" => push::parse(rest),
         "stash" => refs::stash(rest).or_else(|| output_file(rest)),
         "branch" => refs::branch(rest),
+        "replace" => refs::replace(rest),
         "update-ref" => history::update_ref(rest),
         "tag" => history::tag(rest),
         "reflog" => history::reflog(rest).or_else(|| output_file(rest)),

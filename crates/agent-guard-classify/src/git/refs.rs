@@ -48,6 +48,50 @@ pub(super) fn stash(args: &[Arg]) -> Option<OpSpec> {
     Some(op)
 }
 
+/// `git replace -d OBJECT…` deletes `refs/replace/<OBJECT>`; `git replace -f OBJECT
+/// REPLACEMENT` moves it. The ref is named by the object's full id, which only a full
+/// hexadecimal id spells; an abbreviated one is resolved by git alone (issue 37, point 1).
+pub(super) fn replace(args: &[Arg]) -> Option<OpSpec> {
+    let texts: Vec<Option<&str>> = args.iter().map(Arg::known).collect();
+    let flag = |short: &str, long: &str| {
+        texts.iter().flatten().any(|t| {
+            *t == long || (t.starts_with('-') && !t.starts_with("--") && t.contains(&short[1..]))
+        })
+    };
+    let delete = flag("-d", "--delete");
+    if !delete && !flag("-f", "--force") {
+        return None;
+    }
+    let objects: Vec<&Arg> = args.iter().filter(|a| !a.is_option()).collect();
+    let named: &[&Arg] = if delete {
+        &objects
+    } else {
+        objects.get(..1).unwrap_or_default()
+    };
+    if named.is_empty() {
+        return None;
+    }
+    let mut op = git_op(OpKind::GitRefDelete);
+    for object in named {
+        match object.known() {
+            Some(id)
+                if matches!(id.len(), 40 | 64) && id.chars().all(|c| c.is_ascii_hexdigit()) =>
+            {
+                op.targets.push(agent_guard_types::Target::literal(format!(
+                    "refs/replace/{}",
+                    id.to_ascii_lowercase()
+                )));
+            }
+            _ => op.mark_undeterminable(
+                "git replace names an object by other than its full id: which replace ref it \
+                 changes is only known to git",
+            ),
+        }
+    }
+    op.note("git replace deletes or moves replace refs");
+    Some(op)
+}
+
 /// `git branch -D <name>…`, `--delete --force`, and forced overwrites (`-f NAME`,
 /// `-M`/`-C`, `-m -f`, `--move --force`, `--copy --force`).
 pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {

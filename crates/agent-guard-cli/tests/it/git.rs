@@ -24,6 +24,7 @@ fn state(env: &TestEnv) -> State {
                 "refs/heads",
                 "refs/tags",
                 "refs/remotes",
+                "refs/replace",
                 "--format=%(refname) %(objectname)",
             ],
         ),
@@ -199,6 +200,20 @@ fn update_ref_delete() {
         &["update-ref", "-d", "refs/remotes/origin/main"],
         "SNAPSHOT_GIT_REFS",
     );
+}
+
+/// `git replace -d` deletes a replace ref by the object's full id (issue 37, point 1): the
+/// ref is kept first and restored exactly.
+#[test]
+fn replace_delete() {
+    let env = TestEnv::new();
+    let first = git(&env, &["rev-parse", "HEAD"]).trim().to_owned();
+    env.write("src/next.rs", "// next\n");
+    git(&env, &["add", "src/next.rs"]);
+    git(&env, &["commit", "-q", "-m", "next"]);
+    let second = git(&env, &["rev-parse", "HEAD"]).trim().to_owned();
+    git(&env, &["replace", &first, &second]);
+    round_trip(&env, &["replace", "-d", &first], "SNAPSHOT_GIT_REFS");
 }
 
 /// `tag -f` moves a tag: a plain restore reports the clash and changes nothing; `--force`
@@ -485,6 +500,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "reset_hard",
         run: reset_hard,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "replace_delete",
+        run: replace_delete,
         kind: Kind::GitRoundTrip,
         second_filesystem: false,
     },
