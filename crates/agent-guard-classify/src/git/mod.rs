@@ -434,6 +434,10 @@ fn subcommand_op(sub: &str, rest: &[Arg], context: GitContext) -> Option<OpSpec>
     match sub {
         "clean" => Some(clean::parse(rest, context.disarmed.require_force)),
         "reset" => reset::parse(rest, context.wrapped),
+        // `git merge --abort` runs `git reset --merge`.
+        "merge" if rest.iter().any(|a| a.known() == Some("--abort")) => {
+            reset::parse(&[Arg::synthetic("--merge")], context.wrapped)
+        }
         "restore" => discard::restore(rest),
         "checkout" => discard::checkout(rest),
         "switch" => discard::switch(rest),

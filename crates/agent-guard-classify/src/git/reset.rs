@@ -8,13 +8,18 @@ use crate::args::Arg;
 /// Parses the arguments after `git reset`. Only `--hard` destroys work; other modes are
 /// ignored. Only `--hard [-q] [<commit>]` is supported: anything else is undeterminable.
 pub(super) fn parse(args: &[Arg], wrapped: bool) -> Option<OpSpec> {
-    if !args.iter().any(|a| a.known() == Some("--hard")) {
+    // `--merge` (what `git merge --abort` runs) also resets the index: staged changes the
+    // work tree does not hold are lost. It is kept like a hard reset (issue 37, point 1).
+    if !args
+        .iter()
+        .any(|a| matches!(a.known(), Some("--hard" | "--merge")))
+    {
         return None;
     }
     let mut op = git_op(OpKind::GitResetHard);
     for arg in args {
         match arg.known() {
-            Some("--hard" | "-q" | "--quiet") => {}
+            Some("--hard" | "--merge" | "-q" | "--quiet") => {}
             Some(text) if text.starts_with('-') => {
                 op.mark_undeterminable(format!("unsupported git reset option {text}"));
             }

@@ -202,6 +202,19 @@ fn update_ref_delete() {
     );
 }
 
+/// `git reset --merge` (and `git merge --abort`, which runs it) resets staged changes the
+/// work tree does not hold apart (issue 37, point 1, from an outside review): kept like a
+/// hard reset, abbreviated too.
+#[test]
+fn reset_merge_with_staged_changes() {
+    for command in [&["reset", "--merge"][..], &["reset", "--mer"][..]] {
+        let env = TestEnv::new();
+        env.write("src/main.rs", "fn main() { println!(\"staged work\"); }\n");
+        git(&env, &["add", "src/main.rs"]);
+        round_trip(&env, command, "SNAPSHOT_GIT_STASH");
+    }
+}
+
 /// `git replace -d` deletes a replace ref by the object's full id (issue 37, point 1): the
 /// ref is kept first and restored exactly.
 #[test]
@@ -500,6 +513,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "reset_hard",
         run: reset_hard,
+        kind: Kind::GitRoundTrip,
+        second_filesystem: false,
+    },
+    Scenario {
+        name: "reset_merge_with_staged_changes",
+        run: reset_merge_with_staged_changes,
         kind: Kind::GitRoundTrip,
         second_filesystem: false,
     },

@@ -288,7 +288,11 @@ mod tests {
             [("a".into(), Merged), ("b".into(), Merged)]
         );
         assert_eq!(revs("merge"), [("@{u}".into(), Merged)]);
-        assert!(git("merge --abort").is_none());
+        // `merge --abort` runs `reset --merge`, kept like a hard reset (issue 37).
+        assert_eq!(
+            git("merge --abort").map(|op| op.kind),
+            Some(agent_guard_types::OpKind::GitResetHard)
+        );
         assert_eq!(revs("pull"), [("@{u}".into(), Merged)]);
         assert_eq!(revs("pull origin"), [("@{u}".into(), Merged)]);
         assert_eq!(revs("pull origin main"), [("origin/main".into(), Merged)]);
