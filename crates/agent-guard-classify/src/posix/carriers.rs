@@ -131,7 +131,10 @@ pub(super) fn of_command(
     line: &Line<'_>,
 ) -> Vec<OpSpec> {
     if !(TAR.contains(&name)
-        || matches!(name, "zip" | "rsync" | "scp" | "sftp" | "ssh" | "autossh"))
+        || matches!(
+            name,
+            "zip" | "rsync" | "scp" | "sftp" | "ssh" | "autossh" | "history"
+        ))
     {
         return Vec::new();
     }
@@ -142,7 +145,36 @@ pub(super) fn of_command(
         .collect();
     let mut out = ops(name, rest, line);
     out.extend(env_ops(name, &assignments, line));
+    out.extend(history_file(name, rest, &assignments));
     out
+}
+
+/// `HISTFILE=FILE history -w` writes the history over FILE (`-a` appends to it): the file
+/// comes from the variable when no operand names one.
+fn history_file(name: &str, rest: &[Arg], assignments: &[String]) -> Vec<OpSpec> {
+    let Some(file) = assignments
+        .iter()
+        .find_map(|a| a.strip_prefix("HISTFILE="))
+        .filter(|_| name == "history")
+    else {
+        return Vec::new();
+    };
+    let texts: Vec<&str> = rest.iter().filter_map(Arg::known).collect();
+    if texts.len() != rest.len() || texts.iter().any(|t| !t.starts_with('-')) {
+        return Vec::new();
+    }
+    let flags: String = texts.iter().map(|t| &t[1..]).collect();
+    if !flags.contains(['w', 'a']) {
+        return Vec::new();
+    }
+    let mut op = crate::writes::overwrite("history", agent_guard_types::WriteMode::Replace);
+    op.targets.push(agent_guard_types::Target::literal(file));
+    op.note("bash's history builtin writes its history into $HISTFILE");
+    vec![if flags.contains('w') {
+        op
+    } else {
+        crate::writes::append_of(op)
+    }]
 }
 
 /// The commands of the variables that hand `name` a carrier (`TAR_OPTIONS`, `RSYNC_RSH`),
