@@ -234,6 +234,32 @@ pub(crate) fn chained_sources(
                 });
             }
         }
+        // A destination the line itself makes a symbolic link (`mv link c && mv -b c c`):
+        // where a source lands through it depends on where the link leads from its new
+        // place, which nothing before the line shows.
+        let through_made_link = op.targets.iter().filter_map(&physical).any(|target| {
+            pairs.iter().any(|(landing, from)| {
+                target == *landing
+                    && world
+                        .path(
+                            &agent_guard_types::Target::literal(from.to_string_lossy()),
+                            &ctx.cwd,
+                        )
+                        .entry
+                        == agent_guard_types::EntryKind::Symlink
+            })
+        });
+        if through_made_link
+            && let Some(verdict) = verdicts.iter_mut().find(|v| v.op_index == Some(index))
+        {
+            *verdict = Verdict::of(ReasonCode::BlockUndeterminableEffect)
+                .because(
+                    "a destination is a symbolic link an earlier move of the line makes: where \
+                     the move lands through it is only known when the line runs",
+                )
+                .for_op(index);
+            continue;
+        }
         if let Some(Plan::Move(plan)) = verdicts
             .iter_mut()
             .find(|v| v.op_index == Some(index))
