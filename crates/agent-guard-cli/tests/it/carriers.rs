@@ -50,3 +50,34 @@ fn a_carried_command_that_reaches_outside_is_refused() {
     assert_eq!(report["decision"], "BLOCK", "{report}");
     assert_eq!(std::fs::read(&outside).unwrap(), b"outside\n");
 }
+
+/// bash's `history -w FILE` writes its history over FILE (empty in a shell without one):
+/// kept first and restored byte for byte, whether the file is an operand or `$HISTFILE`
+/// (issue 37, point 3).
+#[test]
+fn history_w_is_kept_and_restored() {
+    for line in ["history -w notes.txt", "HISTFILE=notes.txt history -w"] {
+        let env = TestEnv::new();
+        env.write("notes.txt", "my notes\n");
+        let before = snapshot(env.ws(), &["**"]);
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_OVERWRITE", "{line}: {report}");
+        let ids = txids(&report);
+        let ran = std::process::Command::new("bash")
+            .args(["-c", line])
+            .current_dir(env.ws())
+            .status()
+            .unwrap();
+        assert!(ran.success(), "{line}");
+        assert_ne!(
+            std::fs::read(env.ws().join("notes.txt")).unwrap(),
+            b"my notes\n",
+            "{line}: bash wrote the file"
+        );
+        for id in &ids {
+            env.ag_ok(&["restore", id]);
+        }
+        assert_eq!(snapshot(env.ws(), &["**"]), before, "{line}: restored");
+    }
+}
