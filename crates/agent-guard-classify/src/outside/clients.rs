@@ -326,10 +326,7 @@ fn run(parsed: Parsed, engine: Engine, input: &Input) -> ClientRun {
             whole,
             pinned,
         },
-        writes_files: parsed.writes_files
-            || texts
-                .iter()
-                .any(|t| t.contains('\\') || t.to_ascii_lowercase().contains("tee")),
+        writes_files: parsed.writes_files || texts.iter().any(|t| sql::writes_files(t)),
     }
 }
 

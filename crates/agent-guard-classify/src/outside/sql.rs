@@ -72,6 +72,19 @@ pub(crate) fn judge(text: &str) -> Sql {
         .fold(Sql::Reads, Sql::worst)
 }
 
+/// Whether the client commands among `text`'s statements may write files or run a shell
+/// here: psql's backslash commands (`\\o`, `\\w`, `\\!`, `\\copy … to`), MySQL's `tee`,
+/// `pager` and `system`.
+pub(crate) fn writes_files(text: &str) -> bool {
+    statements(text, true).iter().any(|statement| {
+        let trimmed = statement.trim_start();
+        trimmed.starts_with('\\')
+            || words(trimmed)
+                .first()
+                .is_some_and(|w| matches!(w.as_str(), "tee" | "pager" | "system"))
+    })
+}
+
 /// Whether the statements of `text` may reach a database other than the one the client
 /// connects to (`db`): they switch (`USE other`, `\\c other`, `connect other`), drop a
 /// database whose name the guard cannot read (`DROP DATABASE "Shop"`), or, in MySQL, where a
@@ -473,6 +486,14 @@ mod tests {
         ] {
             assert!(matches!(judge(sql), Sql::Unseen(_)), "{sql}");
         }
+    }
+
+    #[test]
+    fn client_commands_that_write_files_are_found() {
+        assert!(writes_files("\\o out.txt"));
+        assert!(writes_files("select 1; tee out.log"));
+        assert!(!writes_files("select * from committee"));
+        assert!(!writes_files("select 'a\\b'"));
     }
 
     #[test]
