@@ -41,6 +41,8 @@ pub fn restore_items(items: &[GitItem], user_dir: Option<&Path>) -> GitRestore {
                 .unwrap_or(0),
         ),
         Subject::Branch | Subject::Ref => (2, 0),
+        // After the refs a symbolic ref names are back, before the reflogs.
+        Subject::Symbolic => (2, 1),
         Subject::Reflog => (3, 0),
         Subject::Worktree => (0, 0),
     });
@@ -69,6 +71,7 @@ pub fn restore_items(items: &[GitItem], user_dir: Option<&Path>) -> GitRestore {
             Subject::Stash => restore_stash_entry(tree, item, &mut out),
             Subject::Branch | Subject::Ref => restore_branch(tree, item, &mut out),
             Subject::Reflog => crate::reflog::restore_reflog(tree, item, &mut out),
+            Subject::Symbolic => crate::symbolic::restore_symbolic(tree, item, &mut out),
         }
     }
     out

@@ -53,6 +53,7 @@ mod repo_dir;
 mod scan;
 mod snapshot;
 mod stash_list;
+mod symbolic;
 mod tree_write;
 mod wildmatch;
 mod worktree;
@@ -87,6 +88,7 @@ pub use refs::{
     set_branch, set_ref,
 };
 pub use snapshot::{CLEAN_NOTE, PreparedSnapshot, delete_refs};
+pub use symbolic::{is_symbolic, set_symbolic};
 
 /// Makes libgit2 read objects the way git reads trees for a checkout or a reset, without
 /// re-hashing each object it inflates (zlib's own checksum still catches a corrupt object;
@@ -119,10 +121,12 @@ pub enum Subject {
     /// A reflog (`HEAD`, `refs/heads/main`): its lines, and one commit that keeps every
     /// commit they name.
     Reflog,
+    /// A symbolic ref (`HEAD`, `refs/remotes/origin/HEAD`): the ref it names, in the note.
+    Symbolic,
 }
 
 impl Subject {
-    /// The stable name: `worktree`, `stash`, `branch`, `ref` or `reflog`.
+    /// The stable name: `worktree`, `stash`, `branch`, `ref`, `reflog` or `symbolic`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Subject::Worktree => "worktree",
@@ -130,6 +134,7 @@ impl Subject {
             Subject::Branch => "branch",
             Subject::Ref => "ref",
             Subject::Reflog => "reflog",
+            Subject::Symbolic => "symbolic",
         }
     }
 
@@ -142,6 +147,7 @@ impl Subject {
             Some("branch") => Some(Subject::Branch),
             Some("ref") => Some(Subject::Ref),
             Some("reflog") => Some(Subject::Reflog),
+            Some("symbolic") => Some(Subject::Symbolic),
             Some(_) => None,
         }
     }
@@ -156,7 +162,8 @@ pub struct KeptRef {
     pub name: String,
     /// The commit kept.
     pub sha: String,
-    /// The private ref that keeps it.
+    /// The private ref that keeps it; empty when nothing needs keeping (a symbolic ref names
+    /// a ref, not a commit).
     pub refname: String,
 }
 
@@ -171,10 +178,15 @@ pub enum RefSubject {
     AllStashEntries,
     /// `git branch -D` or a forced overwrite: branch names (without `refs/heads/`). A name
     /// starting with `refs/` other than `refs/heads/` is a full ref name (`refs/tags/v1`,
-    /// kept as [`Subject::Ref`]).
+    /// kept as [`Subject::Ref`]); one ending in `/` (`refs/notes/`, `refs/`) stands for every
+    /// ref under it but the private namespace.
     Branches(Vec<String>),
-    /// `git reflog expire|delete`: every reflog of the repository.
+    /// `git reflog expire|delete`, and beside every ref deletion: every reflog of the
+    /// repository.
     AllReflogs,
+    /// `git symbolic-ref [-d] NAME`: symbolic refs by their full names (`HEAD`,
+    /// `refs/remotes/origin/HEAD`), kept with the ref each names.
+    Symbolic(Vec<String>),
 }
 
 /// A kept commit to put back: a work-tree snapshot, a stash entry or a branch tip.
@@ -208,6 +220,9 @@ pub struct GitRestore {
     pub conflicts: Vec<String>,
     /// Failures, one line each.
     pub errors: Vec<String>,
+    /// The refs (full names) this restore created because they were absent: their kept
+    /// reflogs are written back exactly, without the line creating them added.
+    pub recreated: Vec<String>,
 }
 
 /// An open repository and its work tree's root.

@@ -182,7 +182,13 @@ pub(crate) fn restore_reflog(tree: &WorkTree, item: &GitItem, out: &mut GitResto
     };
     let label = format!("reflog:{name}");
     let path = log_path(tree, name);
-    match write_back(&path, kept) {
+    // A ref this restore recreated had no reflog but the line that created it.
+    let written = if out.recreated.iter().any(|full| full == name) {
+        agent_guard_fsops::replace_file(&path, kept.as_bytes())
+    } else {
+        write_back(&path, kept)
+    };
+    match written {
         Ok(()) => out.restored.push(label),
         Err(source) => out.errors.push(format!(
             "{label}: could not write {}: {source}",
@@ -197,13 +203,24 @@ fn write_back(path: &Path, kept: &str) -> std::io::Result<()> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(error) => return Err(error),
     };
-    let have: BTreeSet<&str> = current.lines().collect();
-    if kept.lines().all(|line| have.contains(line)) {
+    // Counted, not as sets: two moves in the same second write two equal lines, and a
+    // command that drops one of them has dropped a line.
+    let mut unmatched: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for line in kept.lines() {
+        *unmatched.entry(line).or_default() += 1;
+    }
+    let mut since = Vec::new();
+    for line in current.lines() {
+        match unmatched.get_mut(line) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => since.push(line),
+        }
+    }
+    if unmatched.values().all(|count| *count == 0) {
         return Ok(());
     }
-    let kept_set: BTreeSet<&str> = kept.lines().collect();
     let mut lines: Vec<&str> = kept.lines().collect();
-    lines.extend(current.lines().filter(|line| !kept_set.contains(line)));
+    lines.extend(since);
     // Stable: lines of the same second keep their order.
     lines.sort_by_key(|line| line_time(line));
     let mut text = lines.join("\n");

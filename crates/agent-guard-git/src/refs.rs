@@ -45,6 +45,7 @@ pub fn resolve_keeps(
         RefSubject::AllStashEntries => stash_keeps(tree, txid, None),
         RefSubject::Branches(names) => branch_keeps(tree, txid, names),
         RefSubject::AllReflogs => crate::reflog::reflog_keeps(tree, txid),
+        RefSubject::Symbolic(names) => crate::symbolic::symbolic_keeps(tree, txid, names),
     }
 }
 
@@ -56,7 +57,7 @@ pub fn resolve_keeps(
 /// this call created are removed again.
 pub fn create_kept_refs(tree: &WorkTree, keeps: &[Keep]) -> Result<Vec<String>, GitError> {
     let mut created = Vec::new();
-    for keep in keeps {
+    for keep in keeps.iter().filter(|keep| !keep.kept.refname.is_empty()) {
         let made = Oid::from_str(&keep.kept.sha)
             .map_err(tree.error("parse a kept commit id"))
             .and_then(|target| {
@@ -166,10 +167,13 @@ fn resolve_selector(
 fn branch_keeps(tree: &WorkTree, txid: &TxId, names: &[String]) -> Result<Vec<Keep>, GitError> {
     let mut seen = BTreeSet::new();
     let mut keeps = Vec::new();
-    for name in names {
+    for name in &expand_prefixes(tree, names)? {
         let (subject, short, full) = match name.strip_prefix("refs/heads/") {
             Some(short) => (Subject::Branch, short.to_owned(), name.clone()),
-            None if name.starts_with("refs/") => (Subject::Ref, name.clone(), name.clone()),
+            // A detached `HEAD` a symbolic-ref turns into a link is kept by its full name too.
+            None if name.starts_with("refs/") || name == "HEAD" => {
+                (Subject::Ref, name.clone(), name.clone())
+            }
             None => (Subject::Branch, name.clone(), format!("refs/heads/{name}")),
         };
         if !seen.insert(full.clone()) {
@@ -182,6 +186,12 @@ fn branch_keeps(tree: &WorkTree, txid: &TxId, names: &[String]) -> Result<Vec<Ke
         };
         if !git2::Reference::is_valid_name(&full) {
             return Err(unknown());
+        }
+        if crate::symbolic::is_symbolic(tree, &full) {
+            // `update-ref -d refs/remotes/origin/HEAD` deletes the ref it names: the link
+            // and that ref are kept.
+            keeps.extend(crate::symbolic::symbolic_keeps(tree, txid, &[full])?);
+            continue;
         }
         let target = match tree.repo.find_reference(&full).and_then(|r| r.resolve()) {
             Ok(reference) => reference.target().ok_or_else(unknown)?,
@@ -213,10 +223,38 @@ fn branch_keeps(tree: &WorkTree, txid: &TxId, names: &[String]) -> Result<Vec<Ke
     Ok(keeps)
 }
 
+/// The names with every `refs/…/` prefix replaced by the refs under it (symbolic ones and
+/// the private namespace left out: a symbolic ref is kept by its own subject).
+fn expand_prefixes(tree: &WorkTree, names: &[String]) -> Result<Vec<String>, GitError> {
+    let mut out = Vec::new();
+    for name in names {
+        if !(name.starts_with("refs/") && name.ends_with('/')) {
+            out.push(name.clone());
+            continue;
+        }
+        let references = tree
+            .repo
+            .references_glob(&format!("{name}*"))
+            .map_err(tree.error("list refs"))?;
+        for reference in references {
+            let reference = reference.map_err(tree.error("list refs"))?;
+            let Some(full) = reference.name() else {
+                continue;
+            };
+            if reference.kind() == Some(git2::ReferenceType::Direct)
+                && !full.starts_with(REF_NAMESPACE)
+            {
+                out.push(full.to_owned());
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The full ref name a kept branch or ref is restored to.
 pub fn kept_ref_name(subject: Subject, name: &str) -> String {
     match subject {
-        Subject::Ref => name.to_owned(),
+        Subject::Ref | Subject::Symbolic => name.to_owned(),
         _ => format!("refs/heads/{name}"),
     }
 }
@@ -245,7 +283,9 @@ pub(crate) fn restore_stash_entry(tree: &WorkTree, item: &GitItem, out: &mut Git
             .as_deref()
             .and_then(stash_list::parse_selector)
             .unwrap_or(0);
-        stash_list::insert(tree, position, id, &message)
+        // `git stash` wrote the entry's reflog line and its commit with one identity and
+        // time: the line comes back as it was.
+        stash_list::insert(tree, position, id, &message, commit.committer().to_owned())
     })();
     match result {
         Ok(()) => out.restored.push(label),
@@ -281,6 +321,7 @@ pub(crate) fn restore_branch(tree: &WorkTree, item: &GitItem, out: &mut GitResto
         tree.repo
             .reference(&full, id, false, &format!("agent-guard: restore {full}"))
             .map_err(tree.error("recreate a ref"))?;
+        out.recreated.push(full.clone());
         Ok(true)
     })();
     match result {

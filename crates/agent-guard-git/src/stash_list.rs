@@ -68,7 +68,7 @@ pub(crate) fn parse_selector(selector: &str) -> Option<usize> {
 }
 
 /// Puts `id` back into the stash list at `position` (or at the oldest end when the list is
-/// shorter now), with `message`, the way `git stash store` would at position 0: `refs/stash`
+/// shorter now), with `message` and `committer` (who stored it, and when), the way `git stash store` would at position 0: `refs/stash`
 /// points to the newest entry and the reflog lists every entry. Earlier entries keep their
 /// messages, identities and times.
 pub(crate) fn insert(
@@ -76,6 +76,7 @@ pub(crate) fn insert(
     position: usize,
     id: Oid,
     message: &str,
+    committer: Signature<'static>,
 ) -> Result<(), GitError> {
     let mut entries = read(tree)?;
     let position = position.min(entries.len());
@@ -84,7 +85,7 @@ pub(crate) fn insert(
         StashEntry {
             id,
             message: Some(message.to_owned()),
-            committer: tree.signature(),
+            committer,
         },
     );
     if position == 0 {

@@ -56,6 +56,7 @@ pub(crate) fn shape(
             | OpKind::GitBranchDelete
             | OpKind::GitRefDelete
             | OpKind::GitReflogExpire
+            | OpKind::GitSymbolicRef
     ) {
         // A checkpoint keeps files, not refs.
         return match dir {

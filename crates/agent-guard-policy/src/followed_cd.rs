@@ -139,7 +139,8 @@ fn followed_kind(op: &OpSpec) -> bool {
         | OpKind::GitResetHard
         | OpKind::GitBranchDelete
         | OpKind::GitRefDelete
-        | OpKind::GitReflogExpire => true,
+        | OpKind::GitReflogExpire
+        | OpKind::GitSymbolicRef => true,
         _ => false,
     }
 }

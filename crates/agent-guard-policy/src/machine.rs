@@ -260,7 +260,8 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
         OpKind::GitStashDrop
         | OpKind::GitBranchDelete
         | OpKind::GitRefDelete
-        | OpKind::GitReflogExpire => snapshot_git_refs::verdict(op, ctx),
+        | OpKind::GitReflogExpire
+        | OpKind::GitSymbolicRef => snapshot_git_refs::verdict(op, ctx),
         OpKind::Overwrite | OpKind::SideEffectDelete | OpKind::EditTool => {
             crate::writes::decide(op, ctx, world)
         }

@@ -20,6 +20,7 @@ const ALL_SUBJECTS: &[Subject] = &[
     Subject::Stash,
     Subject::Branch,
     Subject::Ref,
+    Subject::Symbolic,
     Subject::Reflog,
 ];
 
@@ -38,18 +39,26 @@ impl Compensation for PreserveRefs {
             refs,
             stash,
             reflogs,
+            symbolic,
         } = plan
         else {
             return job.wrong_plan(Strategy::PreserveRefs, "not a preserve-refs plan");
         };
-        let subject = match (stash, refs.is_empty()) {
-            _ if *reflogs => RefSubject::AllReflogs,
-            (true, true) => RefSubject::AllStashEntries,
-            (true, false) => RefSubject::StashEntries(refs.clone()),
-            (false, _) => RefSubject::Branches(refs.clone()),
-        };
+        let mut subjects = Vec::new();
+        match (stash, refs.is_empty()) {
+            (true, true) => subjects.push(RefSubject::AllStashEntries),
+            (true, false) => subjects.push(RefSubject::StashEntries(refs.clone())),
+            (false, false) => subjects.push(RefSubject::Branches(refs.clone())),
+            (false, true) => {}
+        }
+        if !symbolic.is_empty() {
+            subjects.push(RefSubject::Symbolic(symbolic.clone()));
+        }
+        if *reflogs {
+            subjects.push(RefSubject::AllReflogs);
+        }
         let meta = job.meta(Strategy::PreserveRefs);
-        let result = preserve_refs(job.store, cwd, &job.txid, &subject, &meta);
+        let result = preserve_refs(job.store, cwd, &job.txid, &subjects, &meta);
         Applied::settled(Strategy::PreserveRefs, &job.txid, result, |kept, base| {
             Applied {
                 moved: kept.len(),
@@ -97,7 +106,8 @@ fn force_branches(
     if clashing.is_empty() {
         return;
     }
-    for item in crate::snapshot::git_items(store, tx, &[Subject::Branch, Subject::Ref]) {
+    let subjects = [Subject::Branch, Subject::Ref, Subject::Symbolic];
+    for item in crate::snapshot::git_items(store, tx, &subjects) {
         let Some(name) = item.name.clone() else {
             continue;
         };
@@ -105,12 +115,12 @@ fn force_branches(
         if !clashing.contains(&full) {
             continue;
         }
-        // What keeps the current value: a branch by its short name, any other ref by its
-        // full name.
-        let keep_name = if item.subject == Subject::Ref {
-            full.clone()
-        } else {
-            name.clone()
+        // What keeps the current value: a branch by its short name, any other ref (a
+        // symbolic one included) by its full name.
+        let keep = match item.subject {
+            Subject::Symbolic => RefSubject::Symbolic(vec![full.clone()]),
+            Subject::Ref => RefSubject::Branches(vec![full.clone()]),
+            _ => RefSubject::Branches(vec![name.clone()]),
         };
         let result = (|| -> Result<String, RecoveryError> {
             let tree = WorkTree::discover(&item.repository, store.git_user_dir())?;
@@ -123,14 +133,13 @@ fn force_branches(
             }
             let meta = TxMeta::of(Origin::restoring(&tx.txid))
                 .with_strategy(Strategy::PreserveRefs.as_str());
-            keep_refs_locked(
-                store,
-                &tree,
-                &backup,
-                &RefSubject::Branches(vec![keep_name.clone()]),
-                &meta,
-            )?;
-            agent_guard_git::set_ref(&tree, &full, &item.sha)?;
+            keep_refs_locked(store, &tree, &backup, &[keep], &meta)?;
+            match (item.subject, item.note.as_deref()) {
+                (Subject::Symbolic, Some(target)) => {
+                    agent_guard_git::set_symbolic(&tree, &full, target)?;
+                }
+                _ => agent_guard_git::set_ref(&tree, &full, &item.sha)?,
+            }
             Ok(backup.to_string())
         })();
         match result {
@@ -160,12 +169,12 @@ pub fn preserve_refs(
     store: &Quarantine,
     cwd: &Path,
     txid: &TxId,
-    subject: &RefSubject,
+    subjects: &[RefSubject],
     meta: &TxMeta,
 ) -> Result<Vec<KeptRef>, RecoveryError> {
     let tree = WorkTree::discover(cwd, store.git_user_dir())?;
     let _lock = store.lock()?;
-    keep_refs_locked(store, &tree, txid, subject, meta)
+    keep_refs_locked(store, &tree, txid, subjects, meta)
 }
 
 /// [`preserve_refs`] for a caller that holds the writers' lock.
@@ -173,10 +182,13 @@ fn keep_refs_locked(
     store: &Quarantine,
     tree: &WorkTree,
     txid: &TxId,
-    subject: &RefSubject,
+    subjects: &[RefSubject],
     meta: &TxMeta,
 ) -> Result<Vec<KeptRef>, RecoveryError> {
-    let keeps = agent_guard_git::resolve_keeps(tree, txid, subject)?;
+    let mut keeps = Vec::new();
+    for subject in subjects {
+        keeps.extend(agent_guard_git::resolve_keeps(tree, txid, subject)?);
+    }
     let created = agent_guard_git::create_kept_refs(tree, &keeps)?;
     let ts = store.now();
     let records: Vec<Record> = keeps
@@ -186,7 +198,7 @@ fn keep_refs_locked(
                 txid: txid.to_string(),
                 sha: Some(keep.kept.sha.clone()),
                 stored: true,
-                refname: Some(keep.kept.refname.clone()),
+                refname: Some(keep.kept.refname.clone()).filter(|name| !name.is_empty()),
                 subject: Some(keep.kept.subject.as_str().to_owned()),
                 name: Some(keep.kept.name.clone()),
                 repository: Some(StoredPath::new(tree.root())),

@@ -71,6 +71,10 @@ pub enum OpKind {
     /// Drops reflog entries (`git reflog expire`, `git reflog delete`): a commit only a
     /// reflog reached becomes prunable. Every reflog can be kept first.
     GitReflogExpire,
+    /// Points a symbolic ref elsewhere or deletes it (`git symbolic-ref HEAD refs/heads/x`,
+    /// `git symbolic-ref -d refs/remotes/origin/HEAD`): the ref each target names can be
+    /// kept first.
+    GitSymbolicRef,
     /// Writes another commit's content into the work tree, keeping local changes or
     /// refusing (`git checkout <branch>`, `git switch`, `git merge`, `git pull`, `git rebase`,
     /// `git cherry-pick`, `git revert`, `git stash apply`, `git reset --keep`, `git rm`): it
@@ -139,6 +143,7 @@ impl OpKind {
             OpKind::GitBranchDelete => "git-branch-delete",
             OpKind::GitRefDelete => "git-ref-delete",
             OpKind::GitReflogExpire => "git-reflog-expire",
+            OpKind::GitSymbolicRef => "git-symbolic-ref",
             OpKind::GitMoveWorkTree => "git-move-work-tree",
             OpKind::Overwrite => "overwrite",
             OpKind::SideEffectDelete => "side-effect-delete",
@@ -167,6 +172,7 @@ impl OpKind {
                 | OpKind::GitBranchDelete
                 | OpKind::GitRefDelete
                 | OpKind::GitReflogExpire
+                | OpKind::GitSymbolicRef
                 | OpKind::GitMoveWorkTree
         )
     }

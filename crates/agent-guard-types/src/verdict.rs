@@ -56,8 +56,12 @@ pub enum Plan {
         refs: Vec<String>,
         /// `true` for stash entries, `false` for branches.
         stash: bool,
-        /// `true` for every reflog of the repository (`refs` and `stash` are then unused).
+        /// `true` to keep every reflog of the repository too (lines and commits), so that
+        /// restore writes back what the command drops with a ref or expires.
         reflogs: bool,
+        /// Symbolic refs by full name (`HEAD`, `refs/remotes/origin/HEAD`): the ref each
+        /// names is kept.
+        symbolic: Vec<String>,
     },
 }
 

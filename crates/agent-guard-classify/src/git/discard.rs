@@ -126,9 +126,7 @@ pub(super) fn restore(args: &[Arg]) -> Option<OpSpec> {
     if flags.contains(&"patch") {
         op.mark_undeterminable("interactive patch mode");
     }
-    if flags.contains(&"from-file") {
-        op.mark_undeterminable("pathspecs read from a file");
-    } else if operands.is_empty() && !op.undeterminable {
+    if operands.is_empty() && !flags.contains(&"from-file") && !op.undeterminable {
         // git refuses `git restore` without a pathspec.
         return None;
     }
@@ -139,7 +137,41 @@ pub(super) fn restore(args: &[Arg]) -> Option<OpSpec> {
         }
     }
     op.targets = operands.into_iter().map(pathspec).collect();
+    every_change_if_unknown(&mut op, flags.contains(&"from-file"));
     Some(op)
+}
+
+/// Pathspecs the guard cannot read (from a file, `$(…)`, spliced in by `xargs`) still name
+/// paths of this work tree, and git discards only tracked changes under them: keeping every
+/// tracked change of the work tree (no pathspec) keeps whatever they name.
+fn every_change_if_unknown(op: &mut OpSpec, from_file: bool) {
+    if from_file || op.targets.iter().any(|t| t.opaque.is_some()) {
+        op.targets.clear();
+        op.note("its pathspecs are not known before it runs: every tracked change is kept");
+    }
+}
+
+/// `checkout -f -B NAME` / `switch -C NAME --discard-changes`: beside the branch it resets,
+/// the forced switch throws away local changes, all of them.
+pub(super) fn forced_branch_discard(sub: &str, args: &[Arg]) -> Option<OpSpec> {
+    let opts = match sub {
+        "checkout" => CHECKOUT,
+        "switch" => SWITCH,
+        _ => return None,
+    };
+    let before = args
+        .iter()
+        .position(|a| a.known() == Some("--"))
+        .map_or(args, |i| &args[..i]);
+    forced_branch(before, opts)?;
+    let mut op = git_op(OpKind::GitDiscard);
+    let (flags, _) = scan(before, opts, &mut op, Order::Permute);
+    flags.contains(&"force").then(|| {
+        op.note(format!(
+            "{sub} with a forced branch reset throws away local changes"
+        ));
+        op
+    })
 }
 
 /// The value of `--source`/`-s`, when literal.
@@ -169,7 +201,7 @@ pub(super) fn checkout(args: &[Arg]) -> Option<OpSpec> {
         return Some(op);
     }
     if flags.contains(&"from-file") {
-        op.mark_undeterminable("pathspecs read from a file");
+        every_change_if_unknown(&mut op, true);
         return Some(op);
     }
     if let Some(paths) = after {
@@ -177,6 +209,8 @@ pub(super) fn checkout(args: &[Arg]) -> Option<OpSpec> {
             return None;
         }
         op.targets = paths.iter().map(pathspec).collect();
+        // After `--` every word is a pathspec, never a branch.
+        every_change_if_unknown(&mut op, false);
         return Some(op);
     }
     if let Some(name) = forced_branch(before, CHECKOUT) {

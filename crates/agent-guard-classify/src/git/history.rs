@@ -1,13 +1,14 @@
 //! Commands that delete or move refs and the history only they reach: `update-ref`,
 //! `tag -d`/`-f`, `reflog expire|delete`, `gc --prune=…`, `prune`, `repack -a -d`,
-//! `symbolic-ref -d`, `filter-repo`.
+//! `symbolic-ref`, `filter-repo`.
 //!
 //! A branch deleted or overwritten through `update-ref refs/heads/…` is the branch-keeping
 //! kind, and a tag or other full ref deleted or moved (`tag -d`, `tag -f`, `update-ref
 //! [-d] refs/…`) is `git-ref-delete`: `SNAPSHOT_GIT_REFS` keeps what it pointed to first.
 //! `reflog expire|delete` is `git-reflog-expire`: every reflog is kept, with its commits.
-//! The others (pruning, `symbolic-ref -d`, `filter-repo`, a reflog op that also moves the
-//! ref) have no compensation yet: they are unknown ops whose note names what would be lost.
+//! `symbolic-ref` (and `update-ref HEAD`) is `git-symbolic-ref`: the link and the ref it
+//! names are kept. The others (pruning, `filter-repo`, a reflog op that also moves the ref)
+//! have no compensation yet: they are unknown ops whose note names what would be lost.
 
 use agent_guard_types::{OpKind, OpSpec, Target};
 
@@ -21,20 +22,6 @@ fn lost(what: String) -> OpSpec {
     let mut op = git_op(OpKind::Unknown);
     op.mark_undeterminable(what);
     op
-}
-
-/// The literal texts of the arguments that are not options.
-fn operands(args: &[Arg]) -> Vec<&Arg> {
-    let mut out = Vec::new();
-    let mut done = false;
-    for arg in args {
-        if !done && arg.known() == Some("--") {
-            done = true;
-        } else if done || !arg.is_option() {
-            out.push(arg);
-        }
-    }
-    out
 }
 
 fn names(args: &[&Arg]) -> String {
@@ -91,7 +78,15 @@ pub(super) fn update_ref(args: &[Arg]) -> Option<OpSpec> {
             op.note(format!("git update-ref {verb} {text}"));
             Some(op)
         }
-        // `HEAD`, `MERGE_HEAD`, a short name git resolves itself: not placed here.
+        // `HEAD` moves or deletes the branch it names (or, detached or with `--no-deref`,
+        // itself): the link and that branch are kept.
+        Some("HEAD") => {
+            let mut op = git_op(OpKind::GitSymbolicRef);
+            op.targets.push(Target::literal("HEAD"));
+            op.note(format!("git update-ref {verb} HEAD or the branch it names"));
+            Some(op)
+        }
+        // `MERGE_HEAD`, a short name git resolves itself: not placed here.
         _ => Some(lost(format!(
             "git update-ref {verb} {}: what it pointed to would be lost (no ref-keeping compensation for that name)",
             names(&refs[..1])
@@ -159,8 +154,15 @@ pub(super) fn tag(args: &[Arg]) -> Option<OpSpec> {
             Some(name) => op
                 .targets
                 .push(Target::literal(format!("refs/tags/{name}"))),
-            None => op.mark_undeterminable("git tag names a tag that is not literal"),
+            // A name built at run time: every tag is kept.
+            None if !op.targets.iter().any(|t| t.text == "refs/tags/") => {
+                op.targets.push(Target::literal("refs/tags/"));
+            }
+            None => {}
         }
+    }
+    if op.targets.iter().any(|t| t.text == "refs/tags/") {
+        op.targets.retain(|t| t.text == "refs/tags/");
     }
     op.note(if has("delete") {
         "git tag -d deletes the tags (an annotated tag object is kept with its ref)"
@@ -258,18 +260,44 @@ pub(super) fn repack(args: &[Arg]) -> Option<OpSpec> {
     })
 }
 
-/// `git symbolic-ref -d NAME` / `--delete`.
+const SYMBOLIC_REF: &[Opt] = &[
+    Opt::flag("delete", Some('d'), Some("delete")),
+    Opt::value("n", Some('m'), None),
+    Opt::flag("n", Some('q'), Some("quiet")),
+    Opt::flag("n", None, Some("short")),
+    Opt::flag("n", None, Some("recurse")),
+    Opt::flag("n", None, Some("no-recurse")),
+];
+
+/// `git symbolic-ref NAME REF` points `NAME` elsewhere, `git symbolic-ref -d NAME` deletes
+/// it; with one operand and no `-d` it only reads.
 pub(super) fn symbolic_ref(args: &[Arg]) -> Option<OpSpec> {
-    let delete = args.iter().filter_map(Arg::known).any(|t| {
-        t == "--delete" || (t.starts_with('-') && !t.starts_with("--") && t.contains('d'))
+    let (items, _) = getopt::parse(args, SYMBOLIC_REF, Order::Permute);
+    let delete = items
+        .iter()
+        .any(|i| matches!(i, Item::Opt { name: "delete", .. }));
+    let names: Vec<&Arg> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Operand(a) => Some(*a),
+            _ => None,
+        })
+        .collect();
+    let name = names.first()?;
+    if !delete && names.len() < 2 {
+        return None;
+    }
+    let mut op = git_op(OpKind::GitSymbolicRef);
+    op.targets.push(name.target());
+    if name.known().is_none() {
+        op.mark_undeterminable("git symbolic-ref names a ref that is not literal");
+    }
+    op.note(if delete {
+        "git symbolic-ref -d deletes the symbolic ref: the ref it names is kept"
+    } else {
+        "git symbolic-ref points the ref elsewhere: what it names now is kept"
     });
-    delete.then(|| {
-        let refs = operands(args);
-        lost(format!(
-            "git symbolic-ref -d deletes the symbolic ref {} (no ref-keeping compensation yet)",
-            names(&refs)
-        ))
-    })
+    Some(op)
 }
 
 /// `git filter-repo` rewrites every ref and expires the reflogs: the old history goes.
@@ -296,10 +324,12 @@ pub(super) fn forced_branch(value: Option<&Arg>, attached: Option<String>) -> Op
         (None, None) => return None,
     };
     let mut op = git_op(OpKind::GitBranchDelete);
-    if target.opaque.is_some() {
-        op.mark_undeterminable("branch name is not literal");
-    }
-    op.targets.push(target);
+    // A name built at run time: every branch is kept.
+    op.targets.push(if target.opaque.is_some() {
+        Target::literal("refs/heads/")
+    } else {
+        target
+    });
     op.note("resets the branch if it exists");
     Some(op)
 }
@@ -363,8 +393,6 @@ mod tests {
     #[test]
     fn ref_deletion_is_unknown_until_kept() {
         for line in [
-            "update-ref HEAD HEAD~1",
-            "update-ref -d HEAD",
             "update-ref --stdin",
             "reflog delete --updateref HEAD@{0}",
             "reflog expire --rewrite --all",
@@ -374,7 +402,6 @@ mod tests {
             "prune --expire=now",
             "repack -a -d",
             "repack -adf",
-            "symbolic-ref -d HEAD",
             "filter-repo --path src",
         ] {
             let op = git(line).unwrap_or_else(|| panic!("{line}"));
@@ -400,11 +427,34 @@ mod tests {
             "repack -a -d -k",
             "repack -A -d",
             "repack -d",
-            "symbolic-ref HEAD refs/heads/main",
+            "symbolic-ref HEAD",
+            "symbolic-ref --short -q HEAD",
+            "symbolic-ref -m why HEAD",
             "update-ref refs/heads/x",
             "filter-repo --analyze",
         ] {
             assert_eq!(kind(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn symbolic_refs_are_kept() {
+        for (line, name) in [
+            ("symbolic-ref HEAD refs/heads/main", "HEAD"),
+            ("symbolic-ref -m why HEAD refs/heads/x", "HEAD"),
+            (
+                "symbolic-ref -d refs/remotes/origin/HEAD",
+                "refs/remotes/origin/HEAD",
+            ),
+            ("symbolic-ref --delete -q refs/x", "refs/x"),
+            ("update-ref HEAD HEAD~1", "HEAD"),
+            ("update-ref -d HEAD", "HEAD"),
+            ("update-ref --no-deref HEAD HEAD~1", "HEAD"),
+        ] {
+            let op = git(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(op.kind, OpKind::GitSymbolicRef, "{line}");
+            assert!(!op.undeterminable, "{line}");
+            assert_eq!(op.targets[0].text, name, "{line}");
         }
     }
 

@@ -10,6 +10,7 @@ mod discard;
 mod history;
 mod long_options;
 mod mv;
+mod notes;
 mod push;
 mod refs;
 mod reset;
@@ -47,6 +48,7 @@ const DESTRUCTIVE: &[&str] = &[
     "repack",
     "symbolic-ref",
     "filter-repo",
+    "notes",
     "config",
     "merge",
     "pull",
@@ -116,6 +118,9 @@ pub(crate) fn is_context_env(name: &str) -> bool {
 pub(crate) struct Parsed {
     /// The destructive op, if the subcommand destroys something.
     pub(crate) op: Option<OpSpec>,
+    /// A second op of the same invocation: the discarded local changes of
+    /// `checkout -f -B NAME` / `switch -f -C NAME`, beside the branch it resets.
+    pub(crate) also: Option<OpSpec>,
     /// Programs its configuration runs or stores (`-c core.editor=…`, `git config alias.x`).
     pub(crate) programs: Vec<Program>,
     /// Safety settings it switches off for later commands (`git config clean.requireForce
@@ -219,6 +224,8 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         subcommand_op(sub, rest, context),
         context.refs_made,
     );
+    parsed.also = discard::forced_branch_discard(sub, rest)
+        .map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs.clone()));
     parsed.op = op.map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs));
     parsed
 }
@@ -456,6 +463,7 @@ fn subcommand_op(sub: &str, rest: &[Arg], context: GitContext) -> Option<OpSpec>
         "prune" => history::prune(rest),
         "repack" => history::repack(rest),
         "symbolic-ref" => history::symbolic_ref(rest),
+        "notes" => notes::notes(rest),
         "filter-repo" => history::filter_repo(rest),
         "worktree" => worktree::worktree(rest),
         "submodule" if rest.iter().any(|a| a.known() == Some("foreach")) => Some(runs_a_program(

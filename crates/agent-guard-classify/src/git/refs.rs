@@ -38,7 +38,15 @@ pub(super) fn stash(args: &[Arg]) -> Option<OpSpec> {
             _ => op.targets.push(arg.target()),
         }
     }
-    if op.targets.iter().any(|t| t.opaque.is_some()) || op.targets.len() > 1 {
+    if op.targets.iter().any(|t| t.opaque.is_some()) {
+        // An entry named at run time: every entry is kept.
+        op.targets.clear();
+        op.note(format!(
+            "git stash {sub} names an entry that is not literal: every entry is kept"
+        ));
+        return Some(op);
+    }
+    if op.targets.len() > 1 {
         op.mark_undeterminable(format!("git stash {sub} target is not one literal entry"));
     }
     if op.targets.is_empty() {
@@ -82,10 +90,13 @@ pub(super) fn replace(args: &[Arg]) -> Option<OpSpec> {
                     id.to_ascii_lowercase()
                 )));
             }
-            _ => op.mark_undeterminable(
-                "git replace names an object by other than its full id: which replace ref it \
-                 changes is only known to git",
-            ),
+            // An abbreviated or computed id: which replace ref it names is git's to say, so
+            // every one is kept.
+            _ => {
+                op.targets.retain(|t| t.text != "refs/replace/");
+                op.targets
+                    .push(agent_guard_types::Target::literal("refs/replace/"));
+            }
         }
     }
     op.note("git replace deletes or moves replace refs");
@@ -132,13 +143,13 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
     if delete && force {
         op.targets = names.iter().map(|a| a.target()).collect();
     } else if force && !delete {
-        // `git branch -f name start` / `-M old new` / `-M new`: the branch overwritten.
-        let overwritten = if moves {
-            names.get(1).or(names.first())
-        } else {
-            names.first()
+        // `git branch -f name start` / `-M old new` / `-M new`: the branch overwritten, and
+        // the one a move takes away with its reflog.
+        op.targets = match (moves, names.as_slice()) {
+            (true, [old, new, ..]) => vec![new.target(), old.target()],
+            (_, [name, ..]) => vec![name.target()],
+            (_, []) => Vec::new(),
         };
-        op.targets = overwritten.map(|a| vec![a.target()]).unwrap_or_default();
         op.note("overwrites an existing branch");
         if op.targets.is_empty() {
             return None;
@@ -148,7 +159,9 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
         return None;
     }
     if op.targets.iter().any(|t| t.opaque.is_some()) {
-        op.mark_undeterminable("branch name is not literal");
+        // A name built at run time: every branch is kept.
+        op.targets = vec![agent_guard_types::Target::literal("refs/heads/")];
+        op.note("a branch name is not literal: every branch is kept");
     }
     Some(op)
 }

@@ -54,6 +54,44 @@ const GLOB_OPTIONS: &[&str] = &[
     "globasciiranges",
 ];
 
+/// The value the command's own assignment gives `variable` (`Some(None)` when it is not
+/// literal), or `None` when it assigns none.
+fn assigned(
+    command: &agent_guard_lex::SimpleCommand,
+    variable: &str,
+    source: &str,
+) -> Option<Option<String>> {
+    let prefix = format!("{variable}=");
+    command
+        .assignments
+        .iter()
+        .rev()
+        .find_map(|word| match word.literal_text() {
+            Some(text) => text.strip_prefix(&prefix).map(|v| Some(v.to_owned())),
+            None => word.raw(source).starts_with(&prefix).then_some(None),
+        })
+}
+
+/// Whether `op` already keeps whatever operands xargs adds: a discard without pathspecs
+/// keeps every tracked change (`git ls-files -m | xargs git checkout --`), a ref op over a
+/// whole namespace every ref in it (`… | xargs git branch -D`), a stash op without an entry
+/// every entry.
+fn keeps_whatever_is_added(op: &OpSpec) -> bool {
+    if op.undeterminable {
+        return false;
+    }
+    match op.kind {
+        OpKind::GitDiscard | OpKind::GitStashDrop => op.targets.is_empty(),
+        OpKind::GitBranchDelete | OpKind::GitRefDelete => {
+            !op.targets.is_empty()
+                && op.targets.iter().all(|t| {
+                    t.opaque.is_none() && t.text.starts_with("refs/") && t.text.ends_with('/')
+                })
+        }
+        _ => false,
+    }
+}
+
 /// Why a command run by `xargs` or per file by `find` is undeterminable.
 const PER_FILE: &str = "arguments arrive from stdin (xargs) or per file (find)";
 
@@ -371,7 +409,7 @@ fn run(
     let mut taken = Vec::new();
     for op in &mut found {
         op.wrapped |= wrapped;
-        if from_stdin && op.kind != OpKind::Unknown {
+        if from_stdin && op.kind != OpKind::Unknown && !keeps_whatever_is_added(op) {
             op.per_file_only = !op.undeterminable;
             op.mark_undeterminable(PER_FILE);
             // What bounds one run (a recursive copy's landing directory) does not bound
@@ -580,6 +618,10 @@ fn dispatch(
                 return ops;
             }
             let mut ops = writes::posix(name, rest);
+            writes::backup_suffix_assigned(
+                &mut ops,
+                assigned(call.command, "SIMPLE_BACKUP_SUFFIX", line.source),
+            );
             // Commands its options hold (`tar -I CMD`, `rsync -e CMD`, `ssh -o ProxyCommand=`),
             // or variables set for it (`RSYNC_RSH=CMD rsync`, `TAR_OPTIONS='-I CMD' tar`).
             ops.extend(carriers::of_command(name, rest, call.command, line));
@@ -654,7 +696,7 @@ fn git_ops(
     );
     line.git = line.git.union(parsed.disarms);
     line.refs_made |= parsed.makes_refs;
-    let mut ops: Vec<OpSpec> = parsed.op.into_iter().collect();
+    let mut ops: Vec<OpSpec> = parsed.op.into_iter().chain(parsed.also).collect();
     // `HOME=/x git clean -fd`: git reads another user configuration (another excludes file)
     // than the one the clean is enumerated with, and the checkpoint leaves out what the
     // guard reads as ignored.

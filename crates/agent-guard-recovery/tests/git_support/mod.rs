@@ -169,7 +169,7 @@ impl GitOps for Quarantine {
         subject: &RefSubject,
         meta: agent_guard_recovery::TxMeta,
     ) -> Result<Vec<KeptRef>, RecoveryError> {
-        agent_guard_recovery::preserve_refs(self, cwd, txid, subject, &meta)
+        agent_guard_recovery::preserve_refs(self, cwd, txid, std::slice::from_ref(subject), &meta)
     }
 
     fn restore_git_items(&self, tx: &Transaction) -> OtherOutcome {
