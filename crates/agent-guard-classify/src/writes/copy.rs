@@ -148,6 +148,39 @@ struct Read {
     info: bool,
 }
 
+/// The note of a backup whose suffix no option names: `~`, unless `SIMPLE_BACKUP_SUFFIX`
+/// says otherwise.
+const DEFAULT_SUFFIX: &str = "the backup suffix is `~` unless SIMPLE_BACKUP_SUFFIX names another";
+
+/// `SIMPLE_BACKUP_SUFFIX=.orig cp -b new f`: the backup name is `f.orig`, not `f~` (issue 37,
+/// point 3). `assigned` is the value the command's own assignment gives the variable
+/// (`Some(None)` when it is not literal).
+pub(crate) fn backup_suffix_assigned(ops: &mut [OpSpec], assigned: Option<Option<String>>) {
+    let Some(value) = assigned else {
+        return;
+    };
+    for op in ops
+        .iter_mut()
+        .filter(|op| op.notes.iter().any(|n| n == DEFAULT_SUFFIX))
+    {
+        match &value {
+            Some(suffix) if !suffix.is_empty() && !suffix.contains('/') => {
+                for (index, target) in op.targets.iter_mut().enumerate() {
+                    if op.landing_of.get(index).is_some_and(Option::is_some)
+                        && let Some(stem) = target.text.strip_suffix('~')
+                    {
+                        target.text = format!("{stem}{suffix}");
+                        target.exact = None;
+                    }
+                }
+            }
+            _ => op.mark_undeterminable(
+                "a variable of the command may set SIMPLE_BACKUP_SUFFIX: the backup names are unknown",
+            ),
+        }
+    }
+}
+
 fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
     let mut read = Read::default();
     let (items, _) = getopt::parse(args, table, Order::Permute);
@@ -264,6 +297,9 @@ fn finish(mut op: OpSpec, read: Read, through: bool) -> Option<OpSpec> {
         op.note(format!(
             "--backup moves the old file to its backup name (`{suffix}`, or numbered)"
         ));
+        if read.suffix.is_none() {
+            op.note(DEFAULT_SUFFIX);
+        }
     } else {
         for target in &mut targets {
             target.through_symlink = through;
@@ -343,6 +379,9 @@ pub(super) fn mv(args: &[Arg]) -> Option<OpSpec> {
         op.note(format!(
             "--backup moves the old destination to its backup name (`{suffix}`, or numbered)"
         ));
+        if read.suffix.is_none() {
+            op.note(DEFAULT_SUFFIX);
+        }
     }
     if read.interactive {
         op.note("-i asks before overwriting; an agent's answer is still an overwrite");

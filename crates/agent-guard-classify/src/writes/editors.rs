@@ -17,7 +17,7 @@ use crate::smell::smells;
 /// `perl -i[EXT] [-pe CODE] FILE…` and `ruby -i[EXT] …`: every file `<>`/`ARGF` reads is
 /// renamed away and rewritten under its name (the extension keeps a backup). Without `-i`
 /// they write nothing the guard judges; their inline code is judged as code elsewhere.
-pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Option<OpSpec> {
+pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Vec<OpSpec> {
     // Switches whose value is the rest of the word, or the next word when nothing follows.
     let valued: &[char] = if name == "perl" {
         &['e', 'E', 'I', 'M', 'm']
@@ -28,6 +28,7 @@ pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Option<OpSpec> {
     let attached: &[char] = &['x', 'd', 'D', 'F', 'W', 'K', 'T'];
     let mut in_place = false;
     let mut backup_elsewhere = false;
+    let mut suffix = String::new();
     let mut code = false;
     let mut index = 0;
     while let Some(text) = args.get(index).and_then(Arg::known) {
@@ -52,6 +53,7 @@ pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Option<OpSpec> {
                 in_place = true;
                 // `-i'/tmp/out/*'`: a `/` makes the backup a path, outside or into `.git`.
                 backup_elsewhere |= body[at..].contains(&'/');
+                suffix = body[at..].iter().collect();
                 break;
             }
             if valued.contains(&letter) {
@@ -83,7 +85,7 @@ pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Option<OpSpec> {
         }
     }
     if !in_place {
-        return None;
+        return Vec::new();
     }
     let mut op = overwrite(name, WriteMode::ReplaceAfterRead);
     let operands = args.get(index..).unwrap_or_default();
@@ -102,7 +104,8 @@ pub(super) fn script_in_place(name: &str, args: &[Arg]) -> Option<OpSpec> {
             "{name} -i with a `/` in its extension keeps each backup at a path of its own"
         ));
     }
-    Some(op)
+    super::backups::add_backups(&mut op, &suffix);
+    vec![op]
 }
 
 /// gawk's options that take the next word as their value.
@@ -510,6 +513,11 @@ mod tests {
         line.split_whitespace().map(Arg::literal).collect()
     }
 
+    /// The edit op (the backup names are the second).
+    fn edit(name: &str, args: &[Arg]) -> Option<OpSpec> {
+        script_in_place(name, args).into_iter().next()
+    }
+
     fn targets(op: Option<OpSpec>) -> Vec<String> {
         op.map(|o| o.targets.into_iter().map(|t| t.text).collect())
             .unwrap_or_default()
@@ -518,38 +526,27 @@ mod tests {
     #[test]
     fn perl_and_ruby() {
         assert_eq!(
-            targets(script_in_place("perl", &args("-pi -e s/a/b/ f g"))),
+            targets(edit("perl", &args("-pi -e s/a/b/ f g"))),
             ["f", "g"]
         );
         assert_eq!(
-            targets(script_in_place("perl", &args("-i.bak -pe s/a/b/ f"))),
-            ["f"]
+            targets(edit("perl", &args("-i.bak -pe s/a/b/ f"))),
+            ["f", "f.bak"]
         );
-        assert_eq!(
-            targets(script_in_place("perl", &args("-p -i -e s/a/b/ f"))),
-            ["f"]
-        );
-        assert_eq!(
-            targets(script_in_place("perl", &args("-0777 -pi -e s/a/b/ f"))),
-            ["f"]
-        );
-        assert_eq!(
-            targets(script_in_place("perl", &args("-i script.pl f"))),
-            ["f"]
-        );
-        assert_eq!(
-            targets(script_in_place("perl", &args("-lpi -e s/a/b/ f"))),
-            ["f"]
-        );
-        assert!(script_in_place("perl", &args("-lne print f")).is_none());
-        assert!(script_in_place("perl", &args("-pe s/a/b/ f")).is_none());
-        assert!(script_in_place("perl", &args("-e print")).is_none());
-        assert_eq!(
-            targets(script_in_place("ruby", &args("-pi -e gsub(1,2) f"))),
-            ["f"]
-        );
-        let o = script_in_place("perl", &args("-pi -e s/a/b/ f")).unwrap();
+        assert_eq!(targets(edit("perl", &args("-p -i -e s/a/b/ f"))), ["f"]);
+        assert_eq!(targets(edit("perl", &args("-0777 -pi -e s/a/b/ f"))), ["f"]);
+        assert_eq!(targets(edit("perl", &args("-i script.pl f"))), ["f"]);
+        assert_eq!(targets(edit("perl", &args("-lpi -e s/a/b/ f"))), ["f"]);
+        assert!(edit("perl", &args("-lne print f")).is_none());
+        assert!(edit("perl", &args("-pe s/a/b/ f")).is_none());
+        assert!(edit("perl", &args("-e print")).is_none());
+        assert_eq!(targets(edit("ruby", &args("-pi -e gsub(1,2) f"))), ["f"]);
+        let o = edit("perl", &args("-pi -e s/a/b/ f")).unwrap();
         assert_eq!(o.write, WriteMode::ReplaceAfterRead);
+        assert_eq!(
+            targets(edit("perl", &args("-i.bak -pe s/a/b/ f src/g"))),
+            ["f", "src/g", "f.bak", "src/g.bak"]
+        );
     }
 
     #[test]

@@ -23,7 +23,9 @@
 //! ([`RECURSIVE`]).
 
 mod archives;
+mod backups;
 mod copy;
+pub(crate) use copy::backup_suffix_assigned;
 mod devices;
 mod editors;
 mod outputs;
@@ -344,7 +346,7 @@ pub(crate) fn posix(name: &str, rest: &[Arg]) -> Vec<OpSpec> {
         "curl" => outputs::curl(rest).map(|op| vec![op]),
         "wget" => outputs::wget(rest).map(|op| vec![op]),
         "sed" | "gsed" => Some(sed::parse(rest)),
-        "perl" | "ruby" => editors::script_in_place(name, rest).map(|op| vec![op]),
+        "perl" | "ruby" => Some(editors::script_in_place(name, rest)).filter(|ops| !ops.is_empty()),
         "awk" | "gawk" => editors::gawk(rest).map(|op| vec![op]),
         "ed" | "red" => editors::ed(rest).map(|op| vec![op]),
         "ex" | "vi" | "vim" | "nvim" | "gvim" | "view" => editors::vim(name, rest),

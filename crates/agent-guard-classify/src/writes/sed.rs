@@ -1,8 +1,8 @@
 //! `sed` (GNU, and BSD's `-i SUFFIX`): in-place editing and the files a script writes.
 //!
 //! - `-i[SUFFIX]`/`--in-place[=SUFFIX]` (BSD `-i ''`, `-I`): each input file is read, and a
-//!   new file is renamed over it (a suffix keeps a backup, but the backup's old version is
-//!   replaced, so the file is still preserved). Without `--follow-symlinks`, a symlink is
+//!   new file is renamed over it (a suffix keeps a backup, replacing what held the backup's
+//!   name: that name is overwritten too). Without `--follow-symlinks`, a symlink is
 //!   replaced by a regular file: the link itself is the target.
 //! - A literal script's `w FILE`/`W FILE` commands and `s///w FILE` flags truncate FILE when
 //!   sed starts: in place, through a symlink.
@@ -11,6 +11,7 @@
 
 use agent_guard_types::{Dialect, OpSpec, Target, WriteMode};
 
+use super::backups;
 use super::{file, getopt_problem, overwrite, redirect::is_sink, value_arg};
 use crate::args::Arg;
 use crate::getopt::{self, Item, Opt, Order};
@@ -43,6 +44,7 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
     let mut edit = overwrite("sed", WriteMode::ReplaceAfterRead);
     let (mut in_place, mut follow, mut sandbox, mut from_file) = (false, false, false, false);
     let mut bare_i_at: Option<usize> = None;
+    let mut suffix = String::new();
     let mut scripts: Vec<&Arg> = Vec::new();
     let mut owned_scripts: Vec<Arg> = Vec::new();
     let mut operands: Vec<&Arg> = Vec::new();
@@ -58,6 +60,9 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
                 in_place = true;
                 if attached.is_none() {
                     bare_i_at = Some(operands.len());
+                }
+                if let Some(text) = value_arg(item).as_ref().and_then(|v| v.known()) {
+                    text.clone_into(&mut suffix);
                 }
                 backup_elsewhere(&mut edit, item);
             }
@@ -87,7 +92,11 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
             .is_some_and(|t| t.is_empty() || (t.starts_with('.') && !t.contains('/')))
         && operands.len() > at + 1
     {
-        operands.remove(at);
+        operands
+            .remove(at)
+            .known()
+            .unwrap_or_default()
+            .clone_into(&mut suffix);
     }
     let files: &[&Arg] = if scripts.is_empty() && owned_scripts.is_empty() && !from_file {
         match operands.split_first() {
@@ -134,6 +143,7 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
         if follow {
             edit.note("--follow-symlinks edits where a symlink leads");
         }
+        backups::add_backups(&mut edit, &suffix);
         ops.insert(0, edit);
     } else if edit.undeterminable {
         ops.insert(0, edit);
@@ -383,10 +393,17 @@ mod tests {
             )]
         };
         assert_eq!(summary("-i s/a/b/ f g"), edit(&["f", "g"]));
-        assert_eq!(summary("-i.bak s/a/b/ f"), edit(&["f"]));
-        assert_eq!(summary("--in-place=.orig -e s/a/b/ f"), edit(&["f"]));
+        // A suffix replaces what held each backup name (issue 37, point 3).
+        assert_eq!(summary("-i.bak s/a/b/ f"), edit(&["f", "f.bak"]));
+        assert_eq!(
+            summary("--in-place=.orig -e s/a/b/ f"),
+            edit(&["f", "f.orig"])
+        );
         assert_eq!(summary("-E -i -e s/a/b/ -e s/c/d/ f"), edit(&["f"]));
-        assert_eq!(summary("-i .bak s/a/b/ f"), edit(&["f"]));
+        assert_eq!(summary("-i .bak s/a/b/ f"), edit(&["f", "f.bak"]));
+        let bsd = parse(&["-i", "", "s/a/b/", "f"].map(Arg::literal));
+        assert_eq!(bsd[0].targets.len(), 1, "BSD's `-i ''` keeps no backup");
+        assert_eq!(summary("-iold_* s/a/b/ d/f"), edit(&["d/f", "old_d/f"]));
         assert_eq!(summary("-ni /x/p f"), edit(&["f"]));
         assert_eq!(summary("-i s/a/b/"), edit(&[]));
         assert!(summary("s/a/b/ f").is_empty());
