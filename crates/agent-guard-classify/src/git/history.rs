@@ -300,6 +300,23 @@ pub(super) fn symbolic_ref(args: &[Arg]) -> Option<OpSpec> {
     Some(op)
 }
 
+/// `git filter-branch` rewrites the refs it is given and, with `-f`, replaces the backup
+/// under `refs/original/` it made the time before: beside the checkpoint of what its filters
+/// do, every ref is kept (issue 37, point 1).
+pub(super) fn filter_branch_refs(sub: &str, args: &[Arg]) -> Option<OpSpec> {
+    if sub != "filter-branch"
+        || args
+            .iter()
+            .any(|a| matches!(a.known(), Some("-h" | "--help")))
+    {
+        return None;
+    }
+    let mut op = git_op(OpKind::GitRefDelete);
+    op.targets.push(Target::literal("refs/"));
+    op.note("git filter-branch rewrites refs and replaces refs/original/: every ref is kept");
+    Some(op)
+}
+
 /// `git filter-repo` rewrites every ref and expires the reflogs: the old history goes.
 pub(super) fn filter_repo(args: &[Arg]) -> Option<OpSpec> {
     if args

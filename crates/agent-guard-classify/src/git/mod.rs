@@ -225,6 +225,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
         context.refs_made,
     );
     parsed.also = discard::forced_branch_discard(sub, rest)
+        .or_else(|| history::filter_branch_refs(sub, rest))
         .map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs.clone()));
     parsed.op = op.map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs));
     parsed

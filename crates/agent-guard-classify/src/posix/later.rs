@@ -74,6 +74,14 @@ const CODE_VARIABLES: &[&str] = &[
     "RUBYOPT",
 ];
 
+/// Variables that change what a later command of the shell writes or runs, read by that
+/// command only (`SIMPLE_BACKUP_SUFFIX` renames `cp -b`'s backups, `RSYNC_RSH` is the
+/// command rsync runs). Set for one command they are judged with it; set alone (`export
+/// SIMPLE_BACKUP_SUFFIX=.orig; cp -b new f`) the later commands are unknown programs, kept by
+/// a checkpoint, or judged like a program variable (issue 37, point 2).
+const LATER_COMMAND_VARIABLES: &[&str] =
+    &["SIMPLE_BACKUP_SUFFIX", "VERSION_CONTROL", "TAR_OPTIONS"];
+
 /// The program variables that name an editor: the file it is handed is a scratch copy.
 const EDITOR_VARIABLES: &[&str] = &[
     "GIT_EDITOR",
@@ -94,10 +102,23 @@ fn is_program_variable(name: &str) -> bool {
 
 /// The ops of one `NAME=value` (its literal text, `None` when not literal; `raw` is the
 /// source text, which always starts with the name).
-fn assignment(text: Option<&str>, raw: &str, line: &Line<'_>) -> Vec<OpSpec> {
+fn assignment(text: Option<&str>, raw: &str, alone: bool, line: &Line<'_>) -> Vec<OpSpec> {
     let Some(name) = wrappers::assignment_name(text.unwrap_or(raw)) else {
         return Vec::new();
     };
+    if alone && LATER_COMMAND_VARIABLES.contains(&name) {
+        return vec![crate::noop::opaque(
+            name,
+            Dialect::Posix,
+            "the variable changes what later commands of the shell write (backup names, \
+             archive options)",
+        )];
+    }
+    if alone && name == "RSYNC_RSH" {
+        let note = "RSYNC_RSH holds the command rsync runs later, with arguments of its own";
+        let value = text.and_then(|t| t.split_once('=')).map(|(_, v)| v);
+        return hops::program(value, note, false, line);
+    }
     if name == "PATH" {
         // Spelled as written when not literal (`$PATH` stays visible).
         let value = text.unwrap_or(raw).split_once('=').map_or("", |(_, v)| v);
@@ -149,7 +170,15 @@ pub(super) fn assignments(command: &SimpleCommand, line: &Line<'_>) -> Vec<OpSpe
     command
         .assignments
         .iter()
-        .flat_map(|word| assignment(word.literal_text().as_deref(), word.raw(line.source), line))
+        .flat_map(|word| {
+            let alone = command.words.is_empty();
+            assignment(
+                word.literal_text().as_deref(),
+                word.raw(line.source),
+                alone,
+                line,
+            )
+        })
         .collect()
 }
 
@@ -158,7 +187,7 @@ pub(super) fn wrapper_assignments(args: &[Arg], indexes: &[usize], line: &Line<'
     indexes
         .iter()
         .filter_map(|&i| args.get(i))
-        .flat_map(|arg| assignment(arg.known(), &arg.text, line))
+        .flat_map(|arg| assignment(arg.known(), &arg.text, false, line))
         .collect()
 }
 
@@ -166,7 +195,7 @@ pub(super) fn wrapper_assignments(args: &[Arg], indexes: &[usize], line: &Line<'
 pub(super) fn declare(rest: &[Arg], line: &Line<'_>) -> Vec<OpSpec> {
     rest.iter()
         .filter(|arg| !arg.is_option())
-        .flat_map(|arg| assignment(arg.known(), &arg.text, line))
+        .flat_map(|arg| assignment(arg.known(), &arg.text, true, line))
         .collect()
 }
 

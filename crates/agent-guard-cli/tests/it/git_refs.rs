@@ -371,3 +371,99 @@ fn discards_of_pathspecs_built_at_run_time_are_undone() {
         );
     }
 }
+
+/// `git filter-branch -f` rewrites the branch and replaces the `refs/original/` backup the run
+/// before made: undo puts every ref back.
+#[test]
+fn filter_branch_over_an_earlier_backup_is_undone() {
+    let env = TestEnv::new();
+    populate(&env);
+    git(&env, &["stash", "clear"]);
+    let filter = |line: &str| {
+        env.std_cmd("sh")
+            .args(["-c", line])
+            .env("FILTER_BRANCH_SQUELCH_WARNING", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .output()
+            .unwrap()
+    };
+    // An earlier rewrite left its backup under refs/original/.
+    let earlier = filter("git filter-branch --msg-filter 'sed s/second/2nd/' HEAD");
+    assert!(earlier.status.success(), "{earlier:?}");
+    let before = refs(&env);
+    assert!(before.refs.contains("refs/original/"), "{}", before.refs);
+    let line = "git filter-branch -f --msg-filter 'sed s/2nd/two/' HEAD";
+    let (exit, report) = enforce(&env, line);
+    assert_eq!(exit, 0, "{report}");
+    let ids = txids(&report);
+    assert_eq!(ids.len(), 2, "a checkpoint and the refs: {report}");
+    let output = filter(line);
+    assert!(output.status.success(), "{output:?}");
+    assert_ne!(
+        refs(&env).refs,
+        before.refs,
+        "the branch and its backup moved"
+    );
+    for txid in &ids {
+        let output = env.ag(&["restore", "--force", "--json", txid]);
+        assert!(output.status.success(), "{output:?}");
+    }
+    assert_eq!(refs(&env).refs, before.refs);
+}
+
+/// Patches applied in reverse or onto files the index does not know rewrite work the index
+/// does not hold: `git diff | git apply -R` throws every uncommitted change away, `git apply`
+/// edits an untracked file. Each is checkpointed, and undo brings the files back.
+#[test]
+fn patches_over_uncommitted_and_untracked_files_are_undone() {
+    for line in [
+        "git diff | git apply -R",
+        "git diff > wip.patch && git apply -R wip.patch",
+        "git apply -R --reject untracked.patch",
+        "git apply untracked.patch",
+    ] {
+        let env = TestEnv::new();
+        env.write("src/main.rs", "fn main() { /* uncommitted */ }\n");
+        env.write("draft.txt", "one\ntwo\n");
+        // A patch that turns the untracked draft back into its first version, and one that
+        // edits it forward.
+        env.write(
+            "untracked.patch",
+            "--- a/draft.txt\n+++ b/draft.txt\n@@ -1 +1,2 @@\n one\n+two\n",
+        );
+        if line == "git apply untracked.patch" {
+            env.write(
+                "untracked.patch",
+                "--- a/draft.txt\n+++ b/draft.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n",
+            );
+        }
+        let before = crate::support::snapshot(env.ws(), &["**"]);
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        let ids = txids(&report);
+        assert!(!ids.is_empty(), "{line}: {report}");
+        let output = env.std_cmd("sh").args(["-c", line]).output().unwrap();
+        assert!(output.status.success(), "{line}: {output:?}");
+        assert_ne!(
+            crate::support::snapshot(env.ws(), &["**"]),
+            before,
+            "{line}: the patch changes files"
+        );
+        for txid in &ids {
+            let output = env.ag(&["restore", "--json", txid]);
+            assert!(output.status.success(), "{line}: {output:?}");
+        }
+        let after = crate::support::snapshot(env.ws(), &["**"]);
+        for path in ["src/main.rs", "draft.txt"] {
+            let key = path.as_bytes().to_vec();
+            assert_eq!(
+                after.get(&key).map(|e| &e.data),
+                before.get(&key).map(|e| &e.data),
+                "{line}: {path}"
+            );
+        }
+    }
+}
