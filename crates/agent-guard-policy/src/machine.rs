@@ -204,11 +204,10 @@ pub fn decide_op(op: &OpSpec, ctx: &PolicyContext, world: &dyn World) -> Option<
     }
     // What it destroys lives outside the workspace: a person decides, whatever the line's
     // shape.
-    if op.kind == OpKind::DatabaseDestroy {
-        return Some(ask_database_destroy::verdict(op));
-    }
-    if op.kind == OpKind::OutsideDestroy {
-        return Some(ask_outside_destroy::verdict(op));
+    match op.kind {
+        OpKind::DatabaseDestroy => return Some(ask_database_destroy::verdict(op)),
+        OpKind::OutsideDestroy => return Some(ask_outside_destroy::verdict(op)),
+        _ => {}
     }
     if block_undeterminable_effect::op_applies(op) {
         return Some(confined_or_undeterminable(op, ctx, world));

@@ -54,22 +54,40 @@ const GLOB_OPTIONS: &[&str] = &[
     "globasciiranges",
 ];
 
-/// The value the command's own assignment gives `variable` (`Some(None)` when it is not
-/// literal), or `None` when it assigns none.
+/// The value the command's own assignment gives `variable`, or `None` when it assigns none.
 fn assigned(
     command: &agent_guard_lex::SimpleCommand,
     variable: &str,
     source: &str,
-) -> Option<Option<String>> {
+) -> Option<writes::Assigned> {
     let prefix = format!("{variable}=");
     command
         .assignments
         .iter()
         .rev()
         .find_map(|word| match word.literal_text() {
-            Some(text) => text.strip_prefix(&prefix).map(|v| Some(v.to_owned())),
-            None => word.raw(source).starts_with(&prefix).then_some(None),
+            Some(text) => text
+                .strip_prefix(&prefix)
+                .map(|v| writes::Assigned::Literal(v.to_owned())),
+            None => word
+                .raw(source)
+                .starts_with(&prefix)
+                .then_some(writes::Assigned::NotLiteral),
         })
+}
+
+/// What a command writes, with what its options and its own assignments carry: the backup
+/// suffix (`SIMPLE_BACKUP_SUFFIX=.orig cp -b`), commands its options hold (`tar -I CMD`,
+/// `rsync -e CMD`, `ssh -o ProxyCommand=`) or variables set for it (`RSYNC_RSH=CMD rsync`,
+/// `TAR_OPTIONS='-I CMD' tar`).
+fn own_writes(name: &str, rest: &[Arg], call: Call<'_>, line: &Line<'_>) -> Vec<OpSpec> {
+    let mut ops = writes::posix(name, rest);
+    writes::backup_suffix_assigned(
+        &mut ops,
+        assigned(call.command, "SIMPLE_BACKUP_SUFFIX", line.source),
+    );
+    ops.extend(carriers::of_command(name, rest, call.command, line));
+    ops
 }
 
 /// Whether `op` already keeps whatever operands xargs adds: a discard without pathspecs
@@ -617,14 +635,7 @@ fn dispatch(
             if let Some(ops) = outside(name, rest, call, line) {
                 return ops;
             }
-            let mut ops = writes::posix(name, rest);
-            writes::backup_suffix_assigned(
-                &mut ops,
-                assigned(call.command, "SIMPLE_BACKUP_SUFFIX", line.source),
-            );
-            // Commands its options hold (`tar -I CMD`, `rsync -e CMD`, `ssh -o ProxyCommand=`),
-            // or variables set for it (`RSYNC_RSH=CMD rsync`, `TAR_OPTIONS='-I CMD' tar`).
-            ops.extend(carriers::of_command(name, rest, call.command, line));
+            let mut ops = own_writes(name, rest, call, line);
             if ops.is_empty() && call.from_stdin {
                 // `xargs rsync --remove-source-files DIR/`: xargs appends the names, so the
                 // literal operands are not all of them (here DIR is a source).

@@ -152,10 +152,18 @@ struct Read {
 /// says otherwise.
 const DEFAULT_SUFFIX: &str = "the backup suffix is `~` unless SIMPLE_BACKUP_SUFFIX names another";
 
+/// A value a command's own assignment gives a variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Assigned {
+    /// `NAME=value`, literal.
+    Literal(String),
+    /// `NAME=$x`: known only when it runs.
+    NotLiteral,
+}
+
 /// `SIMPLE_BACKUP_SUFFIX=.orig cp -b new f`: the backup name is `f.orig`, not `f~` (issue 37,
-/// point 3). `assigned` is the value the command's own assignment gives the variable
-/// (`Some(None)` when it is not literal).
-pub(crate) fn backup_suffix_assigned(ops: &mut [OpSpec], assigned: Option<Option<String>>) {
+/// point 3). `assigned` is the value the command's own assignment gives the variable.
+pub(crate) fn backup_suffix_assigned(ops: &mut [OpSpec], assigned: Option<Assigned>) {
     let Some(value) = assigned else {
         return;
     };
@@ -164,7 +172,7 @@ pub(crate) fn backup_suffix_assigned(ops: &mut [OpSpec], assigned: Option<Option
         .filter(|op| op.notes.iter().any(|n| n == DEFAULT_SUFFIX))
     {
         match &value {
-            Some(suffix) if !suffix.is_empty() && !suffix.contains('/') => {
+            Assigned::Literal(suffix) if !suffix.is_empty() && !suffix.contains('/') => {
                 for (index, target) in op.targets.iter_mut().enumerate() {
                     if op.landing_of.get(index).is_some_and(Option::is_some)
                         && let Some(stem) = target.text.strip_suffix('~')

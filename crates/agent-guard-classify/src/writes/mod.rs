@@ -25,7 +25,7 @@
 mod archives;
 mod backups;
 mod copy;
-pub(crate) use copy::backup_suffix_assigned;
+pub(crate) use copy::{Assigned, backup_suffix_assigned};
 mod devices;
 mod editors;
 mod outputs;

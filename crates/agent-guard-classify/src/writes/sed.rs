@@ -112,30 +112,9 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
     let mut ops: Vec<OpSpec> = script_file(from_file && !sandbox).into_iter().collect();
     let mut written = overwrite("sed", WriteMode::InPlace);
     written.note("a sed script's `w` file is truncated when sed starts");
-    for script in scripts.iter().copied().chain(owned_scripts.iter()) {
-        if sandbox {
-            continue;
-        }
-        // A script with expansions (`"s/$OLD/$NEW/"`) is read from its source text: the
-        // expansions may only sit inside an `s`/`y` command's parts, where they are data.
-        let (text, opaque) = match script.known() {
-            Some(text) => (text, false),
-            None => (script.text.as_str(), true),
-        };
-        let scan = scan(text, opaque);
-        if scan.executes {
-            ops.push(OpSpec::unknown(
-                "sed",
-                Dialect::Posix,
-                "the sed script runs shell commands (`e`)",
-            ));
-        }
-        for name in scan.writes.into_iter().filter(|n| !is_sink(n)) {
-            written.targets.push(Target {
-                through_symlink: true,
-                span: Some(script.span),
-                ..Target::literal(name)
-            });
+    if !sandbox {
+        for script in scripts.iter().copied().chain(owned_scripts.iter()) {
+            read_script(script, &mut ops, &mut written);
         }
     }
     if in_place {
@@ -152,6 +131,31 @@ pub(super) fn parse(args: &[Arg]) -> Vec<OpSpec> {
         ops.push(written);
     }
     ops
+}
+
+/// What one script runs (`e`: an unknown op into `ops`) and writes (`w FILE`: a target of
+/// `written`). A script with expansions (`"s/$OLD/$NEW/"`) is read from its source text: the
+/// expansions may only sit inside an `s`/`y` command's parts, where they are data.
+fn read_script(script: &Arg, ops: &mut Vec<OpSpec>, written: &mut OpSpec) {
+    let (text, opaque) = match script.known() {
+        Some(text) => (text, false),
+        None => (script.text.as_str(), true),
+    };
+    let scan = scan(text, opaque);
+    if scan.executes {
+        ops.push(OpSpec::unknown(
+            "sed",
+            Dialect::Posix,
+            "the sed script runs shell commands (`e`)",
+        ));
+    }
+    for name in scan.writes.into_iter().filter(|n| !is_sink(n)) {
+        written.targets.push(Target {
+            through_symlink: true,
+            span: Some(script.span),
+            ..Target::literal(name)
+        });
+    }
 }
 
 /// `-i'/tmp/out/*'`, `--in-place=.git/*`: a `/` in the suffix makes each backup a path of

@@ -12,7 +12,7 @@ use crate::support::{TestEnv, enforce, git, txids};
 /// Refs, the stash list and the reflogs, as git shows them.
 #[derive(Debug, PartialEq, Eq)]
 struct Refs {
-    refs: String,
+    listed: String,
     head: String,
     stash: String,
     reflogs: BTreeMap<String, String>,
@@ -28,7 +28,7 @@ fn refs(env: &TestEnv) -> Refs {
     );
     let head = std::fs::read_to_string(env.ws().join(".git/HEAD")).unwrap();
     Refs {
-        refs: all
+        listed: all
             .lines()
             .filter(|l| !l.starts_with("refs/agent-guard/"))
             .collect::<Vec<_>>()
@@ -266,7 +266,7 @@ fn every_ref_form_is_undone_to_the_same_refs_stash_list_and_reflogs() {
             assert!(output.status.success(), "{line}: {output:?}");
         }
         let after = refs(&env);
-        assert_eq!(after.refs, before.refs, "{line}: for-each-ref");
+        assert_eq!(after.listed, before.listed, "{line}: for-each-ref");
         if form.switches {
             // A branch switch is not undone (as `git checkout other` is not): the refs
             // are back, and `HEAD` still names the branch the command checked out.
@@ -394,7 +394,11 @@ fn filter_branch_over_an_earlier_backup_is_undone() {
     let earlier = filter("git filter-branch --msg-filter 'sed s/second/2nd/' HEAD");
     assert!(earlier.status.success(), "{earlier:?}");
     let before = refs(&env);
-    assert!(before.refs.contains("refs/original/"), "{}", before.refs);
+    assert!(
+        before.listed.contains("refs/original/"),
+        "{}",
+        before.listed
+    );
     let line = "git filter-branch -f --msg-filter 'sed s/2nd/two/' HEAD";
     let (exit, report) = enforce(&env, line);
     assert_eq!(exit, 0, "{report}");
@@ -403,15 +407,15 @@ fn filter_branch_over_an_earlier_backup_is_undone() {
     let output = filter(line);
     assert!(output.status.success(), "{output:?}");
     assert_ne!(
-        refs(&env).refs,
-        before.refs,
+        refs(&env).listed,
+        before.listed,
         "the branch and its backup moved"
     );
     for txid in &ids {
         let output = env.ag(&["restore", "--force", "--json", txid]);
         assert!(output.status.success(), "{output:?}");
     }
-    assert_eq!(refs(&env).refs, before.refs);
+    assert_eq!(refs(&env).listed, before.listed);
 }
 
 /// Patches applied in reverse or onto files the index does not know rewrite work the index
