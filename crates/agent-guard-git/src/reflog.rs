@@ -25,16 +25,31 @@ struct LogFile {
     path: PathBuf,
 }
 
-/// Every reflog of the repository: `HEAD` (this work tree's) and each under the common
-/// directory's `logs/refs/`. The private namespace is skipped.
+/// Every reflog of the repository: `HEAD` (this work tree's), every other work tree's
+/// `HEAD` (`main-worktree/HEAD`, `worktrees/<id>/HEAD`, as git names them: `reflog expire
+/// --all` expires them too), and each under the common directory's `logs/refs/`. The private
+/// namespace is skipped.
 fn log_files(tree: &WorkTree) -> Result<Vec<LogFile>, GitError> {
     let mut out = Vec::new();
-    let head = tree.repo.path().join("logs/HEAD");
-    if head.is_file() {
-        out.push(LogFile {
-            name: "HEAD".to_owned(),
-            path: head,
-        });
+    let mut heads = vec!["HEAD".to_owned()];
+    if tree.repo.is_worktree() {
+        heads.push("main-worktree/HEAD".to_owned());
+    }
+    let admin = tree.repo.commondir().join("worktrees");
+    if let Ok(entries) = std::fs::read_dir(&admin) {
+        let here = std::fs::canonicalize(tree.repo.path()).ok();
+        for entry in entries.flatten() {
+            let mine = std::fs::canonicalize(entry.path()).ok() == here;
+            if let (false, Some(id)) = (mine, entry.file_name().to_str()) {
+                heads.push(format!("worktrees/{id}/HEAD"));
+            }
+        }
+    }
+    for name in heads {
+        let path = log_path(tree, &name);
+        if path.is_file() {
+            out.push(LogFile { name, path });
+        }
     }
     let common = tree.repo.commondir().join("logs");
     let mut pending = vec![common.join("refs")];
@@ -79,13 +94,24 @@ fn is_lock(name: &str) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("lock"))
 }
 
-/// The file of the reflog `name` in `tree`.
+/// The file of the reflog `name` in `tree` (another work tree's `HEAD` by git's names for
+/// it).
 fn log_path(tree: &WorkTree, name: &str) -> PathBuf {
+    let common = tree.repo.commondir();
     if name == "HEAD" {
-        tree.repo.path().join("logs/HEAD")
-    } else {
-        tree.repo.commondir().join("logs").join(name)
+        return tree.repo.path().join("logs/HEAD");
     }
+    if name == "main-worktree/HEAD" {
+        return common.join("logs/HEAD");
+    }
+    if let Some(id) = name
+        .strip_prefix("worktrees/")
+        .and_then(|rest| rest.strip_suffix("/HEAD"))
+        .filter(|id| !id.is_empty() && !id.contains('/') && *id != "..")
+    {
+        return common.join("worktrees").join(id).join("logs/HEAD");
+    }
+    common.join("logs").join(name)
 }
 
 /// The old and new object ids of a reflog line.

@@ -223,8 +223,8 @@ fn branch_keeps(tree: &WorkTree, txid: &TxId, names: &[String]) -> Result<Vec<Ke
     Ok(keeps)
 }
 
-/// The names with every `refs/…/` prefix replaced by the refs under it (symbolic ones and
-/// the private namespace left out: a symbolic ref is kept by its own subject).
+/// The names with every `refs/…/` prefix replaced by the refs under it (the private
+/// namespace left out).
 fn expand_prefixes(tree: &WorkTree, names: &[String]) -> Result<Vec<String>, GitError> {
     let mut out = Vec::new();
     for name in names {
@@ -241,9 +241,9 @@ fn expand_prefixes(tree: &WorkTree, names: &[String]) -> Result<Vec<String>, Git
             let Some(full) = reference.name() else {
                 continue;
             };
-            if reference.kind() == Some(git2::ReferenceType::Direct)
-                && !full.starts_with(REF_NAMESPACE)
-            {
+            // A symbolic one (`refs/remotes/origin/HEAD`) is kept as a link, by
+            // `branch_keeps`.
+            if !full.starts_with(REF_NAMESPACE) {
                 out.push(full.to_owned());
             }
         }

@@ -34,7 +34,7 @@ fn names(args: &[&Arg]) -> String {
 const UPDATE_REF: &[Opt] = &[
     Opt::flag("delete", Some('d'), Some("delete")),
     Opt::value("m", Some('m'), None),
-    Opt::flag("n", None, Some("no-deref")),
+    Opt::flag("no-deref", None, Some("no-deref")),
     Opt::flag("n", None, Some("create-reflog")),
     Opt::flag("stdin", None, Some("stdin")),
     Opt::flag("n", Some('z'), None),
@@ -45,10 +45,14 @@ const UPDATE_REF: &[Opt] = &[
 pub(super) fn update_ref(args: &[Arg]) -> Option<OpSpec> {
     let (items, _) = getopt::parse(args, UPDATE_REF, Order::Permute);
     let mut delete = false;
+    let mut no_deref = false;
     let mut refs = Vec::new();
     for item in &items {
         match item {
             Item::Opt { name: "delete", .. } => delete = true,
+            Item::Opt {
+                name: "no-deref", ..
+            } => no_deref = true,
             Item::Opt { name: "stdin", .. } => {
                 return Some(lost(
                     "git update-ref --stdin reads ref updates from stdin: which refs move or go is unknown"
@@ -80,6 +84,13 @@ pub(super) fn update_ref(args: &[Arg]) -> Option<OpSpec> {
         }
         // `HEAD` moves or deletes the branch it names (or, detached or with `--no-deref`,
         // itself): the link and that branch are kept.
+        // `--no-deref -d HEAD` deletes `.git/HEAD`: the directory is no longer a repository,
+        // which nothing could open to restore it.
+        Some("HEAD") if delete && no_deref => Some(lost(
+            "git update-ref --no-deref -d HEAD deletes HEAD itself: the directory stops being a \
+             repository"
+                .to_owned(),
+        )),
         Some("HEAD") => {
             let mut op = git_op(OpKind::GitSymbolicRef);
             op.targets.push(Target::literal("HEAD"));
@@ -411,6 +422,7 @@ mod tests {
     fn ref_deletion_is_unknown_until_kept() {
         for line in [
             "update-ref --stdin",
+            "update-ref --no-deref -d HEAD",
             "reflog delete --updateref HEAD@{0}",
             "reflog expire --rewrite --all",
             "gc --prune=now",

@@ -13,6 +13,7 @@ mod mv;
 mod notes;
 mod push;
 mod refs;
+mod remotes;
 mod reset;
 mod tree;
 mod worktree;
@@ -49,6 +50,8 @@ const DESTRUCTIVE: &[&str] = &[
     "symbolic-ref",
     "filter-repo",
     "notes",
+    "fetch",
+    "remote",
     "config",
     "merge",
     "pull",
@@ -226,6 +229,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
     );
     parsed.also = discard::forced_branch_discard(sub, rest)
         .or_else(|| history::filter_branch_refs(sub, rest))
+        .or_else(|| remotes::pruned(sub, rest))
         .map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs.clone()));
     parsed.op = op.map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs));
     parsed

@@ -109,6 +109,7 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
     let mut delete = false;
     let mut force = false;
     let mut moves = false;
+    let mut remotes = false;
     let mut names = Vec::new();
     let mut options_done = false;
     for arg in args {
@@ -116,6 +117,7 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
             Some("--") if !options_done => options_done = true,
             Some("--delete") if !options_done => delete = true,
             Some("--force") if !options_done => force = true,
+            Some("--remotes") if !options_done => remotes = true,
             Some("--move" | "--copy") if !options_done => moves = true,
             Some(text) if !options_done && text.starts_with("--") => {}
             Some(text) if !options_done && text.starts_with('-') && text.len() > 1 => {
@@ -132,6 +134,7 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
                             force = true;
                         }
                         'm' | 'c' => moves = true,
+                        'r' => remotes = true,
                         _ => {}
                     }
                 }
@@ -140,6 +143,18 @@ pub(super) fn branch(args: &[Arg]) -> Option<OpSpec> {
         }
     }
     let mut op = git_op(OpKind::GitBranchDelete);
+    if delete && remotes {
+        // `git branch -d -r origin/topic` deletes remote-tracking refs, merged or not.
+        let mut op = git_op(OpKind::GitRefDelete);
+        for name in &names {
+            op.targets.push(match name.known() {
+                Some(text) => agent_guard_types::Target::literal(format!("refs/remotes/{text}")),
+                None => agent_guard_types::Target::literal("refs/remotes/"),
+            });
+        }
+        op.note("git branch -d -r deletes remote-tracking refs");
+        return Some(op);
+    }
     if delete && force {
         op.targets = names.iter().map(|a| a.target()).collect();
     } else if force && !delete {

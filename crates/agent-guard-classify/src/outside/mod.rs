@@ -8,6 +8,7 @@
 //! dialect's own lexing.
 
 mod clients;
+mod other_clients;
 mod sql;
 mod sqlite;
 mod teardown;
@@ -66,6 +67,7 @@ pub(crate) fn concerns(name: &str) -> bool {
             | "oc"
     ) || crate::inline_code::interpreter(name).is_some()
         || teardown::concerns(name)
+        || other_clients::concerns(name)
 }
 
 /// The ops of `name` (lower-cased basename) run with `args`, when this module models the
@@ -87,6 +89,11 @@ pub(crate) fn judge(
         _ => name,
     };
     if let Some(ops) = through(name, args, dialect, input) {
+        return Some(ops);
+    }
+    if other_clients::concerns(name)
+        && let Some(ops) = other_clients::judge(name, args, dialect, input)
+    {
         return Some(ops);
     }
     let client = match name {

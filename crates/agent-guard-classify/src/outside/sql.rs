@@ -322,6 +322,15 @@ fn keyword(trimmed: &str) -> Sql {
         "truncate" | "purge" => destroys(None),
         "delete" | "update" if !has_real_where(&words) => destroys(None),
         "alter" if has("drop") || has("truncate") || has("discard") => destroys(None),
+        // ClickHouse's mutations (`ALTER TABLE t DELETE WHERE …`) delete rows too; a foreign
+        // key's `ON DELETE` deletes nothing now.
+        "alter"
+            if words.windows(2).any(|w| {
+                w[1].eq_ignore_ascii_case("delete") && !w[0].eq_ignore_ascii_case("on")
+            }) =>
+        {
+            destroys(None)
+        }
         // A type change `USING` an expression rewrites every value; the BLACKHOLE engine
         // discards every row.
         "alter" if has("using") || has("blackhole") => destroys(None),

@@ -101,7 +101,9 @@ fn is_program_variable(name: &str) -> bool {
 }
 
 /// The ops of one `NAME=value` (its literal text, `None` when not literal; `raw` is the
-/// source text, which always starts with the name).
+/// source text, which always starts with the name). `alone`: no rule of a command reads it
+/// (set alone, exported, or through a wrapper such as `env`), so the variables only a
+/// command's own rules read are judged here.
 fn assignment(text: Option<&str>, raw: &str, alone: bool, line: &Line<'_>) -> Vec<OpSpec> {
     let Some(name) = wrappers::assignment_name(text.unwrap_or(raw)) else {
         return Vec::new();
@@ -187,7 +189,7 @@ pub(super) fn wrapper_assignments(args: &[Arg], indexes: &[usize], line: &Line<'
     indexes
         .iter()
         .filter_map(|&i| args.get(i))
-        .flat_map(|arg| assignment(arg.known(), &arg.text, false, line))
+        .flat_map(|arg| assignment(arg.known(), &arg.text, true, line))
         .collect()
 }
 

@@ -708,6 +708,19 @@ fn git_ops(
     line.git = line.git.union(parsed.disarms);
     line.refs_made |= parsed.makes_refs;
     let mut ops: Vec<OpSpec> = parsed.op.into_iter().chain(parsed.also).collect();
+    // A stash drop that may run more than once (a loop, a function, `if`, per name of
+    // `xargs` or `find -exec`) drops more than the entry it names: every entry is kept.
+    let repeated = call.command.context.in_control_flow
+        || call.command.context.in_function
+        || !call.own
+        || call.from_stdin;
+    for op in ops
+        .iter_mut()
+        .filter(|op| op.kind == OpKind::GitStashDrop && repeated)
+    {
+        op.targets.clear();
+        op.note("it may run more than once: every stash entry is kept");
+    }
     // `HOME=/x git clean -fd`: git reads another user configuration (another excludes file)
     // than the one the clean is enumerated with, and the checkpoint leaves out what the
     // guard reads as ignored.

@@ -191,6 +191,7 @@ pub(crate) fn backup_suffix_assigned(ops: &mut [OpSpec], assigned: Option<Assign
 
 fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
     let mut read = Read::default();
+    let (mut suffix_given, mut backup_given) = (false, false);
     let (items, _) = getopt::parse(args, table, Order::Permute);
     for item in &items {
         match item {
@@ -229,10 +230,17 @@ fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
                 ..
             } => read.into = value_arg(item).map(|a| a.target()),
             Item::Opt { name: "suffix", .. } => {
-                read.suffix = value_arg(item).and_then(|a| a.known().map(str::to_owned));
-                if read.suffix.is_none() {
+                let value = value_arg(item);
+                // GNU: an empty suffix falls back to `~`.
+                read.suffix = value
+                    .as_ref()
+                    .and_then(|a| a.known().map(str::to_owned))
+                    .filter(|s| !s.is_empty());
+                if value.as_ref().is_none_or(|a| a.known().is_none()) {
                     op.mark_undeterminable("the backup suffix is not literal");
                 }
+                // `-S SUFFIX` alone turns backups on (coreutils 9).
+                suffix_given = true;
             }
             Item::Opt {
                 name: "update",
@@ -248,7 +256,21 @@ fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
                 attached,
                 ..
             } => {
-                read.backup = match attached.as_deref() {
+                backup_given = true;
+                // GNU reads any unambiguous prefix of a method (`--backup=nu`).
+                let method = attached.as_deref().map(|a| {
+                    let matches: Vec<&str> = BACKUP_METHODS
+                        .iter()
+                        .copied()
+                        .filter(|m| m.starts_with(a) && !a.is_empty())
+                        .collect();
+                    match matches.as_slice() {
+                        _ if BACKUP_METHODS.contains(&a) => a,
+                        [only] => only,
+                        _ => a,
+                    }
+                });
+                read.backup = match method {
                     Some("numbered" | "t") => Some(true),
                     Some("none" | "off") => None,
                     None | Some("simple" | "never" | "existing" | "nil") => Some(false),
@@ -265,8 +287,16 @@ fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
             other => getopt_problem(op, other),
         }
     }
+    if suffix_given && !backup_given {
+        read.backup = Some(false);
+    }
     read
 }
+
+/// The version-control methods of `--backup` (and `VERSION_CONTROL`).
+const BACKUP_METHODS: &[&str] = &[
+    "none", "off", "numbered", "t", "existing", "nil", "simple", "never",
+];
 
 /// Builds the op of a copying program from what its options said; `None` when it writes
 /// over nothing.

@@ -16,6 +16,14 @@ const LINES: &[&str] = &[
     "SIMPLE_BACKUP_SUFFIX=.orig cp -b src/main.rs notes.txt",
     "SIMPLE_BACKUP_SUFFIX=.orig mv -b src/main.rs notes.txt",
     "install -b -S .orig -m 644 src/main.rs notes.txt",
+    // From an outside review: `-S` alone turns backups on, an empty suffix is `~`, a method
+    // may be abbreviated, the variable may come through `env` or an earlier `export`.
+    "cp -S .orig src/main.rs notes.txt",
+    "mv --suffix=.orig src/main.rs notes.txt",
+    "cp -b -S '' src/main.rs notes.txt",
+    "cp --backup=si --suffix=.orig src/main.rs notes.txt",
+    "env SIMPLE_BACKUP_SUFFIX=.orig cp -b src/main.rs notes.txt",
+    "export SIMPLE_BACKUP_SUFFIX=.orig; cp -b src/main.rs notes.txt",
 ];
 
 #[test]
@@ -24,17 +32,19 @@ fn existing_backup_names_come_back() {
         let env = TestEnv::new();
         env.write("notes.txt.orig", "an older backup, kept by hand\n");
         env.write("old_src/main.rs", "// an older backup of main.rs\n");
+        env.write("notes.txt~", "an older tilde backup\n");
         let before = crate::support::snapshot(env.ws(), &[]);
         let (exit, report) = enforce(&env, line);
         assert_eq!(exit, 0, "{line}: {report}");
         assert!(!txids(&report).is_empty(), "{line}: {report}");
         let status = env.std_cmd("sh").args(["-c", line]).status().unwrap();
         assert!(status.success(), "{line}");
-        let backups = ["notes.txt.orig", "old_src/main.rs"]
+        let backups = ["notes.txt.orig", "old_src/main.rs", "notes.txt~"]
             .map(|p| std::fs::read(env.ws().join(p)).unwrap_or_default());
         assert!(
             backups[0] != b"an older backup, kept by hand\n"
-                || backups[1] != b"// an older backup of main.rs\n",
+                || backups[1] != b"// an older backup of main.rs\n"
+                || backups[2] != b"an older tilde backup\n",
             "{line}: the command replaces a backup name"
         );
         for txid in txids(&report) {

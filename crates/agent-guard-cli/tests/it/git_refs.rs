@@ -79,6 +79,10 @@ fn populate(env: &TestEnv) {
     git(env, &["tag", "-a", "-m", "release", "v2"]);
     git(env, &["notes", "add", "-m", "reviewed", "HEAD"]);
     git(env, &["notes", "add", "-m", "first", &base]);
+    git(
+        env,
+        &["remote", "add", "origin", "/nonexistent/upstream.git"],
+    );
     git(env, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
     git(
         env,
@@ -205,6 +209,31 @@ const FORMS: &[Form] = &[
     },
     Form {
         line: "git stash drop stash@{1}",
+        moved: &[],
+        switches: false,
+    },
+    Form {
+        line: "while git stash drop -q 2>/dev/null; do :; done",
+        moved: &[],
+        switches: false,
+    },
+    Form {
+        line: "git branch -dr origin/main",
+        moved: &["refs/remotes/origin/HEAD"],
+        switches: false,
+    },
+    Form {
+        line: "git remote remove origin",
+        moved: &[],
+        switches: false,
+    },
+    Form {
+        line: "git remote set-head origin -d",
+        moved: &[],
+        switches: false,
+    },
+    Form {
+        line: "git fetch -q -f . refs/heads/topic:refs/tags/v2",
         moved: &[],
         switches: false,
     },
@@ -470,4 +499,63 @@ fn patches_over_uncommitted_and_untracked_files_are_undone() {
             );
         }
     }
+}
+
+/// `git reflog expire --all` in a linked worktree expires every worktree's `HEAD` reflog too:
+/// a commit only the main worktree's `HEAD` reflog reaches survives `gc --prune=now`, and undo
+/// writes that reflog back.
+#[test]
+fn reflog_expire_in_a_linked_worktree_keeps_every_worktree_head() {
+    let env = TestEnv::new();
+    populate(&env);
+    // A commit only the main worktree's HEAD reflog reaches.
+    git(&env, &["checkout", "-q", "--detach"]);
+    env.write("src/detached.rs", "// only HEAD's reflog has this\n");
+    git(&env, &["add", "src/detached.rs"]);
+    git(&env, &["commit", "-q", "-m", "detached"]);
+    let lost = git(&env, &["rev-parse", "HEAD"]).trim().to_owned();
+    git(&env, &["checkout", "-q", "-"]);
+    let main_log = env.ws().join(".git/logs/HEAD");
+    let before = std::fs::read_to_string(&main_log).unwrap();
+    assert!(before.contains(&lost));
+    let linked = env.ws().join("linked");
+    git(&env, &["worktree", "add", "-q", "linked", "topic"]);
+    let line = "git reflog expire --expire=now --expire-unreachable=now --all";
+    let report = env
+        .cmd("agent-guard")
+        .args(["check", "--enforce", "--json", "--", line])
+        .current_dir(&linked)
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{report:?}");
+    let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(report["code"], "SNAPSHOT_GIT_REFS", "{report}");
+    let status = std::process::Command::new("sh")
+        .args(["-c", line])
+        .current_dir(&linked)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        !std::fs::read_to_string(&main_log)
+            .unwrap_or_default()
+            .contains(&lost),
+        "the main worktree's HEAD reflog was expired"
+    );
+    git(&env, &["gc", "-q", "--prune=now"]);
+    assert_eq!(
+        git(&env, &["cat-file", "-t", &lost]).trim(),
+        "commit",
+        "the commit survives gc"
+    );
+    for txid in txids(&report) {
+        let output = env
+            .cmd("agent-guard")
+            .args(["restore", "--json", &txid])
+            .current_dir(&linked)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+    }
+    assert_eq!(std::fs::read_to_string(&main_log).unwrap(), before);
 }

@@ -198,7 +198,7 @@ fn pruning_is_refused_and_branch_overwrites_keep_the_branch() {
     // What drops unreachable objects, or moves a ref through its reflog, cannot be kept
     // first (tag and ref deletion and reflog expiry can: tests/it/git.rs).
     for command in [
-        "git update-ref -d HEAD",
+        "git update-ref --no-deref -d HEAD",
         "git reflog delete --updateref HEAD@{0}",
         "git prune",
         "git gc --prune=now",

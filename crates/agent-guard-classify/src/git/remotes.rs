@@ -1,0 +1,204 @@
+//! Refs that fetching and remote bookkeeping delete or overwrite (issue 37, point 1):
+//! `git fetch --prune` and `--prune-tags` (also through `git pull`, `git remote update
+//! --prune`), a forced fetch into local refs (`-f`, a `+src:dst` refspec), `git remote
+//! remove|rename|prune` and `git remote set-head`. A pruned remote-tracking ref may hold the
+//! only pointer to a commit deleted upstream, and a tag has no reflog: each namespace they
+//! reach is kept first (`SNAPSHOT_GIT_REFS`). The remote's configuration is not kept.
+
+use agent_guard_types::{OpKind, OpSpec, Target};
+
+use super::git_op;
+use crate::args::Arg;
+
+/// The ref op of `git fetch|pull|remote …` when it may delete or overwrite refs.
+pub(super) fn pruned(sub: &str, args: &[Arg]) -> Option<OpSpec> {
+    match sub {
+        "fetch" | "pull" => fetch(args),
+        "remote" => remote(args),
+        _ => None,
+    }
+}
+
+/// `git fetch|pull [OPTIONS] [REMOTE [REFSPEC…]]`.
+fn fetch(args: &[Arg]) -> Option<OpSpec> {
+    let mut targets: Vec<String> = Vec::new();
+    let mut force = false;
+    let mut operands = Vec::new();
+    let mut options_done = false;
+    for arg in args {
+        let Some(text) = arg.known() else {
+            operands.push(None);
+            continue;
+        };
+        if options_done || !text.starts_with('-') || text == "-" {
+            operands.push(Some(text));
+            continue;
+        }
+        match text {
+            "--" => options_done = true,
+            "--prune" => targets.push("refs/remotes/".to_owned()),
+            "--prune-tags" => {
+                targets.extend(["refs/remotes/".to_owned(), "refs/tags/".to_owned()]);
+            }
+            "--force" => force = true,
+            _ if !text.starts_with("--") && !text.contains('=') => {
+                for letter in text[1..].chars() {
+                    match letter {
+                        'p' => targets.push("refs/remotes/".to_owned()),
+                        'P' => {
+                            targets.extend(["refs/remotes/".to_owned(), "refs/tags/".to_owned()]);
+                        }
+                        'f' => force = true,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // The refspecs after the remote: a forced one (or any under `-f`) may overwrite its
+    // destination; one the guard cannot read may name any ref.
+    for refspec in operands.iter().skip(1) {
+        match refspec {
+            Some(spec) => {
+                let forced = force || spec.starts_with('+');
+                match spec.trim_start_matches('+').split_once(':') {
+                    Some((_, dst)) if forced && dst.starts_with("refs/") && !dst.contains('*') => {
+                        targets.push(dst.to_owned());
+                    }
+                    Some((_, dst)) if forced && !dst.is_empty() => targets.push("refs/".to_owned()),
+                    _ => {}
+                }
+            }
+            None => targets.push("refs/".to_owned()),
+        }
+    }
+    if force {
+        targets.extend(["refs/remotes/".to_owned(), "refs/tags/".to_owned()]);
+    }
+    op_over(targets, "git fetch prunes or overwrites refs")
+}
+
+/// `git remote remove|rm|rename|prune|update|set-head …`.
+fn remote(args: &[Arg]) -> Option<OpSpec> {
+    let words: Vec<Option<&str>> = args.iter().map(Arg::known).collect();
+    let at = words
+        .iter()
+        .position(|w| w.is_none_or(|w| !w.starts_with('-')))?;
+    let sub = words[at]?;
+    let rest = &words[at + 1..];
+    let names: Vec<Option<&str>> = rest
+        .iter()
+        .copied()
+        .filter(|w| w.is_none_or(|w| !w.starts_with('-')))
+        .collect();
+    let dry_run = rest.iter().any(|w| matches!(w, Some("-n" | "--dry-run")));
+    let namespace = |name: Option<&str>| match name {
+        Some(name) => format!("refs/remotes/{name}/"),
+        None => "refs/remotes/".to_owned(),
+    };
+    let targets: Vec<String> = match sub {
+        "remove" | "rm" | "rename" => names.first().map(|n| namespace(*n)).into_iter().collect(),
+        "prune" if !dry_run => names.iter().map(|n| namespace(*n)).collect(),
+        "update" if rest.iter().any(|w| matches!(w, Some("-p" | "--prune"))) => {
+            vec!["refs/remotes/".to_owned()]
+        }
+        "set-head" => {
+            let mut op = git_op(OpKind::GitSymbolicRef);
+            op.targets.push(Target::literal(match names.first() {
+                Some(Some(name)) => format!("refs/remotes/{name}/HEAD"),
+                _ => return None,
+            }));
+            op.note("git remote set-head moves or deletes the remote's HEAD");
+            return Some(op);
+        }
+        _ => Vec::new(),
+    };
+    op_over(
+        targets,
+        &format!("git remote {sub} deletes or renames remote-tracking refs"),
+    )
+}
+
+/// A ref op keeping `targets` (deduplicated; a namespace ending in `/`), or `None` when there
+/// are none.
+fn op_over(mut targets: Vec<String>, note: &str) -> Option<OpSpec> {
+    targets.sort();
+    targets.dedup();
+    if targets.is_empty() {
+        return None;
+    }
+    let mut op = git_op(OpKind::GitRefDelete);
+    op.targets = targets.into_iter().map(Target::literal).collect();
+    op.note(note);
+    Some(op)
+}
+
+#[cfg(test)]
+mod tests {
+    fn kept(line: &str) -> Option<Vec<String>> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let args: Vec<crate::args::Arg> = words[1..]
+            .iter()
+            .map(|w| crate::args::Arg::literal(w))
+            .collect();
+        super::pruned(words[0], &args).map(|op| op.targets.into_iter().map(|t| t.text).collect())
+    }
+
+    #[test]
+    fn pruning_and_forcing_keep_the_namespaces() {
+        assert_eq!(kept("fetch --prune origin").unwrap(), ["refs/remotes/"]);
+        assert_eq!(kept("fetch -p").unwrap(), ["refs/remotes/"]);
+        assert_eq!(kept("pull --prune").unwrap(), ["refs/remotes/"]);
+        assert_eq!(
+            kept("fetch --prune --prune-tags origin").unwrap(),
+            ["refs/remotes/", "refs/tags/"]
+        );
+        assert_eq!(
+            kept("fetch origin +refs/heads/*:refs/remotes/origin/*").unwrap(),
+            ["refs/"]
+        );
+        assert_eq!(
+            kept("fetch . +HEAD:refs/heads/feat").unwrap(),
+            ["refs/heads/feat"]
+        );
+        assert_eq!(
+            kept("fetch -f . HEAD:refs/tags/v2").unwrap(),
+            ["refs/remotes/", "refs/tags/", "refs/tags/v2"]
+        );
+        assert_eq!(
+            kept("remote remove origin").unwrap(),
+            ["refs/remotes/origin/"]
+        );
+        assert_eq!(
+            kept("remote rename origin o2").unwrap(),
+            ["refs/remotes/origin/"]
+        );
+        assert_eq!(
+            kept("remote prune origin").unwrap(),
+            ["refs/remotes/origin/"]
+        );
+        assert_eq!(kept("remote update --prune").unwrap(), ["refs/remotes/"]);
+        assert_eq!(
+            kept("remote set-head origin -d").unwrap(),
+            ["refs/remotes/origin/HEAD"]
+        );
+    }
+
+    #[test]
+    fn plain_fetches_keep_nothing() {
+        for line in [
+            "fetch",
+            "fetch origin",
+            "fetch --all --tags",
+            "fetch origin main:refs/remotes/origin/main",
+            "pull --rebase",
+            "remote -v",
+            "remote add up url",
+            "remote prune -n origin",
+            "fetch --no-prune origin",
+        ] {
+            assert_eq!(kept(line), None, "{line}");
+        }
+    }
+}
