@@ -141,11 +141,12 @@ pub(super) fn restore(args: &[Arg]) -> Option<OpSpec> {
     Some(op)
 }
 
-/// Pathspecs the guard cannot read (from a file, `$(…)`, spliced in by `xargs`) still name
-/// paths of this work tree, and git discards only tracked changes under them: keeping every
-/// tracked change of the work tree (no pathspec) keeps whatever they name.
+/// Pathspecs the guard cannot read (from a file, `$(…)`, spliced in by `xargs`, a wildcard git
+/// expands itself) still name paths of this work tree, and git discards only tracked changes
+/// under them: keeping every tracked change of the work tree (no pathspec) keeps whatever
+/// they name.
 fn every_change_if_unknown(op: &mut OpSpec, from_file: bool) {
-    if from_file || op.targets.iter().any(|t| t.opaque.is_some()) {
+    if from_file || op.targets.iter().any(|t| t.opaque.is_some() || t.glob) {
         op.targets.clear();
         op.note("its pathspecs are not known before it runs: every tracked change is kept");
     }

@@ -4,7 +4,7 @@ use agent_guard_types::{OpKind, OpSpec, PathSpec};
 
 super::reason!(
     BlockWildcard, BlockWildcard, "BLOCK_WILDCARD",
-    catches: "A delete target with an active wildcard that no checkpoint can cover (`rm -rf .*`, `rm -rf .agent-trash/*`, `rm */*.log`, every wildcard in the Windows dialects, and `rm *.log` itself with `[checkpoint] mode = \"never\"`; a POSIX wildcard the workspace confines is `SNAPSHOT_CHECKPOINT_DELETE`), and git pathspecs with `*`, `?` or `[` even when quoted (`git clean -f -- '*.tmp'`, `git checkout -- '*.py'`), because git expands pathspecs itself.",
+    catches: "A delete target with an active wildcard that no checkpoint can cover (`rm -rf .*`, `rm -rf .agent-trash/*`, `rm */*.log`, every wildcard in the Windows dialects, and `rm *.log` itself with `[checkpoint] mode = \"never\"`; a POSIX wildcard the workspace confines is `SNAPSHOT_CHECKPOINT_DELETE`), and `git clean` pathspecs with `*`, `?` or `[` even when quoted (`git clean -f -- '*.tmp'`), because git expands pathspecs itself (a discard's wildcard pathspec keeps every tracked change instead).",
     why: "What a glob matches is decided when the command runs; the guard cannot quarantine an unknown set ahead of time.",
     example: "rm -rf .*",
     verdict: "BLOCK. A quoted `*` in a plain `rm` argument is a literal file name, not a glob.",
