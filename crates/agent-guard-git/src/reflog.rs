@@ -210,7 +210,10 @@ pub(crate) fn restore_reflog(tree: &WorkTree, item: &GitItem, out: &mut GitResto
     let path = log_path(tree, name);
     // A ref this restore recreated had no reflog but the line that created it.
     let written = if out.recreated.iter().any(|full| full == name) {
-        agent_guard_fsops::replace_file(&path, kept.as_bytes())
+        // Deleting the ref may have removed the reflog's directory too.
+        path.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| agent_guard_fsops::replace_file(&path, kept.as_bytes()))
     } else {
         write_back(&path, kept)
     };

@@ -33,6 +33,9 @@ pub(crate) struct Disarmed {
     pub(crate) require_force: bool,
     /// `gc.pruneExpire` or a reflog expiry was changed: `git gc` may prune now.
     pub(crate) prune: bool,
+    /// `fetch.prune`, `fetch.pruneTags` or a remote's `prune`/`pruneTags` was set: a fetch
+    /// may delete refs.
+    pub(crate) fetch_prune: bool,
 }
 
 impl Disarmed {
@@ -42,6 +45,7 @@ impl Disarmed {
         Disarmed {
             require_force: self.require_force || other.require_force,
             prune: self.prune || other.prune,
+            fetch_prune: self.fetch_prune || other.fetch_prune,
         }
     }
 }
@@ -155,6 +159,9 @@ pub(crate) fn disarms(key: &str, value: Option<&str>) -> Disarmed {
                 | "gc.worktreepruneexpire"
                 | "core.logallrefupdates"
         ),
+        fetch_prune: matches!(key.as_str(), "fetch.prune" | "fetch.prunetags")
+            || (key.starts_with("remote.")
+                && matches!(key.rsplit('.').next(), Some("prune" | "prunetags"))),
     }
 }
 

@@ -229,7 +229,7 @@ fn run_at(args: &[Arg], mut context: GitContext, depth: u32) -> Parsed {
     );
     parsed.also = discard::forced_branch_discard(sub, rest)
         .or_else(|| history::filter_branch_refs(sub, rest))
-        .or_else(|| remotes::pruned(sub, rest))
+        .or_else(|| remotes::pruned(sub, rest, context.disarmed.fetch_prune))
         .map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs.clone()));
     parsed.op = op.map(|op| in_context(op, sub, uncertain, beyond_dirs, dirs));
     parsed

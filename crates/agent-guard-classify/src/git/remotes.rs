@@ -10,18 +10,33 @@ use agent_guard_types::{OpKind, OpSpec, Target};
 use super::git_op;
 use crate::args::Arg;
 
-/// The ref op of `git fetch|pull|remote …` when it may delete or overwrite refs.
-pub(super) fn pruned(sub: &str, args: &[Arg]) -> Option<OpSpec> {
+/// What a prune may delete: the refspecs (on the line or in the configuration, which may
+/// map onto `refs/heads/` or `refs/tags/`) decide, so every ref is kept.
+const PRUNED: &str = "refs/";
+
+/// The ref op of `git fetch|pull|remote …` when it may delete or overwrite refs;
+/// `config_prune`: the line set a prune setting before it (`-c fetch.prune=true`, `git config
+/// fetch.prune true`).
+pub(super) fn pruned(sub: &str, args: &[Arg], config_prune: bool) -> Option<OpSpec> {
     match sub {
-        "fetch" | "pull" => fetch(args),
-        "remote" => remote(args),
+        "fetch" | "pull" => fetch(args, config_prune),
+        "remote" => remote(args, config_prune),
         _ => None,
     }
 }
 
 /// `git fetch|pull [OPTIONS] [REMOTE [REFSPEC…]]`.
-fn fetch(args: &[Arg]) -> Option<OpSpec> {
+fn fetch(args: &[Arg], config_prune: bool) -> Option<OpSpec> {
+    if args
+        .iter()
+        .any(|a| matches!(a.known(), Some("--dry-run" | "--no-prune")))
+    {
+        return None;
+    }
     let mut targets: Vec<String> = Vec::new();
+    if config_prune {
+        targets.push(PRUNED.to_owned());
+    }
     let mut force = false;
     let mut operands = Vec::new();
     let mut options_done = false;
@@ -36,18 +51,12 @@ fn fetch(args: &[Arg]) -> Option<OpSpec> {
         }
         match text {
             "--" => options_done = true,
-            "--prune" => targets.push("refs/remotes/".to_owned()),
-            "--prune-tags" => {
-                targets.extend(["refs/remotes/".to_owned(), "refs/tags/".to_owned()]);
-            }
+            "--prune" | "--prune-tags" => targets.push(PRUNED.to_owned()),
             "--force" => force = true,
             _ if !text.starts_with("--") && !text.contains('=') => {
                 for letter in text[1..].chars() {
                     match letter {
-                        'p' => targets.push("refs/remotes/".to_owned()),
-                        'P' => {
-                            targets.extend(["refs/remotes/".to_owned(), "refs/tags/".to_owned()]);
-                        }
+                        'p' | 'P' => targets.push(PRUNED.to_owned()),
                         'f' => force = true,
                         _ => {}
                     }
@@ -80,7 +89,7 @@ fn fetch(args: &[Arg]) -> Option<OpSpec> {
 }
 
 /// `git remote remove|rm|rename|prune|update|set-head …`.
-fn remote(args: &[Arg]) -> Option<OpSpec> {
+fn remote(args: &[Arg], config_prune: bool) -> Option<OpSpec> {
     let words: Vec<Option<&str>> = args.iter().map(Arg::known).collect();
     let at = words
         .iter()
@@ -99,9 +108,10 @@ fn remote(args: &[Arg]) -> Option<OpSpec> {
     };
     let targets: Vec<String> = match sub {
         "remove" | "rm" | "rename" => names.first().map(|n| namespace(*n)).into_iter().collect(),
-        "prune" if !dry_run => names.iter().map(|n| namespace(*n)).collect(),
-        "update" if rest.iter().any(|w| matches!(w, Some("-p" | "--prune"))) => {
-            vec!["refs/remotes/".to_owned()]
+        // A remote's refspecs may map onto local branches or tags: every ref is kept.
+        "prune" if !dry_run => vec![PRUNED.to_owned()],
+        "update" if config_prune || rest.iter().any(|w| matches!(w, Some("-p" | "--prune"))) => {
+            vec![PRUNED.to_owned()]
         }
         "set-head" => {
             let mut op = git_op(OpKind::GitSymbolicRef);
@@ -142,17 +152,18 @@ mod tests {
             .iter()
             .map(|w| crate::args::Arg::literal(w))
             .collect();
-        super::pruned(words[0], &args).map(|op| op.targets.into_iter().map(|t| t.text).collect())
+        super::pruned(words[0], &args, false)
+            .map(|op| op.targets.into_iter().map(|t| t.text).collect())
     }
 
     #[test]
     fn pruning_and_forcing_keep_the_namespaces() {
-        assert_eq!(kept("fetch --prune origin").unwrap(), ["refs/remotes/"]);
-        assert_eq!(kept("fetch -p").unwrap(), ["refs/remotes/"]);
-        assert_eq!(kept("pull --prune").unwrap(), ["refs/remotes/"]);
+        assert_eq!(kept("fetch --prune origin").unwrap(), ["refs/"]);
+        assert_eq!(kept("fetch -p").unwrap(), ["refs/"]);
+        assert_eq!(kept("pull --prune").unwrap(), ["refs/"]);
         assert_eq!(
             kept("fetch --prune --prune-tags origin").unwrap(),
-            ["refs/remotes/", "refs/tags/"]
+            ["refs/"]
         );
         assert_eq!(
             kept("fetch origin +refs/heads/*:refs/remotes/origin/*").unwrap(),
@@ -174,11 +185,8 @@ mod tests {
             kept("remote rename origin o2").unwrap(),
             ["refs/remotes/origin/"]
         );
-        assert_eq!(
-            kept("remote prune origin").unwrap(),
-            ["refs/remotes/origin/"]
-        );
-        assert_eq!(kept("remote update --prune").unwrap(), ["refs/remotes/"]);
+        assert_eq!(kept("remote prune origin").unwrap(), ["refs/"]);
+        assert_eq!(kept("remote update --prune").unwrap(), ["refs/"]);
         assert_eq!(
             kept("remote set-head origin -d").unwrap(),
             ["refs/remotes/origin/HEAD"]
@@ -197,6 +205,7 @@ mod tests {
             "remote add up url",
             "remote prune -n origin",
             "fetch --no-prune origin",
+            "fetch --dry-run --prune",
         ] {
             assert_eq!(kept(line), None, "{line}");
         }

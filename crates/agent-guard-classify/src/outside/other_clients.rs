@@ -79,6 +79,13 @@ const CLIENTS: &[Client] = &[
         what: "Cloudflare D1",
     },
     Client {
+        program: "snow",
+        sub: &["sql"],
+        sql: &["-q", "--query"],
+        files: &["-f", "--filename"],
+        what: "Snowflake",
+    },
+    Client {
         program: "snowsql",
         sub: &[],
         sql: &["-q", "--query"],
@@ -103,20 +110,30 @@ pub(crate) fn judge(
     if name == "duckdb" {
         return Some(duckdb(args, dialect, input));
     }
-    let client = CLIENTS.iter().find(|c| {
-        c.program == name
-            && c.sub
-                .iter()
-                .enumerate()
-                .all(|(i, word)| args.get(i).and_then(Arg::known) == Some(*word))
+    // The subcommand words, wherever global options leave them (`wrangler --cwd . d1 …`).
+    let (client, at) = CLIENTS.iter().find_map(|c| {
+        if c.program != name {
+            return None;
+        }
+        if c.sub.is_empty() {
+            return Some((c, 0));
+        }
+        (0..args.len())
+            .find(|&i| {
+                c.sub
+                    .iter()
+                    .enumerate()
+                    .all(|(k, word)| args.get(i + k).and_then(Arg::known) == Some(*word))
+            })
+            .map(|i| (c, i + c.sub.len()))
     })?;
-    let (texts, from_file) = statements(&args[client.sub.len()..], client.sql, client.files);
+    let (texts, from_file) = statements(&args[at..], client.sql, client.files);
     let judged = judged(&texts, from_file, input);
     Some(ops(name, client.what, &judged, &texts, dialect))
 }
 
 /// The SQL the options spell (`None` for one not literal) and whether a file of statements is
-/// read.
+/// read. A short option's value may be attached (`-eDROP…`) or end a cluster (`-nq SQL`).
 fn statements(
     args: &[Arg],
     sql_options: &[&str],
@@ -126,34 +143,100 @@ fn statements(
     let mut from_file = false;
     let mut words = args.iter();
     while let Some(arg) = words.next() {
-        let Some(text) = arg.known() else {
+        // A word that is not literal still shows its option (`--query="$Q"`).
+        let known = arg.known();
+        let text = known.unwrap_or(arg.text.as_str());
+        let Some(found) = option_in(text, sql_options, file_options) else {
             continue;
         };
-        let (option, attached) = match text.split_once('=') {
-            Some((option, value)) if option.starts_with("--") => (option, Some(value)),
-            _ => (text, None),
+        let value = match found.value {
+            Some(value) => known.map(|_| value.to_owned()),
+            None => words.next().and_then(|a| a.known().map(str::to_owned)),
         };
-        if sql_options.contains(&option) {
-            let value = match attached {
-                Some(value) => Some(value.to_owned()),
-                None => words.next().and_then(|a| a.known().map(str::to_owned)),
-            };
-            texts.push(value);
-        } else if file_options.contains(&option) {
+        if found.file {
             from_file = true;
+        } else {
+            texts.push(value);
         }
     }
     (texts, from_file)
+}
+
+/// A SQL or file option found in one word, and its value when the word holds it.
+struct Found<'a> {
+    file: bool,
+    value: Option<&'a str>,
+}
+
+fn option_in<'a>(text: &'a str, sql_options: &[&str], file_options: &[&str]) -> Option<Found<'a>> {
+    let is = |option: &str| {
+        if sql_options.contains(&option) {
+            Some(false)
+        } else if file_options.contains(&option) {
+            Some(true)
+        } else {
+            None
+        }
+    };
+    if text.starts_with("--") {
+        let (option, value) = match text.split_once('=') {
+            Some((option, value)) => (option, Some(value)),
+            None => (text, None),
+        };
+        return is(option).map(|file| Found { file, value });
+    }
+    let letters = text.strip_prefix('-')?;
+    // A cluster of flags ending in the option, or the option with its value attached.
+    for (at, letter) in letters.char_indices() {
+        if let Some(file) = is(&format!("-{letter}")) {
+            let rest = &letters[at + letter.len_utf8()..];
+            return Some(Found {
+                file,
+                value: (!rest.is_empty()).then_some(rest),
+            });
+        }
+    }
+    None
 }
 
 /// Why the statements are not seen.
 const UNSEEN: &str =
     "it runs statements from a file or from its input, which the guard does not read";
 
+/// Words that start a statement that may destroy data. T-SQL needs no `;` between
+/// statements (`SELECT 1 DROP TABLE t`), so each is judged from where it stands too.
+const STARTS: &[&str] = &[
+    "drop", "truncate", "delete", "alter", "merge", "replace", "insert",
+];
+
+/// [`sql::judge`] of `text`, and of its text from each word that may start a destroying
+/// statement.
+fn judge_text(text: &str) -> Sql {
+    let mut worst = sql::judge(text);
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut at = 0;
+    while at < bytes.len() {
+        if !word(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let end = (at..bytes.len())
+            .find(|&i| !word(bytes[i]))
+            .unwrap_or(bytes.len());
+        // `at` and `end` sit on ASCII bytes (or the end): both are character boundaries.
+        if at > 0 && STARTS.iter().any(|s| text[at..end].eq_ignore_ascii_case(s)) {
+            worst = worst.worst(sql::judge(&text[at..]));
+        }
+        at = end;
+    }
+    worst
+}
+
 fn judged(texts: &[Option<String>], from_file: bool, input: &Input) -> Sql {
     let mut judged = texts.iter().fold(Sql::Reads, |worst, text| {
         worst.worst(match text {
-            Some(text) => sql::judge(text),
+            Some(text) => judge_text(text),
             None => Sql::Unseen("a statement the line builds at run time"),
         })
     });
@@ -162,7 +245,7 @@ fn judged(texts: &[Option<String>], from_file: bool, input: &Input) -> Sql {
     } else if texts.is_empty() {
         judged = judged.worst(match input {
             Input::Nothing => Sql::Reads,
-            Input::Text(text) => sql::judge(text),
+            Input::Text(text) => judge_text(text),
             Input::Unseen => Sql::Unseen(UNSEEN),
         });
     }
@@ -249,7 +332,28 @@ fn duckdb(args: &[Arg], dialect: Dialect, input: &Input) -> Vec<OpSpec> {
     };
     texts.extend(rest.iter().map(|a| a.known().map(str::to_owned)));
     let judged = judged(&texts, from_file, input);
-    if readonly || (judged == Sql::Reads && !texts.iter().flatten().any(|t| sql::writes_files(t))) {
+    if readonly {
+        return Vec::new();
+    }
+    // A dot-command (`.shell`, `.output`, `.open`) or `ATTACH`/`COPY … TO`/`EXPORT` reaches
+    // other files: a program the checkpoint keeps the workspace from.
+    let reaches = |t: &str| {
+        let lower = t.to_ascii_lowercase();
+        t.lines().any(|l| l.trim_start().starts_with('.'))
+            || lower
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| ["attach", "copy", "export", "import", "install", "load"].contains(&w))
+    };
+    let elsewhere = texts.iter().any(|t| t.as_deref().is_none_or(reaches))
+        || (texts.is_empty() && !matches!(input, Input::Nothing));
+    if elsewhere {
+        return vec![crate::noop::opaque(
+            "duckdb",
+            dialect,
+            "duckdb runs dot-commands or statements that reach other files",
+        )];
+    }
+    if judged == Sql::Reads {
         return Vec::new();
     }
     let mut op =
@@ -290,6 +394,15 @@ mod tests {
             "wrangler d1 execute prod --remote --command='DROP TABLE users'",
             "snowsql -q 'TRUNCATE TABLE sales'",
             "cqlsh -e $SQL",
+            "cqlsh -eDROP_KEYSPACE",
+            "clickhouse-client -nq 'DROP TABLE t'",
+            "sqlcmd -Q'DROP TABLE t'",
+            "sqlcmd -Q 'SELECT 1 DROP TABLE t'",
+            "snow sql -q 'DROP TABLE t'",
+            "wrangler --cwd . d1 execute db --command 'DROP TABLE t'",
+            "snowsql -q 'INSERT OVERWRITE INTO t SELECT 1'",
+            "clickhouse-client -q 'REPLACE TABLE t AS SELECT 1'",
+            "sqlcmd -Q 'SELECT ’é’ DROP TABLE t'",
         ] {
             assert_eq!(
                 kinds(line).map(|k| k[0]),

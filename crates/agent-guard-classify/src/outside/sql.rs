@@ -320,6 +320,13 @@ fn keyword(trimmed: &str) -> Sql {
             destroys(database)
         }
         "truncate" | "purge" => destroys(None),
+        // `INSERT OVERWRITE` (Snowflake, Hive) replaces a table's rows; ClickHouse's
+        // `REPLACE TABLE` replaces the table; `MERGE … DELETE` deletes the rows it matches.
+        "insert" if has("overwrite") => destroys(None),
+        "replace" if has("table") => destroys(None),
+        "merge" if has("delete") => destroys(None),
+        // ClickHouse: `ALTER TABLE t CLEAR COLUMN|INDEX`, `REPLACE PARTITION`.
+        "alter" if has("clear") || (has("replace") && has("partition")) => destroys(None),
         "delete" | "update" if !has_real_where(&words) => destroys(None),
         "alter" if has("drop") || has("truncate") || has("discard") => destroys(None),
         // ClickHouse's mutations (`ALTER TABLE t DELETE WHERE …`) delete rows too; a foreign
@@ -365,7 +372,7 @@ fn keyword(trimmed: &str) -> Sql {
         | "rollback" | "savepoint" | "release" | "set" | "reset" | "describe" | "desc" | "use"
         | "help" | "listen" | "unlisten" | "notify" | "fetch" | "declare" | "close" | "move"
         | "discard" | "checkpoint" | "analyze" | "analyse" | "vacuum" | "pragma" | "checksum"
-        | "optimize" | "deallocate" => Sql::Reads,
+        | "optimize" | "deallocate" | "exists" | "list" | "ls" | "get" | "summarize" => Sql::Reads,
         "delete" | "update" | "insert" | "create" | "grant" | "revoke" | "comment" | "copy"
         | "refresh" | "lock" | "unlock" | "cluster" | "reindex" | "alter" | "rename"
         | "replace" | "load" | "merge" | "flush" | "import" | "security" | "attach" | "detach"

@@ -231,11 +231,11 @@ fn read(program: &str, args: &[Arg], table: &[Opt], op: &mut OpSpec) -> Read {
             } => read.into = value_arg(item).map(|a| a.target()),
             Item::Opt { name: "suffix", .. } => {
                 let value = value_arg(item);
-                // GNU: an empty suffix falls back to `~`.
+                // GNU (coreutils 9.1): an empty suffix, or one with a `/`, falls back to `~`.
                 read.suffix = value
                     .as_ref()
                     .and_then(|a| a.known().map(str::to_owned))
-                    .filter(|s| !s.is_empty());
+                    .filter(|s| !s.is_empty() && !s.contains('/'));
                 if value.as_ref().is_none_or(|a| a.known().is_none()) {
                     op.mark_undeterminable("the backup suffix is not literal");
                 }

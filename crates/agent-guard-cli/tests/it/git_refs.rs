@@ -559,3 +559,52 @@ fn reflog_expire_in_a_linked_worktree_keeps_every_worktree_head() {
     }
     assert_eq!(std::fs::read_to_string(&main_log).unwrap(), before);
 }
+
+/// A prune deletes the remote-tracking ref of a branch deleted upstream (the last pointer to
+/// its commit), and a refspec onto `refs/heads/` deletes local branches: after undo every ref
+/// is back (outside reviews, issue 37 point 1).
+#[test]
+fn pruning_fetches_are_undone() {
+    for line in [
+        "git fetch --prune origin",
+        "git -c fetch.prune=true fetch origin",
+        "git fetch -p origin 'refs/heads/*:refs/heads/*'",
+        "git remote prune origin",
+    ] {
+        let env = TestEnv::new();
+        let upstream = env.ws().parent().unwrap().join("upstream.git");
+        crate::support::git_in(
+            env.ws().parent().unwrap(),
+            &["init", "-q", "--bare", "upstream.git"],
+        );
+        let upstream_text = upstream.to_str().unwrap();
+        git(&env, &["remote", "add", "origin", upstream_text]);
+        git(&env, &["checkout", "-q", "-b", "topic"]);
+        env.write("src/topic.rs", "// only on topic\n");
+        git(&env, &["add", "src/topic.rs"]);
+        git(&env, &["commit", "-q", "-m", "only on topic"]);
+        git(&env, &["push", "-q", "origin", "topic"]);
+        git(&env, &["checkout", "-q", "-"]);
+        // A local-only branch a mirror refspec would delete.
+        git(&env, &["branch", "local-only"]);
+        git(&env, &["fetch", "-q", "origin"]);
+        git(&env, &["branch", "-D", "-q", "topic"]);
+        crate::support::git_in(&upstream, &["branch", "-D", "topic"]);
+        let before = refs(&env);
+        assert!(
+            before.listed.contains("refs/remotes/origin/topic"),
+            "{line}"
+        );
+        let (exit, report) = enforce(&env, line);
+        assert_eq!(exit, 0, "{line}: {report}");
+        assert_eq!(report["code"], "SNAPSHOT_GIT_REFS", "{line}: {report}");
+        let output = env.std_cmd("sh").args(["-c", line]).output().unwrap();
+        assert!(output.status.success(), "{line}: {output:?}");
+        assert_ne!(refs(&env).listed, before.listed, "{line}: refs were pruned");
+        for txid in txids(&report) {
+            let output = env.ag(&["restore", "--force", "--json", &txid]);
+            assert!(output.status.success(), "{line}: {output:?}");
+        }
+        assert_eq!(refs(&env).listed, before.listed, "{line}");
+    }
+}
