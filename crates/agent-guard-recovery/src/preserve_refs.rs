@@ -185,9 +185,16 @@ fn keep_refs_locked(
     subjects: &[RefSubject],
     meta: &TxMeta,
 ) -> Result<Vec<KeptRef>, RecoveryError> {
-    let mut keeps = Vec::new();
+    let mut keeps: Vec<agent_guard_git::Keep> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for subject in subjects {
-        keeps.extend(agent_guard_git::resolve_keeps(tree, txid, subject)?);
+        for keep in agent_guard_git::resolve_keeps(tree, txid, subject)? {
+            // A ref a symbolic one names is kept with it, and again by its own name under a
+            // namespace (`refs/`): once is enough.
+            if seen.insert((keep.kept.subject.as_str(), keep.kept.name.clone())) {
+                keeps.push(keep);
+            }
+        }
     }
     let created = agent_guard_git::create_kept_refs(tree, &keeps)?;
     let ts = store.now();

@@ -67,9 +67,14 @@ fn fetch(args: &[Arg], config_prune: bool) -> Option<OpSpec> {
     }
     // The refspecs after the remote: a forced one (or any under `-f`) may overwrite its
     // destination; one the guard cannot read may name any ref.
+    let mut reaches_private = false;
     for refspec in operands.iter().skip(1) {
         match refspec {
             Some(spec) => {
+                reaches_private |= spec
+                    .trim_start_matches('+')
+                    .split_once(':')
+                    .is_some_and(|(_, dst)| reaches_private_refs(dst));
                 let forced = force || spec.starts_with('+');
                 match spec.trim_start_matches('+').split_once(':') {
                     Some((_, dst)) if forced && dst.starts_with("refs/") && !dst.contains('*') => {
@@ -85,7 +90,27 @@ fn fetch(args: &[Arg], config_prune: bool) -> Option<OpSpec> {
     if force {
         targets.extend(["refs/remotes/".to_owned(), "refs/tags/".to_owned()]);
     }
-    op_over(targets, "git fetch prunes or overwrites refs")
+    let mut op = op_over(targets, "git fetch prunes or overwrites refs");
+    if reaches_private {
+        // `git fetch --prune origin '+refs/*:refs/*'` deletes the private refs that hold what
+        // earlier transactions kept: the guard's own state, never changed by a command.
+        let op = op.get_or_insert_with(|| git_op(OpKind::GitRefDelete));
+        op.mark_undeterminable(
+            "the refspec writes or prunes under refs/agent-guard/, where the guard keeps what \
+             earlier commands destroyed",
+        );
+    }
+    op
+}
+
+/// Whether a refspec's destination (`refs/*`, `refs/agent-guard/x`) reaches the guard's
+/// private namespace.
+fn reaches_private_refs(dst: &str) -> bool {
+    const PRIVATE: &str = "refs/agent-guard/";
+    match dst.split_once('*') {
+        Some((prefix, _)) => PRIVATE.starts_with(prefix) || prefix.starts_with(PRIVATE),
+        None => dst.starts_with(PRIVATE),
+    }
 }
 
 /// `git remote remove|rm|rename|prune|update|set-head …`.
@@ -191,6 +216,26 @@ mod tests {
             kept("remote set-head origin -d").unwrap(),
             ["refs/remotes/origin/HEAD"]
         );
+    }
+
+    #[test]
+    fn refspecs_into_the_private_namespace_are_refused() {
+        for line in [
+            "fetch --prune origin +refs/*:refs/*",
+            "fetch origin refs/*:refs/*",
+            "fetch -f . HEAD:refs/agent-guard/stash/x/0",
+            "pull -p origin +refs/a*:refs/a*",
+        ] {
+            let words: Vec<crate::args::Arg> = line
+                .split_whitespace()
+                .skip(1)
+                .map(crate::args::Arg::literal)
+                .collect();
+            let op = super::pruned("fetch", &words, false).unwrap_or_else(|| panic!("{line}"));
+            assert!(op.undeterminable, "{line}");
+        }
+        assert!(!super::reaches_private_refs("refs/remotes/origin/*"));
+        assert!(!super::reaches_private_refs("refs/heads/*"));
     }
 
     #[test]
